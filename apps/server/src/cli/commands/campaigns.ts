@@ -1,0 +1,175 @@
+import fs from 'node:fs';
+import type { Command } from 'commander';
+import { CAMPAIGN_STATUSES, type Campaign, type CampaignStatus } from '../../domain/campaigns.js';
+import { invalid } from '../../domain/errors.js';
+import { CampaignService, campaignToJson } from '../../services/campaigns.js';
+import { positiveInteger, withStore } from '../context.js';
+import { emit, printTable, type OutputOptions } from '../output.js';
+
+const list = (value: string): string[] =>
+  value
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
+
+function readJsonFile(file: string): unknown {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (error) {
+    throw invalid(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw invalid(`${file} is not valid JSON: ${(error as Error).message}`);
+  }
+}
+
+const summaryRow = (c: Campaign) => ({
+  id: c.id,
+  advertiser: c.advertiserId,
+  status: c.status,
+  priority: c.priority,
+  weight: c.weight,
+  placements: c.placements.join(','),
+  countries: c.countries.join(',') || '*',
+  devices: c.devices.join(',') || '*',
+  title: c.title.length > 40 ? `${c.title.slice(0, 39)}…` : c.title,
+});
+
+interface UpdateOptions extends OutputOptions {
+  title?: string;
+  description?: string;
+  category?: string;
+  destinationUrl?: string;
+  status?: string;
+  priority?: string;
+  weight?: string;
+  placements?: string;
+  countries?: string;
+  devices?: string;
+  start?: string;
+  end?: string;
+}
+
+/** Turns update flags into changed fields in the import format; "" clears an optional field. */
+function changesFrom(options: UpdateOptions): Record<string, unknown> {
+  const changes: Record<string, unknown> = {};
+  const text = (value: string | undefined) => (value === '' ? null : value);
+  const number = (value: string) => (/^-?\d+$/.test(value) ? Number(value) : value);
+  if (options.title !== undefined) changes['title'] = options.title;
+  if (options.description !== undefined) changes['description'] = text(options.description);
+  if (options.category !== undefined) changes['category'] = text(options.category);
+  if (options.destinationUrl !== undefined) changes['destinationUrl'] = options.destinationUrl;
+  if (options.status !== undefined) changes['status'] = options.status;
+  if (options.priority !== undefined) changes['priority'] = number(options.priority);
+  if (options.weight !== undefined) changes['weight'] = number(options.weight);
+  if (options.placements !== undefined) changes['placements'] = list(options.placements);
+  if (options.countries !== undefined) changes['countries'] = list(options.countries);
+  if (options.devices !== undefined) changes['devices'] = list(options.devices);
+  if (options.start !== undefined) changes['startAt'] = text(options.start);
+  if (options.end !== undefined) changes['endAt'] = text(options.end);
+  if (Object.keys(changes).length === 0) throw invalid('nothing to change: give at least one field option');
+  return changes;
+}
+
+export function registerCampaigns(program: Command): void {
+  const campaigns = program.command('campaigns').description("advertisers' campaigns");
+  campaigns
+    .command('import <file>')
+    .description('import advertisers and campaigns from a JSON file (all or nothing)')
+    .option('--json', 'print JSON')
+    .action((file: string, options: OutputOptions) =>
+      withStore(options, async (store) => {
+        const summary = await new CampaignService(store).import(readJsonFile(file));
+        emit(options, summary, () =>
+          console.log(
+            `imported ${summary.campaignsCreated} campaigns ` +
+              `(${summary.advertisersCreated} new advertisers, ${summary.advertisersExisting} existing); ` +
+              `ids ${summary.campaignIds.join(', ')}`,
+          ),
+        );
+      }),
+    );
+  campaigns
+    .command('list')
+    .description('list campaigns')
+    .option('--status <status>', `only this status (${CAMPAIGN_STATUSES.join(', ')})`)
+    .option('--placement <placement>', 'only campaigns targeting this placement')
+    .option('--advertiser <id>', 'only this advertiser')
+    .option('--json', 'print JSON')
+    .action((options: OutputOptions & { status?: string; placement?: string; advertiser?: string }) =>
+      withStore(options, async (store) => {
+        if (
+          options.status !== undefined &&
+          !(CAMPAIGN_STATUSES as readonly string[]).includes(options.status)
+        ) {
+          throw invalid(`status must be one of: ${CAMPAIGN_STATUSES.join(', ')}`);
+        }
+        const found = await new CampaignService(store).list({
+          ...(options.status !== undefined && { status: options.status as CampaignStatus }),
+          ...(options.placement !== undefined && { placement: options.placement }),
+          ...(options.advertiser !== undefined && {
+            advertiserId: positiveInteger(options.advertiser, 'advertiser'),
+          }),
+        });
+        emit(options, found.map(campaignToJson), () =>
+          printTable(found.map(summaryRow), [
+            'id',
+            'advertiser',
+            'status',
+            'priority',
+            'weight',
+            'placements',
+            'countries',
+            'devices',
+            'title',
+          ]),
+        );
+      }),
+    );
+  campaigns
+    .command('show <id>')
+    .description('show one campaign')
+    .option('--json', 'print JSON')
+    .action((id: string, options: OutputOptions) =>
+      withStore(options, async (store) => {
+        const campaign = await new CampaignService(store).get(positiveInteger(id, 'campaign id'));
+        emit(options, campaignToJson(campaign), () => {
+          for (const [field, value] of Object.entries(campaignToJson(campaign))) {
+            console.log(
+              `${field.padEnd(15)} ${Array.isArray(value) ? value.join(', ') || '(all)' : String(value ?? '-')}`,
+            );
+          }
+        });
+      }),
+    );
+  campaigns
+    .command('update <id>')
+    .description('change fields of a campaign; running instances serve the change within 2 s')
+    .option('--title <text>')
+    .option('--description <text>', '"" removes it')
+    .option('--category <word>', '"" removes it')
+    .option('--destination-url <url>')
+    .option('--status <status>', CAMPAIGN_STATUSES.join(', '))
+    .option('--priority <n>', 'higher is served first')
+    .option('--weight <n>', 'share of rotation within a priority')
+    .option('--placements <ids>', 'comma-separated placement ids')
+    .option('--countries <codes>', 'comma-separated country codes; "" for every country')
+    .option('--devices <types>', 'comma-separated device types; "" for every device')
+    .option('--start <iso>', 'start time (ISO 8601); "" removes it')
+    .option('--end <iso>', 'end time (ISO 8601); "" removes it')
+    .option('--json', 'print JSON')
+    .action((id: string, options: UpdateOptions) =>
+      withStore(options, async (store) => {
+        const campaign = await new CampaignService(store).update(
+          positiveInteger(id, 'campaign id'),
+          changesFrom(options),
+        );
+        emit(options, campaignToJson(campaign), () =>
+          console.log(`updated campaign ${campaign.id} (${campaign.status})`),
+        );
+      }),
+    );
+}

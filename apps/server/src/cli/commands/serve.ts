@@ -1,0 +1,67 @@
+import type { Command } from 'commander';
+import { loadConfig } from '../../config.js';
+import { closeOnSignals, startServer } from '../../server.js';
+import { seedDemo, type DemoResult } from '../../services/demo.js';
+import { reportFailure, type OutputOptions } from '../output.js';
+
+function demoBanner(url: string, apiKey: string, campaignId: number | undefined): string {
+  const auth = `-H "Authorization: Bearer ${apiKey}"`;
+  const body = JSON.stringify({
+    campaignId: campaignId ?? 1,
+    placement: 'header_banner',
+    location: 'US',
+    device: 'mobile',
+  });
+  return [
+    '',
+    `Placard is serving demo data at ${url}`,
+    `Demo API key (partner "Demo Publisher"): ${apiKey}`,
+    '',
+    'Try it:',
+    `  curl -s ${auth} "${url}/api/v1/campaigns/fetch?placement=header_banner&location=US&device=mobile&limit=3"`,
+    `  curl -s ${auth} -H "Content-Type: application/json" -d '${body}' ${url}/api/v1/campaigns/impression`,
+    `  curl -s ${auth} -H "Content-Type: application/json" -d '${body}' ${url}/api/v1/campaigns/click`,
+    '',
+  ].join('\n');
+}
+
+export function registerServe(program: Command): void {
+  program
+    .command('serve')
+    .description('run the HTTP service (migrates the store first)')
+    .option('--demo', 'seed the demo data set on first start and print a demo key with curl examples')
+    .option('--json', 'print the startup summary as JSON')
+    .action(async (options: OutputOptions & { demo?: boolean }) => {
+      try {
+        const config = loadConfig();
+        let demo: DemoResult | undefined;
+        const server = await startServer(config, {
+          beforeLoad: options.demo
+            ? async (store) => {
+                demo = await seedDemo(store, config.dataDir);
+              }
+            : undefined,
+        });
+        closeOnSignals(server);
+        const sample = server.state.index.select({
+          placement: 'header_banner',
+          limit: 1,
+          location: 'US',
+          device: 'mobile',
+        });
+        if (options.json) {
+          console.log(
+            JSON.stringify({ url: server.url, store: server.store.engine, demoApiKey: demo?.apiKey ?? null }),
+          );
+        } else if (demo?.apiKey) {
+          console.log(demoBanner(server.url, demo.apiKey, sample[0]?.id));
+        } else if (demo) {
+          console.log(
+            `\nDemo data exists, but its key file ${demo.keyFile} is gone: create a key with "placard keys create".\n`,
+          );
+        }
+      } catch (error) {
+        reportFailure(options, error);
+      }
+    });
+}

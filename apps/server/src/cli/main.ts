@@ -1,0 +1,24 @@
+#!/usr/bin/env node
+import { Command } from 'commander';
+import { registerCampaigns } from './commands/campaigns.js';
+import { registerDemo } from './commands/demo.js';
+import { registerMigrate } from './commands/migrate.js';
+import { registerPartners } from './commands/partners.js';
+import { registerServe } from './commands/serve.js';
+
+/** The `placard` command. Configuration comes from PLACARD_* environment variables (see README). */
+const program = new Command('placard')
+  .description('Placard: advertising campaign delivery service')
+  .showHelpAfterError()
+  .exitOverride((error) => {
+    // Commander's own usage errors: exit 2, like other command-line tools.
+    process.exit(error.exitCode === 0 ? 0 : 2);
+  });
+
+registerServe(program);
+registerMigrate(program);
+registerPartners(program);
+registerCampaigns(program);
+registerDemo(program);
+
+await program.parseAsync(process.argv);

@@ -1,0 +1,54 @@
+import { DomainError } from '../domain/errors.js';
+import { ConfigError } from '../config.js';
+
+/** Output options every command accepts. */
+export interface OutputOptions {
+  json?: boolean;
+}
+
+export type Row = Record<string, string | number | boolean | null | undefined>;
+
+/** Prints rows as an aligned text table for people. */
+export function printTable(rows: readonly Row[], columns: readonly string[]): void {
+  if (rows.length === 0) {
+    console.log('(none)');
+    return;
+  }
+  const cell = (value: Row[string]): string => (value === null || value === undefined ? '-' : String(value));
+  const widths = columns.map((column) =>
+    Math.max(column.length, ...rows.map((row) => cell(row[column]).length)),
+  );
+  const line = (values: string[]): string =>
+    values
+      .map((value, i) => value.padEnd(widths[i] ?? 0))
+      .join('  ')
+      .trimEnd();
+  console.log(line(columns.map((c) => c.toUpperCase())));
+  for (const row of rows) console.log(line(columns.map((column) => cell(row[column]))));
+}
+
+/** Prints a result: JSON when asked, otherwise the human form. */
+export function emit(options: OutputOptions, value: unknown, human: () => void): void {
+  if (options.json) console.log(JSON.stringify(value, null, 2));
+  else human();
+}
+
+/** Reports a failure clearly and sets a non-zero exit code (2 for configuration, 1 otherwise). */
+export function reportFailure(options: OutputOptions, error: unknown): void {
+  const known = error instanceof DomainError || error instanceof ConfigError;
+  const message = error instanceof Error ? error.message : String(error);
+  const details = error instanceof DomainError ? error.details : [];
+  if (options.json) {
+    console.log(
+      JSON.stringify({ status: 'error', message, ...(details.length ? { details } : {}) }, null, 2),
+    );
+  } else {
+    console.error(`error: ${message}`);
+    for (const detail of details) console.error(`  ${detail.path}: ${detail.message}`);
+    if (!known && error instanceof Error && error.stack && process.env['PLACARD_DEBUG'])
+      console.error(error.stack);
+  }
+  process.exitCode = error instanceof ConfigError ? 2 : 1;
+}
+
+export const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());

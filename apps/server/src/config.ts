@@ -1,0 +1,131 @@
+import path from 'node:path';
+
+/** The whole service configuration, parsed once at start and frozen. */
+export interface Config {
+  readonly host: string;
+  readonly port: number;
+  readonly dataDir: string;
+  /** `sqlite:<file>` or a `postgres://` URL; derived from dataDir when not set. */
+  readonly databaseUrl: string;
+  readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** How often every instance polls the store for changes to campaigns, placements and keys. */
+  readonly refreshIntervalMs: number;
+  /** Log one JSON line per request (route, status, duration). */
+  readonly accessLog: boolean;
+}
+
+/** Thrown for a bad environment value; `main` prints the message and exits non-zero. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+interface Setting<K extends keyof Config> {
+  key: K;
+  env: string;
+  description: string;
+  /** Default shown in the docs; `undefined` means derived or unset. */
+  defaultText: string;
+  parse: (raw: string | undefined, partial: Partial<Config>) => Config[K];
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+function integer(env: string, raw: string | undefined, fallback: number, min: number, max: number): number {
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+    throw new ConfigError(`${env} must be an integer between ${min} and ${max} (got "${raw}")`);
+  }
+  return Number(raw);
+}
+
+function boolean(env: string, raw: string | undefined, fallback: boolean): boolean {
+  if (raw === undefined || raw === '') return fallback;
+  const value = raw.toLowerCase();
+  if (['1', 'true', 'yes', 'on'].includes(value)) return true;
+  if (['0', 'false', 'no', 'off'].includes(value)) return false;
+  throw new ConfigError(`${env} must be true or false (got "${raw}")`);
+}
+
+/**
+ * Every `PLACARD_*` variable, in the order they are parsed (later ones may depend on earlier).
+ * The README's configuration table is checked against this list by a test.
+ */
+export const SETTINGS: ReadonlyArray<Setting<keyof Config>> = [
+  {
+    key: 'host',
+    env: 'PLACARD_HOST',
+    description: 'Address the HTTP server listens on.',
+    defaultText: '127.0.0.1',
+    parse: (raw) => (raw === undefined || raw === '' ? '127.0.0.1' : raw),
+  },
+  {
+    key: 'port',
+    env: 'PLACARD_PORT',
+    description: 'TCP port of the HTTP server (0 picks a free port).',
+    defaultText: '8080',
+    parse: (raw) => integer('PLACARD_PORT', raw, 8080, 0, 65535),
+  },
+  {
+    key: 'dataDir',
+    env: 'PLACARD_DATA_DIR',
+    description: 'Directory for the embedded SQLite database and the demo key file.',
+    defaultText: './data',
+    parse: (raw) => path.resolve(raw === undefined || raw === '' ? 'data' : raw),
+  },
+  {
+    key: 'databaseUrl',
+    env: 'PLACARD_DATABASE_URL',
+    description:
+      '`postgres://user@host:port/db` to use PostgreSQL, or `sqlite:<file>`. Default: `sqlite:<data dir>/placard.db`.',
+    defaultText: 'sqlite:<data dir>/placard.db',
+    parse: (raw, partial) => {
+      if (raw === undefined || raw === '')
+        return `sqlite:${path.join(partial.dataDir ?? 'data', 'placard.db')}`;
+      if (/^postgres(ql)?:\/\//.test(raw)) return raw;
+      if (raw.startsWith('sqlite:') && raw.length > 'sqlite:'.length) {
+        return `sqlite:${path.resolve(raw.slice('sqlite:'.length))}`;
+      }
+      throw new ConfigError('PLACARD_DATABASE_URL must start with postgres://, postgresql:// or sqlite:');
+    },
+  },
+  {
+    key: 'logLevel',
+    env: 'PLACARD_LOG_LEVEL',
+    description: `Log level: ${LOG_LEVELS.join(', ')}.`,
+    defaultText: 'info',
+    parse: (raw) => {
+      const value = raw === undefined || raw === '' ? 'info' : raw;
+      if (!(LOG_LEVELS as readonly string[]).includes(value)) {
+        throw new ConfigError(`PLACARD_LOG_LEVEL must be one of: ${LOG_LEVELS.join(', ')} (got "${value}")`);
+      }
+      return value as Config['logLevel'];
+    },
+  },
+  {
+    key: 'refreshIntervalMs',
+    env: 'PLACARD_REFRESH_INTERVAL_MS',
+    description:
+      'How often (ms) each instance checks the store for changed campaigns, placements and keys. Changes are served within about twice this.',
+    defaultText: '500',
+    parse: (raw) => integer('PLACARD_REFRESH_INTERVAL_MS', raw, 500, 50, 60_000),
+  },
+  {
+    key: 'accessLog',
+    env: 'PLACARD_ACCESS_LOG',
+    description: 'Log one JSON line per request (request id, route, status, duration).',
+    defaultText: 'false',
+    parse: (raw) => boolean('PLACARD_ACCESS_LOG', raw, false),
+  },
+];
+
+/** Parses the environment against {@link SETTINGS}; throws {@link ConfigError} on the first bad value. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
+  const partial: Record<string, unknown> = {};
+  for (const setting of SETTINGS) {
+    partial[setting.key] =
+      setting.key in overrides
+        ? overrides[setting.key]
+        : setting.parse(env[setting.env], partial as Partial<Config>);
+  }
+  return Object.freeze(partial as unknown as Config);
+}

@@ -1,0 +1,191 @@
+import { isPlacementId } from './placements.js';
+import { COUNTRY_CODES, DEVICES, type Device } from './targeting.js';
+
+/** Lifecycle states of decisions D11. Only `running` campaigns are served or tracked. */
+export const CAMPAIGN_STATUSES = [
+  'draft',
+  'pending_review',
+  'rejected',
+  'scheduled',
+  'running',
+  'paused',
+  'completed',
+  'archived',
+] as const;
+export type CampaignStatus = (typeof CAMPAIGN_STATUSES)[number];
+
+/** A campaign as the services see it (times are epoch milliseconds, UTC). */
+export interface Campaign {
+  id: number;
+  advertiserId: number;
+  title: string;
+  description: string | null;
+  category: string | null;
+  destinationUrl: string;
+  status: CampaignStatus;
+  priority: number;
+  weight: number;
+  placements: string[];
+  /** Empty means every country. */
+  countries: string[];
+  /** Empty means every device. */
+  devices: Device[];
+  startAt: number | null;
+  endAt: number | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** The fields an operator supplies; everything else is assigned by the store. */
+export type CampaignInput = Omit<Campaign, 'id' | 'advertiserId' | 'createdAt' | 'updatedAt'>;
+
+export const MIN_PRIORITY = -1000;
+export const MAX_PRIORITY = 1000;
+export const MAX_WEIGHT = 1_000_000;
+
+/** A field-level problem found while validating operator input. */
+export interface FieldProblem {
+  path: string;
+  message: string;
+}
+
+function optionalText(value: unknown, path: string, max: number, problems: FieldProblem[]): string | null {
+  if (value === undefined || value === null || value === '') return null;
+  if (typeof value !== 'string') problems.push({ path, message: 'must be a string' });
+  else if (value.length > max) problems.push({ path, message: `must be at most ${max} characters` });
+  else return value;
+  return null;
+}
+
+function time(value: unknown, path: string, problems: FieldProblem[]): number | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value === 'string' && /^\d{4}-\d{2}-\d{2}T/.test(value)) {
+    const ms = Date.parse(value);
+    if (Number.isFinite(ms)) return ms;
+  }
+  problems.push({ path, message: 'must be an ISO 8601 date-time such as 2026-01-31T00:00:00Z' });
+  return null;
+}
+
+function stringList(value: unknown, path: string, problems: FieldProblem[]): string[] {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value) || value.some((item) => typeof item !== 'string')) {
+    problems.push({ path, message: 'must be an array of strings' });
+    return [];
+  }
+  return [...new Set(value as string[])];
+}
+
+function integerIn(
+  value: unknown,
+  fallback: number,
+  min: number,
+  max: number,
+  path: string,
+  problems: FieldProblem[],
+): number {
+  if (value === undefined || value === null) return fallback;
+  if (typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max) return value;
+  problems.push({ path, message: `must be an integer between ${min} and ${max}` });
+  return fallback;
+}
+
+/** True for an absolute http(s) URL, the only kind a partner can send a user to. */
+export function isHttpUrl(value: string): boolean {
+  if (value.length > 2048) return false;
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Validates and normalises one campaign as given in an import file or an update. Category is an
+ * open set (contract 2.2): any lower-case word, so advertisers are not limited to the nine examples.
+ */
+export function validateCampaignInput(
+  raw: unknown,
+  path: string,
+): { value?: CampaignInput; problems: FieldProblem[] } {
+  const problems: FieldProblem[] = [];
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
+    return { problems: [{ path, message: 'must be an object' }] };
+  }
+  const fields = raw as Record<string, unknown>;
+  const at = (name: string): string => `${path}.${name}`;
+
+  const title = fields['title'];
+  if (typeof title !== 'string' || title.trim() === '' || title.length > 200) {
+    problems.push({ path: at('title'), message: 'is required: a string of 1 to 200 characters' });
+  }
+  const description = optionalText(fields['description'], at('description'), 1000, problems);
+  const category = optionalText(fields['category'], at('category'), 64, problems);
+  if (category !== null && !/^[a-z][a-z0-9_-]*$/.test(category)) {
+    problems.push({ path: at('category'), message: 'must be a lower-case word such as "technology"' });
+  }
+  const destinationUrl = fields['destinationUrl'];
+  if (typeof destinationUrl !== 'string' || !isHttpUrl(destinationUrl)) {
+    problems.push({ path: at('destinationUrl'), message: 'is required: an absolute http or https URL' });
+  }
+  const status = fields['status'] ?? 'draft';
+  if (typeof status !== 'string' || !(CAMPAIGN_STATUSES as readonly string[]).includes(status)) {
+    problems.push({ path: at('status'), message: `must be one of: ${CAMPAIGN_STATUSES.join(', ')}` });
+  }
+  const priority = integerIn(fields['priority'], 0, MIN_PRIORITY, MAX_PRIORITY, at('priority'), problems);
+  const weight = integerIn(fields['weight'], 1, 1, MAX_WEIGHT, at('weight'), problems);
+
+  const placements = stringList(fields['placements'], at('placements'), problems);
+  if (placements.length === 0) {
+    problems.push({ path: at('placements'), message: 'must name at least one placement' });
+  }
+  for (const id of placements) {
+    if (!isPlacementId(id))
+      problems.push({ path: at('placements'), message: `"${id}" is not a placement id` });
+  }
+  const countries = stringList(fields['countries'], at('countries'), problems).map((c) => c.toUpperCase());
+  for (const code of countries) {
+    if (!COUNTRY_CODES.has(code)) {
+      problems.push({ path: at('countries'), message: `"${code}" is not an ISO 3166-1 alpha-2 code` });
+    }
+  }
+  const devices = stringList(fields['devices'], at('devices'), problems).map((d) => d.toLowerCase());
+  for (const device of devices) {
+    if (!(DEVICES as readonly string[]).includes(device)) {
+      problems.push({ path: at('devices'), message: `"${device}" is not one of: ${DEVICES.join(', ')}` });
+    }
+  }
+  const startAt = time(fields['startAt'], at('startAt'), problems);
+  const endAt = time(fields['endAt'], at('endAt'), problems);
+  if (startAt !== null && endAt !== null && endAt <= startAt) {
+    problems.push({ path: at('endAt'), message: 'must be after startAt' });
+  }
+
+  if (problems.length > 0) return { problems };
+  return {
+    problems,
+    value: {
+      title: (title as string).trim(),
+      description,
+      category,
+      destinationUrl: destinationUrl as string,
+      status: status as CampaignStatus,
+      priority,
+      weight,
+      placements,
+      countries: [...new Set(countries)].sort(),
+      devices: [...new Set(devices)].sort() as Device[],
+      startAt,
+      endAt,
+    },
+  };
+}
+
+/** True when the campaign's flight window contains `now` (a missing bound is open). */
+export function isInFlight(campaign: Pick<Campaign, 'startAt' | 'endAt'>, now: number): boolean {
+  return (
+    (campaign.startAt === null || campaign.startAt <= now) &&
+    (campaign.endAt === null || now < campaign.endAt)
+  );
+}

@@ -1,0 +1,76 @@
+import { invalid } from './errors.js';
+import { parseDevice, parseLocation, type Device } from './targeting.js';
+
+/** A validated fetch query (decisions D2); placement existence is checked against the registry later. */
+export interface FetchQuery {
+  placement: string;
+  limit: number;
+  location?: string;
+  device?: Device;
+}
+
+/** A validated impression or click body (decisions D5). */
+export interface TrackingRequest {
+  campaignId: number;
+  placement: string;
+  location?: string;
+  device?: Device;
+}
+
+export const DEFAULT_LIMIT = 10;
+export const MAX_LIMIT = 100;
+const LIMIT_MESSAGE = `limit must be an integer between 1 and ${MAX_LIMIT}`;
+
+type QueryValue = string | string[] | undefined;
+
+/** One value of a query parameter; a parameter given twice is a 400 naming it (D2). */
+function single(query: Record<string, QueryValue>, name: string): string | undefined {
+  const value = query[name];
+  if (Array.isArray(value)) throw invalid(`${name} parameter must be given only once`);
+  return value;
+}
+
+/** Validates the fetch query string. Unknown parameters are ignored for forward compatibility. */
+export function parseFetchQuery(query: Record<string, QueryValue>): FetchQuery {
+  const placement = single(query, 'placement');
+  if (placement === undefined || placement === '') throw invalid('placement parameter is required');
+
+  const rawLimit = single(query, 'limit');
+  let limit = DEFAULT_LIMIT;
+  if (rawLimit !== undefined) {
+    // Decimal digits only: rejects "", "1.5", "-1", "1e2", " 5" and "0x10".
+    if (!/^\d{1,3}$/.test(rawLimit)) throw invalid(LIMIT_MESSAGE);
+    limit = Number(rawLimit);
+    if (limit < 1 || limit > MAX_LIMIT) throw invalid(LIMIT_MESSAGE);
+  }
+
+  const result: FetchQuery = { placement, limit };
+  const location = single(query, 'location');
+  if (location !== undefined) result.location = parseLocation(location);
+  const device = single(query, 'device');
+  if (device !== undefined) result.device = parseDevice(device);
+  return result;
+}
+
+/** Validates a tracking body that has already been parsed as JSON. */
+export function parseTrackingBody(body: unknown): TrackingRequest {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+    throw invalid('request body must be a JSON object');
+  }
+  const fields = body as Record<string, unknown>;
+
+  const campaignId = fields['campaignId'];
+  if (campaignId === undefined || campaignId === null) throw invalid('campaignId is required');
+  if (typeof campaignId !== 'number' || !Number.isSafeInteger(campaignId) || campaignId <= 0) {
+    throw invalid('campaignId must be a positive integer');
+  }
+
+  const placement = fields['placement'];
+  if (placement === undefined || placement === null) throw invalid('placement is required');
+  if (typeof placement !== 'string' || placement === '') throw invalid('placement is required');
+
+  const result: TrackingRequest = { campaignId, placement };
+  if (fields['location'] !== undefined) result.location = parseLocation(fields['location']);
+  if (fields['device'] !== undefined) result.device = parseDevice(fields['device']);
+  return result;
+}

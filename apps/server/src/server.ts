@@ -1,0 +1,83 @@
+import type { FastifyInstance } from 'fastify';
+import pino, { type Logger } from 'pino';
+import type { Config } from './config.js';
+import { buildApp } from './http/app.js';
+import { DirectEventSink } from './ingest/event-sink.js';
+import { DeliveryService } from './services/delivery.js';
+import { ServingState } from './services/serving-state.js';
+import { connect } from './store/connect.js';
+import { Store } from './store/store.js';
+
+export interface RunningServer {
+  app: FastifyInstance;
+  store: Store;
+  state: ServingState;
+  logger: Logger;
+  /** The address actually bound, e.g. `http://127.0.0.1:8080`. */
+  url: string;
+  /** Stops accepting requests, answers those in flight, flushes events and closes the store. */
+  close(): Promise<void>;
+}
+
+export interface StartOptions {
+  /** Runs after migrations and before the index is loaded (the demo seeds here). */
+  beforeLoad?: (store: Store) => Promise<void>;
+  logger?: Logger;
+}
+
+/** Opens the store, migrates it, loads the serving index and listens. */
+export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
+  const logger = options.logger ?? pino({ level: config.logLevel });
+  const store = new Store(connect(config.databaseUrl));
+  try {
+    const { applied } = await store.migrate();
+    if (applied.length > 0) logger.info({ applied }, 'migrations applied');
+    await options.beforeLoad?.(store);
+    const state = new ServingState(store, logger, config.refreshIntervalMs);
+    await state.load();
+    state.start();
+    const events = new DirectEventSink(store, (error) =>
+      logger.error({ err: error }, 'storing an event failed'),
+    );
+    const delivery = new DeliveryService(state, events);
+    const app = await buildApp({ logger, state, delivery, accessLog: config.accessLog });
+    const address = await app.listen({ host: config.host, port: config.port });
+    logger.info({ address, store: store.engine, location: store.location }, 'placard listening');
+
+    let closing: Promise<void> | undefined;
+    const close = (): Promise<void> =>
+      (closing ??= (async () => {
+        await app.close();
+        await events.close();
+        state.stop();
+        await store.close();
+      })());
+    return { app, store, state, logger, url: address, close };
+  } catch (error) {
+    await store.close().catch(() => undefined);
+    throw error;
+  }
+}
+
+/** Closes the server on SIGTERM or SIGINT, forcing an exit if draining takes longer than 10 s. */
+export function closeOnSignals(server: RunningServer): void {
+  const shutdown = (signal: string): void => {
+    server.logger.info({ signal }, 'shutting down');
+    const force = setTimeout(() => {
+      server.logger.error('shutdown took longer than 10 s; exiting');
+      process.exit(1);
+    }, 10_000).unref();
+    server.close().then(
+      () => {
+        clearTimeout(force);
+        process.exit(0);
+      },
+      (error: unknown) => {
+        server.logger.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGTERM', () => shutdown('SIGTERM'));
+  process.once('SIGINT', () => shutdown('SIGINT'));
+}

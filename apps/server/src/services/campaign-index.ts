@@ -1,0 +1,157 @@
+import { isInFlight, type Campaign } from '../domain/campaigns.js';
+import { drawOrdered, groupByPriority, type PriorityGroup, type Random } from '../domain/lottery.js';
+import type { FetchQuery } from '../domain/requests.js';
+import { DEVICES } from '../domain/targeting.js';
+
+/** A running campaign as the request path needs it, with its response JSON built once. */
+export interface ServedCampaign {
+  readonly id: number;
+  readonly priority: number;
+  readonly weight: number;
+  readonly startAt: number | null;
+  readonly endAt: number | null;
+  readonly placements: ReadonlySet<string>;
+  /** The campaign object of the contract (2.1), serialised: exactly its fields, nulls omitted. */
+  readonly json: string;
+}
+
+/** `any` holds every campaign (a request without `device`); the others only those that allow it. */
+type DeviceKey = 'any' | (typeof DEVICES)[number];
+type ListsByDevice = Record<DeviceKey, PriorityGroup<ServedCampaign>[]>;
+
+interface PlacementLists {
+  /** For a request without `location`: every campaign of the placement. */
+  all: ListsByDevice;
+  /** Campaigns with an empty country set (served everywhere). */
+  everyCountry: ListsByDevice;
+  /** Campaigns targeting specific countries, by country. Disjoint from `everyCountry`. */
+  byCountry: Map<string, ListsByDevice>;
+}
+
+const DEVICE_KEYS: readonly DeviceKey[] = ['any', ...DEVICES];
+
+/** The JSON of one contract campaign object; `description` and `category` are omitted when absent (D3). */
+export function campaignJson(campaign: Campaign): string {
+  const object: Record<string, unknown> = { id: campaign.id, title: campaign.title };
+  if (campaign.description !== null) object['description'] = campaign.description;
+  if (campaign.category !== null) object['category'] = campaign.category;
+  object['destinationUrl'] = campaign.destinationUrl;
+  object['status'] = 'running';
+  object['createdAt'] = new Date(campaign.createdAt).toISOString();
+  return JSON.stringify(object);
+}
+
+function bucket(
+  byDevice: Map<DeviceKey, ServedCampaign[]>,
+  campaign: Campaign,
+  served: ServedCampaign,
+): void {
+  for (const key of DEVICE_KEYS) {
+    if (key === 'any' || campaign.devices.length === 0 || campaign.devices.includes(key)) {
+      const list = byDevice.get(key);
+      if (list) list.push(served);
+      else byDevice.set(key, [served]);
+    }
+  }
+}
+
+function freeze(byDevice: Map<DeviceKey, ServedCampaign[]> | undefined): ListsByDevice {
+  const lists = {} as ListsByDevice;
+  for (const key of DEVICE_KEYS) lists[key] = groupByPriority(byDevice?.get(key) ?? []);
+  return lists;
+}
+
+/**
+ * An immutable snapshot of what can be served: enabled placements and running campaigns, bucketed by
+ * placement, country and device so that a fetch touches only campaigns that match its targeting.
+ * A new snapshot replaces the old one whole when the store changes (see `ServingState`).
+ */
+export class CampaignIndex {
+  readonly size: number;
+  /** Earliest future start or end time of an indexed campaign; a rebuild is due then. */
+  readonly nextBoundaryAt: number;
+  private readonly byId = new Map<number, ServedCampaign>();
+  private readonly byPlacement = new Map<string, PlacementLists>();
+
+  constructor(
+    readonly placements: ReadonlySet<string>,
+    campaigns: readonly Campaign[],
+    now = Date.now(),
+  ) {
+    type Staging = {
+      all: Map<DeviceKey, ServedCampaign[]>;
+      everyCountry: Map<DeviceKey, ServedCampaign[]>;
+      byCountry: Map<string, Map<DeviceKey, ServedCampaign[]>>;
+    };
+    const staging = new Map<string, Staging>();
+    let nextBoundaryAt = Infinity;
+
+    for (const campaign of campaigns) {
+      if (campaign.status !== 'running') continue;
+      if (campaign.endAt !== null && campaign.endAt <= now) continue;
+      for (const bound of [campaign.startAt, campaign.endAt]) {
+        if (bound !== null && bound > now && bound < nextBoundaryAt) nextBoundaryAt = bound;
+      }
+      const served: ServedCampaign = {
+        id: campaign.id,
+        priority: campaign.priority,
+        weight: campaign.weight,
+        startAt: campaign.startAt,
+        endAt: campaign.endAt,
+        placements: new Set(campaign.placements.filter((p) => placements.has(p))),
+        json: campaignJson(campaign),
+      };
+      this.byId.set(campaign.id, served);
+      for (const placement of served.placements) {
+        let lists = staging.get(placement);
+        if (!lists) {
+          lists = { all: new Map(), everyCountry: new Map(), byCountry: new Map() };
+          staging.set(placement, lists);
+        }
+        bucket(lists.all, campaign, served);
+        if (campaign.countries.length === 0) bucket(lists.everyCountry, campaign, served);
+        for (const country of campaign.countries) {
+          let byDevice = lists.byCountry.get(country);
+          if (!byDevice) lists.byCountry.set(country, (byDevice = new Map()));
+          bucket(byDevice, campaign, served);
+        }
+      }
+    }
+
+    for (const [placement, lists] of staging) {
+      this.byPlacement.set(placement, {
+        all: freeze(lists.all),
+        everyCountry: freeze(lists.everyCountry),
+        byCountry: new Map([...lists.byCountry].map(([country, byDevice]) => [country, freeze(byDevice)])),
+      });
+    }
+    this.size = this.byId.size;
+    this.nextBoundaryAt = nextBoundaryAt;
+  }
+
+  hasPlacement(id: string): boolean {
+    return this.placements.has(id);
+  }
+
+  /** A running, in-flight campaign by id, or undefined. */
+  campaign(id: number, now = Date.now()): ServedCampaign | undefined {
+    const campaign = this.byId.get(id);
+    return campaign && isInFlight(campaign, now) ? campaign : undefined;
+  }
+
+  /** The campaigns a fetch returns, in delivery order (D3, D4). The placement must be known. */
+  select(query: FetchQuery, now = Date.now(), random: Random = Math.random): ServedCampaign[] {
+    const lists = this.byPlacement.get(query.placement);
+    if (!lists) return [];
+    const device: DeviceKey = query.device ?? 'any';
+    const sources: PriorityGroup<ServedCampaign>[][] = [];
+    if (query.location === undefined) {
+      sources.push(lists.all[device]);
+    } else {
+      sources.push(lists.everyCountry[device]);
+      const forCountry = lists.byCountry.get(query.location);
+      if (forCountry) sources.push(forCountry[device]);
+    }
+    return drawOrdered(sources, query.limit, (campaign) => isInFlight(campaign, now), random);
+  }
+}

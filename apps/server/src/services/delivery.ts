@@ -1,0 +1,57 @@
+import { invalid, notFound } from '../domain/errors.js';
+import type { FetchQuery, TrackingRequest } from '../domain/requests.js';
+import type { EventSink } from '../ingest/event-sink.js';
+import type { EventKind } from '../store/store.js';
+import type { ServingState } from './serving-state.js';
+
+/** Who is calling, as established by authentication. */
+export interface Caller {
+  partnerId: number;
+  apiKeyId: number;
+}
+
+/**
+ * The three partner operations. Fetch reads only the in-memory index; tracking validates against
+ * the same index and then waits for the event to be stored.
+ */
+export class DeliveryService {
+  constructor(
+    private readonly state: ServingState,
+    private readonly events: EventSink,
+    private readonly clock: () => number = Date.now,
+  ) {}
+
+  /** The fetch response body (contract 2.3), serialised. */
+  fetch(query: FetchQuery): string {
+    const index = this.state.index;
+    if (!index.hasPlacement(query.placement)) throw invalid(`unknown placement: ${query.placement}`);
+    const campaigns = index.select(query, this.clock());
+    let data = '';
+    for (let i = 0; i < campaigns.length; i++) data += (i === 0 ? '' : ',') + (campaigns[i]?.json ?? '');
+    return `{"status":"success","data":[${data}],"count":${campaigns.length}}`;
+  }
+
+  /** Records an impression or click; resolves once it is durably stored. */
+  async track(kind: EventKind, request: TrackingRequest, caller: Caller): Promise<void> {
+    const now = this.clock();
+    const index = this.state.index;
+    if (!index.hasPlacement(request.placement)) throw invalid(`unknown placement: ${request.placement}`);
+    const campaign = index.campaign(request.campaignId, now);
+    if (!campaign) throw notFound('campaign not found');
+    if (!campaign.placements.has(request.placement)) {
+      throw invalid(`campaign ${request.campaignId} is not served in placement ${request.placement}`);
+    }
+    await this.events.record({
+      kind,
+      campaignId: request.campaignId,
+      placement: request.placement,
+      country: request.location ?? null,
+      device: request.device ?? null,
+      partnerId: caller.partnerId,
+      apiKeyId: caller.apiKeyId,
+      occurredAt: now,
+      verdict: 'counted',
+      reason: null,
+    });
+  }
+}

@@ -1,0 +1,88 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { DEFAULT_PLACEMENTS } from '../domain/placements.js';
+import type { Store } from '../store/store.js';
+import { CampaignService } from './campaigns.js';
+import { PartnerService } from './partners.js';
+
+const SEEDED_FLAG = 'demo_seeded';
+export const DEMO_PARTNER = 'Demo Publisher';
+export const DEMO_KEY_FILE = 'demo-api-key';
+
+const ADVERTISERS = [
+  { name: 'Northwind Outfitters', category: 'lifestyle', site: 'https://northwind.example/' },
+  { name: 'Bluebird Travel', category: 'travel', site: 'https://bluebird-travel.example/' },
+  { name: 'Helix Health', category: 'health', site: 'https://helix-health.example/' },
+  { name: 'Quantum Labs', category: 'technology', site: 'https://quantum-labs.example/' },
+  { name: 'Ledger & Co', category: 'business', site: 'https://ledger.example/' },
+] as const;
+
+const OFFERS = [
+  'Spring sale: 30% off',
+  'Free shipping this week',
+  'New season collection',
+  'Members save more',
+  'Try it free for 30 days',
+  'Limited-time bundle',
+  'Award-winning service',
+  'Book early and save',
+];
+
+/** Country sets cycled across demo campaigns; [] means every country. */
+const COUNTRY_SETS = [[], ['US'], ['GB', 'IE'], [], ['DE', 'AT', 'CH'], ['FR'], [], ['US', 'CA']];
+const DEVICE_SETS = [[], ['mobile'], [], ['desktop', 'tablet'], [], ['desktop']];
+/** Every 10th campaign is not running, so the demo shows that only running campaigns are served. */
+const NOT_RUNNING = ['paused', 'draft', 'pending_review', 'rejected'];
+
+/** The demo data set: 5 advertisers and 40 campaigns spread over every placement. */
+export function demoImportDocument(): { advertisers: Array<{ name: string; campaigns: unknown[] }> } {
+  const placements = DEFAULT_PLACEMENTS.map((p) => p.id);
+  const advertisers = ADVERTISERS.map((a) => ({ name: a.name, campaigns: [] as unknown[] }));
+  for (let i = 0; i < 40; i++) {
+    const advertiser = ADVERTISERS[i % ADVERTISERS.length]!;
+    const offer = OFFERS[i % OFFERS.length]!;
+    advertisers[i % ADVERTISERS.length]!.campaigns.push({
+      title: `${advertiser.name}: ${offer}`,
+      description: `${offer} at ${advertiser.name}. Demo campaign ${i + 1}.`,
+      ...(i % 7 === 3 ? {} : { category: advertiser.category }),
+      destinationUrl: `${advertiser.site}?utm_source=placard&utm_campaign=demo-${i + 1}`,
+      status: i % 10 === 9 ? NOT_RUNNING[(i / 10) | 0] : 'running',
+      priority: i % 5 === 0 ? 2 : i % 3 === 0 ? 1 : 0,
+      weight: 1 + (i % 4),
+      // Each campaign runs in two or three placements; together they cover all 15.
+      placements: [
+        ...new Set([placements[i % 15]!, placements[(i * 7 + 3) % 15]!, placements[(i * 4 + 1) % 15]!]),
+      ],
+      countries: COUNTRY_SETS[i % COUNTRY_SETS.length],
+      devices: DEVICE_SETS[i % DEVICE_SETS.length],
+    });
+  }
+  return { advertisers };
+}
+
+export interface DemoResult {
+  /** True when this call created the data; false when it already existed. */
+  created: boolean;
+  apiKey: string | undefined;
+  keyFile: string;
+}
+
+/**
+ * Seeds the demo data set once per store. The demo partner's key is written to a file in the data
+ * directory (mode 0600) so that later starts can print it again; real keys are never written anywhere.
+ */
+export async function seedDemo(store: Store, dataDir: string): Promise<DemoResult> {
+  const keyFile = path.join(dataDir, DEMO_KEY_FILE);
+  if (await store.getMeta(SEEDED_FLAG)) {
+    const apiKey = fs.existsSync(keyFile) ? fs.readFileSync(keyFile, 'utf8').trim() : undefined;
+    return { created: false, apiKey, keyFile };
+  }
+  const partners = new PartnerService(store);
+  await new CampaignService(store).import(demoImportDocument());
+  const partner = (await store.findPartner(DEMO_PARTNER)) ?? (await partners.createPartner(DEMO_PARTNER));
+  const { plaintext } = await partners.createKey(partner.id, 'demo');
+  fs.mkdirSync(dataDir, { recursive: true });
+  fs.writeFileSync(keyFile, `${plaintext}\n`, { mode: 0o600 });
+  await store.setMeta(SEEDED_FLAG, new Date().toISOString());
+  return { created: true, apiKey: plaintext, keyFile };
+}

@@ -1,0 +1,64 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import pg from 'pg';
+import type { Database } from './schema.js';
+
+export type Engine = 'sqlite' | 'postgres';
+
+export interface Connection {
+  readonly db: Kysely<Database>;
+  readonly engine: Engine;
+  /** Where the data lives, without credentials, for logs and `placard` output. */
+  readonly location: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens a SQLite file with the settings every connection must have: WAL so readers never block the
+ * writer, synchronous=FULL so a committed event survives a power loss (D9), foreign keys on, and
+ * a busy timeout so the CLI and the server can write the same file.
+ */
+export function openSqliteFile(file: string): BetterSqlite3.Database {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const sqlite = new BetterSqlite3(file);
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('synchronous = FULL');
+  sqlite.pragma('foreign_keys = ON');
+  sqlite.pragma('busy_timeout = 5000');
+  return sqlite;
+}
+
+/** int8 (epoch ms, ids from count()) as a JS number; our values stay below 2^53. */
+const pgTypes = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    if (oid === 20) return (value: string) => Number(value);
+    return pg.types.getTypeParser(oid, format as 'text');
+  },
+};
+
+/** Connects to the store named by a config `databaseUrl` (`sqlite:<file>` or `postgres://…`). */
+export function connect(databaseUrl: string): Connection {
+  if (databaseUrl.startsWith('sqlite:')) {
+    const file = databaseUrl.slice('sqlite:'.length);
+    const sqlite = openSqliteFile(file);
+    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+    return { db, engine: 'sqlite', location: file, close: () => db.destroy() };
+  }
+  const pool = new pg.Pool({
+    connectionString: databaseUrl,
+    max: 10,
+    types: pgTypes,
+    // Acknowledged events must survive a crash (D9), whatever the server's default is.
+    options: '-c synchronous_commit=on',
+  });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const url = new URL(databaseUrl);
+  return {
+    db,
+    engine: 'postgres',
+    location: `${url.protocol}//${url.host}${url.pathname}`,
+    close: () => db.destroy(),
+  };
+}

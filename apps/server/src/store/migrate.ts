@@ -1,0 +1,41 @@
+import { Migrator, type Migration, type MigrationResultSet } from 'kysely';
+import type { Connection } from './connect.js';
+import * as initial from './migrations/001-initial.js';
+
+/** Migrations in order; names are sortable and never renamed once released. */
+function migrations(connection: Connection): Record<string, Migration> {
+  return {
+    '001-initial': { up: (db) => initial.up(db, connection.engine) },
+  };
+}
+
+export interface MigrationReport {
+  applied: string[];
+  pending: string[];
+}
+
+function migrator(connection: Connection): Migrator {
+  return new Migrator({
+    db: connection.db,
+    provider: { getMigrations: async () => migrations(connection) },
+  });
+}
+
+/** Applies every pending migration, each in its own transaction; throws on the first failure. */
+export async function migrateToLatest(connection: Connection): Promise<MigrationReport> {
+  const result: MigrationResultSet = await migrator(connection).migrateToLatest();
+  if (result.error) {
+    const failed = result.results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
+    throw new Error(`migration ${failed} failed: ${String((result.error as Error).message ?? result.error)}`);
+  }
+  return {
+    applied: (result.results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName),
+    pending: [],
+  };
+}
+
+/** Names of migrations not yet applied (used by readiness checks and `placard migrate --status`). */
+export async function pendingMigrations(connection: Connection): Promise<string[]> {
+  const all = await migrator(connection).getMigrations();
+  return all.filter((m) => m.executedAt === undefined).map((m) => m.name);
+}

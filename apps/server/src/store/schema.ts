@@ -1,0 +1,99 @@
+import type { Generated } from 'kysely';
+
+/**
+ * Table shapes shared by both engines. Times are epoch milliseconds (UTC) in a 64-bit integer
+ * column, booleans are 0/1 and small value sets are JSON text, so that SQLite and PostgreSQL
+ * return identical rows and one contract test suite can hold both to the same behaviour.
+ */
+export interface Database {
+  placements: PlacementTable;
+  advertisers: AdvertiserTable;
+  campaigns: CampaignTable;
+  campaign_placements: CampaignPlacementTable;
+  partners: PartnerTable;
+  api_keys: ApiKeyTable;
+  events: EventTable;
+  change_versions: ChangeVersionTable;
+  meta: MetaTable;
+}
+
+export interface PlacementTable {
+  id: string;
+  description: string;
+  enabled: number;
+  created_at: number;
+}
+
+export interface AdvertiserTable {
+  id: Generated<number>;
+  name: string;
+  created_at: number;
+}
+
+export interface CampaignTable {
+  id: Generated<number>;
+  advertiser_id: number;
+  title: string;
+  description: string | null;
+  category: string | null;
+  destination_url: string;
+  status: string;
+  priority: number;
+  weight: number;
+  /** JSON array of ISO 3166-1 alpha-2 codes; [] = every country. */
+  countries: string;
+  /** JSON array of device types; [] = every device. */
+  devices: string;
+  start_at: number | null;
+  end_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface CampaignPlacementTable {
+  campaign_id: number;
+  placement_id: string;
+}
+
+export interface PartnerTable {
+  id: Generated<number>;
+  name: string;
+  created_at: number;
+}
+
+export interface ApiKeyTable {
+  id: Generated<number>;
+  partner_id: number;
+  label: string | null;
+  display_prefix: string;
+  /** Hex SHA-256 of the plaintext key; the plaintext is never stored. */
+  digest: string;
+  status: string;
+  created_at: number;
+  revoked_at: number | null;
+}
+
+export interface EventTable {
+  id: Generated<number>;
+  kind: string;
+  campaign_id: number;
+  placement_id: string;
+  country: string | null;
+  device: string | null;
+  partner_id: number;
+  api_key_id: number;
+  occurred_at: number;
+  verdict: string;
+  reason: string | null;
+}
+
+/** Bumped by triggers on every write to a watched table; instances poll it to refresh their index. */
+export interface ChangeVersionTable {
+  topic: string;
+  version: number;
+}
+
+export interface MetaTable {
+  key: string;
+  value: string;
+}
