@@ -108,6 +108,8 @@ export function isHttpUrl(value: string): boolean {
 export function validateCampaignInput(
   raw: unknown,
   path: string,
+  /** The placement registry; when given, ids not in it are problems too. */
+  knownPlacements?: ReadonlySet<string>,
 ): { value?: CampaignInput; problems: FieldProblem[] } {
   const problems: FieldProblem[] = [];
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
@@ -141,8 +143,11 @@ export function validateCampaignInput(
     problems.push({ path: at('placements'), message: 'must name at least one placement' });
   }
   for (const id of placements) {
-    if (!isPlacementId(id))
+    if (!isPlacementId(id)) {
       problems.push({ path: at('placements'), message: `"${id}" is not a placement id` });
+    } else if (knownPlacements && !knownPlacements.has(id)) {
+      problems.push({ path: at('placements'), message: `unknown placement "${id}"` });
+    }
   }
   const countries = stringList(fields['countries'], at('countries'), problems).map((c) => c.toUpperCase());
   for (const code of countries) {

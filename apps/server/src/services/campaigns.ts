@@ -42,18 +42,6 @@ export class CampaignService {
     return new Set((await this.store.listPlacements()).map((p) => p.id));
   }
 
-  private checkPlacements(
-    input: CampaignInput,
-    path: string,
-    known: Set<string>,
-    problems: FieldProblem[],
-  ): void {
-    for (const placement of input.placements) {
-      if (!known.has(placement))
-        problems.push({ path: `${path}.placements`, message: `unknown placement "${placement}"` });
-    }
-  }
-
   /**
    * Validates a whole import document (`{"advertisers":[{"name":…,"campaigns":[…]}]}`) and stores it
    * all-or-nothing. Every problem is reported at once, with its path in the document.
@@ -80,12 +68,9 @@ export class CampaignService {
       const campaigns: CampaignInput[] = [];
       entry.campaigns.forEach((rawCampaign: unknown, j) => {
         const campaignPath = `${path}.campaigns[${j}]`;
-        const result = validateCampaignInput(rawCampaign, campaignPath);
+        const result = validateCampaignInput(rawCampaign, campaignPath, known);
         problems.push(...result.problems);
-        if (result.value) {
-          this.checkPlacements(result.value, campaignPath, known, problems);
-          campaigns.push(result.value);
-        }
+        if (result.value) campaigns.push(result.value);
       });
       if (typeof name === 'string') advertisers.push({ name: name.trim(), campaigns });
     });
@@ -106,10 +91,12 @@ export class CampaignService {
   /** Applies changed fields (in the import format) after validating the campaign as a whole. */
   async update(id: number, changes: Record<string, unknown>): Promise<Campaign> {
     const current = campaignToJson(await this.get(id));
-    const result = validateCampaignInput({ ...current, ...changes }, 'campaign');
-    const problems = [...result.problems];
-    if (result.value) this.checkPlacements(result.value, 'campaign', await this.knownPlacements(), problems);
-    if (problems.length > 0 || !result.value) throw failed(problems, `invalid change to campaign ${id}`);
+    const result = validateCampaignInput(
+      { ...current, ...changes },
+      'campaign',
+      await this.knownPlacements(),
+    );
+    if (!result.value) throw failed(result.problems, `invalid change to campaign ${id}`);
     const updated = await this.store.updateCampaign(id, result.value);
     if (!updated) throw notFound(`campaign ${id} not found`);
     return updated;

@@ -1,0 +1,95 @@
+import { describe, expect, it } from 'vitest';
+import { drawOrdered, groupByPriority, type Weighted } from './lottery.js';
+
+interface Item extends Weighted {
+  id: number;
+}
+
+/** A seeded generator (mulberry32) so statistical assertions are reproducible. */
+function seeded(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const items = (count: number, fields: (i: number) => Partial<Item> = () => ({})): Item[] =>
+  Array.from({ length: count }, (_, i) => ({ id: i, priority: 0, weight: 1, ...fields(i) }));
+
+function firstPickShares(list: Item[], draws: number, eligible: (item: Item) => boolean = () => true) {
+  const random = seeded(7);
+  const groups = groupByPriority(list);
+  const counts = new Map<number, number>();
+  for (let i = 0; i < draws; i++) {
+    const [first] = drawOrdered([groups], 1, eligible, random);
+    counts.set(first!.id, (counts.get(first!.id) ?? 0) + 1);
+  }
+  return (id: number) => (counts.get(id) ?? 0) / draws;
+}
+
+describe('groupByPriority', () => {
+  it('orders groups from the highest priority down with prefix sums of weights', () => {
+    const groups = groupByPriority(items(4, (i) => ({ priority: [1, 5, 1, -2][i], weight: i + 1 })));
+    expect(groups.map((g) => g.priority)).toEqual([5, 1, -2]);
+    expect([...groups[1]!.cumulative]).toEqual([1, 4]);
+    expect(groups[1]!.total).toBe(4);
+  });
+});
+
+describe('drawOrdered', () => {
+  it('draws in proportion to weight in a small group (exact shuffle path)', () => {
+    const share = firstPickShares(
+      items(3, (i) => ({ weight: [1, 1, 2][i] })),
+      20_000,
+    );
+    expect(share(0)).toBeCloseTo(0.25, 1);
+    expect(share(2)).toBeCloseTo(0.5, 1);
+    expect(Math.abs(share(2) - 0.5)).toBeLessThan(0.02);
+  });
+
+  it('draws in proportion to weight in a large group (binary-search path)', () => {
+    // 100 items: item 0 has weight 100, the other 99 weight 1, so item 0 comes first about half the time.
+    const share = firstPickShares(
+      items(100, (i) => ({ weight: i === 0 ? 100 : 1 })),
+      20_000,
+    );
+    expect(Math.abs(share(0) - 100 / 199)).toBeLessThan(0.02);
+  });
+
+  it('returns distinct items, the highest priority first, cut at the limit', () => {
+    const list = items(300, (i) => ({ priority: i % 3 }));
+    const random = seeded(1);
+    for (let round = 0; round < 50; round++) {
+      const drawn = drawOrdered([groupByPriority(list)], 150, () => true, random);
+      expect(drawn).toHaveLength(150);
+      expect(new Set(drawn).size).toBe(150);
+      expect(drawn.slice(0, 100).every((item) => item.priority === 2)).toBe(true);
+      expect(drawn.slice(100).every((item) => item.priority === 1)).toBe(true);
+    }
+  });
+
+  it('skips ineligible items even when nearly all are ineligible (fallback path)', () => {
+    const list = items(1000);
+    const eligible = (item: Item) => item.id % 100 === 0;
+    const drawn = drawOrdered([groupByPriority(list)], 10, eligible, seeded(3));
+    expect(drawn.map((item) => item.id).sort((a, b) => a - b)).toEqual([
+      0, 100, 200, 300, 400, 500, 600, 700, 800, 900,
+    ]);
+  });
+
+  it('merges several disjoint lists by priority', () => {
+    const a = groupByPriority([{ id: 1, priority: 1, weight: 1 }]);
+    const b = groupByPriority([
+      { id: 2, priority: 3, weight: 1 },
+      { id: 3, priority: 0, weight: 1 },
+    ]);
+    expect(drawOrdered([a, b], 10, () => true).map((item) => item.id)).toEqual([2, 1, 3]);
+  });
+
+  it('returns nothing from empty lists', () => {
+    expect(drawOrdered([[], []], 10, () => true)).toEqual([]);
+  });
+});

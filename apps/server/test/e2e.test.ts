@@ -1,0 +1,225 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tempDir } from './helpers/engines.js';
+import { cliJson, ensureBuilt, runCli, startServerProcess, type ServerProcess } from './helpers/process.js';
+
+/**
+ * The whole product as a user runs it: the built server as a process with its own data directory,
+ * set up through the `placard` CLI, called over real HTTP.
+ */
+describe('end to end: built server, CLI and real HTTP', () => {
+  let dataDir: string;
+  let env: Record<string, string>;
+  let server: ServerProcess;
+  let apiKey: string;
+  let keyId: number;
+  let campaignIds: number[];
+
+  const call = (pathAndQuery: string, init: RequestInit = {}, key = apiKey) =>
+    fetch(`${server.url}${pathAndQuery}`, {
+      ...init,
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...init.headers },
+    });
+
+  beforeAll(async () => {
+    ensureBuilt();
+    dataDir = tempDir('placard-e2e-');
+    env = { PLACARD_DATA_DIR: dataDir, PLACARD_LOG_LEVEL: 'info' };
+
+    const partner = cliJson<{ id: number; name: string }>(['partners', 'create', 'E2E Publisher'], env);
+    expect(partner.name).toBe('E2E Publisher');
+    const created = cliJson<{ id: number; key: string; prefix: string }>(
+      ['keys', 'create', '--partner', 'E2E Publisher'],
+      env,
+    );
+    apiKey = created.key;
+    keyId = created.id;
+    expect(apiKey.startsWith(created.prefix)).toBe(true);
+
+    const file = path.join(dataDir, 'campaigns.json');
+    fs.writeFileSync(
+      file,
+      JSON.stringify({
+        advertisers: [
+          {
+            name: 'E2E Advertiser',
+            campaigns: [
+              {
+                title: 'Everywhere',
+                destinationUrl: 'https://e2e.example/a',
+                status: 'running',
+                placements: ['sidebar_top'],
+              },
+              {
+                title: 'US mobile',
+                category: 'sports',
+                destinationUrl: 'https://e2e.example/b',
+                status: 'running',
+                placements: ['sidebar_top'],
+                countries: ['US'],
+                devices: ['mobile'],
+              },
+              {
+                title: 'Paused',
+                destinationUrl: 'https://e2e.example/c',
+                status: 'paused',
+                placements: ['sidebar_top'],
+              },
+            ],
+          },
+        ],
+      }),
+    );
+    const summary = cliJson<{ campaignsCreated: number; campaignIds: number[] }>(
+      ['campaigns', 'import', file],
+      env,
+    );
+    expect(summary.campaignsCreated).toBe(3);
+    campaignIds = summary.campaignIds;
+
+    server = await startServerProcess(env);
+  });
+
+  afterAll(async () => {
+    await server?.stop();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('fetches running campaigns with targeting over HTTP', async () => {
+    const all = await call('/api/v1/campaigns/fetch?placement=sidebar_top');
+    expect(all.status).toBe(200);
+    expect(all.headers.get('x-request-id')).toBeTruthy();
+    const body = (await all.json()) as { status: string; count: number; data: Array<{ title: string }> };
+    expect(body.status).toBe('success');
+    expect(body.data.map((c) => c.title).sort()).toEqual(['Everywhere', 'US mobile']);
+    expect(body.count).toBe(2);
+
+    const gb = (await (await call('/api/v1/campaigns/fetch?placement=sidebar_top&location=GB')).json()) as {
+      data: Array<{ title: string }>;
+    };
+    expect(gb.data.map((c) => c.title)).toEqual(['Everywhere']);
+  });
+
+  it('tracks an impression and a click, stored before the answer', async () => {
+    const body = JSON.stringify({
+      campaignId: campaignIds[1],
+      placement: 'sidebar_top',
+      location: 'US',
+      device: 'mobile',
+    });
+    const impression = await call('/api/v1/campaigns/impression', { method: 'POST', body });
+    expect(impression.status).toBe(200);
+    expect(await impression.json()).toEqual({
+      status: 'success',
+      message: 'Impression tracked successfully',
+    });
+    const click = await call('/api/v1/campaigns/click', { method: 'POST', body });
+    expect(click.status).toBe(200);
+    expect(await click.json()).toEqual({ status: 'success', message: 'Click tracked successfully' });
+
+    const paused = await call('/api/v1/campaigns/click', {
+      method: 'POST',
+      body: JSON.stringify({ campaignId: campaignIds[2], placement: 'sidebar_top' }),
+    });
+    expect(paused.status).toBe(404);
+    const missing = await call('/api/v1/campaigns/impression', {
+      method: 'POST',
+      body: JSON.stringify({ placement: 'sidebar_top' }),
+    });
+    expect(await missing.json()).toEqual({ status: 'error', message: 'campaignId is required' });
+  });
+
+  it('serves a change made through the CLI within 2 seconds', async () => {
+    const updated = cliJson<{ title: string }>(
+      ['campaigns', 'update', String(campaignIds[0]), '--title', 'Changed by CLI'],
+      env,
+    );
+    expect(updated.title).toBe('Changed by CLI');
+    const changedAt = Date.now();
+    let titles: string[] = [];
+    while (!titles.includes('Changed by CLI')) {
+      expect(Date.now() - changedAt).toBeLessThan(2000);
+      const body = (await (await call('/api/v1/campaigns/fetch?placement=sidebar_top')).json()) as {
+        data: Array<{ title: string }>;
+      };
+      titles = body.data.map((c) => c.title);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+
+    cliJson(['campaigns', 'update', String(campaignIds[0]), '--status', 'paused'], env);
+    const pausedAt = Date.now();
+    for (;;) {
+      const body = (await (await call('/api/v1/campaigns/fetch?placement=sidebar_top')).json()) as {
+        count: number;
+      };
+      if (body.count === 1) break;
+      expect(Date.now() - pausedAt).toBeLessThan(2000);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  });
+
+  it('lists through the CLI, with tables for people and JSON for scripts', () => {
+    const table = runCli(['campaigns', 'list', '--placement', 'sidebar_top'], env);
+    expect(table.code).toBe(0);
+    expect(table.stdout).toMatch(/^ID\s+ADVERTISER\s+STATUS/);
+    const keys = cliJson<Array<{ prefix: string; status: string }>>(['keys', 'list'], env);
+    expect(keys).toEqual([expect.objectContaining({ status: 'active', prefix: apiKey.slice(0, 10) })]);
+    expect(JSON.stringify(keys)).not.toContain(apiKey);
+  });
+
+  it('fails clearly with a non-zero exit on bad input', () => {
+    const missing = runCli(['campaigns', 'import', path.join(dataDir, 'nope.json')], env);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('cannot read');
+
+    const file = path.join(dataDir, 'bad.json');
+    fs.writeFileSync(
+      file,
+      JSON.stringify({
+        advertisers: [{ name: 'Bad', campaigns: [{ title: 'x', placements: ['nowhere'] }] }],
+      }),
+    );
+    const bad = runCli(['campaigns', 'import', file, '--json'], env);
+    expect(bad.code).toBe(1);
+    const report = JSON.parse(bad.stdout) as {
+      status: string;
+      details: Array<{ path: string; message: string }>;
+    };
+    expect(report.status).toBe('error');
+    expect(report.details).toContainEqual({
+      path: 'advertisers[0].campaigns[0].destinationUrl',
+      message: 'is required: an absolute http or https URL',
+    });
+    expect(report.details).toContainEqual({
+      path: 'advertisers[0].campaigns[0].placements',
+      message: 'unknown placement "nowhere"',
+    });
+
+    expect(runCli(['keys', 'revoke', '999999'], env)).toMatchObject({ code: 1 });
+    expect(runCli(['campaigns', 'update', 'abc', '--title', 'x'], env).code).toBe(1);
+    expect(runCli(['no-such-command'], env).code).toBe(2);
+    const badConfig = runCli(['campaigns', 'list'], { ...env, PLACARD_PORT: 'eighty' });
+    expect(badConfig.code).toBe(2);
+    expect(badConfig.stderr).toContain('PLACARD_PORT must be an integer');
+  });
+
+  it('refuses a key revoked through the CLI within 2 seconds', async () => {
+    cliJson(['keys', 'revoke', String(keyId)], env);
+    const revokedAt = Date.now();
+    for (;;) {
+      const res = await call('/api/v1/campaigns/fetch?placement=sidebar_top');
+      if (res.status === 401) break;
+      expect(Date.now() - revokedAt).toBeLessThan(2000);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  });
+
+  it('never writes the API key to its log', () => {
+    expect(server.output.join('\n')).not.toContain(apiKey);
+  });
+
+  it('shuts down cleanly on SIGTERM', async () => {
+    expect(await server.stop('SIGTERM')).toBe(0);
+  });
+});

@@ -1,0 +1,82 @@
+import { sql } from 'kysely';
+import pino from 'pino';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { digestApiKey } from '../src/domain/api-keys.js';
+import { CampaignService } from '../src/services/campaigns.js';
+import { PartnerService } from '../src/services/partners.js';
+import { ServingState } from '../src/services/serving-state.js';
+import type { Store } from '../src/store/store.js';
+import { campaign } from './helpers/app.js';
+import { createDatabase, ENGINES, type TestDatabase } from './helpers/engines.js';
+
+/** Polls until the condition holds and returns how long that took; fails after `limitMs`. */
+async function within(limitMs: number, condition: () => boolean): Promise<number> {
+  const started = Date.now();
+  while (!condition()) {
+    if (Date.now() - started > limitMs) throw new Error(`condition not met within ${limitMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return Date.now() - started;
+}
+
+describe.each(ENGINES)('serving state on %s: changes from elsewhere are served within 2 s', (engine) => {
+  let database: TestDatabase;
+  let store: Store;
+  let other: Store;
+  let state: ServingState;
+  beforeEach(async () => {
+    database = await createDatabase(engine);
+    store = await database.open();
+    // `other` stands for the CLI or another instance: a separate connection to the same store.
+    other = await database.open();
+    state = new ServingState(store, pino({ level: 'silent' }), 500);
+    await state.load();
+    state.start();
+  });
+  afterEach(async () => {
+    state.stop();
+    await store.close();
+    await other.close();
+    await database.drop();
+  });
+
+  const served = (placement = 'header_banner') =>
+    state.index.select({ placement, limit: 100 }).map((c) => c.id);
+
+  it('serves a campaign imported through another connection', async () => {
+    const { campaignIds } = await new CampaignService(other).import({
+      advertisers: [{ name: 'Elsewhere', campaigns: [campaign()] }],
+    });
+    await within(2000, () => served().includes(campaignIds[0]!));
+  });
+
+  it('drops a campaign paused by hand in SQL', async () => {
+    const { campaignIds } = await new CampaignService(other).import({
+      advertisers: [{ name: 'Elsewhere', campaigns: [campaign(), campaign()] }],
+    });
+    await within(2000, () => served().length === 2);
+    await sql`update campaigns set status = 'paused' where id = ${campaignIds[0]}`.execute(other.db);
+    await within(2000, () => !served().includes(campaignIds[0]!));
+    expect(served()).toEqual([campaignIds[1]]);
+  });
+
+  it('forgets a revoked key and learns a new one', async () => {
+    const partners = new PartnerService(other);
+    const partner = await partners.createPartner('Elsewhere');
+    const { plaintext, key } = await partners.createKey(partner.id);
+    await within(2000, () => state.key(digestApiKey(plaintext)) !== undefined);
+    await partners.revokeKey(key.id);
+    await within(2000, () => state.key(digestApiKey(plaintext)) === undefined);
+  });
+
+  it('rebuilds the index when a campaign end time passes, with no write to the store', async () => {
+    const { campaignIds } = await new CampaignService(other).import({
+      advertisers: [
+        { name: 'Ending', campaigns: [campaign({ endAt: new Date(Date.now() + 1500).toISOString() })] },
+      ],
+    });
+    await within(2000, () => state.index.size === 1);
+    await within(3000, () => state.index.size === 0);
+    expect(state.index.campaign(campaignIds[0]!)).toBeUndefined();
+  });
+});
