@@ -1,5 +1,6 @@
 // One linter for the whole repository: typescript-eslint's recommended rules, type-aware.
 import js from '@eslint/js';
+import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
@@ -17,8 +18,6 @@ export default tseslint.config(
   },
   {
     files: ['**/*.mjs', '**/*.js'],
-    languageOptions: {
-      globals: { process: 'readonly', console: 'readonly', URL: 'readonly', setTimeout: 'readonly' },
-    },
+    languageOptions: { globals: globals.node },
   },
 );

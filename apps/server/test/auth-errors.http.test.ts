@@ -18,9 +18,9 @@ function operations(headers: Record<string, string>) {
   const body = JSON.stringify({ campaignId, placement: 'header_banner' });
   const json = { 'content-type': 'application/json', ...headers };
   return [
-    () => t.app.inject({ method: 'GET', url: '/api/v1/campaigns/fetch?placement=header_banner', headers }),
-    () => t.app.inject({ method: 'POST', url: '/api/v1/campaigns/impression', headers: json, payload: body }),
-    () => t.app.inject({ method: 'POST', url: '/api/v1/campaigns/click', headers: json, payload: body }),
+    () => t.request({ method: 'GET', url: '/api/v1/campaigns/fetch?placement=header_banner', headers }),
+    () => t.request({ method: 'POST', url: '/api/v1/campaigns/impression', headers: json, payload: body }),
+    () => t.request({ method: 'POST', url: '/api/v1/campaigns/click', headers: json, payload: body }),
   ];
 }
 
@@ -63,7 +63,7 @@ describe('authentication (contract section 5; D6)', () => {
   });
 
   it('never accepts a key in the query string', async () => {
-    const res = await t.app.inject({
+    const res = await t.request({
       method: 'GET',
       url: `/api/v1/campaigns/fetch?placement=header_banner&api_key=${t.apiKey}&key=${t.apiKey}`,
     });
@@ -71,7 +71,7 @@ describe('authentication (contract section 5; D6)', () => {
   });
 
   it('checks authentication before validating the request', async () => {
-    const res = await t.app.inject({ method: 'GET', url: '/api/v1/campaigns/fetch' });
+    const res = await t.request({ method: 'GET', url: '/api/v1/campaigns/fetch' });
     expect(res.statusCode).toBe(401);
   });
 
@@ -112,7 +112,7 @@ describe('errors (contract section 7; D8)', () => {
       '/api/v2/campaigns/fetch',
       '/api/v1/campaigns/fetch/extra',
     ]) {
-      const res = await t.app.inject({ method: 'GET', url });
+      const res = await t.request({ method: 'GET', url });
       expect(res.statusCode).toBe(404);
       expect(res.json()).toEqual({ status: 'error', message: 'not found' });
     }
@@ -124,7 +124,7 @@ describe('errors (contract section 7; D8)', () => {
     ['GET', '/api/v1/campaigns/impression', 'POST'],
     ['PUT', '/api/v1/campaigns/click', 'POST'],
   ] as const)('answers 405 "method not allowed" for %s %s', async (method, url, allow) => {
-    const res = await t.app.inject({ method, url, headers: { authorization: `Bearer ${t.apiKey}` } });
+    const res = await t.request({ method, url, headers: { authorization: `Bearer ${t.apiKey}` } });
     expect(res.statusCode).toBe(405);
     expect(res.headers['allow']).toBe(allow);
     expect(res.json()).toEqual({ status: 'error', message: 'method not allowed' });
@@ -145,20 +145,20 @@ describe('errors (contract section 7; D8)', () => {
     const responses = [
       await t.fetch('placement=header_banner'),
       await t.fetch(''),
-      await t.app.inject({ method: 'GET', url: '/nowhere' }),
-      await t.app.inject({ method: 'POST', url: '/api/v1/campaigns/fetch' }),
-      await t.app.inject({ method: 'GET', url: '/api/v1/campaigns/fetch' }),
+      await t.request({ method: 'GET', url: '/nowhere' }),
+      await t.request({ method: 'POST', url: '/api/v1/campaigns/fetch' }),
+      await t.request({ method: 'GET', url: '/api/v1/campaigns/fetch' }),
     ];
     for (const res of responses) expect(res.headers['x-request-id']).toMatch(/^[A-Za-z0-9._:-]{1,128}$/);
     expect(new Set(responses.map((r) => r.headers['x-request-id'])).size).toBe(responses.length);
 
-    const echoed = await t.app.inject({
+    const echoed = await t.request({
       method: 'GET',
       url: '/nowhere',
       headers: { 'x-request-id': 'abc-123' },
     });
     expect(echoed.headers['x-request-id']).toBe('abc-123');
-    const replaced = await t.app.inject({
+    const replaced = await t.request({
       method: 'GET',
       url: '/nowhere',
       headers: { 'x-request-id': 'bad id<script>' },

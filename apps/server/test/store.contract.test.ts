@@ -131,6 +131,27 @@ describe.each(ENGINES)('store contract on %s', (engine) => {
     expect(running.find((c) => c.id === campaignIds[1])?.placements).toEqual(['interstitial']);
   });
 
+  it('pages through running campaigns in id order with their placements', async () => {
+    await store.importCampaigns([
+      {
+        name: 'Pages',
+        campaigns: Array.from({ length: 7 }, (_, i) =>
+          input({ status: i === 3 ? 'paused' : 'running', placements: ['sidebar_top', 'footer_banner'] }),
+        ),
+      },
+    ]);
+    const pages: number[][] = [];
+    const seen: number[] = [];
+    for await (const page of store.runningCampaignPages(2)) {
+      pages.push(page.map((c) => c.id));
+      seen.push(...page.map((c) => c.id));
+      for (const c of page) expect(c.placements.length).toBeGreaterThan(0);
+    }
+    expect(pages.every((page) => page.length <= 2)).toBe(true);
+    expect(seen).toEqual([...seen].sort((a, b) => a - b));
+    expect(seen).toEqual((await store.loadRunningCampaigns()).map((c) => c.id));
+  });
+
   it('updates fields and placements, and reports a missing campaign', async () => {
     const { campaignIds } = await store.importCampaigns([{ name: 'Updates', campaigns: [input()] }]);
     const id = campaignIds[0]!;

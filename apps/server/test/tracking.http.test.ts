@@ -131,7 +131,7 @@ describe.each(KINDS)('POST /api/v1/campaigns/%s', (kind, message) => {
   });
 
   it('answers 415 without a Content-Type', async () => {
-    const res = await t.app.inject({
+    const res = await t.request({
       method: 'POST',
       url: `/api/v1/campaigns/${kind}`,
       headers: { authorization: `Bearer ${t.apiKey}` },

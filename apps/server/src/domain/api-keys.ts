@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 
 /**
  * API key format (decisions D6): `plc_` + 32 random base62 characters + a 6-character base62
@@ -21,7 +21,7 @@ function base62(bytes: Buffer, length: number): string {
 }
 
 function checksum(body: string): string {
-  return base62(createHash('sha256').update(body).digest(), CHECKSUM_LENGTH);
+  return base62(hash('sha256', body, 'buffer'), CHECKSUM_LENGTH);
 }
 
 /** A fresh key; its plaintext is shown once and never stored. */
@@ -46,7 +46,7 @@ export function isWellFormedApiKey(candidate: string): boolean {
 
 /** The stored form of a key: hex SHA-256 of the whole plaintext. */
 export function digestApiKey(plaintext: string): string {
-  return createHash('sha256').update(plaintext).digest('hex');
+  return hash('sha256', plaintext, 'hex');
 }
 
 /** What operators see in listings: enough to recognise a key, too little to use it. */

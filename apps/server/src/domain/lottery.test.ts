@@ -31,16 +31,23 @@ function firstPickShares(list: Item[], draws: number, eligible: (item: Item) => 
 }
 
 describe('groupByPriority', () => {
-  it('orders groups from the highest priority down with prefix sums of weights', () => {
+  it('orders groups from the highest priority down with packed weights and totals', () => {
     const groups = groupByPriority(items(4, (i) => ({ priority: [1, 5, 1, -2][i], weight: i + 1 })));
     expect(groups.map((g) => g.priority)).toEqual([5, 1, -2]);
-    expect([...groups[1]!.cumulative]).toEqual([1, 4]);
-    expect(groups[1]!.total).toBe(4);
+    expect([...groups[1]!.weights]).toEqual([1, 3]);
+    expect(groups[1]).toMatchObject({ total: 4, maxWeight: 3, cumulative: null });
+  });
+
+  it('keeps prefix sums only for skewed groups', () => {
+    const skewed = groupByPriority(items(100, (i) => ({ weight: i === 0 ? 100 : 1 })))[0]!;
+    expect(skewed.cumulative?.[99]).toBe(199);
+    const even = groupByPriority(items(100, (i) => ({ weight: 1 + (i % 4) })))[0]!;
+    expect(even.cumulative).toBeNull();
   });
 });
 
 describe('drawOrdered', () => {
-  it('draws in proportion to weight in a small group (exact shuffle path)', () => {
+  it('draws in proportion to weight in a small group (sequential path)', () => {
     const share = firstPickShares(
       items(3, (i) => ({ weight: [1, 1, 2][i] })),
       20_000,
@@ -50,7 +57,15 @@ describe('drawOrdered', () => {
     expect(Math.abs(share(2) - 0.5)).toBeLessThan(0.02);
   });
 
-  it('draws in proportion to weight in a large group (binary-search path)', () => {
+  it('draws in proportion to weight in a large, evenly weighted group (acceptance path)', () => {
+    // Weights 1, 2, 3, 4 repeating over 200 items: the 50 items of weight 4 hold 200 of 500.
+    const list = items(200, (i) => ({ weight: 1 + (i % 4) }));
+    const share = firstPickShares(list, 20_000);
+    const heavy = list.filter((item) => item.weight === 4).reduce((sum, item) => sum + share(item.id), 0);
+    expect(Math.abs(heavy - 0.4)).toBeLessThan(0.02);
+  });
+
+  it('draws in proportion to weight in a large, skewed group (binary-search path)', () => {
     // 100 items: item 0 has weight 100, the other 99 weight 1, so item 0 comes first about half the time.
     const share = firstPickShares(
       items(100, (i) => ({ weight: i === 0 ? 100 : 1 })),

@@ -1,10 +1,11 @@
-import { randomUUID } from 'node:crypto';
+import http from 'node:http';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { DeliveryService } from '../services/delivery.js';
 import type { ServingState } from '../services/serving-state.js';
 import { installErrorHandling } from './errors.js';
-import { deliveryRoutes, PARTNER_ROUTES } from './routes/delivery.js';
+import { partnerApi } from './partner-api.js';
+import { requestId } from './request-id.js';
 
 export interface AppDeps {
   logger: Logger;
@@ -13,48 +14,48 @@ export interface AppDeps {
   accessLog: boolean;
 }
 
-/** A client-supplied request id is echoed only if it is short and plain; otherwise a new one is made. */
-const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
-
 /**
- * Builds the HTTP application without listening, so tests can drive it with `inject` and `main`
- * decides how it is served.
+ * Builds the HTTP application without listening; `server.ts` decides where it listens. One
+ * `node:http` server: the partner API answers its three routes first (see `partner-api.ts`), and
+ * everything else goes to Fastify.
  */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  let closing = false;
+  const partner = partnerApi({ ...deps, isClosing: () => closing });
+
   const app = Fastify({
     // pino's Logger is wider than Fastify's base logger type; the instance is the same one.
     loggerInstance: deps.logger as FastifyBaseLogger,
     // Fastify's two lines per request are replaced by our one access-log line (opt-in).
     logController: new LogController({ disableRequestLogging: true }),
     requestIdHeader: false,
-    genReqId: (request) => {
-      const given = request.headers['x-request-id'];
-      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
-    },
+    genReqId: (request) => requestId(request.headers['x-request-id']),
     return503OnClosing: true,
-    connectionTimeout: 30_000,
-    keepAliveTimeout: 72_000,
-    requestTimeout: 30_000,
+    serverFactory: (fastifyHandler) => {
+      const server = http.createServer((request, response) => {
+        if (!partner(request, response)) fastifyHandler(request, response);
+      });
+      // Partners keep connections open between calls; load balancers commonly idle out at 60 s.
+      server.keepAliveTimeout = 72_000;
+      server.headersTimeout = 20_000;
+      server.requestTimeout = 30_000;
+      return server;
+    },
   });
 
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
   if (deps.accessLog) {
     app.addHook('onResponse', async (request, reply) => {
-      request.log.info(
-        {
-          method: request.method,
-          route: request.routeOptions.url ?? 'not-found',
-          status: reply.statusCode,
-          ms: Math.round(reply.elapsedTime * 100) / 100,
-        },
-        'request',
-      );
+      const ms = Math.round(reply.elapsedTime * 100) / 100;
+      const route = request.routeOptions.url ?? 'not-found';
+      request.log.info({ method: request.method, route, status: reply.statusCode, ms }, 'request');
     });
   }
-
-  installErrorHandling(app, PARTNER_ROUTES);
-  await app.register(deliveryRoutes, { state: deps.state, delivery: deps.delivery });
+  installErrorHandling(app);
   return app;
 }

@@ -1,29 +1,33 @@
-import type { FastifyRequest } from 'fastify';
 import { bearerToken, digestApiKey, isWellFormedApiKey } from '../domain/api-keys.js';
 import { DomainError } from '../domain/errors.js';
 import type { Caller } from '../services/delivery.js';
 import type { ServingState } from '../services/serving-state.js';
 
-declare module 'fastify' {
-  interface FastifyRequest {
-    /** The authenticated partner key; set by the partner auth hook. */
-    caller: Caller | null;
-  }
-}
-
 const unauthorized = (): DomainError => new DomainError('unauthorized', 'unauthorized');
 
+/** Digests of tokens that authenticated before: skips re-hashing on every request of a known key. */
+const MAX_REMEMBERED = 10_000;
+
 /**
- * Authenticates a partner request from `Authorization: Bearer <key>` (D6) against the in-memory key
- * registry. A malformed key is refused before any look-up; no branch touches the store.
+ * Authenticates a partner from its `Authorization: Bearer <key>` header (D6) against the in-memory
+ * key registry. A malformed key is refused before any look-up; no branch touches the store.
+ * Revocation and suspension are read from the registry on every call, never from the memo.
  */
-export function partnerAuth(state: ServingState) {
-  return async function authenticate(request: FastifyRequest): Promise<void> {
-    const token = bearerToken(request.headers.authorization);
-    if (token === undefined || !isWellFormedApiKey(token)) throw unauthorized();
-    const key = state.key(digestApiKey(token));
+export function partnerAuthenticator(state: ServingState): (header: string | undefined) => Caller {
+  const remembered = new Map<string, string>();
+  return (header) => {
+    const token = bearerToken(header);
+    if (token === undefined) throw unauthorized();
+    let digest = remembered.get(token);
+    if (digest === undefined) {
+      if (!isWellFormedApiKey(token)) throw unauthorized();
+      digest = digestApiKey(token);
+    }
+    const key = state.key(digest);
     if (!key) throw unauthorized();
     if (key.status === 'suspended') throw new DomainError('forbidden', 'api key suspended');
-    request.caller = { partnerId: key.partnerId, apiKeyId: key.id };
+    if (remembered.size >= MAX_REMEMBERED) remembered.clear();
+    remembered.set(token, digest);
+    return { partnerId: key.partnerId, apiKeyId: key.id };
   };
 }

@@ -33,54 +33,57 @@ const FRAMEWORK_ERRORS: Record<string, { status: number; message: string }> = {
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, message: 'invalid Content-Length' },
 };
 
-export const UNAUTHORIZED_HEADERS = { 'www-authenticate': 'Bearer' };
-
-/** Sends the one error shape of the contract (section 7): `{"status":"error","message":...}`. */
-export function sendError(reply: FastifyReply, status: number, message: string): FastifyReply {
-  return reply
-    .code(status)
-    .header('content-type', 'application/json; charset=utf-8')
-    .send(JSON.stringify({ status: 'error', message }));
+export interface ErrorResponse {
+  status: number;
+  message: string;
+  headers?: Record<string, string>;
+  /** True for faults the operator must see in the log (500s, not client mistakes). */
+  fault: boolean;
 }
 
-function describe(error: unknown): { status: number; message: string; headers?: Record<string, string> } {
+/**
+ * Turns any thrown value into the response it deserves (D8). Client mistakes keep their message;
+ * anything unexpected becomes a bare 500 whose details go only to the log.
+ */
+export function describeError(error: unknown): ErrorResponse {
   if (error instanceof DomainError) {
     const status = STATUS_BY_KIND[error.kind];
-    if (status === 401) return { status, message: 'unauthorized', headers: UNAUTHORIZED_HEADERS };
-    if (status === 503) return { status, message: error.message, headers: { 'retry-after': '1' } };
-    return { status, message: error.message };
+    if (status === 401)
+      return { status, message: 'unauthorized', headers: { 'www-authenticate': 'Bearer' }, fault: false };
+    if (status === 503)
+      return { status, message: error.message, headers: { 'retry-after': '1' }, fault: false };
+    return { status, message: error.message, fault: false };
   }
-  if (error instanceof HttpError)
-    return { status: error.statusCode, message: error.message, headers: error.headers };
+  if (error instanceof HttpError) {
+    return { status: error.statusCode, message: error.message, headers: error.headers, fault: false };
+  }
   const fastifyError = error as Partial<FastifyError>;
   const known = fastifyError.code !== undefined ? FRAMEWORK_ERRORS[fastifyError.code] : undefined;
-  if (known) return known;
-  // A JSON syntax error or prototype-poisoning attempt from the body parser.
+  if (known) return { ...known, fault: false };
+  // A JSON syntax error or prototype-poisoning attempt from Fastify's body parser.
   if (error instanceof SyntaxError || fastifyError.code?.startsWith('FST_ERR_CTP_')) {
-    return { status: 400, message: 'request body must be a JSON object' };
+    return { status: 400, message: 'request body must be a JSON object', fault: false };
   }
   const status = fastifyError.statusCode;
-  if (status !== undefined && status >= 400 && status < 500) return { status, message: 'bad request' };
-  return { status: 500, message: 'internal server error' };
+  if (status !== undefined && status >= 400 && status < 500)
+    return { status, message: 'bad request', fault: false };
+  return { status: 500, message: 'internal server error', fault: true };
 }
 
-/** Installs the error and not-found handlers: every failure leaves through here (D8). */
-export function installErrorHandling(app: FastifyInstance, knownPaths: ReadonlyMap<string, string[]>): void {
-  app.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) => {
-    const { status, message, headers } = describe(error);
-    if (status >= 500 && status !== 503) request.log.error({ err: error }, 'request failed');
-    else if (status === 503) request.log.warn({ err: error }, 'request refused: unavailable');
-    if (headers) reply.headers(headers);
-    return sendError(reply, status, message);
-  });
+/** The error body of the contract (section 7). */
+export const errorBody = (message: string): string => JSON.stringify({ status: 'error', message });
 
-  app.setNotFoundHandler((request: FastifyRequest, reply: FastifyReply) => {
-    const path = request.url.split('?', 1)[0] ?? '';
-    const methods = knownPaths.get(path);
-    if (methods) {
-      reply.header('allow', methods.join(', '));
-      return sendError(reply, 405, 'method not allowed');
-    }
-    return sendError(reply, 404, 'not found');
+export const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** Installs Fastify's error and not-found handlers over the same mapping (D8). */
+export function installErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) => {
+    const { status, message, headers, fault } = describeError(error);
+    if (fault) request.log.error({ err: error }, 'request failed');
+    if (headers) reply.headers(headers);
+    return reply.code(status).header('content-type', JSON_TYPE).send(errorBody(message));
   });
+  app.setNotFoundHandler((_request: FastifyRequest, reply: FastifyReply) =>
+    reply.code(404).header('content-type', JSON_TYPE).send(errorBody('not found')),
+  );
 }

@@ -10,7 +10,7 @@ export interface ServedCampaign {
   readonly weight: number;
   readonly startAt: number | null;
   readonly endAt: number | null;
-  readonly placements: ReadonlySet<string>;
+  readonly placements: readonly string[];
   /** The campaign object of the contract (2.1), serialised: exactly its fields, nulls omitted. */
   readonly json: string;
 }
@@ -38,7 +38,16 @@ export function campaignJson(campaign: Campaign): string {
   object['destinationUrl'] = campaign.destinationUrl;
   object['status'] = 'running';
   object['createdAt'] = new Date(campaign.createdAt).toISOString();
-  return JSON.stringify(object);
+  return flatten(JSON.stringify(object));
+}
+
+/**
+ * A flat copy of a string. V8 may return JSON.stringify's output as a rope of several pieces; kept
+ * for the life of the index, ropes cost about a third more memory and are re-flattened on every
+ * response that includes them (measured: docs/benchmarks.md).
+ */
+function flatten(text: string): string {
+  return Buffer.from(text, 'utf8').toString('utf8');
 }
 
 function bucket(
@@ -61,72 +70,104 @@ function freeze(byDevice: Map<DeviceKey, ServedCampaign[]> | undefined): ListsBy
   return lists;
 }
 
+interface Staging {
+  all: Map<DeviceKey, ServedCampaign[]>;
+  everyCountry: Map<DeviceKey, ServedCampaign[]>;
+  byCountry: Map<string, Map<DeviceKey, ServedCampaign[]>>;
+}
+
+/**
+ * Collects campaigns one by one (so the store can be read page by page and no full list of rows
+ * is ever held) and then freezes them into a {@link CampaignIndex}.
+ */
+export class CampaignIndexBuilder {
+  private readonly staging = new Map<string, Staging>();
+  private readonly byId = new Map<number, ServedCampaign>();
+  private nextBoundaryAt = Infinity;
+
+  /** One string per placement id, shared by every campaign, instead of one per row read. */
+  private readonly placementIds: ReadonlyMap<string, string>;
+
+  constructor(
+    private readonly placements: ReadonlySet<string>,
+    private readonly now = Date.now(),
+  ) {
+    this.placementIds = new Map([...placements].map((id) => [id, id]));
+  }
+
+  add(campaign: Campaign): void {
+    if (campaign.status !== 'running') return;
+    if (campaign.endAt !== null && campaign.endAt <= this.now) return;
+    for (const bound of [campaign.startAt, campaign.endAt]) {
+      if (bound !== null && bound > this.now && bound < this.nextBoundaryAt) this.nextBoundaryAt = bound;
+    }
+    const served: ServedCampaign = {
+      id: campaign.id,
+      priority: campaign.priority,
+      weight: campaign.weight,
+      startAt: campaign.startAt,
+      endAt: campaign.endAt,
+      placements: campaign.placements.flatMap((p) => this.placementIds.get(p) ?? []),
+      json: campaignJson(campaign),
+    };
+    this.byId.set(campaign.id, served);
+    for (const placement of served.placements) {
+      let lists = this.staging.get(placement);
+      if (!lists) {
+        lists = { all: new Map(), everyCountry: new Map(), byCountry: new Map() };
+        this.staging.set(placement, lists);
+      }
+      bucket(lists.all, campaign, served);
+      if (campaign.countries.length === 0) bucket(lists.everyCountry, campaign, served);
+      for (const country of campaign.countries) {
+        let byDevice = lists.byCountry.get(country);
+        if (!byDevice) lists.byCountry.set(country, (byDevice = new Map()));
+        bucket(byDevice, campaign, served);
+      }
+    }
+  }
+
+  build(): CampaignIndex {
+    const byPlacement = new Map<string, PlacementLists>();
+    for (const [placement, lists] of this.staging) {
+      byPlacement.set(placement, {
+        all: freeze(lists.all),
+        everyCountry: freeze(lists.everyCountry),
+        byCountry: new Map([...lists.byCountry].map(([country, byDevice]) => [country, freeze(byDevice)])),
+      });
+    }
+    this.staging.clear();
+    return new CampaignIndex(this.placements, this.byId, byPlacement, this.nextBoundaryAt);
+  }
+}
+
 /**
  * An immutable snapshot of what can be served: enabled placements and running campaigns, bucketed by
  * placement, country and device so that a fetch touches only campaigns that match its targeting.
  * A new snapshot replaces the old one whole when the store changes (see `ServingState`).
  */
 export class CampaignIndex {
+  /** An index from a list of campaigns (tests, small data); the server builds page by page. */
+  static from(
+    placements: ReadonlySet<string>,
+    campaigns: Iterable<Campaign>,
+    now = Date.now(),
+  ): CampaignIndex {
+    const builder = new CampaignIndexBuilder(placements, now);
+    for (const campaign of campaigns) builder.add(campaign);
+    return builder.build();
+  }
+
   readonly size: number;
-  /** Earliest future start or end time of an indexed campaign; a rebuild is due then. */
-  readonly nextBoundaryAt: number;
-  private readonly byId = new Map<number, ServedCampaign>();
-  private readonly byPlacement = new Map<string, PlacementLists>();
 
   constructor(
     readonly placements: ReadonlySet<string>,
-    campaigns: readonly Campaign[],
-    now = Date.now(),
+    private readonly byId: ReadonlyMap<number, ServedCampaign>,
+    private readonly byPlacement: ReadonlyMap<string, PlacementLists>,
+    /** Earliest future start or end time of an indexed campaign; a rebuild is due then. */
+    readonly nextBoundaryAt: number,
   ) {
-    type Staging = {
-      all: Map<DeviceKey, ServedCampaign[]>;
-      everyCountry: Map<DeviceKey, ServedCampaign[]>;
-      byCountry: Map<string, Map<DeviceKey, ServedCampaign[]>>;
-    };
-    const staging = new Map<string, Staging>();
-    let nextBoundaryAt = Infinity;
-
-    for (const campaign of campaigns) {
-      if (campaign.status !== 'running') continue;
-      if (campaign.endAt !== null && campaign.endAt <= now) continue;
-      for (const bound of [campaign.startAt, campaign.endAt]) {
-        if (bound !== null && bound > now && bound < nextBoundaryAt) nextBoundaryAt = bound;
-      }
-      const served: ServedCampaign = {
-        id: campaign.id,
-        priority: campaign.priority,
-        weight: campaign.weight,
-        startAt: campaign.startAt,
-        endAt: campaign.endAt,
-        placements: new Set(campaign.placements.filter((p) => placements.has(p))),
-        json: campaignJson(campaign),
-      };
-      this.byId.set(campaign.id, served);
-      for (const placement of served.placements) {
-        let lists = staging.get(placement);
-        if (!lists) {
-          lists = { all: new Map(), everyCountry: new Map(), byCountry: new Map() };
-          staging.set(placement, lists);
-        }
-        bucket(lists.all, campaign, served);
-        if (campaign.countries.length === 0) bucket(lists.everyCountry, campaign, served);
-        for (const country of campaign.countries) {
-          let byDevice = lists.byCountry.get(country);
-          if (!byDevice) lists.byCountry.set(country, (byDevice = new Map()));
-          bucket(byDevice, campaign, served);
-        }
-      }
-    }
-
-    for (const [placement, lists] of staging) {
-      this.byPlacement.set(placement, {
-        all: freeze(lists.all),
-        everyCountry: freeze(lists.everyCountry),
-        byCountry: new Map([...lists.byCountry].map(([country, byDevice]) => [country, freeze(byDevice)])),
-      });
-    }
-    this.size = this.byId.size;
-    this.nextBoundaryAt = nextBoundaryAt;
+    this.size = byId.size;
   }
 
   hasPlacement(id: string): boolean {

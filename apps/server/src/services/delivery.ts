@@ -38,7 +38,7 @@ export class DeliveryService {
     if (!index.hasPlacement(request.placement)) throw invalid(`unknown placement: ${request.placement}`);
     const campaign = index.campaign(request.campaignId, now);
     if (!campaign) throw notFound('campaign not found');
-    if (!campaign.placements.has(request.placement)) {
+    if (!campaign.placements.includes(request.placement)) {
       throw invalid(`campaign ${request.campaignId} is not served in placement ${request.placement}`);
     }
     await this.events.record({

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { LiveKey, Store } from '../store/store.js';
-import { CampaignIndex } from './campaign-index.js';
+import { CampaignIndex, CampaignIndexBuilder } from './campaign-index.js';
 
 /**
  * What every request reads without touching the store: the campaign index and the live API keys.
@@ -9,7 +9,7 @@ import { CampaignIndex } from './campaign-index.js';
  * two refresh intervals. A rebuild is also scheduled for the next campaign start or end time.
  */
 export class ServingState {
-  private currentIndex: CampaignIndex = new CampaignIndex(new Set(), []);
+  private currentIndex: CampaignIndex = CampaignIndex.from(new Set(), []);
   private keysByDigest = new Map<string, LiveKey>();
   private versions: Record<string, number> = {};
   private timer: NodeJS.Timeout | undefined;
@@ -85,12 +85,14 @@ export class ServingState {
 
   private async reloadCampaigns(): Promise<void> {
     const started = Date.now();
-    const [placements, campaigns] = await Promise.all([
-      this.store.listPlacements(),
-      this.store.loadRunningCampaigns(),
-    ]);
+    const placements = await this.store.listPlacements();
     const enabled = new Set(placements.filter((p) => p.enabled).map((p) => p.id));
-    this.currentIndex = new CampaignIndex(enabled, campaigns);
+    // Page by page, so peak memory is the new index plus one page, not every row at once.
+    const builder = new CampaignIndexBuilder(enabled);
+    for await (const page of this.store.runningCampaignPages()) {
+      for (const campaign of page) builder.add(campaign);
+    }
+    this.currentIndex = builder.build();
     this.log.info(
       { campaigns: this.currentIndex.size, placements: enabled.size, ms: Date.now() - started },
       'campaign index loaded',

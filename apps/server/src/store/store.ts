@@ -241,7 +241,27 @@ export class Store {
     return this.queryCampaigns(this.db, filter);
   }
 
-  /** Every campaign whose status is `running`, with its placements: the input of the serving index. */
+  /**
+   * Running campaigns with their placements, in pages ordered by id: the input of the serving index.
+   * Paging keeps memory flat however many campaigns there are.
+   */
+  async *runningCampaignPages(pageSize = 5000): AsyncGenerator<Campaign[]> {
+    let after = 0;
+    for (;;) {
+      const rows = await this.db
+        .selectFrom('campaigns')
+        .selectAll()
+        .where('status', '=', 'running')
+        .where('id', '>', after)
+        .orderBy('id')
+        .limit(pageSize)
+        .execute();
+      if (rows.length === 0) return;
+      yield await this.withPlacements(this.db, rows);
+      after = (rows[rows.length - 1] as { id: number }).id;
+    }
+  }
+
   async loadRunningCampaigns(): Promise<Campaign[]> {
     return this.queryCampaigns(this.db, { status: 'running' });
   }
@@ -264,19 +284,23 @@ export class Store {
         ),
       );
     }
-    const rows = await query.orderBy('campaigns.id').execute();
-    if (rows.length === 0) return [];
+    return this.withPlacements(db, await query.orderBy('campaigns.id').execute());
+  }
 
-    let links = db.selectFrom('campaign_placements').select(['campaign_id', 'placement_id']);
-    if (filter.id !== undefined) links = links.where('campaign_id', '=', filter.id);
-    else if (filter.status !== undefined) {
-      const status = filter.status;
-      links = links.where('campaign_id', 'in', (eb) =>
-        eb.selectFrom('campaigns').select('id').where('status', '=', status),
-      );
-    }
+  /** Joins placements to campaign rows sorted by id, with one range query over their ids. */
+  private async withPlacements(db: Db, rows: Selectable<CampaignTable>[]): Promise<Campaign[]> {
+    if (rows.length === 0) return [];
+    const first = (rows[0] as { id: number }).id;
+    const last = (rows[rows.length - 1] as { id: number }).id;
+    const links = await db
+      .selectFrom('campaign_placements')
+      .select(['campaign_id', 'placement_id'])
+      .where('campaign_id', '>=', first)
+      .where('campaign_id', '<=', last)
+      .orderBy('placement_id')
+      .execute();
     const placementsByCampaign = new Map<number, string[]>();
-    for (const link of await links.orderBy('placement_id').execute()) {
+    for (const link of links) {
       const list = placementsByCampaign.get(link.campaign_id);
       if (list) list.push(link.placement_id);
       else placementsByCampaign.set(link.campaign_id, [link.placement_id]);

@@ -1,4 +1,5 @@
-import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import http from 'node:http';
+import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { buildApp } from '../../src/http/app.js';
 import { DirectEventSink, type EventSink } from '../../src/ingest/event-sink.js';
@@ -9,6 +10,49 @@ import { ServingState } from '../../src/services/serving-state.js';
 import type { Store } from '../../src/store/store.js';
 import { createDatabase, type TestDatabase } from './engines.js';
 
+/** A response read in full, shaped like Fastify's inject response so tests read naturally. */
+export interface TestResponse {
+  statusCode: number;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+  json(): any; // eslint-disable-line @typescript-eslint/no-explicit-any -- tests inspect arbitrary bodies
+}
+
+export interface RequestOptions {
+  method: string;
+  url: string;
+  headers?: Record<string, string>;
+  payload?: string;
+}
+
+const agent = new http.Agent({ keepAlive: true });
+
+/** One HTTP request over loopback to a listening server. */
+export function request(base: string, options: RequestOptions): Promise<TestResponse> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      new URL(options.url, base),
+      { method: options.method, headers: options.headers, agent },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => {
+          const body = Buffer.concat(chunks).toString('utf8');
+          resolve({
+            statusCode: res.statusCode ?? 0,
+            headers: res.headers,
+            body,
+            json: () => JSON.parse(body),
+          });
+        });
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(options.payload);
+  });
+}
+
 export interface TestApp {
   app: FastifyInstance;
   store: Store;
@@ -16,17 +60,16 @@ export interface TestApp {
   database: TestDatabase;
   campaigns: CampaignService;
   partners: PartnerService;
+  /** Base URL of the listening server, e.g. http://127.0.0.1:41234 */
+  url: string;
+  request(options: RequestOptions): Promise<TestResponse>;
   /** A valid key of a partner created for the test. */
   apiKey: string;
   apiKeyId: number;
   /** Imports campaigns for one advertiser and reloads the index; returns their ids in order. */
   addCampaigns(campaigns: unknown[], advertiser?: string): Promise<number[]>;
-  fetch(query: string, key?: string): Promise<LightMyRequestResponse>;
-  track(
-    kind: 'impression' | 'click',
-    body: unknown,
-    headers?: Record<string, string>,
-  ): Promise<LightMyRequestResponse>;
+  fetch(query: string, key?: string): Promise<TestResponse>;
+  track(kind: 'impression' | 'click', body: unknown, headers?: Record<string, string>): Promise<TestResponse>;
   close(): Promise<void>;
 }
 
@@ -41,7 +84,10 @@ export function campaign(fields: Record<string, unknown> = {}): Record<string, u
   };
 }
 
-/** The delivery API in-process (`app.inject`) over a fresh database of the given engine. */
+/**
+ * The service in-process, listening on a free loopback port (the partner routes are served by the
+ * `node:http` handler in front of Fastify, so tests call it over real HTTP), on a fresh database.
+ */
 export async function createTestApp(
   options: {
     engine?: 'sqlite' | 'postgres';
@@ -57,6 +103,8 @@ export async function createTestApp(
   const events = options.events?.(store) ?? new DirectEventSink(store, () => undefined);
   const delivery = new DeliveryService(state, events, options.clock);
   const app = await buildApp({ logger, state, delivery, accessLog: false });
+  const url = await app.listen({ host: '127.0.0.1', port: 0 });
+  const call = (options: RequestOptions) => request(url, options);
   const partners = new PartnerService(store);
   const partner = await partners.createPartner('Test Partner');
   const { plaintext, key } = await partners.createKey(partner.id);
@@ -66,6 +114,8 @@ export async function createTestApp(
 
   return {
     app,
+    url,
+    request: call,
     store,
     state,
     database,
@@ -79,13 +129,13 @@ export async function createTestApp(
       return summary.campaignIds;
     },
     fetch: (query, key = plaintext) =>
-      app.inject({
+      call({
         method: 'GET',
         url: `/api/v1/campaigns/fetch?${query}`,
         headers: { authorization: `Bearer ${key}` },
       }),
     track: (kind, body, headers = {}) =>
-      app.inject({
+      call({
         method: 'POST',
         url: `/api/v1/campaigns/${kind}`,
         headers: { authorization: `Bearer ${plaintext}`, 'content-type': 'application/json', ...headers },

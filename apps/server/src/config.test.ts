@@ -1,0 +1,60 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig, SETTINGS } from './config.js';
+
+describe('configuration', () => {
+  it('has defaults for everything', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      host: '127.0.0.1',
+      port: 8080,
+      logLevel: 'info',
+      refreshIntervalMs: 500,
+      accessLog: false,
+    });
+    expect(config.databaseUrl).toBe(`sqlite:${path.resolve('data', 'placard.db')}`);
+    expect(Object.isFrozen(config)).toBe(true);
+  });
+
+  it('derives the SQLite file from the data directory and accepts PostgreSQL URLs', () => {
+    expect(loadConfig({ PLACARD_DATA_DIR: '/srv/placard' }).databaseUrl).toBe(
+      'sqlite:/srv/placard/placard.db',
+    );
+    expect(loadConfig({ PLACARD_DATABASE_URL: 'postgres://u@h:5432/d' }).databaseUrl).toBe(
+      'postgres://u@h:5432/d',
+    );
+  });
+
+  it.each([
+    ['PLACARD_PORT', '80a', 'PLACARD_PORT must be an integer between 0 and 65535 (got "80a")'],
+    ['PLACARD_PORT', '70000', 'PLACARD_PORT must be an integer between 0 and 65535 (got "70000")'],
+    [
+      'PLACARD_LOG_LEVEL',
+      'loud',
+      'PLACARD_LOG_LEVEL must be one of: fatal, error, warn, info, debug, trace, silent',
+    ],
+    [
+      'PLACARD_DATABASE_URL',
+      'mysql://x',
+      'PLACARD_DATABASE_URL must start with postgres://, postgresql:// or sqlite:',
+    ],
+    ['PLACARD_ACCESS_LOG', 'maybe', 'PLACARD_ACCESS_LOG must be true or false (got "maybe")'],
+    [
+      'PLACARD_REFRESH_INTERVAL_MS',
+      '10',
+      'PLACARD_REFRESH_INTERVAL_MS must be an integer between 50 and 60000',
+    ],
+  ])('refuses %s=%s with a message naming it', (name, value, message) => {
+    expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
+    expect(() => loadConfig({ [name]: value })).toThrow(message);
+  });
+
+  it('is documented in the README: every variable, with its default', () => {
+    const readme = fs.readFileSync(path.resolve(import.meta.dirname, '../../../README.md'), 'utf8');
+    const documented = [...readme.matchAll(/^\| `(PLACARD_[A-Z_]+)`\s*\| `([^`]*)`\s*\|/gm)].map(
+      ([, env, def]) => [env, def],
+    );
+    expect(documented).toEqual(SETTINGS.map((setting) => [setting.env, setting.defaultText]));
+  });
+});

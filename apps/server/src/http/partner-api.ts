@@ -1,0 +1,143 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { performance } from 'node:perf_hooks';
+import { parse as parseQuery } from 'fast-querystring';
+import type { Logger } from 'pino';
+import { parseFetchQuery, parseTrackingBody } from '../domain/requests.js';
+import type { Caller, DeliveryService } from '../services/delivery.js';
+import type { ServingState } from '../services/serving-state.js';
+import type { EventKind } from '../store/store.js';
+import { partnerAuthenticator } from './auth.js';
+import { readJsonBody } from './body.js';
+import { describeError, errorBody, HttpError, JSON_TYPE } from './errors.js';
+import { requestId } from './request-id.js';
+
+/** Paths and methods of the partner API (contract section 4), also used to answer 405 (D8). */
+export const PARTNER_ROUTES: ReadonlyMap<string, readonly string[]> = new Map([
+  ['/api/v1/campaigns/fetch', ['GET', 'HEAD']],
+  ['/api/v1/campaigns/impression', ['POST']],
+  ['/api/v1/campaigns/click', ['POST']],
+]);
+
+const TRACKING: Readonly<Record<string, EventKind>> = {
+  '/api/v1/campaigns/impression': 'impression',
+  '/api/v1/campaigns/click': 'click',
+};
+
+/** Tracking bodies are tiny; anything over 16 KiB is refused with 413 (D5). */
+export const TRACKING_BODY_LIMIT = 16 * 1024;
+
+const ACKNOWLEDGEMENTS: Readonly<Record<EventKind, string>> = {
+  impression: JSON.stringify({ status: 'success', message: 'Impression tracked successfully' }),
+  click: JSON.stringify({ status: 'success', message: 'Click tracked successfully' }),
+};
+
+export interface PartnerApiDeps {
+  state: ServingState;
+  delivery: DeliveryService;
+  logger: Logger;
+  accessLog: boolean;
+  /** True once shutdown has begun: new partner requests get 503. */
+  isClosing: () => boolean;
+}
+
+/** Handles a request if it is for the partner API; returns false to pass it on. */
+export type PartnerHandler = (request: IncomingMessage, response: ServerResponse) => boolean;
+
+/** Writes a complete JSON response; the one place partner responses are sent. */
+function send(
+  response: ServerResponse,
+  id: string,
+  status: number,
+  body: string,
+  headers?: Record<string, string>,
+): void {
+  const head: Record<string, string | number> = {
+    'content-type': JSON_TYPE,
+    'content-length': Buffer.byteLength(body),
+    'x-request-id': id,
+  };
+  if (headers) Object.assign(head, headers);
+  response.writeHead(status, head);
+  response.end(body);
+}
+
+/**
+ * The three partner operations served straight from `node:http`. They are the product's hot path:
+ * measured on one core, Fastify's per-request lifecycle alone costs about half the throughput of a
+ * plain handler (docs/benchmarks.md), so these routes skip it. Everything they share with the
+ * Fastify routes (auth, error mapping, request ids, body rules) lives in functions both call.
+ */
+export function partnerApi(deps: PartnerApiDeps): PartnerHandler {
+  const authenticate = partnerAuthenticator(deps.state);
+
+  /** Sends the error response a failure deserves; faults are logged, never shown. */
+  function fail(
+    request: IncomingMessage,
+    response: ServerResponse,
+    id: string,
+    path: string,
+    error: unknown,
+  ): void {
+    const { status, message, headers, fault } = describeError(error);
+    if (fault) deps.logger.error({ err: error, reqId: id, route: path }, 'request failed');
+    if (response.headersSent) response.destroy();
+    else respond(request, response, id, path, status, errorBody(message), headers);
+  }
+
+  function respond(
+    request: IncomingMessage,
+    response: ServerResponse,
+    id: string,
+    path: string,
+    status: number,
+    body: string,
+    headers?: Record<string, string>,
+  ): void {
+    send(response, id, status, body, headers);
+    if (deps.accessLog) {
+      const ms = Math.round((performance.now() - (startedAt.get(request) ?? 0)) * 100) / 100;
+      deps.logger.info({ reqId: id, method: request.method, route: path, status, ms }, 'request');
+    }
+  }
+
+  async function track(request: IncomingMessage, kind: EventKind, caller: Caller): Promise<void> {
+    const body = await readJsonBody(request, TRACKING_BODY_LIMIT);
+    await deps.delivery.track(kind, parseTrackingBody(body), caller);
+  }
+
+  /** Request start times, kept only when access logging is on. */
+  const startedAt = new WeakMap<IncomingMessage, number>();
+
+  return (request, response) => {
+    const url = request.url ?? '/';
+    const mark = url.indexOf('?');
+    const path = mark === -1 ? url : url.slice(0, mark);
+    const methods = PARTNER_ROUTES.get(path);
+    if (methods === undefined) return false;
+
+    const id = requestId(request.headers['x-request-id']);
+    if (deps.accessLog) startedAt.set(request, performance.now());
+    try {
+      if (!methods.includes(request.method ?? '')) {
+        throw new HttpError(405, 'method not allowed', { allow: methods.join(', ') });
+      }
+      if (deps.isClosing()) {
+        throw new HttpError(503, 'service unavailable', { 'retry-after': '1', connection: 'close' });
+      }
+      const caller = authenticate(request.headers.authorization);
+      const kind = TRACKING[path];
+      if (kind === undefined) {
+        const query = parseQuery(mark === -1 ? '' : url.slice(mark + 1)) as Record<string, string | string[]>;
+        respond(request, response, id, path, 200, deps.delivery.fetch(parseFetchQuery(query)));
+      } else {
+        track(request, kind, caller).then(
+          () => respond(request, response, id, path, 200, ACKNOWLEDGEMENTS[kind]),
+          (error: unknown) => fail(request, response, id, path, error),
+        );
+      }
+    } catch (error) {
+      fail(request, response, id, path, error);
+    }
+    return true;
+  };
+}

@@ -1,0 +1,16 @@
+-- wrk script: fetch with a random placement, location and device on every request.
+local placements = { "header_banner", "article_inline", "feed_sponsored", "sidebar_top", "sidebar_bottom",
+  "footer_banner", "article_top", "article_bottom", "homepage_hero", "category_listing", "search_results",
+  "related_content", "newsletter_inline", "mobile_sticky", "interstitial" }
+local locations = { "US", "GB", "DE", "FR", "CA", "IE", "AT", "CH", "JP", "BR", "IN", "AU", "ES", "IT", "NL",
+  "SE", "PL", "MX", "KR", "ZA" }
+local devices = { "mobile", "desktop", "tablet" }
+local headers = { ["Authorization"] = "Bearer " .. (os.getenv("PLACARD_BENCH_KEY") or "none") }
+
+math.randomseed(os.time())
+
+request = function()
+  local path = "/api/v1/campaigns/fetch?limit=10&placement=" .. placements[math.random(#placements)]
+    .. "&location=" .. locations[math.random(#locations)] .. "&device=" .. devices[math.random(#devices)]
+  return wrk.format("GET", path, headers)
+end

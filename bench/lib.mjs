@@ -1,0 +1,115 @@
+// Shared benchmark machinery. Method (see docs/benchmarks.md): the server under test is pinned to
+// core 0 and the load generator (wrk) to core 1; a node:http hello-world is measured in the same run
+// and every figure is reported as a ratio to it, the median of several runs.
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import readline from 'node:readline';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+export const CLI = path.join(ROOT, 'apps/server/dist/cli/main.js');
+export const SERVER_CORE = '0';
+export const LOAD_CORE = '1';
+
+/** wrk comes from Debian's packages; install it when missing (the benchmark does its own set-up). */
+export function ensureWrk() {
+  if (spawnSync('wrk', ['--version']).error === undefined) return;
+  console.log('bench: installing wrk (apt-get)…');
+  const sudo = process.getuid?.() === 0 ? [] : ['sudo'];
+  for (const args of [
+    ['apt-get', 'update', '-qq'],
+    ['apt-get', 'install', '-y', '-qq', 'wrk'],
+  ]) {
+    const [command, ...rest] = [...sudo, ...args];
+    const result = spawnSync(command, rest, { stdio: 'inherit' });
+    if (result.status !== 0) throw new Error(`"${args.join(' ')}" failed; install wrk and retry`);
+  }
+}
+
+export function checkCores() {
+  if (os.cpus().length < 2)
+    throw new Error('the benchmark method needs 2 cores: one for the server, one for wrk');
+}
+
+/**
+ * Starts a process pinned to the server core that prints a JSON line with `url` once listening.
+ * Resolves with { url, pid, stop, rssKb }.
+ */
+export async function startPinned(args, env = {}) {
+  const child = spawn('taskset', ['-c', SERVER_CORE, process.execPath, ...args], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  const url = await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${args.join(' ')} did not start`)), 120_000);
+    readline.createInterface({ input: child.stdout }).on('line', (line) => {
+      try {
+        const parsed = JSON.parse(line);
+        if (parsed.url) {
+          clearTimeout(timer);
+          resolve(parsed.url);
+        }
+      } catch {
+        // not JSON
+      }
+    });
+    exited.then((code) => reject(new Error(`${args.join(' ')} exited with ${code}`)));
+  });
+  return {
+    url,
+    pid: child.pid,
+    /** Resident set size of the server process in kB (taskset execs node, so the pid is node's). */
+    rssKb() {
+      const status = fs.readFileSync(`/proc/${child.pid}/status`, 'utf8');
+      return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN);
+    },
+    async stop() {
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+/**
+ * Runs wrk pinned to the load core with keep-alive connections and returns requests/s and latency.
+ * Fails when any response was not 2xx, so a benchmark never reports the speed of errors.
+ */
+export function wrk(url, { connections = 50, seconds = 10, script, scriptEnv = {} } = {}) {
+  const args = ['-c', LOAD_CORE, 'wrk', '-t1', `-c${connections}`, `-d${seconds}s`, '--latency'];
+  if (script) args.push('-s', script);
+  args.push(url);
+  const output = execFileSync('taskset', args, { encoding: 'utf8', env: { ...process.env, ...scriptEnv } });
+  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(output)?.[1]);
+  const non2xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(output)?.[1] ?? 0);
+  const errors = /Socket errors: (.*)/.exec(output)?.[1];
+  const latency = (label) => {
+    const match = new RegExp(`\\s${label}\\s+([\\d.]+)(us|ms|s)`).exec(output);
+    if (!match) return NaN;
+    const scale = { us: 0.001, ms: 1, s: 1000 }[match[2]];
+    return Number(match[1]) * scale;
+  };
+  if (non2xx > 0 || errors)
+    throw new Error(`wrk saw failures (${non2xx} non-2xx; ${errors ?? 'no socket errors'}):\n${output}`);
+  return { rps, p50: latency('50%'), p99: latency('99%') };
+}
+
+export const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+};
+
+export const tempDir = (prefix) => fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+
+export function writeResults(name, results) {
+  const dir = path.join(ROOT, '.bench');
+  fs.mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, `${name}.json`);
+  fs.writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
+  return file;
+}
+
+export const pct = (ratio) => `${(ratio * 100).toFixed(1)}%`;

@@ -1,0 +1,89 @@
+// Seeds a benchmark store: N running campaigns over the 15 placements with mixed targeting, and one
+// partner key. Deterministic (seeded generator), so every run measures the same data.
+import { CampaignService } from '../apps/server/dist/services/campaigns.js';
+import { PartnerService } from '../apps/server/dist/services/partners.js';
+import { DEFAULT_PLACEMENTS } from '../apps/server/dist/domain/placements.js';
+import { connect } from '../apps/server/dist/store/connect.js';
+import { Store } from '../apps/server/dist/store/store.js';
+
+/** Countries the load generator asks for; campaigns target these and others. */
+export const LOCATIONS = [
+  'US',
+  'GB',
+  'DE',
+  'FR',
+  'CA',
+  'IE',
+  'AT',
+  'CH',
+  'JP',
+  'BR',
+  'IN',
+  'AU',
+  'ES',
+  'IT',
+  'NL',
+  'SE',
+  'PL',
+  'MX',
+  'KR',
+  'ZA',
+];
+const OTHER = ['NO', 'DK', 'FI', 'PT', 'BE', 'NZ', 'SG', 'AR', 'CL', 'TR'];
+const DEVICES = ['mobile', 'desktop', 'tablet'];
+
+function mulberry32(seed) {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function pickSome(random, pool, min, max) {
+  const count = min + Math.floor(random() * (max - min + 1));
+  const chosen = new Set();
+  while (chosen.size < count) chosen.add(pool[Math.floor(random() * pool.length)]);
+  return [...chosen];
+}
+
+export function benchCampaigns(count, seed = 42) {
+  const random = mulberry32(seed);
+  const placements = DEFAULT_PLACEMENTS.map((p) => p.id);
+  return Array.from({ length: count }, (_, i) => ({
+    title: `Benchmark campaign ${i + 1}`,
+    description: `A campaign generated for the benchmark, number ${i + 1}.`,
+    category: ['technology', 'business', 'sports', 'travel', 'retail'][i % 5],
+    destinationUrl: `https://advertiser-${i % 97}.example/landing?c=${i + 1}`,
+    status: 'running',
+    priority: Math.floor(random() * 5),
+    weight: 1 + Math.floor(random() * 10),
+    placements: pickSome(random, placements, 1, 3),
+    // 40% everywhere; the rest one to four countries.
+    countries: random() < 0.4 ? [] : pickSome(random, [...LOCATIONS, ...OTHER], 1, 4),
+    // 50% every device; the rest one or two.
+    devices: random() < 0.5 ? [] : pickSome(random, DEVICES, 1, 2),
+  }));
+}
+
+/** Creates the store at `databaseUrl` with `count` campaigns; returns a partner API key. */
+export async function seedStore(databaseUrl, count) {
+  const store = new Store(connect(databaseUrl));
+  try {
+    await store.migrate();
+    const campaigns = new CampaignService(store);
+    const all = benchCampaigns(count);
+    for (let start = 0; start < all.length; start += 10_000) {
+      await campaigns.import({
+        advertisers: [{ name: `Bench advertiser ${start}`, campaigns: all.slice(start, start + 10_000) }],
+      });
+    }
+    const partners = new PartnerService(store);
+    const partner = await partners.createPartner('Benchmark partner');
+    return (await partners.createKey(partner.id, 'bench')).plaintext;
+  } finally {
+    await store.close();
+  }
+}
