@@ -12,6 +12,8 @@ export interface Config {
   readonly refreshIntervalMs: number;
   /** Log one JSON line per request (route, status, duration). */
   readonly accessLog: boolean;
+  /** An admin token to accept on the management API (registered at start); optional. */
+  readonly adminToken: string | undefined;
 }
 
 /** Thrown for a bad environment value; `main` prints the message and exits non-zero. */
@@ -115,6 +117,20 @@ export const SETTINGS: ReadonlyArray<Setting<keyof Config>> = [
     description: 'Log one JSON line per request (request id, route, status, duration).',
     defaultText: 'false',
     parse: (raw) => boolean('PLACARD_ACCESS_LOG', raw, false),
+  },
+  {
+    key: 'adminToken',
+    env: 'PLACARD_ADMIN_TOKEN',
+    description:
+      'Admin token for the management API (`pla_` + 40 letters and digits), e.g. from a secret store. Without it, a token is generated at first start and printed once.',
+    defaultText: '(generated)',
+    parse: (raw) => {
+      if (raw === undefined || raw === '') return undefined;
+      if (!/^pla_[0-9A-Za-z]{40}$/.test(raw)) {
+        throw new ConfigError('PLACARD_ADMIN_TOKEN must be "pla_" followed by 40 letters and digits');
+      }
+      return raw;
+    },
   },
 ];
 

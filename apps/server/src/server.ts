@@ -3,7 +3,10 @@ import pino, { type Logger } from 'pino';
 import type { Config } from './config.js';
 import { buildApp } from './http/app.js';
 import { DirectEventSink } from './ingest/event-sink.js';
+import { AdminTokens } from './services/admin-tokens.js';
 import { DeliveryService } from './services/delivery.js';
+import { KeyUsage } from './services/key-usage.js';
+import { LifecycleJob } from './services/lifecycle-job.js';
 import { ServingState } from './services/serving-state.js';
 import { connect } from './store/connect.js';
 import { Store } from './store/store.js';
@@ -15,6 +18,8 @@ export interface RunningServer {
   logger: Logger;
   /** The address actually bound, e.g. `http://127.0.0.1:8080`. */
   url: string;
+  /** An admin token generated at this start (first start without one configured), shown once. */
+  generatedAdminToken: string | undefined;
   /** Stops accepting requests, answers those in flight, flushes events and closes the store. */
   close(): Promise<void>;
 }
@@ -33,14 +38,29 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     const { applied } = await store.migrate();
     if (applied.length > 0) logger.info({ applied }, 'migrations applied');
     await options.beforeLoad?.(store);
+    const tokens = new AdminTokens(store);
+    const generatedAdminToken = await tokens.ensure(config.adminToken);
     const state = new ServingState(store, logger, config.refreshIntervalMs);
     await state.load();
     state.start();
+    const lifecycle = new LifecycleJob(store, logger, config.refreshIntervalMs);
+    lifecycle.start();
+    const keyUsage = new KeyUsage(store, logger);
+    keyUsage.start();
+    const refreshNow = () =>
+      void state.refresh().catch((error: unknown) => logger.error({ err: error }, 'refresh failed'));
     const events = new DirectEventSink(store, (error) =>
       logger.error({ err: error }, 'storing an event failed'),
     );
     const delivery = new DeliveryService(state, events);
-    const app = await buildApp({ logger, state, delivery, accessLog: config.accessLog });
+    const app = await buildApp({
+      logger,
+      state,
+      delivery,
+      accessLog: config.accessLog,
+      admin: { store, tokens, clock: Date.now, afterChange: refreshNow },
+      onKeyUse: keyUsage.touch,
+    });
     const address = await app.listen({ host: config.host, port: config.port });
     logger.info({ address, store: store.engine, location: store.location }, 'placard listening');
 
@@ -49,10 +69,12 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       (closing ??= (async () => {
         await app.close();
         await events.close();
+        lifecycle.stop();
         state.stop();
+        await keyUsage.stop();
         await store.close();
       })());
-    return { app, store, state, logger, url: address, close };
+    return { app, store, state, logger, url: address, generatedAdminToken, close };
   } catch (error) {
     await store.close().catch(() => undefined);
     throw error;

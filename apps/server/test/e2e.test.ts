@@ -131,23 +131,26 @@ describe('end to end: built server, CLI and real HTTP', () => {
   });
 
   it('serves a change made through the CLI within 2 seconds', async () => {
-    const updated = cliJson<{ title: string }>(
-      ['campaigns', 'update', String(campaignIds[0]), '--title', 'Changed by CLI'],
+    const gbTitles = async () =>
+      (
+        (await (await call('/api/v1/campaigns/fetch?placement=sidebar_top&location=GB')).json()) as {
+          data: Array<{ title: string }>;
+        }
+      ).data.map((c) => c.title);
+    expect(await gbTitles()).toEqual(['Everywhere']);
+    const updated = cliJson<{ countries: string[]; status: string }>(
+      ['campaigns', 'update', String(campaignIds[1]), '--countries', 'US,GB'],
       env,
     );
-    expect(updated.title).toBe('Changed by CLI');
+    // Targeting is not creative: the campaign stays running (D11).
+    expect(updated).toMatchObject({ countries: ['GB', 'US'], status: 'running' });
     const changedAt = Date.now();
-    let titles: string[] = [];
-    while (!titles.includes('Changed by CLI')) {
+    while (!(await gbTitles()).includes('US mobile')) {
       expect(Date.now() - changedAt).toBeLessThan(2000);
-      const body = (await (await call('/api/v1/campaigns/fetch?placement=sidebar_top')).json()) as {
-        data: Array<{ title: string }>;
-      };
-      titles = body.data.map((c) => c.title);
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
 
-    cliJson(['campaigns', 'update', String(campaignIds[0]), '--status', 'paused'], env);
+    cliJson(['campaigns', 'pause', String(campaignIds[0])], env);
     const pausedAt = Date.now();
     for (;;) {
       const body = (await (await call('/api/v1/campaigns/fetch?placement=sidebar_top')).json()) as {

@@ -84,6 +84,10 @@ describe.each(ENGINES)('store contract on %s', (engine) => {
       devices: ['mobile'],
       startAt: start,
       endAt: Date.parse('2030-02-01T00:00:00.000Z'),
+      timeZone: 'UTC',
+      caps: { impressionsTotal: null, clicksTotal: null, impressionsDaily: null, clicksDaily: null },
+      cappedUntil: null,
+      rejectionReason: null,
       createdAt: 1_700_000_000_123,
       updatedAt: 1_700_000_000_123,
     });
@@ -196,7 +200,16 @@ describe.each(ENGINES)('store contract on %s', (engine) => {
     expect(revoked).toMatchObject({ status: 'revoked', revokedAt: 99 });
     expect(await store.revokeApiKey(999999)).toBeUndefined();
     const live = (await store.loadLiveKeys()).filter((k) => k.partnerId === partner.id);
-    expect(live).toEqual([{ id: b.id, partnerId: partner.id, digest: 'd-b', status: 'active' }]);
+    expect(live).toEqual([
+      {
+        id: b.id,
+        partnerId: partner.id,
+        digest: 'd-b',
+        status: 'active',
+        expiresAt: null,
+        blockedCategories: [],
+      },
+    ]);
     expect((await store.listApiKeys(partner.id)).map((k) => k.status)).toEqual(['revoked', 'active']);
   });
 

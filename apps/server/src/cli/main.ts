@@ -4,6 +4,7 @@ import { registerCampaigns } from './commands/campaigns.js';
 import { registerDemo } from './commands/demo.js';
 import { registerMigrate } from './commands/migrate.js';
 import { registerPartners } from './commands/partners.js';
+import { registerRegistry } from './commands/registry.js';
 import { registerServe } from './commands/serve.js';
 
 /** The `placard` command. Configuration comes from PLACARD_* environment variables (see README). */
@@ -19,6 +20,7 @@ registerServe(program);
 registerMigrate(program);
 registerPartners(program);
 registerCampaigns(program);
+registerRegistry(program);
 registerDemo(program);
 
 await program.parseAsync(process.argv);

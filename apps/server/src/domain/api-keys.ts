@@ -24,15 +24,19 @@ function checksum(body: string): string {
   return base62(hash('sha256', body, 'buffer'), CHECKSUM_LENGTH);
 }
 
+/** Uniformly random base62 text; rejection sampling keeps every character equally likely (256 = 4·62 + 8). */
+function randomBase62(length: number): string {
+  let text = '';
+  while (text.length < length) {
+    for (const byte of randomBytes(length + 16))
+      if (byte < 248 && text.length < length) text += ALPHABET[byte % 62];
+  }
+  return text;
+}
+
 /** A fresh key; its plaintext is shown once and never stored. */
 export function generateApiKey(): { plaintext: string; digest: string; displayPrefix: string } {
-  // Rejection sampling keeps every base62 character equally likely (256 is not a multiple of 62).
-  let body = '';
-  while (body.length < BODY_LENGTH) {
-    for (const byte of randomBytes(48)) {
-      if (byte < 248 && body.length < BODY_LENGTH) body += ALPHABET[byte % 62];
-    }
-  }
+  const body = randomBase62(BODY_LENGTH);
   const plaintext = PREFIX + body + checksum(body);
   return { plaintext, digest: digestApiKey(plaintext), displayPrefix: displayPrefix(plaintext) };
 }
@@ -43,6 +47,17 @@ export function isWellFormedApiKey(candidate: string): boolean {
   const body = candidate.slice(PREFIX.length, PREFIX.length + BODY_LENGTH);
   return candidate.slice(PREFIX.length + BODY_LENGTH) === checksum(body);
 }
+
+/**
+ * Admin tokens for the management API: `pla_` + 40 random base62 characters. Stored as SHA-256
+ * digests like API keys; the distinct prefix keeps a partner key from ever passing as one.
+ */
+export function generateAdminToken(): { plaintext: string; digest: string; displayPrefix: string } {
+  const plaintext = `pla_${randomBase62(40)}`;
+  return { plaintext, digest: digestApiKey(plaintext), displayPrefix: displayPrefix(plaintext) };
+}
+
+export const isWellFormedAdminToken = (candidate: string): boolean => /^pla_[0-9A-Za-z]{40}$/.test(candidate);
 
 /** The stored form of a key: hex SHA-256 of the whole plaintext. */
 export function digestApiKey(plaintext: string): string {

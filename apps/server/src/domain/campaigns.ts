@@ -1,4 +1,5 @@
 import { isPlacementId } from './placements.js';
+import { isTimeZone } from './time-zones.js';
 import { COUNTRY_CODES, DEVICES, type Device } from './targeting.js';
 
 /** Lifecycle states of decisions D11. Only `running` campaigns are served or tracked. */
@@ -32,12 +33,36 @@ export interface Campaign {
   devices: Device[];
   startAt: number | null;
   endAt: number | null;
+  /** IANA time zone in which daily caps count (D12). */
+  timeZone: string;
+  caps: Caps;
+  /** Set while a daily cap holds: not served before this instant. */
+  cappedUntil: number | null;
+  rejectionReason: string | null;
   createdAt: number;
   updatedAt: number;
 }
 
-/** The fields an operator supplies; everything else is assigned by the store. */
-export type CampaignInput = Omit<Campaign, 'id' | 'advertiserId' | 'createdAt' | 'updatedAt'>;
+/** Limits on counted events; null means no limit. */
+export interface Caps {
+  impressionsTotal: number | null;
+  clicksTotal: number | null;
+  impressionsDaily: number | null;
+  clicksDaily: number | null;
+}
+
+export const NO_CAPS: Caps = {
+  impressionsTotal: null,
+  clicksTotal: null,
+  impressionsDaily: null,
+  clicksDaily: null,
+};
+
+/** The fields an operator supplies; everything else is assigned by the store or the lifecycle. */
+export type CampaignInput = Omit<
+  Campaign,
+  'id' | 'advertiserId' | 'createdAt' | 'updatedAt' | 'cappedUntil' | 'rejectionReason'
+>;
 
 export const MIN_PRIORITY = -1000;
 export const MAX_PRIORITY = 1000;
@@ -166,6 +191,11 @@ export function validateCampaignInput(
   if (startAt !== null && endAt !== null && endAt <= startAt) {
     problems.push({ path: at('endAt'), message: 'must be after startAt' });
   }
+  const timeZone = fields['timeZone'] ?? 'UTC';
+  if (typeof timeZone !== 'string' || !isTimeZone(timeZone)) {
+    problems.push({ path: at('timeZone'), message: 'must be an IANA time zone such as "Europe/Paris"' });
+  }
+  const caps = validateCaps(fields['caps'], at('caps'), problems);
 
   if (problems.length > 0) return { problems };
   return {
@@ -183,8 +213,36 @@ export function validateCampaignInput(
       devices: [...new Set(devices)].sort() as Device[],
       startAt,
       endAt,
+      timeZone: timeZone as string,
+      caps,
     },
   };
+}
+
+const MAX_CAP = 1_000_000_000_000;
+
+function validateCaps(raw: unknown, path: string, problems: FieldProblem[]): Caps {
+  if (raw === undefined || raw === null) return NO_CAPS;
+  if (typeof raw !== 'object' || Array.isArray(raw)) {
+    problems.push({
+      path,
+      message: 'must be an object with impressionsTotal, clicksTotal, impressionsDaily, clicksDaily',
+    });
+    return NO_CAPS;
+  }
+  const fields = raw as Record<string, unknown>;
+  const caps = { ...NO_CAPS };
+  for (const name of Object.keys(fields)) {
+    if (!(name in NO_CAPS)) problems.push({ path: `${path}.${name}`, message: 'is not a cap' });
+  }
+  for (const name of Object.keys(NO_CAPS) as Array<keyof Caps>) {
+    const value = fields[name];
+    if (value === undefined || value === null) continue;
+    if (typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= MAX_CAP)
+      caps[name] = value;
+    else problems.push({ path: `${path}.${name}`, message: 'must be a positive integer or null' });
+  }
+  return caps;
 }
 
 /** True when the campaign's flight window contains `now` (a missing bound is open). */

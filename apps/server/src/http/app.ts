@@ -3,6 +3,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } 
 import type { Logger } from 'pino';
 import type { DeliveryService } from '../services/delivery.js';
 import type { ServingState } from '../services/serving-state.js';
+import { adminApi, type AdminDeps } from './admin/plugin.js';
 import { installErrorHandling } from './errors.js';
 import { partnerApi } from './partner-api.js';
 import { requestId } from './request-id.js';
@@ -12,6 +13,8 @@ export interface AppDeps {
   state: ServingState;
   delivery: DeliveryService;
   accessLog: boolean;
+  admin: AdminDeps;
+  onKeyUse?: (apiKeyId: number, at: number) => void;
 }
 
 /**
@@ -57,5 +60,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     });
   }
   installErrorHandling(app);
+  await app.register(adminApi, { ...deps.admin, prefix: '/admin/v1' });
   return app;
 }

@@ -13,7 +13,12 @@ const MAX_REMEMBERED = 10_000;
  * key registry. A malformed key is refused before any look-up; no branch touches the store.
  * Revocation and suspension are read from the registry on every call, never from the memo.
  */
-export function partnerAuthenticator(state: ServingState): (header: string | undefined) => Caller {
+export function partnerAuthenticator(
+  state: ServingState,
+  /** Told of every successful use, for "last used" in key listings. */
+  onUse: (apiKeyId: number, at: number) => void = () => undefined,
+  clock: () => number = Date.now,
+): (header: string | undefined) => Caller {
   const remembered = new Map<string, string>();
   return (header) => {
     const token = bearerToken(header);
@@ -24,10 +29,13 @@ export function partnerAuthenticator(state: ServingState): (header: string | und
       digest = digestApiKey(token);
     }
     const key = state.key(digest);
-    if (!key) throw unauthorized();
+    const now = clock();
+    // A rotated key keeps working until its expiry, then is as unknown as a revoked one.
+    if (!key || (key.expiresAt !== null && key.expiresAt <= now)) throw unauthorized();
     if (key.status === 'suspended') throw new DomainError('forbidden', 'api key suspended');
     if (remembered.size >= MAX_REMEMBERED) remembered.clear();
     remembered.set(token, digest);
-    return { partnerId: key.partnerId, apiKeyId: key.id };
+    onUse(key.id, now);
+    return { partnerId: key.partnerId, apiKeyId: key.id, blockedCategories: key.blockedCategories };
   };
 }

@@ -38,6 +38,8 @@ export interface PartnerApiDeps {
   accessLog: boolean;
   /** True once shutdown has begun: new partner requests get 503. */
   isClosing: () => boolean;
+  /** Told of every authenticated use of a key. */
+  onKeyUse?: (apiKeyId: number, at: number) => void;
 }
 
 /** Handles a request if it is for the partner API; returns false to pass it on. */
@@ -68,7 +70,7 @@ function send(
  * Fastify routes (auth, error mapping, request ids, body rules) lives in functions both call.
  */
 export function partnerApi(deps: PartnerApiDeps): PartnerHandler {
-  const authenticate = partnerAuthenticator(deps.state);
+  const authenticate = partnerAuthenticator(deps.state, deps.onKeyUse);
 
   /** Sends the error response a failure deserves; faults are logged, never shown. */
   function fail(
@@ -128,7 +130,7 @@ export function partnerApi(deps: PartnerApiDeps): PartnerHandler {
       const kind = TRACKING[path];
       if (kind === undefined) {
         const query = parseQuery(mark === -1 ? '' : url.slice(mark + 1)) as Record<string, string | string[]>;
-        respond(request, response, id, path, 200, deps.delivery.fetch(parseFetchQuery(query)));
+        respond(request, response, id, path, 200, deps.delivery.fetch(parseFetchQuery(query), caller));
       } else {
         track(request, kind, caller).then(
           () => respond(request, response, id, path, 200, ACKNOWLEDGEMENTS[kind]),

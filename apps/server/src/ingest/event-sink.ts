@@ -1,5 +1,5 @@
 import { DomainError } from '../domain/errors.js';
-import type { Store, TrackedEvent } from '../store/store.js';
+import type { CapEffects, Store, TrackedEvent } from '../store/store.js';
 
 /** Where tracked events go. `record` resolves only once the event is durably stored (D5, D9). */
 export interface EventSink {
@@ -13,12 +13,14 @@ export interface EventSink {
  * a group-commit batcher can replace it behind the same interface.
  */
 export class DirectEventSink implements EventSink {
-  private inFlight = new Set<Promise<void>>();
+  private inFlight = new Set<Promise<CapEffects>>();
   private closed = false;
 
   constructor(
     private readonly store: Store,
     private readonly onError: (error: unknown) => void,
+    /** Told when a write made a campaign reach a cap, so serving can stop it at once. */
+    private readonly onCapReached: (effects: CapEffects) => void = () => undefined,
   ) {}
 
   async record(event: TrackedEvent): Promise<void> {
@@ -26,7 +28,8 @@ export class DirectEventSink implements EventSink {
     const write = this.store.insertEvents([event]);
     this.inFlight.add(write);
     try {
-      await write;
+      const effects = await write;
+      if (effects.completed.length > 0 || effects.cappedForTheDay.length > 0) this.onCapReached(effects);
     } catch (error) {
       // Never a 200 for an event that was not stored (D8): the client retries the 503.
       this.onError(error);

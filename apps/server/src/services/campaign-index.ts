@@ -10,6 +10,7 @@ export interface ServedCampaign {
   readonly weight: number;
   readonly startAt: number | null;
   readonly endAt: number | null;
+  readonly category: string | null;
   readonly placements: readonly string[];
   /** The campaign object of the contract (2.1), serialised: exactly its fields, nulls omitted. */
   readonly json: string;
@@ -98,6 +99,11 @@ export class CampaignIndexBuilder {
   add(campaign: Campaign): void {
     if (campaign.status !== 'running') return;
     if (campaign.endAt !== null && campaign.endAt <= this.now) return;
+    // Held by a daily cap: left out, and the index is rebuilt when the hold ends.
+    if (campaign.cappedUntil !== null && campaign.cappedUntil > this.now) {
+      if (campaign.cappedUntil < this.nextBoundaryAt) this.nextBoundaryAt = campaign.cappedUntil;
+      return;
+    }
     for (const bound of [campaign.startAt, campaign.endAt]) {
       if (bound !== null && bound > this.now && bound < this.nextBoundaryAt) this.nextBoundaryAt = bound;
     }
@@ -107,6 +113,7 @@ export class CampaignIndexBuilder {
       weight: campaign.weight,
       startAt: campaign.startAt,
       endAt: campaign.endAt,
+      category: campaign.category,
       placements: campaign.placements.flatMap((p) => this.placementIds.get(p) ?? []),
       json: campaignJson(campaign),
     };
@@ -180,8 +187,16 @@ export class CampaignIndex {
     return campaign && isInFlight(campaign, now) ? campaign : undefined;
   }
 
-  /** The campaigns a fetch returns, in delivery order (D3, D4). The placement must be known. */
-  select(query: FetchQuery, now = Date.now(), random: Random = Math.random): ServedCampaign[] {
+  /**
+   * The campaigns a fetch returns, in delivery order (D3, D4), leaving out `blocked` categories
+   * (the partner's). The placement must be known.
+   */
+  select(
+    query: FetchQuery,
+    now = Date.now(),
+    blocked: readonly string[] = [],
+    random: Random = Math.random,
+  ): ServedCampaign[] {
     const lists = this.byPlacement.get(query.placement);
     if (!lists) return [];
     const device: DeviceKey = query.device ?? 'any';
@@ -193,6 +208,11 @@ export class CampaignIndex {
       const forCountry = lists.byCountry.get(query.location);
       if (forCountry) sources.push(forCountry[device]);
     }
-    return drawOrdered(sources, query.limit, (campaign) => isInFlight(campaign, now), random);
+    const eligible =
+      blocked.length === 0
+        ? (campaign: ServedCampaign) => isInFlight(campaign, now)
+        : (campaign: ServedCampaign) =>
+            isInFlight(campaign, now) && (campaign.category === null || !blocked.includes(campaign.category));
+    return drawOrdered(sources, query.limit, eligible, random);
   }
 }

@@ -4,8 +4,15 @@ import {
   type CampaignInput,
   type FieldProblem,
 } from '../domain/campaigns.js';
-import { DomainError, notFound } from '../domain/errors.js';
-import type { AdvertiserImport, CampaignFilter, ImportSummary, Store } from '../store/store.js';
+import { DomainError, invalid, notFound } from '../domain/errors.js';
+import {
+  CAMPAIGN_ACTIONS,
+  statusAfterAction,
+  statusAfterEdit,
+  type CampaignAction,
+} from '../domain/lifecycle.js';
+import type { AdvertiserImport, CampaignFilter, ImportSummary, PageRequest, Store } from '../store/store.js';
+import { audit, CLI_ACTOR, type Actor } from './audit.js';
 
 /** The JSON form of a campaign in an import file or an update (times as ISO 8601 strings). */
 export function campaignToJson(campaign: Campaign): Record<string, unknown> {
@@ -24,6 +31,10 @@ export function campaignToJson(campaign: Campaign): Record<string, unknown> {
     devices: campaign.devices,
     startAt: campaign.startAt === null ? null : new Date(campaign.startAt).toISOString(),
     endAt: campaign.endAt === null ? null : new Date(campaign.endAt).toISOString(),
+    timeZone: campaign.timeZone,
+    caps: campaign.caps,
+    cappedUntil: campaign.cappedUntil === null ? null : new Date(campaign.cappedUntil).toISOString(),
+    rejectionReason: campaign.rejectionReason,
     createdAt: new Date(campaign.createdAt).toISOString(),
     updatedAt: new Date(campaign.updatedAt).toISOString(),
   };
@@ -34,17 +45,39 @@ function failed(problems: FieldProblem[], what: string): DomainError {
   return new DomainError('unprocessable', `${what}: ${problems.length} ${plural}`, problems);
 }
 
-/** Advertisers' campaigns: bulk import, listing and editing. */
-export class CampaignService {
-  constructor(private readonly store: Store) {}
+/** Fields an edit may change; status moves only through actions (D11). */
+const EDITABLE = [
+  'title',
+  'description',
+  'category',
+  'destinationUrl',
+  'priority',
+  'weight',
+  'placements',
+  'countries',
+  'devices',
+  'startAt',
+  'endAt',
+  'timeZone',
+  'caps',
+] as const;
 
-  private async knownPlacements(): Promise<Set<string>> {
-    return new Set((await this.store.listPlacements()).map((p) => p.id));
+/** Advertisers' campaigns: bulk import, creation, editing under review rules, lifecycle actions. */
+export class CampaignService {
+  constructor(
+    private readonly store: Store,
+    private readonly actor: Actor = CLI_ACTOR,
+    private readonly clock: () => number = Date.now,
+  ) {}
+
+  private async knownPlacements(store: Store = this.store): Promise<Set<string>> {
+    return new Set((await store.listPlacements()).map((p) => p.id));
   }
 
   /**
    * Validates a whole import document (`{"advertisers":[{"name":…,"campaigns":[…]}]}`) and stores it
-   * all-or-nothing. Every problem is reported at once, with its path in the document.
+   * all-or-nothing. Every problem is reported at once, with its path in the document. Imported
+   * campaigns keep the status the file gives them: import is the operator's bulk tool.
    */
   async import(document: unknown): Promise<ImportSummary> {
     const problems: FieldProblem[] = [];
@@ -67,19 +100,60 @@ export class CampaignService {
       }
       const campaigns: CampaignInput[] = [];
       entry.campaigns.forEach((rawCampaign: unknown, j) => {
-        const campaignPath = `${path}.campaigns[${j}]`;
-        const result = validateCampaignInput(rawCampaign, campaignPath, known);
+        const result = validateCampaignInput(rawCampaign, `${path}.campaigns[${j}]`, known);
         problems.push(...result.problems);
         if (result.value) campaigns.push(result.value);
       });
       if (typeof name === 'string') advertisers.push({ name: name.trim(), campaigns });
     });
     if (problems.length > 0) throw failed(problems, 'invalid import file');
-    return this.store.importCampaigns(advertisers);
+    const now = this.clock();
+    return this.store.transaction(async (tx) => {
+      const summary = await tx.importCampaigns(advertisers, now);
+      for (const id of summary.campaignIds) {
+        const after = campaignToJson((await tx.getCampaign(id))!);
+        await audit(
+          tx,
+          this.actor,
+          { objectType: 'campaign', objectId: id, action: 'import', before: null, after },
+          now,
+        );
+      }
+      return summary;
+    });
   }
 
-  list(filter: CampaignFilter = {}): Promise<Campaign[]> {
-    return this.store.listCampaigns(filter);
+  /** Creates a campaign for an advertiser; it starts as a draft whatever the input says. */
+  async create(advertiserId: number, input: Record<string, unknown>): Promise<Campaign> {
+    const now = this.clock();
+    return this.store.transaction(async (tx) => {
+      if (!(await tx.findAdvertiser(advertiserId))) throw notFound(`advertiser ${advertiserId} not found`);
+      const result = validateCampaignInput(
+        { ...input, status: 'draft' },
+        'campaign',
+        await this.knownPlacements(tx),
+      );
+      if (!result.value) throw failed(result.problems, 'invalid campaign');
+      const id = await tx.createCampaign(advertiserId, result.value, now);
+      const campaign = (await tx.getCampaign(id))!;
+      await audit(
+        tx,
+        this.actor,
+        {
+          objectType: 'campaign',
+          objectId: id,
+          action: 'create',
+          before: null,
+          after: campaignToJson(campaign),
+        },
+        now,
+      );
+      return campaign;
+    });
+  }
+
+  list(filter: CampaignFilter = {}, request?: PageRequest): Promise<Campaign[]> {
+    return this.store.listCampaigns(filter, request);
   }
 
   async get(id: number): Promise<Campaign> {
@@ -88,17 +162,84 @@ export class CampaignService {
     return campaign;
   }
 
-  /** Applies changed fields (in the import format) after validating the campaign as a whole. */
+  /**
+   * Applies changed fields (in the import format) after validating the campaign as a whole. The
+   * status follows D11: a rejected campaign returns to draft, an approved one whose creative
+   * changed returns to review.
+   */
   async update(id: number, changes: Record<string, unknown>): Promise<Campaign> {
-    const current = campaignToJson(await this.get(id));
-    const result = validateCampaignInput(
-      { ...current, ...changes },
-      'campaign',
-      await this.knownPlacements(),
+    if (changes === null || typeof changes !== 'object' || Array.isArray(changes)) {
+      throw invalid('the change must be a JSON object of campaign fields');
+    }
+    const unknownFields = Object.keys(changes).filter(
+      (field) => !(EDITABLE as readonly string[]).includes(field),
     );
-    if (!result.value) throw failed(result.problems, `invalid change to campaign ${id}`);
-    const updated = await this.store.updateCampaign(id, result.value);
-    if (!updated) throw notFound(`campaign ${id} not found`);
-    return updated;
+    if (unknownFields.includes('status')) {
+      throw invalid('status changes through actions: submit, approve, reject, pause, resume, archive');
+    }
+    if (unknownFields.length > 0) throw invalid(`not editable: ${unknownFields.join(', ')}`);
+    const now = this.clock();
+    return this.store.transaction(async (tx) => {
+      const current = await tx.getCampaign(id);
+      if (!current) throw notFound(`campaign ${id} not found`);
+      const before = campaignToJson(current);
+      const result = validateCampaignInput(
+        { ...before, ...changes },
+        'campaign',
+        await this.knownPlacements(tx),
+      );
+      if (!result.value) throw failed(result.problems, `invalid change to campaign ${id}`);
+      const candidate = campaignToJson({ ...current, ...result.value });
+      const changed = EDITABLE.filter(
+        (field) => JSON.stringify(candidate[field]) !== JSON.stringify(before[field]),
+      );
+      const status = statusAfterEdit(current.status, changed);
+      const updated = (await tx.updateCampaign(id, { ...result.value, status }, now))!;
+      await audit(
+        tx,
+        this.actor,
+        { objectType: 'campaign', objectId: id, action: 'update', before, after: campaignToJson(updated) },
+        now,
+      );
+      return updated;
+    });
+  }
+
+  /** Runs a lifecycle action (D11); 409 naming the current state when it is not allowed. */
+  async act(id: number, action: string, reason?: unknown): Promise<Campaign> {
+    if (!(CAMPAIGN_ACTIONS as readonly string[]).includes(action)) {
+      throw invalid(`unknown action "${action}"; actions: ${CAMPAIGN_ACTIONS.join(', ')}`);
+    }
+    const why = typeof reason === 'string' && reason.trim() !== '' ? reason.trim() : null;
+    if (action === 'reject' && why === null) throw invalid('a reason is required to reject a campaign');
+    const now = this.clock();
+    return this.store.transaction(async (tx) => {
+      const current = await tx.getCampaign(id);
+      if (!current) throw notFound(`campaign ${id} not found`);
+      const status = statusAfterAction(current, action as CampaignAction, now);
+      const updated = (await tx.updateCampaign(
+        id,
+        {
+          status,
+          rejectionReason:
+            action === 'reject' ? why : status === 'pending_review' ? null : current.rejectionReason,
+        },
+        now,
+      ))!;
+      await audit(
+        tx,
+        this.actor,
+        {
+          objectType: 'campaign',
+          objectId: id,
+          action,
+          reason: why,
+          before: campaignToJson(current),
+          after: campaignToJson(updated),
+        },
+        now,
+      );
+      return updated;
+    });
   }
 }

@@ -8,6 +8,8 @@ import type { ServingState } from './serving-state.js';
 export interface Caller {
   partnerId: number;
   apiKeyId: number;
+  /** Categories this partner never receives. */
+  blockedCategories: readonly string[];
 }
 
 /**
@@ -22,10 +24,10 @@ export class DeliveryService {
   ) {}
 
   /** The fetch response body (contract 2.3), serialised. */
-  fetch(query: FetchQuery): string {
+  fetch(query: FetchQuery, caller: Caller): string {
     const index = this.state.index;
     if (!index.hasPlacement(query.placement)) throw invalid(`unknown placement: ${query.placement}`);
-    const campaigns = index.select(query, this.clock());
+    const campaigns = index.select(query, this.clock(), caller.blockedCategories);
     let data = '';
     for (let i = 0; i < campaigns.length; i++) data += (i === 0 ? '' : ',') + (campaigns[i]?.json ?? '');
     return `{"status":"success","data":[${data}],"count":${campaigns.length}}`;
@@ -37,7 +39,10 @@ export class DeliveryService {
     const index = this.state.index;
     if (!index.hasPlacement(request.placement)) throw invalid(`unknown placement: ${request.placement}`);
     const campaign = index.campaign(request.campaignId, now);
-    if (!campaign) throw notFound('campaign not found');
+    // A campaign in a category the partner blocks is one it can never have been shown.
+    if (!campaign || (campaign.category !== null && caller.blockedCategories.includes(campaign.category))) {
+      throw notFound('campaign not found');
+    }
     if (!campaign.placements.includes(request.placement)) {
       throw invalid(`campaign ${request.campaignId} is not served in placement ${request.placement}`);
     }

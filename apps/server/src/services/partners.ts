@@ -1,6 +1,7 @@
 import { generateApiKey } from '../domain/api-keys.js';
 import { DomainError, invalid, notFound } from '../domain/errors.js';
-import type { ApiKeyRecord, Partner, Store } from '../store/store.js';
+import type { ApiKeyRecord, PageRequest, Partner, RateLimits, Store } from '../store/store.js';
+import { audit, CLI_ACTOR, type Actor } from './audit.js';
 
 export interface CreatedKey {
   key: ApiKeyRecord;
@@ -8,58 +9,290 @@ export interface CreatedKey {
   plaintext: string;
 }
 
-function checkName(name: string, what: string): string {
-  const trimmed = name.trim();
-  if (trimmed === '' || trimmed.length > 100) throw invalid(`${what} name must be 1 to 100 characters`);
-  return trimmed;
+/** How long a rotated-out key keeps working unless the operator says otherwise. */
+export const DEFAULT_ROTATION_HOURS = 24;
+const MAX_ROTATION_HOURS = 24 * 30;
+
+function checkName(name: unknown, what: string): string {
+  if (typeof name !== 'string' || name.trim() === '' || name.trim().length > 100) {
+    throw invalid(`${what} name must be 1 to 100 characters`);
+  }
+  return name.trim();
 }
 
-/** Partners (the publishers that call the delivery API) and their API keys. */
-export class PartnerService {
-  constructor(private readonly store: Store) {}
+function checkCategories(value: unknown): string[] {
+  if (
+    !Array.isArray(value) ||
+    value.some((item) => typeof item !== 'string' || !/^[a-z][a-z0-9_-]{0,63}$/.test(item))
+  ) {
+    throw invalid('blockedCategories must be an array of lower-case category words');
+  }
+  return [...new Set(value as string[])].sort();
+}
 
-  async createPartner(name: string): Promise<Partner> {
-    const checked = checkName(name, 'partner');
-    if (await this.store.findPartner(checked)) {
-      throw new DomainError('conflict', `partner "${checked}" already exists`);
+function checkLimits(value: unknown): RateLimits {
+  const fields = (value ?? {}) as Record<string, unknown>;
+  if (typeof fields !== 'object' || Array.isArray(fields)) throw invalid('rateLimits must be an object');
+  const limits: RateLimits = { fetchRate: null, fetchBurst: null, eventsRate: null, eventsBurst: null };
+  for (const name of Object.keys(fields)) {
+    if (!(name in limits)) throw invalid(`rateLimits.${name} is not a rate limit`);
+    const raw = fields[name];
+    if (raw === null || raw === undefined) continue;
+    if (typeof raw !== 'number' || !Number.isInteger(raw) || raw < 1 || raw > 1_000_000) {
+      throw invalid(`rateLimits.${name} must be an integer between 1 and 1000000, or null for the default`);
     }
-    return this.store.createPartner(checked);
+    limits[name as keyof RateLimits] = raw;
+  }
+  return limits;
+}
+
+/** A key as operators see it: never the digest. */
+export function keyView(key: ApiKeyRecord) {
+  return {
+    id: key.id,
+    partnerId: key.partnerId,
+    label: key.label,
+    prefix: key.displayPrefix,
+    status: key.status,
+    createdAt: key.createdAt,
+    lastUsedAt: key.lastUsedAt,
+    expiresAt: key.expiresAt,
+    revokedAt: key.revokedAt,
+    suspendedAt: key.suspendedAt,
+    suspendedReason: key.suspendedReason,
+    rateLimits: key.rateLimits,
+  };
+}
+
+/**
+ * Partners (the publishers that call the delivery API) and their API keys. Every change is
+ * audited; changes to keys reach every instance's key registry within 2 s through the change feed.
+ */
+export class PartnerService {
+  constructor(
+    private readonly store: Store,
+    private readonly actor: Actor = CLI_ACTOR,
+    private readonly clock: () => number = Date.now,
+  ) {}
+
+  async createPartner(name: string, blockedCategories: unknown = []): Promise<Partner> {
+    const checked = checkName(name, 'partner');
+    const blocked = checkCategories(blockedCategories);
+    const now = this.clock();
+    return this.store.transaction(async (tx) => {
+      if (await tx.findPartner(checked))
+        throw new DomainError('conflict', `partner "${checked}" already exists`);
+      const created = await tx.createPartner(checked, now);
+      if (blocked.length > 0) await tx.updatePartner(created.id, { blockedCategories: blocked }, now);
+      const partner = (await tx.findPartner(created.id))!;
+      await audit(
+        tx,
+        this.actor,
+        { objectType: 'partner', objectId: partner.id, action: 'create', before: null, after: partner },
+        now,
+      );
+      return partner;
+    });
   }
 
-  listPartners(): Promise<Partner[]> {
-    return this.store.listPartners();
+  async updatePartner(ref: string | number, changes: Record<string, unknown>): Promise<Partner> {
+    const name = changes['name'] === undefined ? undefined : checkName(changes['name'], 'partner');
+    const blocked =
+      changes['blockedCategories'] === undefined ? undefined : checkCategories(changes['blockedCategories']);
+    const now = this.clock();
+    return this.store.transaction(async (tx) => {
+      const before = await this.findPartnerIn(tx, ref);
+      if (name !== undefined && name !== before.name && (await tx.findPartner(name))) {
+        throw new DomainError('conflict', `partner "${name}" already exists`);
+      }
+      await tx.updatePartner(
+        before.id,
+        { ...(name !== undefined && { name }), ...(blocked !== undefined && { blockedCategories: blocked }) },
+        now,
+      );
+      const after = (await tx.findPartner(before.id))!;
+      await audit(
+        tx,
+        this.actor,
+        { objectType: 'partner', objectId: before.id, action: 'update', before, after },
+        now,
+      );
+      return after;
+    });
+  }
+
+  listPartners(request?: PageRequest): Promise<Partner[]> {
+    return this.store.listPartners(request);
   }
 
   /** Finds a partner by numeric id or by exact name. */
-  async findPartner(ref: string | number): Promise<Partner> {
-    const partner = await this.store.findPartner(
-      typeof ref === 'number' || /^\d+$/.test(ref) ? Number(ref) : ref,
-    );
+  findPartner(ref: string | number): Promise<Partner> {
+    return this.findPartnerIn(this.store, ref);
+  }
+
+  private async findPartnerIn(store: Store, ref: string | number): Promise<Partner> {
+    const partner = await store.findPartner(typeof ref === 'number' || /^\d+$/.test(ref) ? Number(ref) : ref);
     if (!partner) throw notFound(`partner ${JSON.stringify(String(ref))} not found`);
     return partner;
   }
 
   async createKey(partnerRef: string | number, label: string | null = null): Promise<CreatedKey> {
-    const partner = await this.findPartner(partnerRef);
-    const generated = generateApiKey();
-    const key = await this.store.createApiKey({
-      partnerId: partner.id,
-      label,
-      displayPrefix: generated.displayPrefix,
-      digest: generated.digest,
+    const now = this.clock();
+    return this.store.transaction(async (tx) => {
+      const partner = await this.findPartnerIn(tx, partnerRef);
+      const created = await this.issueKey(tx, partner.id, label, now);
+      await audit(
+        tx,
+        this.actor,
+        {
+          objectType: 'api_key',
+          objectId: created.key.id,
+          action: 'create',
+          before: null,
+          after: keyView(created.key),
+        },
+        now,
+      );
+      return created;
     });
+  }
+
+  private async issueKey(
+    store: Store,
+    partnerId: number,
+    label: string | null,
+    now: number,
+  ): Promise<CreatedKey> {
+    const generated = generateApiKey();
+    const key = await store.createApiKey(
+      { partnerId, label, displayPrefix: generated.displayPrefix, digest: generated.digest },
+      now,
+    );
     return { key, plaintext: generated.plaintext };
   }
 
-  async listKeys(partnerRef?: string | number): Promise<ApiKeyRecord[]> {
+  async listKeys(partnerRef?: string | number, request?: PageRequest): Promise<ApiKeyRecord[]> {
     const partnerId = partnerRef === undefined ? undefined : (await this.findPartner(partnerRef)).id;
-    return this.store.listApiKeys(partnerId);
+    return this.store.listApiKeys(partnerId, request);
+  }
+
+  async getKey(id: number): Promise<ApiKeyRecord> {
+    const key = await this.store.getApiKey(id);
+    if (!key) throw notFound(`api key ${id} not found`);
+    return key;
+  }
+
+  /** Applies a change to one key under audit, after `check` has accepted its current state. */
+  private changeKey(
+    id: number,
+    action: string,
+    reason: string | null,
+    change: (before: ApiKeyRecord, tx: Store, now: number) => Promise<void>,
+  ): Promise<ApiKeyRecord> {
+    const now = this.clock();
+    return this.store.transaction(async (tx) => {
+      const before = await tx.getApiKey(id);
+      if (!before) throw notFound(`api key ${id} not found`);
+      await change(before, tx, now);
+      const after = (await tx.getApiKey(id))!;
+      await audit(
+        tx,
+        this.actor,
+        {
+          objectType: 'api_key',
+          objectId: id,
+          action,
+          reason,
+          before: keyView(before),
+          after: keyView(after),
+        },
+        now,
+      );
+      return after;
+    });
   }
 
   /** Revokes a key immediately; every instance refuses it with 401 within 2 s. */
-  async revokeKey(id: number): Promise<ApiKeyRecord> {
-    const key = await this.store.revokeApiKey(id);
-    if (!key) throw notFound(`api key ${id} not found`);
-    return key;
+  revokeKey(id: number): Promise<ApiKeyRecord> {
+    return this.changeKey(id, 'revoke', null, async (before, tx, now) => {
+      if (before.status === 'revoked') throw new DomainError('conflict', `api key ${id} is already revoked`);
+      await tx.updateApiKey(id, { status: 'revoked', revokedAt: now });
+    });
+  }
+
+  /** Suspends a key (fraud or operator decision); it gets 403 everywhere within 2 s. */
+  suspendKey(id: number, reason: unknown): Promise<ApiKeyRecord> {
+    if (typeof reason !== 'string' || reason.trim() === '')
+      throw invalid('a reason is required to suspend a key');
+    return this.changeKey(id, 'suspend', reason.trim(), async (before, tx, now) => {
+      if (before.status !== 'active')
+        throw new DomainError('conflict', `cannot suspend an api key that is ${before.status}`);
+      await tx.updateApiKey(id, { status: 'suspended', suspendedAt: now, suspendedReason: reason.trim() });
+    });
+  }
+
+  reinstateKey(id: number): Promise<ApiKeyRecord> {
+    return this.changeKey(id, 'reinstate', null, async (before, tx) => {
+      if (before.status !== 'suspended')
+        throw new DomainError('conflict', `cannot reinstate an api key that is ${before.status}`);
+      await tx.updateApiKey(id, { status: 'active', suspendedAt: null, suspendedReason: null });
+    });
+  }
+
+  setKeyLimits(id: number, limits: unknown): Promise<ApiKeyRecord> {
+    const checked = checkLimits(limits);
+    return this.changeKey(id, 'set_rate_limits', null, async (_before, tx) => {
+      await tx.updateApiKey(id, { rateLimits: checked });
+    });
+  }
+
+  /**
+   * Issues a replacement key; the old one keeps working until `expiresInHours` from now (default 24),
+   * so the partner can deploy the new one without downtime.
+   */
+  async rotateKey(
+    id: number,
+    expiresInHours: unknown = DEFAULT_ROTATION_HOURS,
+  ): Promise<CreatedKey & { previous: ApiKeyRecord }> {
+    if (typeof expiresInHours !== 'number' || !(expiresInHours >= 0) || expiresInHours > MAX_ROTATION_HOURS) {
+      throw invalid(`expiresInHours must be a number from 0 to ${MAX_ROTATION_HOURS}`);
+    }
+    const now = this.clock();
+    return this.store.transaction(async (tx) => {
+      const before = await tx.getApiKey(id);
+      if (!before) throw notFound(`api key ${id} not found`);
+      if (before.status !== 'active')
+        throw new DomainError('conflict', `cannot rotate an api key that is ${before.status}`);
+      const expiresAt = now + Math.round(expiresInHours * 3_600_000);
+      await tx.updateApiKey(id, { expiresAt });
+      const previous = (await tx.getApiKey(id))!;
+      const created = await this.issueKey(tx, before.partnerId, before.label, now);
+      await audit(
+        tx,
+        this.actor,
+        {
+          objectType: 'api_key',
+          objectId: id,
+          action: 'rotate',
+          before: keyView(before),
+          after: keyView(previous),
+        },
+        now,
+      );
+      await audit(
+        tx,
+        this.actor,
+        {
+          objectType: 'api_key',
+          objectId: created.key.id,
+          action: 'create',
+          reason: `rotation of key ${id}`,
+          before: null,
+          after: keyView(created.key),
+        },
+        now,
+      );
+      return { ...created, previous };
+    });
   }
 }

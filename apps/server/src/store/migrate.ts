@@ -1,11 +1,13 @@
 import { Migrator, type Migration, type MigrationResultSet } from 'kysely';
 import type { Connection } from './connect.js';
 import * as initial from './migrations/001-initial.js';
+import * as management from './migrations/002-management.js';
 
 /** Migrations in order; names are sortable and never renamed once released. */
 function migrations(connection: Connection): Record<string, Migration> {
   return {
     '001-initial': { up: (db) => initial.up(db, connection.engine) },
+    '002-management': { up: (db) => management.up(db, connection.engine) },
   };
 }
 

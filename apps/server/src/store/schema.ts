@@ -15,6 +15,10 @@ export interface Database {
   events: EventTable;
   change_versions: ChangeVersionTable;
   meta: MetaTable;
+  api_key_usage: ApiKeyUsageTable;
+  campaign_counters: CampaignCounterTable;
+  admin_tokens: AdminTokenTable;
+  audit_log: AuditLogTable;
 }
 
 export interface PlacementTable {
@@ -28,6 +32,7 @@ export interface AdvertiserTable {
   id: Generated<number>;
   name: string;
   created_at: number;
+  updated_at: Generated<number>;
 }
 
 export interface CampaignTable {
@@ -48,6 +53,15 @@ export interface CampaignTable {
   end_at: number | null;
   created_at: number;
   updated_at: number;
+  /** IANA time zone for daily caps. */
+  time_zone: Generated<string>;
+  cap_impressions_total: number | null;
+  cap_clicks_total: number | null;
+  cap_impressions_daily: number | null;
+  cap_clicks_daily: number | null;
+  /** Set when a daily cap is reached: not served before this instant (the next local midnight). */
+  capped_until: number | null;
+  rejection_reason: string | null;
 }
 
 export interface CampaignPlacementTable {
@@ -59,6 +73,9 @@ export interface PartnerTable {
   id: Generated<number>;
   name: string;
   created_at: number;
+  updated_at: Generated<number>;
+  /** JSON array of categories this partner never receives. */
+  blocked_categories: Generated<string>;
 }
 
 export interface ApiKeyTable {
@@ -71,6 +88,15 @@ export interface ApiKeyTable {
   status: string;
   created_at: number;
   revoked_at: number | null;
+  /** After rotation the old key keeps working until this instant. */
+  expires_at: number | null;
+  suspended_reason: string | null;
+  suspended_at: number | null;
+  /** Per-key rate limits (requests per second and burst); null means the service default. */
+  fetch_rate: number | null;
+  fetch_burst: number | null;
+  events_rate: number | null;
+  events_burst: number | null;
 }
 
 export interface EventTable {
@@ -96,4 +122,41 @@ export interface ChangeVersionTable {
 export interface MetaTable {
   key: string;
   value: string;
+}
+
+export interface ApiKeyUsageTable {
+  api_key_id: number;
+  last_used_at: number;
+}
+
+export interface CampaignCounterTable {
+  campaign_id: number;
+  /** Local date `YYYY-MM-DD` in the campaign's time zone, or `total`. */
+  day: string;
+  impressions: number;
+  clicks: number;
+}
+
+export interface AdminTokenTable {
+  id: Generated<number>;
+  digest: string;
+  display_prefix: string;
+  label: string;
+  scope: Generated<string>;
+  created_at: number;
+  revoked_at: number | null;
+}
+
+export interface AuditLogTable {
+  id: Generated<number>;
+  at: number;
+  /** Who: `admin:<token id>`, `cli` or `system`. */
+  actor: string;
+  object_type: string;
+  object_id: string;
+  action: string;
+  reason: string | null;
+  /** JSON of the object before and after the change; null where it did not exist. */
+  before: string | null;
+  after: string | null;
 }

@@ -1,9 +1,22 @@
-import type { Kysely, Selectable, Transaction, Updateable } from 'kysely';
+import type { Kysely, Selectable, Transaction } from 'kysely';
 import type { Campaign, CampaignInput, CampaignStatus } from '../domain/campaigns.js';
+import { localDate, startOfNextLocalDay } from '../domain/time-zones.js';
 import type { Device } from '../domain/targeting.js';
 import type { Connection, Engine } from './connect.js';
 import { migrateToLatest, pendingMigrations, type MigrationReport } from './migrate.js';
+import {
+  campaignColumns,
+  toApiKey,
+  toCampaign,
+  toPartner,
+  type ApiKeyRecord,
+  type ApiKeyStatus,
+  type Partner,
+  type RateLimits,
+} from './rows.js';
 import type { CampaignTable, Database } from './schema.js';
+
+export type { ApiKeyRecord, ApiKeyStatus, Partner, RateLimits } from './rows.js';
 
 export interface Placement {
   id: string;
@@ -11,22 +24,11 @@ export interface Placement {
   enabled: boolean;
 }
 
-export interface Partner {
+export interface Advertiser {
   id: number;
   name: string;
   createdAt: number;
-}
-
-export type ApiKeyStatus = 'active' | 'suspended' | 'revoked';
-
-export interface ApiKeyRecord {
-  id: number;
-  partnerId: number;
-  label: string | null;
-  displayPrefix: string;
-  status: ApiKeyStatus;
-  createdAt: number;
-  revokedAt: number | null;
+  updatedAt: number;
 }
 
 /** What the auth layer needs to know about a key, indexed by digest. */
@@ -35,6 +37,10 @@ export interface LiveKey {
   partnerId: number;
   digest: string;
   status: Exclude<ApiKeyStatus, 'revoked'>;
+  /** A rotated key stops working at this instant. */
+  expiresAt: number | null;
+  /** Categories the key's partner never receives. */
+  blockedCategories: readonly string[];
 }
 
 export type EventKind = 'impression' | 'click';
@@ -70,62 +76,67 @@ export interface CampaignFilter {
   placement?: string;
 }
 
-export type CampaignPatch = Partial<CampaignInput>;
+/** A page request: items with id greater than `after`, at most `limit`. */
+export interface PageRequest {
+  after?: number;
+  limit?: number;
+}
+
+export interface AuditEntry {
+  at: number;
+  actor: string;
+  objectType: string;
+  objectId: string;
+  action: string;
+  reason: string | null;
+  before: unknown;
+  after: unknown;
+}
+
+export interface AuditRecord extends AuditEntry {
+  id: number;
+}
+
+/** Effects of recording events: campaigns that reached a cap in this write. */
+export interface CapEffects {
+  completed: number[];
+  cappedForTheDay: number[];
+}
+
+export type CampaignPatch = Partial<CampaignInput> & {
+  rejectionReason?: string | null;
+  cappedUntil?: number | null;
+};
 
 type Db = Kysely<Database> | Transaction<Database>;
 
-function parseList<T extends string>(json: string): T[] {
-  return JSON.parse(json) as T[];
-}
+const DEFAULT_PAGE = 50;
 
-function toCampaign(row: Selectable<CampaignTable>, placements: string[]): Campaign {
-  return {
-    id: row.id,
-    advertiserId: row.advertiser_id,
-    title: row.title,
-    description: row.description,
-    category: row.category,
-    destinationUrl: row.destination_url,
-    status: row.status as CampaignStatus,
-    priority: row.priority,
-    weight: row.weight,
-    placements,
-    countries: parseList(row.countries),
-    devices: parseList<Device>(row.devices),
-    startAt: row.start_at,
-    endAt: row.end_at,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-  };
-}
-
-function campaignColumns(input: CampaignPatch): Updateable<CampaignTable> {
-  const columns: Updateable<CampaignTable> = {};
-  if (input.title !== undefined) columns.title = input.title;
-  if (input.description !== undefined) columns.description = input.description;
-  if (input.category !== undefined) columns.category = input.category;
-  if (input.destinationUrl !== undefined) columns.destination_url = input.destinationUrl;
-  if (input.status !== undefined) columns.status = input.status;
-  if (input.priority !== undefined) columns.priority = input.priority;
-  if (input.weight !== undefined) columns.weight = input.weight;
-  if (input.countries !== undefined) columns.countries = JSON.stringify(input.countries);
-  if (input.devices !== undefined) columns.devices = JSON.stringify(input.devices);
-  if (input.startAt !== undefined) columns.start_at = input.startAt;
-  if (input.endAt !== undefined) columns.end_at = input.endAt;
-  return columns;
+function page<T extends { where: (...args: never[]) => T }>(
+  query: T,
+  request: PageRequest,
+  idColumn: string,
+): T {
+  // Typed loosely on purpose: every paged table has a numeric `id` column.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  let q = query as any;
+  if (request.after !== undefined) q = q.where(idColumn, '>', request.after);
+  return q.orderBy(idColumn).limit(request.limit ?? DEFAULT_PAGE);
 }
 
 /**
  * The storage API every service uses. One implementation over Kysely serves SQLite and PostgreSQL;
- * the contract test suite (`store.contract.test.ts`) runs against both.
+ * the contract test suite (`store.contract.test.ts`) runs against both. `transaction` hands the
+ * callback a Store bound to one transaction, so a change and its audit entry commit together.
  */
 export class Store {
-  readonly db: Kysely<Database>;
   readonly engine: Engine;
   readonly location: string;
 
-  constructor(private readonly connection: Connection) {
-    this.db = connection.db;
+  constructor(
+    private readonly connection: Connection,
+    readonly db: Db = connection.db,
+  ) {
     this.engine = connection.engine;
     this.location = connection.location;
   }
@@ -140,6 +151,12 @@ export class Store {
 
   close(): Promise<void> {
     return this.connection.close();
+  }
+
+  /** Runs `body` in one transaction; inside a transaction it simply joins it. */
+  async transaction<T>(body: (store: Store) => Promise<T>): Promise<T> {
+    if (this.db.isTransaction) return body(this);
+    return (this.db as Kysely<Database>).transaction().execute((tx) => body(new Store(this.connection, tx)));
   }
 
   // ---- change feed -------------------------------------------------------------------------
@@ -157,14 +174,76 @@ export class Store {
     return rows.map((row) => ({ id: row.id, description: row.description, enabled: row.enabled === 1 }));
   }
 
-  // ---- advertisers and campaigns -----------------------------------------------------------
+  async getPlacement(id: string): Promise<Placement | undefined> {
+    const row = await this.db.selectFrom('placements').selectAll().where('id', '=', id).executeTakeFirst();
+    return row && { id: row.id, description: row.description, enabled: row.enabled === 1 };
+  }
+
+  async addPlacement(placement: Placement, now = Date.now()): Promise<void> {
+    await this.db
+      .insertInto('placements')
+      .values({
+        id: placement.id,
+        description: placement.description,
+        enabled: placement.enabled ? 1 : 0,
+        created_at: now,
+      })
+      .execute();
+  }
+
+  async updatePlacement(id: string, changes: { description?: string; enabled?: boolean }): Promise<void> {
+    await this.db
+      .updateTable('placements')
+      .set({
+        ...(changes.description !== undefined && { description: changes.description }),
+        ...(changes.enabled !== undefined && { enabled: changes.enabled ? 1 : 0 }),
+      })
+      .where('id', '=', id)
+      .execute();
+  }
+
+  // ---- advertisers -------------------------------------------------------------------------
+
+  async createAdvertiser(name: string, now = Date.now()): Promise<Advertiser> {
+    const row = await this.db
+      .insertInto('advertisers')
+      .values({ name, created_at: now, updated_at: now })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return { id: row.id, name: row.name, createdAt: row.created_at, updatedAt: row.updated_at };
+  }
+
+  async findAdvertiser(idOrName: number | string): Promise<Advertiser | undefined> {
+    const row = await this.db
+      .selectFrom('advertisers')
+      .selectAll()
+      .where(typeof idOrName === 'number' ? 'id' : 'name', '=', idOrName)
+      .executeTakeFirst();
+    return row && { id: row.id, name: row.name, createdAt: row.created_at, updatedAt: row.updated_at };
+  }
+
+  async listAdvertisers(request: PageRequest = {}): Promise<Advertiser[]> {
+    const rows = await page(this.db.selectFrom('advertisers').selectAll(), request, 'id').execute();
+    return rows.map((row) => ({
+      id: row.id,
+      name: row.name,
+      createdAt: row.created_at,
+      updatedAt: row.updated_at,
+    }));
+  }
+
+  async renameAdvertiser(id: number, name: string, now = Date.now()): Promise<void> {
+    await this.db.updateTable('advertisers').set({ name, updated_at: now }).where('id', '=', id).execute();
+  }
+
+  // ---- campaigns ---------------------------------------------------------------------------
 
   /**
    * Imports advertisers (matched by name, created when new) and their campaigns in one transaction:
    * either everything is stored or nothing is.
    */
   async importCampaigns(advertisers: AdvertiserImport[], now = Date.now()): Promise<ImportSummary> {
-    return this.db.transaction().execute(async (tx) => {
+    return this.transaction(async (tx) => {
       const summary: ImportSummary = {
         advertisersCreated: 0,
         advertisersExisting: 0,
@@ -172,26 +251,14 @@ export class Store {
         campaignIds: [],
       };
       for (const advertiser of advertisers) {
-        const existing = await tx
-          .selectFrom('advertisers')
-          .select('id')
-          .where('name', '=', advertiser.name)
-          .executeTakeFirst();
-        let advertiserId: number;
-        if (existing) {
-          advertiserId = existing.id;
-          summary.advertisersExisting++;
-        } else {
-          const created = await tx
-            .insertInto('advertisers')
-            .values({ name: advertiser.name, created_at: now })
-            .returning('id')
-            .executeTakeFirstOrThrow();
-          advertiserId = created.id;
+        let existing = await tx.findAdvertiser(advertiser.name);
+        if (existing) summary.advertisersExisting++;
+        else {
+          existing = await tx.createAdvertiser(advertiser.name, now);
           summary.advertisersCreated++;
         }
         for (const campaign of advertiser.campaigns) {
-          summary.campaignIds.push(await this.insertCampaign(tx, advertiserId, campaign, now));
+          summary.campaignIds.push(await tx.createCampaign(existing.id, campaign, now));
           summary.campaignsCreated++;
         }
       }
@@ -199,33 +266,26 @@ export class Store {
     });
   }
 
-  private async insertCampaign(
-    tx: Db,
-    advertiserId: number,
-    input: CampaignInput,
-    now: number,
-  ): Promise<number> {
-    const { id } = await tx
+  /** Inserts a campaign with its placements; returns its id. */
+  async createCampaign(advertiserId: number, input: CampaignInput, now = Date.now()): Promise<number> {
+    const { id } = await this.db
       .insertInto('campaigns')
       .values({
+        ...campaignColumns(input),
         advertiser_id: advertiserId,
         title: input.title,
-        description: input.description,
-        category: input.category,
         destination_url: input.destinationUrl,
         status: input.status,
         priority: input.priority,
         weight: input.weight,
         countries: JSON.stringify(input.countries),
         devices: JSON.stringify(input.devices),
-        start_at: input.startAt,
-        end_at: input.endAt,
         created_at: now,
         updated_at: now,
       })
       .returning('id')
       .executeTakeFirstOrThrow();
-    await tx
+    await this.db
       .insertInto('campaign_placements')
       .values(input.placements.map((placement_id) => ({ campaign_id: id, placement_id })))
       .execute();
@@ -233,12 +293,15 @@ export class Store {
   }
 
   async getCampaign(id: number): Promise<Campaign | undefined> {
-    const [campaign] = await this.queryCampaigns(this.db, { id });
+    const [campaign] = await this.queryCampaigns({ id }, {});
     return campaign;
   }
 
-  async listCampaigns(filter: CampaignFilter = {}): Promise<Campaign[]> {
-    return this.queryCampaigns(this.db, filter);
+  async listCampaigns(
+    filter: CampaignFilter = {},
+    request: PageRequest = { limit: 1_000_000 },
+  ): Promise<Campaign[]> {
+    return this.queryCampaigns(filter, request);
   }
 
   /**
@@ -248,26 +311,61 @@ export class Store {
   async *runningCampaignPages(pageSize = 5000): AsyncGenerator<Campaign[]> {
     let after = 0;
     for (;;) {
-      const rows = await this.db
-        .selectFrom('campaigns')
-        .selectAll()
-        .where('status', '=', 'running')
-        .where('id', '>', after)
-        .orderBy('id')
-        .limit(pageSize)
-        .execute();
-      if (rows.length === 0) return;
-      yield await this.withPlacements(this.db, rows);
-      after = (rows[rows.length - 1] as { id: number }).id;
+      const found = await this.queryCampaigns({ status: 'running' }, { after, limit: pageSize });
+      if (found.length === 0) return;
+      yield found;
+      after = (found[found.length - 1] as Campaign).id;
     }
   }
 
   async loadRunningCampaigns(): Promise<Campaign[]> {
-    return this.queryCampaigns(this.db, { status: 'running' });
+    return this.listCampaigns({ status: 'running' });
   }
 
-  private async queryCampaigns(db: Db, filter: CampaignFilter & { id?: number }): Promise<Campaign[]> {
-    let query = db.selectFrom('campaigns').selectAll('campaigns');
+  /** Campaigns whose start or end time has come (scheduled to start, or ending while live). */
+  async campaignsDueForTimedStatus(now: number): Promise<Campaign[]> {
+    const rows = await this.db
+      .selectFrom('campaigns')
+      .selectAll()
+      .where((eb) =>
+        eb.or([
+          eb.and([
+            eb('status', '=', 'scheduled'),
+            eb.or([eb('start_at', 'is', null), eb('start_at', '<=', now)]),
+          ]),
+          eb.and([eb('status', 'in', ['scheduled', 'running', 'paused']), eb('end_at', '<=', now)]),
+        ]),
+      )
+      .orderBy('id')
+      .limit(1000)
+      .execute();
+    return this.withPlacements(rows);
+  }
+
+  /**
+   * Moves a campaign from one status to another only if it is still in the first: safe when
+   * several instances run the same clock job. Returns whether this call made the move.
+   */
+  async moveCampaignStatus(
+    id: number,
+    from: CampaignStatus,
+    to: CampaignStatus,
+    now: number,
+  ): Promise<boolean> {
+    const result = await this.db
+      .updateTable('campaigns')
+      .set({ status: to, updated_at: now })
+      .where('id', '=', id)
+      .where('status', '=', from)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
+  private async queryCampaigns(
+    filter: CampaignFilter & { id?: number },
+    request: PageRequest,
+  ): Promise<Campaign[]> {
+    let query = this.db.selectFrom('campaigns').selectAll('campaigns');
     if (filter.id !== undefined) query = query.where('campaigns.id', '=', filter.id);
     if (filter.status !== undefined) query = query.where('campaigns.status', '=', filter.status);
     if (filter.advertiserId !== undefined)
@@ -284,15 +382,17 @@ export class Store {
         ),
       );
     }
-    return this.withPlacements(db, await query.orderBy('campaigns.id').execute());
+    if (request.after !== undefined) query = query.where('campaigns.id', '>', request.after);
+    query = query.orderBy('campaigns.id').limit(request.limit ?? DEFAULT_PAGE);
+    return this.withPlacements(await query.execute());
   }
 
   /** Joins placements to campaign rows sorted by id, with one range query over their ids. */
-  private async withPlacements(db: Db, rows: Selectable<CampaignTable>[]): Promise<Campaign[]> {
+  private async withPlacements(rows: Selectable<CampaignTable>[]): Promise<Campaign[]> {
     if (rows.length === 0) return [];
     const first = (rows[0] as { id: number }).id;
     const last = (rows[rows.length - 1] as { id: number }).id;
-    const links = await db
+    const links = await this.db
       .selectFrom('campaign_placements')
       .select(['campaign_id', 'placement_id'])
       .where('campaign_id', '>=', first)
@@ -310,22 +410,26 @@ export class Store {
 
   /** Applies a validated patch; returns the updated campaign, or undefined when it does not exist. */
   async updateCampaign(id: number, patch: CampaignPatch, now = Date.now()): Promise<Campaign | undefined> {
-    return this.db.transaction().execute(async (tx) => {
-      const result = await tx
+    return this.transaction(async (tx) => {
+      const result = await tx.db
         .updateTable('campaigns')
-        .set({ ...campaignColumns(patch), updated_at: now })
+        .set({
+          ...campaignColumns(patch),
+          ...(patch.rejectionReason !== undefined && { rejection_reason: patch.rejectionReason }),
+          ...(patch.cappedUntil !== undefined && { capped_until: patch.cappedUntil }),
+          updated_at: now,
+        })
         .where('id', '=', id)
         .executeTakeFirst();
       if (Number(result.numUpdatedRows) === 0) return undefined;
       if (patch.placements !== undefined) {
-        await tx.deleteFrom('campaign_placements').where('campaign_id', '=', id).execute();
-        await tx
+        await tx.db.deleteFrom('campaign_placements').where('campaign_id', '=', id).execute();
+        await tx.db
           .insertInto('campaign_placements')
           .values(patch.placements.map((placement_id) => ({ campaign_id: id, placement_id })))
           .execute();
       }
-      const [campaign] = await this.queryCampaigns(tx, { id });
-      return campaign;
+      return tx.getCampaign(id);
     });
   }
 
@@ -334,10 +438,10 @@ export class Store {
   async createPartner(name: string, now = Date.now()): Promise<Partner> {
     const row = await this.db
       .insertInto('partners')
-      .values({ name, created_at: now })
-      .returning(['id', 'name', 'created_at'])
+      .values({ name, created_at: now, updated_at: now })
+      .returningAll()
       .executeTakeFirstOrThrow();
-    return { id: row.id, name: row.name, createdAt: row.created_at };
+    return toPartner(row);
   }
 
   async findPartner(idOrName: number | string): Promise<Partner | undefined> {
@@ -346,12 +450,29 @@ export class Store {
       .selectAll()
       .where(typeof idOrName === 'number' ? 'id' : 'name', '=', idOrName)
       .executeTakeFirst();
-    return row && { id: row.id, name: row.name, createdAt: row.created_at };
+    return row && toPartner(row);
   }
 
-  async listPartners(): Promise<Partner[]> {
-    const rows = await this.db.selectFrom('partners').selectAll().orderBy('id').execute();
-    return rows.map((row) => ({ id: row.id, name: row.name, createdAt: row.created_at }));
+  async listPartners(request: PageRequest = { limit: 1_000_000 }): Promise<Partner[]> {
+    return (await page(this.db.selectFrom('partners').selectAll(), request, 'id').execute()).map(toPartner);
+  }
+
+  async updatePartner(
+    id: number,
+    changes: { name?: string; blockedCategories?: string[] },
+    now = Date.now(),
+  ) {
+    await this.db
+      .updateTable('partners')
+      .set({
+        ...(changes.name !== undefined && { name: changes.name }),
+        ...(changes.blockedCategories !== undefined && {
+          blocked_categories: JSON.stringify(changes.blockedCategories),
+        }),
+        updated_at: now,
+      })
+      .where('id', '=', id)
+      .execute();
   }
 
   async createApiKey(
@@ -374,60 +495,293 @@ export class Store {
     return toApiKey(row);
   }
 
-  async listApiKeys(partnerId?: number): Promise<ApiKeyRecord[]> {
-    let query = this.db.selectFrom('api_keys').selectAll();
-    if (partnerId !== undefined) query = query.where('partner_id', '=', partnerId);
-    return (await query.orderBy('id').execute()).map(toApiKey);
+  private keysWithUsage() {
+    return this.db
+      .selectFrom('api_keys')
+      .leftJoin('api_key_usage', 'api_key_usage.api_key_id', 'api_keys.id')
+      .selectAll('api_keys')
+      .select('api_key_usage.last_used_at');
+  }
+
+  async getApiKey(id: number): Promise<ApiKeyRecord | undefined> {
+    const row = await this.keysWithUsage().where('api_keys.id', '=', id).executeTakeFirst();
+    return row && toApiKey(row);
+  }
+
+  async listApiKeys(
+    partnerId?: number,
+    request: PageRequest = { limit: 1_000_000 },
+  ): Promise<ApiKeyRecord[]> {
+    let query = this.keysWithUsage();
+    if (partnerId !== undefined) query = query.where('api_keys.partner_id', '=', partnerId);
+    return (await page(query, request, 'api_keys.id').execute()).map(toApiKey);
+  }
+
+  /** Changes a key's lifecycle columns; returns it, or undefined when no such key exists. */
+  async updateApiKey(
+    id: number,
+    changes: {
+      status?: ApiKeyStatus;
+      revokedAt?: number | null;
+      expiresAt?: number | null;
+      suspendedReason?: string | null;
+      suspendedAt?: number | null;
+      label?: string | null;
+      rateLimits?: RateLimits;
+    },
+  ): Promise<ApiKeyRecord | undefined> {
+    await this.db
+      .updateTable('api_keys')
+      .set({
+        ...(changes.status !== undefined && { status: changes.status }),
+        ...(changes.revokedAt !== undefined && { revoked_at: changes.revokedAt }),
+        ...(changes.expiresAt !== undefined && { expires_at: changes.expiresAt }),
+        ...(changes.suspendedReason !== undefined && { suspended_reason: changes.suspendedReason }),
+        ...(changes.suspendedAt !== undefined && { suspended_at: changes.suspendedAt }),
+        ...(changes.label !== undefined && { label: changes.label }),
+        ...(changes.rateLimits !== undefined && {
+          fetch_rate: changes.rateLimits.fetchRate,
+          fetch_burst: changes.rateLimits.fetchBurst,
+          events_rate: changes.rateLimits.eventsRate,
+          events_burst: changes.rateLimits.eventsBurst,
+        }),
+      })
+      .where('id', '=', id)
+      .execute();
+    return this.getApiKey(id);
   }
 
   /** Marks a key revoked; returns it, or undefined when no such key exists. */
   async revokeApiKey(id: number, now = Date.now()): Promise<ApiKeyRecord | undefined> {
-    const row = await this.db
-      .updateTable('api_keys')
-      .set({ status: 'revoked', revoked_at: now })
-      .where('id', '=', id)
-      .returningAll()
-      .executeTakeFirst();
-    return row && toApiKey(row);
+    return this.updateApiKey(id, { status: 'revoked', revokedAt: now });
   }
 
-  /** Keys that can authenticate (active or suspended), for the in-memory key registry. */
+  /** Keys that can authenticate (active or suspended), with their partner's blocked categories. */
   async loadLiveKeys(): Promise<LiveKey[]> {
     const rows = await this.db
       .selectFrom('api_keys')
-      .select(['id', 'partner_id', 'digest', 'status'])
-      .where('status', '!=', 'revoked')
+      .innerJoin('partners', 'partners.id', 'api_keys.partner_id')
+      .select([
+        'api_keys.id',
+        'api_keys.partner_id',
+        'api_keys.digest',
+        'api_keys.status',
+        'api_keys.expires_at',
+        'partners.blocked_categories',
+      ])
+      .where('api_keys.status', '!=', 'revoked')
       .execute();
     return rows.map((row) => ({
       id: row.id,
       partnerId: row.partner_id,
       digest: row.digest,
       status: row.status as LiveKey['status'],
+      expiresAt: row.expires_at,
+      blockedCategories: JSON.parse(row.blocked_categories) as string[],
+    }));
+  }
+
+  /** Records when keys were last used (batched by the caller; not a watched table). */
+  async recordKeyUsage(lastUsed: ReadonlyMap<number, number>): Promise<void> {
+    for (const [apiKeyId, at] of lastUsed) {
+      await this.db
+        .insertInto('api_key_usage')
+        .values({ api_key_id: apiKeyId, last_used_at: at })
+        .onConflict((oc) => oc.column('api_key_id').doUpdateSet({ last_used_at: at }))
+        .execute();
+    }
+  }
+
+  // ---- admin tokens ------------------------------------------------------------------------
+
+  async createAdminToken(token: { digest: string; displayPrefix: string; label: string }, now = Date.now()) {
+    const row = await this.db
+      .insertInto('admin_tokens')
+      .values({
+        digest: token.digest,
+        display_prefix: token.displayPrefix,
+        label: token.label,
+        created_at: now,
+        revoked_at: null,
+      })
+      .returning(['id', 'label', 'display_prefix', 'created_at'])
+      .executeTakeFirstOrThrow();
+    return { id: row.id, label: row.label, displayPrefix: row.display_prefix, createdAt: row.created_at };
+  }
+
+  async findAdminToken(digest: string): Promise<{ id: number; label: string; scope: string } | undefined> {
+    return this.db
+      .selectFrom('admin_tokens')
+      .select(['id', 'label', 'scope'])
+      .where('digest', '=', digest)
+      .where('revoked_at', 'is', null)
+      .executeTakeFirst();
+  }
+
+  async countAdminTokens(): Promise<number> {
+    const row = await this.db
+      .selectFrom('admin_tokens')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('revoked_at', 'is', null)
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
+  // ---- audit -------------------------------------------------------------------------------
+
+  async appendAudit(entry: AuditEntry): Promise<void> {
+    await this.db
+      .insertInto('audit_log')
+      .values({
+        at: entry.at,
+        actor: entry.actor,
+        object_type: entry.objectType,
+        object_id: entry.objectId,
+        action: entry.action,
+        reason: entry.reason,
+        before: entry.before === null || entry.before === undefined ? null : JSON.stringify(entry.before),
+        after: entry.after === null || entry.after === undefined ? null : JSON.stringify(entry.after),
+      })
+      .execute();
+  }
+
+  async listAudit(
+    filter: { objectType?: string; objectId?: string },
+    request: PageRequest = {},
+  ): Promise<AuditRecord[]> {
+    let query = this.db.selectFrom('audit_log').selectAll();
+    if (filter.objectType !== undefined) query = query.where('object_type', '=', filter.objectType);
+    if (filter.objectId !== undefined) query = query.where('object_id', '=', filter.objectId);
+    const rows = await page(query, request, 'id').execute();
+    return rows.map((row) => ({
+      id: row.id,
+      at: row.at,
+      actor: row.actor,
+      objectType: row.object_type,
+      objectId: row.object_id,
+      action: row.action,
+      reason: row.reason,
+      before: row.before === null ? null : (JSON.parse(row.before) as unknown),
+      after: row.after === null ? null : (JSON.parse(row.after) as unknown),
     }));
   }
 
   // ---- events ------------------------------------------------------------------------------
 
-  /** Stores tracked events in one transaction; resolves only once the commit is durable. */
-  async insertEvents(events: readonly TrackedEvent[]): Promise<void> {
-    if (events.length === 0) return;
-    await this.db
-      .insertInto('events')
-      .values(
-        events.map((event) => ({
-          kind: event.kind,
-          campaign_id: event.campaignId,
-          placement_id: event.placement,
-          country: event.country,
-          device: event.device,
-          partner_id: event.partnerId,
-          api_key_id: event.apiKeyId,
-          occurred_at: event.occurredAt,
-          verdict: event.verdict,
-          reason: event.reason,
-        })),
+  /**
+   * Stores tracked events and enforces caps, all in one transaction that resolves only once
+   * durable: counters of capped campaigns are advanced, a total cap completes the campaign, a daily
+   * cap holds it until the next local midnight of its time zone.
+   */
+  async insertEvents(events: readonly TrackedEvent[]): Promise<CapEffects> {
+    const effects: CapEffects = { completed: [], cappedForTheDay: [] };
+    if (events.length === 0) return effects;
+    await this.transaction(async (tx) => {
+      await tx.db
+        .insertInto('events')
+        .values(
+          events.map((event) => ({
+            kind: event.kind,
+            campaign_id: event.campaignId,
+            placement_id: event.placement,
+            country: event.country,
+            device: event.device,
+            partner_id: event.partnerId,
+            api_key_id: event.apiKeyId,
+            occurred_at: event.occurredAt,
+            verdict: event.verdict,
+            reason: event.reason,
+          })),
+        )
+        .execute();
+      await tx.applyCaps(events, effects);
+    });
+    return effects;
+  }
+
+  private async applyCaps(events: readonly TrackedEvent[], effects: CapEffects): Promise<void> {
+    const counted = events.filter((event) => event.verdict === 'counted');
+    const ids = [...new Set(counted.map((event) => event.campaignId))];
+    if (ids.length === 0) return;
+    const capped = await this.db
+      .selectFrom('campaigns')
+      .select([
+        'id',
+        'status',
+        'time_zone',
+        'cap_impressions_total',
+        'cap_clicks_total',
+        'cap_impressions_daily',
+        'cap_clicks_daily',
+      ])
+      .where('id', 'in', ids)
+      .where((eb) =>
+        eb.or([
+          eb('cap_impressions_total', 'is not', null),
+          eb('cap_clicks_total', 'is not', null),
+          eb('cap_impressions_daily', 'is not', null),
+          eb('cap_clicks_daily', 'is not', null),
+        ]),
       )
       .execute();
+    for (const campaign of capped) {
+      const mine = counted.filter((event) => event.campaignId === campaign.id);
+      const last = mine[mine.length - 1] as TrackedEvent;
+      const day = localDate(last.occurredAt, campaign.time_zone);
+      const impressions = mine.filter((event) => event.kind === 'impression').length;
+      const clicks = mine.length - impressions;
+      const [total, today] = await Promise.all(
+        ['total', day].map((key) => this.bumpCounter(campaign.id, key, impressions, clicks)),
+      );
+      const reached = (count: number, cap: number | null) => cap !== null && count >= cap;
+      if (
+        campaign.status === 'running' &&
+        (reached(total!.impressions, campaign.cap_impressions_total) ||
+          reached(total!.clicks, campaign.cap_clicks_total))
+      ) {
+        await this.db
+          .updateTable('campaigns')
+          .set({ status: 'completed', updated_at: last.occurredAt })
+          .where('id', '=', campaign.id)
+          .execute();
+        await this.appendAudit({
+          at: last.occurredAt,
+          actor: 'system',
+          objectType: 'campaign',
+          objectId: String(campaign.id),
+          action: 'complete',
+          reason: 'total cap reached',
+          before: { status: campaign.status },
+          after: { status: 'completed' },
+        });
+        effects.completed.push(campaign.id);
+      } else if (
+        reached(today!.impressions, campaign.cap_impressions_daily) ||
+        reached(today!.clicks, campaign.cap_clicks_daily)
+      ) {
+        const until = startOfNextLocalDay(last.occurredAt, campaign.time_zone);
+        await this.db
+          .updateTable('campaigns')
+          .set({ capped_until: until })
+          .where('id', '=', campaign.id)
+          .execute();
+        effects.cappedForTheDay.push(campaign.id);
+      }
+    }
+  }
+
+  private async bumpCounter(campaignId: number, day: string, impressions: number, clicks: number) {
+    return this.db
+      .insertInto('campaign_counters')
+      .values({ campaign_id: campaignId, day, impressions, clicks })
+      .onConflict((oc) =>
+        oc.columns(['campaign_id', 'day']).doUpdateSet((eb) => ({
+          impressions: eb('campaign_counters.impressions', '+', impressions),
+          clicks: eb('campaign_counters.clicks', '+', clicks),
+        })),
+      )
+      .returning(['impressions', 'clicks'])
+      .executeTakeFirstOrThrow();
   }
 
   async countEvents(filter: { kind?: EventKind; campaignId?: number } = {}): Promise<number> {
@@ -452,24 +806,4 @@ export class Store {
       .onConflict((oc) => oc.column('key').doUpdateSet({ value }))
       .execute();
   }
-}
-
-function toApiKey(row: {
-  id: number;
-  partner_id: number;
-  label: string | null;
-  display_prefix: string;
-  status: string;
-  created_at: number;
-  revoked_at: number | null;
-}): ApiKeyRecord {
-  return {
-    id: row.id,
-    partnerId: row.partner_id,
-    label: row.label,
-    displayPrefix: row.display_prefix,
-    status: row.status as ApiKeyStatus,
-    createdAt: row.created_at,
-    revokedAt: row.revoked_at,
-  };
 }

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { buildApp } from '../../src/http/app.js';
 import { DirectEventSink, type EventSink } from '../../src/ingest/event-sink.js';
+import { AdminTokens } from '../../src/services/admin-tokens.js';
 import { CampaignService } from '../../src/services/campaigns.js';
 import { DeliveryService } from '../../src/services/delivery.js';
 import { PartnerService } from '../../src/services/partners.js';
@@ -63,6 +64,10 @@ export interface TestApp {
   /** Base URL of the listening server, e.g. http://127.0.0.1:41234 */
   url: string;
   request(options: RequestOptions): Promise<TestResponse>;
+  /** An admin token for the management API. */
+  adminToken: string;
+  /** A management API call with the admin token; `body` is sent as JSON. */
+  admin(method: string, path: string, body?: unknown): Promise<TestResponse>;
   /** A valid key of a partner created for the test. */
   apiKey: string;
   apiKeyId: number;
@@ -102,7 +107,16 @@ export async function createTestApp(
   await state.load();
   const events = options.events?.(store) ?? new DirectEventSink(store, () => undefined);
   const delivery = new DeliveryService(state, events, options.clock);
-  const app = await buildApp({ logger, state, delivery, accessLog: false });
+  const tokens = new AdminTokens(store);
+  const adminToken = await tokens.create('tests');
+  const clock = options.clock ?? Date.now;
+  const app = await buildApp({
+    logger,
+    state,
+    delivery,
+    accessLog: false,
+    admin: { store, tokens, clock, afterChange: () => void state.refresh() },
+  });
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
   const call = (options: RequestOptions) => request(url, options);
   const partners = new PartnerService(store);
@@ -116,6 +130,17 @@ export async function createTestApp(
     app,
     url,
     request: call,
+    adminToken,
+    admin: (method, path, body) =>
+      call({
+        method,
+        url: `/admin/v1${path}`,
+        headers: {
+          authorization: `Bearer ${adminToken}`,
+          ...(body !== undefined && { 'content-type': 'application/json' }),
+        },
+        ...(body !== undefined && { payload: JSON.stringify(body) }),
+      }),
     store,
     state,
     database,

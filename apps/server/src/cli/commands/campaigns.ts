@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import type { Command } from 'commander';
 import { CAMPAIGN_STATUSES, type Campaign, type CampaignStatus } from '../../domain/campaigns.js';
+import { CAMPAIGN_ACTIONS, type CampaignAction } from '../../domain/lifecycle.js';
 import { invalid } from '../../domain/errors.js';
 import { CampaignService, campaignToJson } from '../../services/campaigns.js';
 import { positiveInteger, withStore } from '../context.js';
@@ -43,7 +44,6 @@ interface UpdateOptions extends OutputOptions {
   description?: string;
   category?: string;
   destinationUrl?: string;
-  status?: string;
   priority?: string;
   weight?: string;
   placements?: string;
@@ -62,7 +62,6 @@ function changesFrom(options: UpdateOptions): Record<string, unknown> {
   if (options.description !== undefined) changes['description'] = text(options.description);
   if (options.category !== undefined) changes['category'] = text(options.category);
   if (options.destinationUrl !== undefined) changes['destinationUrl'] = options.destinationUrl;
-  if (options.status !== undefined) changes['status'] = options.status;
   if (options.priority !== undefined) changes['priority'] = number(options.priority);
   if (options.weight !== undefined) changes['weight'] = number(options.weight);
   if (options.placements !== undefined) changes['placements'] = list(options.placements);
@@ -147,12 +146,11 @@ export function registerCampaigns(program: Command): void {
     );
   campaigns
     .command('update <id>')
-    .description('change fields of a campaign; running instances serve the change within 2 s')
+    .description('change fields of a campaign (status changes through actions); served within 2 s')
     .option('--title <text>')
     .option('--description <text>', '"" removes it')
     .option('--category <word>', '"" removes it')
     .option('--destination-url <url>')
-    .option('--status <status>', CAMPAIGN_STATUSES.join(', '))
     .option('--priority <n>', 'higher is served first')
     .option('--weight <n>', 'share of rotation within a priority')
     .option('--placements <ids>', 'comma-separated placement ids')
@@ -172,4 +170,47 @@ export function registerCampaigns(program: Command): void {
         );
       }),
     );
+  campaigns
+    .command('create <file>')
+    .description('create a draft campaign from a JSON file of campaign fields (import format)')
+    .requiredOption('--advertiser <id>', 'advertiser id')
+    .option('--json', 'print JSON')
+    .action((file: string, options: OutputOptions & { advertiser: string }) =>
+      withStore(options, async (store) => {
+        const campaign = await new CampaignService(store).create(
+          positiveInteger(options.advertiser, 'advertiser'),
+          readJsonFile(file) as Record<string, unknown>,
+        );
+        emit(options, campaignToJson(campaign), () => console.log(`created campaign ${campaign.id} (draft)`));
+      }),
+    );
+  for (const action of CAMPAIGN_ACTIONS) {
+    const command = campaigns
+      .command(`${action} <id>`)
+      .description(ACTION_HELP[action])
+      .option('--json', 'print JSON');
+    if (action === 'reject') command.requiredOption('--reason <text>', 'why, shown to the advertiser');
+    else command.option('--reason <text>', 'why, for the audit log');
+    command.action((id: string, options: OutputOptions & { reason?: string }) =>
+      withStore(options, async (store) => {
+        const campaign = await new CampaignService(store).act(
+          positiveInteger(id, 'campaign id'),
+          action,
+          options.reason,
+        );
+        emit(options, campaignToJson(campaign), () =>
+          console.log(`campaign ${campaign.id} is now ${campaign.status}`),
+        );
+      }),
+    );
+  }
 }
+
+const ACTION_HELP: Record<CampaignAction, string> = {
+  submit: 'send a draft for review',
+  approve: 'approve a campaign in review (it becomes scheduled or running)',
+  reject: 'reject a campaign in review, with a reason',
+  pause: 'stop serving a running or scheduled campaign',
+  resume: 'serve a paused campaign again',
+  archive: 'retire a campaign for good',
+};

@@ -1,19 +1,22 @@
 import type { Command } from 'commander';
-import { PartnerService } from '../../services/partners.js';
-import type { ApiKeyRecord, Partner } from '../../store/store.js';
+import { keyView, PartnerService } from '../../services/partners.js';
+import type { Partner } from '../../store/store.js';
 import { positiveInteger, withStore } from '../context.js';
-import { emit, iso, printTable, type OutputOptions } from '../output.js';
+import { isoTimes } from '../../http/admin/support.js';
+import { emit, iso, printTable, type OutputOptions, type Row } from '../output.js';
 
-const partnerJson = (p: Partner) => ({ id: p.id, name: p.name, createdAt: iso(p.createdAt) });
-const keyJson = (k: ApiKeyRecord) => ({
-  id: k.id,
-  partnerId: k.partnerId,
-  label: k.label,
-  prefix: k.displayPrefix,
-  status: k.status,
-  createdAt: iso(k.createdAt),
-  revokedAt: iso(k.revokedAt),
+const partnerJson = (p: Partner) => ({
+  id: p.id,
+  name: p.name,
+  blockedCategories: p.blockedCategories,
+  createdAt: iso(p.createdAt),
 });
+const keyJson = (k: Parameters<typeof keyView>[0]) => isoTimes(keyView(k)) as Row & { prefix: string };
+const categories = (value: string) =>
+  value
+    .split(',')
+    .map((c) => c.trim())
+    .filter((c) => c !== '');
 
 export function registerPartners(program: Command): void {
   const partners = program.command('partners').description('publishers that call the delivery API');
@@ -30,13 +33,37 @@ export function registerPartners(program: Command): void {
       }),
     );
   partners
+    .command('update <partner>')
+    .description('rename a partner or set the categories it never receives')
+    .option('--name <name>', 'new name')
+    .option('--blocked-categories <list>', 'comma-separated categories; "" for none')
+    .option('--json', 'print JSON')
+    .action((ref: string, options: OutputOptions & { name?: string; blockedCategories?: string }) =>
+      withStore(options, async (store) => {
+        const partner = await new PartnerService(store).updatePartner(ref, {
+          ...(options.name !== undefined && { name: options.name }),
+          ...(options.blockedCategories !== undefined && {
+            blockedCategories: categories(options.blockedCategories),
+          }),
+        });
+        emit(options, partnerJson(partner), () =>
+          console.log(`updated partner ${partner.id} "${partner.name}"`),
+        );
+      }),
+    );
+  partners
     .command('list')
     .description('list partners')
     .option('--json', 'print JSON')
     .action((options: OutputOptions) =>
       withStore(options, async (store) => {
         const list = (await new PartnerService(store).listPartners()).map(partnerJson);
-        emit(options, list, () => printTable(list, ['id', 'name', 'createdAt']));
+        emit(options, list, () =>
+          printTable(
+            list.map((p) => ({ ...p, blockedCategories: p.blockedCategories.join(',') })),
+            ['id', 'name', 'blockedCategories', 'createdAt'],
+          ),
+        );
       }),
     );
 
@@ -82,6 +109,69 @@ export function registerPartners(program: Command): void {
       withStore(options, async (store) => {
         const key = await new PartnerService(store).revokeKey(positiveInteger(id, 'key id'));
         emit(options, keyJson(key), () => console.log(`revoked key ${key.id} (${key.displayPrefix}…)`));
+      }),
+    );
+  keys
+    .command('rotate <id>')
+    .description('issue a replacement key; the old one keeps working until it expires')
+    .option('--expires-in-hours <hours>', 'how long the old key keeps working', '24')
+    .option('--json', 'print JSON')
+    .action((id: string, options: OutputOptions & { expiresInHours: string }) =>
+      withStore(options, async (store) => {
+        const hours = Number(options.expiresInHours);
+        const rotated = await new PartnerService(store).rotateKey(positiveInteger(id, 'key id'), hours);
+        emit(
+          options,
+          { ...keyJson(rotated.key), key: rotated.plaintext, previous: keyJson(rotated.previous) },
+          () => {
+            console.log(
+              `key ${id} now expires at ${iso(rotated.previous.expiresAt)}; its replacement is key ${rotated.key.id}.`,
+            );
+            console.log('Store the new key now; it is not shown again:');
+            console.log(rotated.plaintext);
+          },
+        );
+      }),
+    );
+  keys
+    .command('suspend <id>')
+    .description('suspend a key (it gets 403 within 2 s)')
+    .requiredOption('--reason <text>', 'why, for the audit log')
+    .option('--json', 'print JSON')
+    .action((id: string, options: OutputOptions & { reason: string }) =>
+      withStore(options, async (store) => {
+        const key = await new PartnerService(store).suspendKey(positiveInteger(id, 'key id'), options.reason);
+        emit(options, keyJson(key), () => console.log(`suspended key ${key.id}`));
+      }),
+    );
+  keys
+    .command('reinstate <id>')
+    .description('lift a suspension')
+    .option('--json', 'print JSON')
+    .action((id: string, options: OutputOptions) =>
+      withStore(options, async (store) => {
+        const key = await new PartnerService(store).reinstateKey(positiveInteger(id, 'key id'));
+        emit(options, keyJson(key), () => console.log(`reinstated key ${key.id}`));
+      }),
+    );
+  keys
+    .command('limits <id>')
+    .description("set a key's own rate limits (requests per second and burst); omit one for the default")
+    .option('--fetch-rate <n>')
+    .option('--fetch-burst <n>')
+    .option('--events-rate <n>')
+    .option('--events-burst <n>')
+    .option('--json', 'print JSON')
+    .action((id: string, options: OutputOptions & Record<string, string | undefined>) =>
+      withStore(options, async (store) => {
+        const limit = (value: string | undefined) => (value === undefined ? null : Number(value));
+        const key = await new PartnerService(store).setKeyLimits(positiveInteger(id, 'key id'), {
+          fetchRate: limit(options['fetchRate']),
+          fetchBurst: limit(options['fetchBurst']),
+          eventsRate: limit(options['eventsRate']),
+          eventsBurst: limit(options['eventsBurst']),
+        });
+        emit(options, keyJson(key), () => console.log(`set rate limits of key ${key.id}`));
       }),
     );
 }

@@ -49,11 +49,23 @@ export function registerServe(program: Command): void {
           location: 'US',
           device: 'mobile',
         });
+        const adminToken = server.generatedAdminToken ?? null;
         if (options.json) {
+          const summary = {
+            url: server.url,
+            store: server.store.engine,
+            demoApiKey: demo?.apiKey ?? null,
+            adminToken,
+          };
+          console.log(JSON.stringify(summary));
+          return;
+        }
+        if (adminToken) {
           console.log(
-            JSON.stringify({ url: server.url, store: server.store.engine, demoApiKey: demo?.apiKey ?? null }),
+            `\nAdmin token for ${server.url}/admin/v1 (shown once; store it now):\n  ${adminToken}`,
           );
-        } else if (demo?.apiKey) {
+        }
+        if (demo?.apiKey) {
           console.log(demoBanner(server.url, demo.apiKey, sample[0]?.id));
         } else if (demo) {
           console.log(

@@ -1,0 +1,79 @@
+import type { CampaignStatus } from './campaigns.js';
+import { DomainError } from './errors.js';
+
+/** Operator actions on a campaign (decisions D11). Time-driven moves are in `timedStatus`. */
+export const CAMPAIGN_ACTIONS = ['submit', 'approve', 'reject', 'pause', 'resume', 'archive'] as const;
+export type CampaignAction = (typeof CAMPAIGN_ACTIONS)[number];
+
+/** The states each action may start from. */
+const ALLOWED_FROM: Record<CampaignAction, readonly CampaignStatus[]> = {
+  submit: ['draft'],
+  approve: ['pending_review'],
+  reject: ['pending_review'],
+  pause: ['running', 'scheduled'],
+  resume: ['paused'],
+  archive: ['draft', 'pending_review', 'rejected', 'scheduled', 'running', 'paused', 'completed'],
+};
+
+/** Fields an advertiser writes; changing one of an approved campaign sends it back to review. */
+export const CREATIVE_FIELDS = ['title', 'description', 'category', 'destinationUrl'] as const;
+
+interface Flight {
+  status: CampaignStatus;
+  startAt: number | null;
+  endAt: number | null;
+}
+
+/** Where an approved campaign lands at `now`: before its start, inside its window, or past its end. */
+function landing(flight: Flight, now: number): CampaignStatus {
+  if (flight.endAt !== null && flight.endAt <= now) return 'completed';
+  if (flight.startAt !== null && flight.startAt > now) return 'scheduled';
+  return 'running';
+}
+
+/**
+ * The status after an operator action, or a 409 naming the current state when the action is not
+ * allowed from it. Approving and resuming land on scheduled, running or completed by the clock.
+ */
+export function statusAfterAction(flight: Flight, action: CampaignAction, now: number): CampaignStatus {
+  if (!ALLOWED_FROM[action].includes(flight.status)) {
+    throw new DomainError('conflict', `cannot ${action} a campaign that is ${flight.status}`);
+  }
+  switch (action) {
+    case 'submit':
+      return 'pending_review';
+    case 'reject':
+      return 'rejected';
+    case 'pause':
+      return 'paused';
+    case 'archive':
+      return 'archived';
+    case 'approve':
+    case 'resume':
+      return landing(flight, now);
+  }
+}
+
+/**
+ * The status after an edit (D11): a rejected campaign goes back to draft; an approved one whose
+ * creative changed goes back to review; archived campaigns cannot be edited at all.
+ */
+export function statusAfterEdit(status: CampaignStatus, changedFields: readonly string[]): CampaignStatus {
+  if (status === 'archived') throw new DomainError('conflict', 'cannot edit a campaign that is archived');
+  if (status === 'rejected') return 'draft';
+  const approved = status === 'scheduled' || status === 'running' || status === 'paused';
+  if (approved && changedFields.some((field) => (CREATIVE_FIELDS as readonly string[]).includes(field))) {
+    return 'pending_review';
+  }
+  return status;
+}
+
+/** The move the clock makes on its own (start reached, end passed), or null for none. */
+export function timedStatus(flight: Flight, now: number): CampaignStatus | null {
+  const ended = flight.endAt !== null && flight.endAt <= now;
+  if ((flight.status === 'running' || flight.status === 'paused' || flight.status === 'scheduled') && ended) {
+    return 'completed';
+  }
+  if (flight.status === 'scheduled' && (flight.startAt === null || flight.startAt <= now)) return 'running';
+  return null;
+}

@@ -1,0 +1,73 @@
+/**
+ * Calendar days in an IANA time zone (decisions D12), for daily caps. Built on Intl, so it follows
+ * the time-zone database that Node ships, daylight-saving changes included.
+ */
+
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+function formatter(timeZone: string): Intl.DateTimeFormat {
+  let format = formatters.get(timeZone);
+  if (!format) {
+    format = new Intl.DateTimeFormat('en-CA', {
+      timeZone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+    });
+    formatters.set(timeZone, format);
+  }
+  return format;
+}
+
+export function isTimeZone(value: string): boolean {
+  try {
+    formatter(value);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function wallClock(
+  ms: number,
+  timeZone: string,
+): { y: number; m: number; d: number; h: number; min: number; s: number } {
+  const parts: Record<string, number> = {};
+  for (const part of formatter(timeZone).formatToParts(ms)) {
+    if (part.type !== 'literal') parts[part.type] = Number(part.value);
+  }
+  return {
+    y: parts['year']!,
+    m: parts['month']!,
+    d: parts['day']!,
+    h: parts['hour']!,
+    min: parts['minute']!,
+    s: parts['second']!,
+  };
+}
+
+/** Local date `YYYY-MM-DD` of an instant in a time zone. */
+export function localDate(ms: number, timeZone: string): string {
+  const { y, m, d } = wallClock(ms, timeZone);
+  return `${String(y).padStart(4, '0')}-${String(m).padStart(2, '0')}-${String(d).padStart(2, '0')}`;
+}
+
+/** Local wall time minus UTC, in ms, at an instant. */
+function offset(ms: number, timeZone: string): number {
+  const { y, m, d, h, min, s } = wallClock(ms, timeZone);
+  return Date.UTC(y, m - 1, d, h, min, s) - Math.floor(ms / 1000) * 1000;
+}
+
+/** The instant the next local day begins (local midnight after `ms`), daylight saving included. */
+export function startOfNextLocalDay(ms: number, timeZone: string): number {
+  const { y, m, d } = wallClock(ms, timeZone);
+  const midnightAsUtc = Date.UTC(y, m - 1, d + 1);
+  let guess = midnightAsUtc - offset(midnightAsUtc, timeZone);
+  // The offset at the guess can differ from the one at the estimate across a DST change.
+  guess = midnightAsUtc - offset(guess, timeZone);
+  return guess;
+}

@@ -1,0 +1,68 @@
+import type { FastifyInstance } from 'fastify';
+import { CAMPAIGN_STATUSES, type CampaignStatus } from '../../domain/campaigns.js';
+import { invalid } from '../../domain/errors.js';
+import { CAMPAIGN_ACTIONS } from '../../domain/lifecycle.js';
+import { AdvertiserService } from '../../services/advertisers.js';
+import { campaignToJson, CampaignService } from '../../services/campaigns.js';
+import type { AdminContext } from './plugin.js';
+import { fields, idParam, one, pageOf, pageRequest } from './support.js';
+
+/** Advertisers and campaigns, with the lifecycle actions of D11. */
+export async function campaignRoutes(app: FastifyInstance, context: AdminContext): Promise<void> {
+  const advertisers = (request: Parameters<AdminContext['actor']>[0]) =>
+    new AdvertiserService(context.store, context.actor(request), context.clock);
+  const campaigns = (request: Parameters<AdminContext['actor']>[0]) =>
+    new CampaignService(context.store, context.actor(request), context.clock);
+
+  app.get('/advertisers', async (request) => {
+    const page = pageRequest(request.query as Record<string, unknown>);
+    return pageOf(await advertisers(request).list(page), page, (a) => a);
+  });
+  app.post('/advertisers', async (request, reply) =>
+    reply.code(201).send(one(await advertisers(request).create(fields(request)['name']))),
+  );
+  app.get('/advertisers/:id', async (request) => one(await advertisers(request).get(idParam(request))));
+  app.patch('/advertisers/:id', async (request) =>
+    one(await advertisers(request).rename(idParam(request), fields(request)['name'])),
+  );
+
+  app.get('/campaigns', async (request) => {
+    const query = request.query as Record<string, unknown>;
+    const page = pageRequest(query);
+    const status = query['status'];
+    if (status !== undefined && !(CAMPAIGN_STATUSES as readonly unknown[]).includes(status)) {
+      throw invalid(`status must be one of: ${CAMPAIGN_STATUSES.join(', ')}`);
+    }
+    const advertiser = query['advertiser'];
+    if (advertiser !== undefined && !/^\d+$/.test(String(advertiser)))
+      throw invalid('advertiser must be an advertiser id');
+    const found = await campaigns(request).list(
+      {
+        ...(status !== undefined && { status: status as CampaignStatus }),
+        ...(advertiser !== undefined && { advertiserId: Number(advertiser) }),
+        ...(typeof query['placement'] === 'string' && { placement: query['placement'] }),
+      },
+      page,
+    );
+    return pageOf(found, page, campaignToJson);
+  });
+  app.post('/campaigns', async (request, reply) => {
+    const body = fields(request);
+    const advertiserId = body['advertiserId'];
+    if (typeof advertiserId !== 'number' || !Number.isInteger(advertiserId))
+      throw invalid('advertiserId is required');
+    const input = Object.fromEntries(Object.entries(body).filter(([field]) => field !== 'advertiserId'));
+    return reply.code(201).send(one(campaignToJson(await campaigns(request).create(advertiserId, input))));
+  });
+  app.get('/campaigns/:id', async (request) =>
+    one(campaignToJson(await campaigns(request).get(idParam(request)))),
+  );
+  app.patch('/campaigns/:id', async (request) =>
+    one(campaignToJson(await campaigns(request).update(idParam(request), fields(request)))),
+  );
+  for (const action of CAMPAIGN_ACTIONS) {
+    app.post(`/campaigns/:id/${action}`, async (request) =>
+      one(campaignToJson(await campaigns(request).act(idParam(request), action, fields(request)['reason']))),
+    );
+  }
+}

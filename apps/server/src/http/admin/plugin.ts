@@ -1,0 +1,47 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { AdminTokens } from '../../services/admin-tokens.js';
+import type { Actor } from '../../services/audit.js';
+import type { Store } from '../../store/store.js';
+import { campaignRoutes } from './campaigns.js';
+import { partnerRoutes } from './partners.js';
+import { registryRoutes } from './registry.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The operator behind the admin token; set by the admin auth hook. */
+    adminActor: Actor | null;
+  }
+}
+
+export interface AdminDeps {
+  store: Store;
+  tokens: AdminTokens;
+  clock: () => number;
+  /** Called after every successful change, so this instance serves it at once. */
+  afterChange: () => void;
+}
+
+export interface AdminContext extends AdminDeps {
+  actor(request: FastifyRequest): Actor;
+}
+
+/** The management API under /admin/v1, authenticated with an admin token. */
+export async function adminApi(app: FastifyInstance, deps: AdminDeps): Promise<void> {
+  app.decorateRequest('adminActor', null);
+  app.addHook('onRequest', async (request) => {
+    request.adminActor = await deps.tokens.authenticate(request.headers.authorization);
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    if (request.method !== 'GET' && reply.statusCode < 400) deps.afterChange();
+  });
+  const context: AdminContext = {
+    ...deps,
+    actor: (request) => {
+      if (!request.adminActor) throw new Error('admin route reached without authentication');
+      return request.adminActor;
+    },
+  };
+  await app.register(partnerRoutes, context);
+  await app.register(campaignRoutes, context);
+  await app.register(registryRoutes, context);
+}

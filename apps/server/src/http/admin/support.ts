@@ -1,0 +1,69 @@
+import type { FastifyRequest } from 'fastify';
+import { invalid } from '../../domain/errors.js';
+import type { PageRequest } from '../../store/store.js';
+
+const MAX_PAGE = 200;
+
+/** Reads `limit` (1..200, default 50) and the opaque `cursor` of the previous page. */
+export function pageRequest(
+  query: Record<string, unknown>,
+): Required<Pick<PageRequest, 'limit'>> & PageRequest {
+  const limit = query['limit'] === undefined ? 50 : Number(query['limit']);
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE) {
+    throw invalid(`limit must be an integer between 1 and ${MAX_PAGE}`);
+  }
+  const cursor = query['cursor'];
+  if (cursor === undefined || cursor === '') return { limit };
+  const after = typeof cursor === 'string' ? Number(Buffer.from(cursor, 'base64url').toString('utf8')) : NaN;
+  if (!Number.isSafeInteger(after) || after < 0) throw invalid('cursor is not one this API returned');
+  return { limit, after };
+}
+
+/**
+ * A page of results: `nextCursor` is null on the last page. Timestamps (fields ending in `At`)
+ * are ISO 8601 strings in every management response.
+ */
+export function pageOf<T extends { id: number }>(
+  items: T[],
+  request: { limit: number },
+  view: (item: T) => unknown,
+) {
+  const last = items[items.length - 1];
+  return {
+    status: 'success',
+    data: items.map((item) => isoTimes(view(item))),
+    nextCursor:
+      items.length === request.limit && last ? Buffer.from(String(last.id)).toString('base64url') : null,
+  };
+}
+
+export const one = (value: unknown) => ({ status: 'success', data: isoTimes(value) });
+
+/** Converts epoch-millisecond `…At` fields to ISO strings, recursively. */
+export function isoTimes(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(isoTimes);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([key, field]) => [
+      key,
+      key.endsWith('At') && typeof field === 'number' ? new Date(field).toISOString() : isoTimes(field),
+    ]),
+  );
+}
+
+/** The JSON body as an object of fields, or a 400. An absent body is an empty object. */
+export function fields(request: FastifyRequest): Record<string, unknown> {
+  const body = request.body;
+  if (body === undefined || body === null) return {};
+  if (typeof body !== 'object' || Array.isArray(body)) throw invalid('request body must be a JSON object');
+  return body as Record<string, unknown>;
+}
+
+/** A numeric path id, or a 404 (a non-number cannot name anything). */
+export function idParam(request: FastifyRequest, name = 'id'): number {
+  const raw = (request.params as Record<string, string>)[name];
+  const id = Number(raw);
+  if (!/^\d+$/.test(raw ?? '') || !Number.isSafeInteger(id))
+    throw invalid(`${name} must be a positive integer`);
+  return id;
+}

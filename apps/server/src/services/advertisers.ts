@@ -1,0 +1,73 @@
+import { DomainError, invalid, notFound } from '../domain/errors.js';
+import type { Advertiser, PageRequest, Store } from '../store/store.js';
+import { audit, CLI_ACTOR, type Actor } from './audit.js';
+
+function checkName(name: unknown): string {
+  if (typeof name !== 'string' || name.trim() === '' || name.trim().length > 100) {
+    throw invalid('advertiser name must be 1 to 100 characters');
+  }
+  return name.trim();
+}
+
+/** Advertisers: the accounts campaigns belong to. */
+export class AdvertiserService {
+  constructor(
+    private readonly store: Store,
+    private readonly actor: Actor = CLI_ACTOR,
+    private readonly clock: () => number = Date.now,
+  ) {}
+
+  async create(name: unknown): Promise<Advertiser> {
+    const checked = checkName(name);
+    const now = this.clock();
+    return this.store.transaction(async (tx) => {
+      if (await tx.findAdvertiser(checked))
+        throw new DomainError('conflict', `advertiser "${checked}" already exists`);
+      const advertiser = await tx.createAdvertiser(checked, now);
+      await audit(
+        tx,
+        this.actor,
+        {
+          objectType: 'advertiser',
+          objectId: advertiser.id,
+          action: 'create',
+          before: null,
+          after: advertiser,
+        },
+        now,
+      );
+      return advertiser;
+    });
+  }
+
+  async get(id: number): Promise<Advertiser> {
+    const advertiser = await this.store.findAdvertiser(id);
+    if (!advertiser) throw notFound(`advertiser ${id} not found`);
+    return advertiser;
+  }
+
+  list(request?: PageRequest): Promise<Advertiser[]> {
+    return this.store.listAdvertisers(request);
+  }
+
+  async rename(id: number, name: unknown): Promise<Advertiser> {
+    const checked = checkName(name);
+    const now = this.clock();
+    return this.store.transaction(async (tx) => {
+      const before = await tx.findAdvertiser(id);
+      if (!before) throw notFound(`advertiser ${id} not found`);
+      const clash = await tx.findAdvertiser(checked);
+      if (clash && clash.id !== id)
+        throw new DomainError('conflict', `advertiser "${checked}" already exists`);
+      await tx.renameAdvertiser(id, checked, now);
+      const after = (await tx.findAdvertiser(id))!;
+      await audit(
+        tx,
+        this.actor,
+        { objectType: 'advertiser', objectId: id, action: 'update', before, after },
+        now,
+      );
+      return after;
+    });
+  }
+}

@@ -1,0 +1,79 @@
+import { DomainError, invalid, notFound } from '../domain/errors.js';
+import { isPlacementId } from '../domain/placements.js';
+import type { Placement, Store } from '../store/store.js';
+import { audit, CLI_ACTOR, type Actor } from './audit.js';
+
+function checkDescription(value: unknown): string {
+  if (typeof value !== 'string' || value.trim() === '' || value.length > 200) {
+    throw invalid('description must be 1 to 200 characters');
+  }
+  return value.trim();
+}
+
+/**
+ * The placement registry (D1). Placements are data: operators describe, disable and add them; a
+ * disabled placement is answered like an unknown one on every instance within 2 s.
+ */
+export class PlacementService {
+  constructor(
+    private readonly store: Store,
+    private readonly actor: Actor = CLI_ACTOR,
+    private readonly clock: () => number = Date.now,
+  ) {}
+
+  list(): Promise<Placement[]> {
+    return this.store.listPlacements();
+  }
+
+  async get(id: string): Promise<Placement> {
+    const placement = await this.store.getPlacement(id);
+    if (!placement) throw notFound(`placement ${id} not found`);
+    return placement;
+  }
+
+  async add(id: unknown, description: unknown): Promise<Placement> {
+    if (typeof id !== 'string' || !isPlacementId(id)) {
+      throw invalid('placement id must be a lower-case slug such as "video_preroll" (at most 64 characters)');
+    }
+    const checked = checkDescription(description);
+    const now = this.clock();
+    return this.store.transaction(async (tx) => {
+      if (await tx.getPlacement(id)) throw new DomainError('conflict', `placement ${id} already exists`);
+      await tx.addPlacement({ id, description: checked, enabled: true }, now);
+      const placement = (await tx.getPlacement(id))!;
+      await audit(
+        tx,
+        this.actor,
+        { objectType: 'placement', objectId: id, action: 'create', before: null, after: placement },
+        now,
+      );
+      return placement;
+    });
+  }
+
+  async update(id: string, changes: Record<string, unknown>): Promise<Placement> {
+    const unknownFields = Object.keys(changes).filter(
+      (field) => field !== 'description' && field !== 'enabled',
+    );
+    if (unknownFields.length > 0) throw invalid(`not editable: ${unknownFields.join(', ')}`);
+    if (changes['enabled'] !== undefined && typeof changes['enabled'] !== 'boolean')
+      throw invalid('enabled must be true or false');
+    const description =
+      changes['description'] === undefined ? undefined : checkDescription(changes['description']);
+    const enabled = changes['enabled'] as boolean | undefined;
+    const now = this.clock();
+    return this.store.transaction(async (tx) => {
+      const before = await tx.getPlacement(id);
+      if (!before) throw notFound(`placement ${id} not found`);
+      await tx.updatePlacement(id, {
+        ...(description !== undefined && { description }),
+        ...(enabled !== undefined && { enabled }),
+      });
+      const after = (await tx.getPlacement(id))!;
+      const action =
+        enabled === undefined || enabled === before.enabled ? 'update' : enabled ? 'enable' : 'disable';
+      await audit(tx, this.actor, { objectType: 'placement', objectId: id, action, before, after }, now);
+      return after;
+    });
+  }
+}

@@ -1,0 +1,124 @@
+import type { Selectable } from 'kysely';
+import type { Campaign, CampaignInput, CampaignStatus } from '../domain/campaigns.js';
+import type { Device } from '../domain/targeting.js';
+import type { ApiKeyTable, CampaignTable, PartnerTable } from './schema.js';
+
+/** Row ⇄ domain mapping, kept apart from the queries so both engines share it. */
+
+export interface Partner {
+  id: number;
+  name: string;
+  blockedCategories: string[];
+  createdAt: number;
+  updatedAt: number;
+}
+
+export type ApiKeyStatus = 'active' | 'suspended' | 'revoked';
+
+export interface RateLimits {
+  fetchRate: number | null;
+  fetchBurst: number | null;
+  eventsRate: number | null;
+  eventsBurst: number | null;
+}
+
+export interface ApiKeyRecord {
+  id: number;
+  partnerId: number;
+  label: string | null;
+  displayPrefix: string;
+  status: ApiKeyStatus;
+  createdAt: number;
+  revokedAt: number | null;
+  expiresAt: number | null;
+  suspendedReason: string | null;
+  suspendedAt: number | null;
+  rateLimits: RateLimits;
+  lastUsedAt: number | null;
+}
+
+export function toCampaign(row: Selectable<CampaignTable>, placements: string[]): Campaign {
+  return {
+    id: row.id,
+    advertiserId: row.advertiser_id,
+    title: row.title,
+    description: row.description,
+    category: row.category,
+    destinationUrl: row.destination_url,
+    status: row.status as CampaignStatus,
+    priority: row.priority,
+    weight: row.weight,
+    placements,
+    countries: JSON.parse(row.countries) as string[],
+    devices: JSON.parse(row.devices) as Device[],
+    startAt: row.start_at,
+    endAt: row.end_at,
+    timeZone: row.time_zone,
+    caps: {
+      impressionsTotal: row.cap_impressions_total,
+      clicksTotal: row.cap_clicks_total,
+      impressionsDaily: row.cap_impressions_daily,
+      clicksDaily: row.cap_clicks_daily,
+    },
+    cappedUntil: row.capped_until,
+    rejectionReason: row.rejection_reason,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+/** Columns for the fields of a campaign input that are present. */
+export function campaignColumns(input: Partial<CampaignInput>) {
+  const columns: Partial<Omit<Selectable<CampaignTable>, 'id'>> = {};
+  if (input.title !== undefined) columns.title = input.title;
+  if (input.description !== undefined) columns.description = input.description;
+  if (input.category !== undefined) columns.category = input.category;
+  if (input.destinationUrl !== undefined) columns.destination_url = input.destinationUrl;
+  if (input.status !== undefined) columns.status = input.status;
+  if (input.priority !== undefined) columns.priority = input.priority;
+  if (input.weight !== undefined) columns.weight = input.weight;
+  if (input.countries !== undefined) columns.countries = JSON.stringify(input.countries);
+  if (input.devices !== undefined) columns.devices = JSON.stringify(input.devices);
+  if (input.startAt !== undefined) columns.start_at = input.startAt;
+  if (input.endAt !== undefined) columns.end_at = input.endAt;
+  if (input.timeZone !== undefined) columns.time_zone = input.timeZone;
+  if (input.caps !== undefined) {
+    columns.cap_impressions_total = input.caps.impressionsTotal;
+    columns.cap_clicks_total = input.caps.clicksTotal;
+    columns.cap_impressions_daily = input.caps.impressionsDaily;
+    columns.cap_clicks_daily = input.caps.clicksDaily;
+  }
+  return columns;
+}
+
+export function toPartner(row: Selectable<PartnerTable>): Partner {
+  return {
+    id: row.id,
+    name: row.name,
+    blockedCategories: JSON.parse(row.blocked_categories) as string[],
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+export function toApiKey(row: Selectable<ApiKeyTable> & { last_used_at?: number | null }): ApiKeyRecord {
+  return {
+    id: row.id,
+    partnerId: row.partner_id,
+    label: row.label,
+    displayPrefix: row.display_prefix,
+    status: row.status as ApiKeyStatus,
+    createdAt: row.created_at,
+    revokedAt: row.revoked_at,
+    expiresAt: row.expires_at,
+    suspendedReason: row.suspended_reason,
+    suspendedAt: row.suspended_at,
+    rateLimits: {
+      fetchRate: row.fetch_rate,
+      fetchBurst: row.fetch_burst,
+      eventsRate: row.events_rate,
+      eventsBurst: row.events_burst,
+    },
+    lastUsedAt: row.last_used_at ?? null,
+  };
+}
