@@ -2,19 +2,14 @@ import type { FastifyInstance } from 'fastify';
 import pino, { type Logger } from 'pino';
 import type { Config } from './config.js';
 import { buildApp } from './http/app.js';
-import { DirectEventSink } from './ingest/event-sink.js';
-import { AdminTokens } from './services/admin-tokens.js';
-import { DeliveryService } from './services/delivery.js';
-import { KeyUsage } from './services/key-usage.js';
-import { LifecycleJob } from './services/lifecycle-job.js';
-import { ServingState } from './services/serving-state.js';
 import { connect } from './store/connect.js';
 import { Store } from './store/store.js';
+import { wireServices, type Services } from './wiring.js';
 
 export interface RunningServer {
   app: FastifyInstance;
   store: Store;
-  state: ServingState;
+  state: Services['state'];
   logger: Logger;
   /** The address actually bound, e.g. `http://127.0.0.1:8080`. */
   url: string;
@@ -38,29 +33,13 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     const { applied } = await store.migrate();
     if (applied.length > 0) logger.info({ applied }, 'migrations applied');
     await options.beforeLoad?.(store);
-    const tokens = new AdminTokens(store);
+    const { state, events, tokens, keyUsage, lifecycle, appDeps } = wireServices(store, logger, config);
     const generatedAdminToken = await tokens.ensure(config.adminToken);
-    const state = new ServingState(store, logger, config.refreshIntervalMs);
     await state.load();
     state.start();
-    const lifecycle = new LifecycleJob(store, logger, config.refreshIntervalMs);
     lifecycle.start();
-    const keyUsage = new KeyUsage(store, logger);
     keyUsage.start();
-    const refreshNow = () =>
-      void state.refresh().catch((error: unknown) => logger.error({ err: error }, 'refresh failed'));
-    const events = new DirectEventSink(store, (error) =>
-      logger.error({ err: error }, 'storing an event failed'),
-    );
-    const delivery = new DeliveryService(state, events);
-    const app = await buildApp({
-      logger,
-      state,
-      delivery,
-      accessLog: config.accessLog,
-      admin: { store, tokens, clock: Date.now, afterChange: refreshNow },
-      onKeyUse: keyUsage.touch,
-    });
+    const app = await buildApp(appDeps);
     const address = await app.listen({ host: config.host, port: config.port });
     logger.info({ address, store: store.engine, location: store.location }, 'placard listening');
 

@@ -24,7 +24,7 @@ export interface AppDeps {
  */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   let closing = false;
-  const partner = partnerApi({ ...deps, isClosing: () => closing });
+  const partner = partnerApi({ ...deps, clock: deps.admin.clock, isClosing: () => closing });
 
   const app = Fastify({
     // pino's Logger is wider than Fastify's base logger type; the instance is the same one.

@@ -40,6 +40,8 @@ export interface PartnerApiDeps {
   isClosing: () => boolean;
   /** Told of every authenticated use of a key. */
   onKeyUse?: (apiKeyId: number, at: number) => void;
+  /** The time source for key expiry; the same one the delivery service uses. */
+  clock?: () => number;
 }
 
 /** Handles a request if it is for the partner API; returns false to pass it on. */
@@ -70,7 +72,7 @@ function send(
  * Fastify routes (auth, error mapping, request ids, body rules) lives in functions both call.
  */
 export function partnerApi(deps: PartnerApiDeps): PartnerHandler {
-  const authenticate = partnerAuthenticator(deps.state, deps.onKeyUse);
+  const authenticate = partnerAuthenticator(deps.state, deps.onKeyUse, deps.clock);
 
   /** Sends the error response a failure deserves; faults are logged, never shown. */
   function fail(

@@ -20,6 +20,7 @@ export class ServingState {
     private readonly store: Store,
     private readonly log: Pick<Logger, 'info' | 'error'>,
     private readonly intervalMs: number,
+    private readonly clock: () => number = Date.now,
   ) {}
 
   get index(): CampaignIndex {
@@ -73,7 +74,7 @@ export class ServingState {
     const work: Promise<void>[] = [];
     if (
       versions['campaigns'] !== this.versions['campaigns'] ||
-      Date.now() >= this.currentIndex.nextBoundaryAt
+      this.clock() >= this.currentIndex.nextBoundaryAt
     ) {
       work.push(this.reloadCampaigns());
     }
@@ -88,7 +89,7 @@ export class ServingState {
     const placements = await this.store.listPlacements();
     const enabled = new Set(placements.filter((p) => p.enabled).map((p) => p.id));
     // Page by page, so peak memory is the new index plus one page, not every row at once.
-    const builder = new CampaignIndexBuilder(enabled);
+    const builder = new CampaignIndexBuilder(enabled, this.clock());
     for await (const page of this.store.runningCampaignPages()) {
       for (const campaign of page) builder.add(campaign);
     }

@@ -2,13 +2,10 @@ import http from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { buildApp } from '../../src/http/app.js';
-import { DirectEventSink, type EventSink } from '../../src/ingest/event-sink.js';
-import { AdminTokens } from '../../src/services/admin-tokens.js';
 import { CampaignService } from '../../src/services/campaigns.js';
-import { DeliveryService } from '../../src/services/delivery.js';
 import { PartnerService } from '../../src/services/partners.js';
-import { ServingState } from '../../src/services/serving-state.js';
 import type { Store } from '../../src/store/store.js';
+import { wireServices, type Services, type WiringOptions } from '../../src/wiring.js';
 import { createDatabase, type TestDatabase } from './engines.js';
 
 /** A response read in full, shaped like Fastify's inject response so tests read naturally. */
@@ -57,7 +54,7 @@ export function request(base: string, options: RequestOptions): Promise<TestResp
 export interface TestApp {
   app: FastifyInstance;
   store: Store;
-  state: ServingState;
+  state: Services['state'];
   database: TestDatabase;
   campaigns: CampaignService;
   partners: PartnerService;
@@ -96,30 +93,29 @@ export function campaign(fields: Record<string, unknown> = {}): Record<string, u
 export async function createTestApp(
   options: {
     engine?: 'sqlite' | 'postgres';
-    events?: (store: Store) => EventSink;
+    events?: WiringOptions['events'];
     clock?: () => number;
   } = {},
 ): Promise<TestApp> {
   const database = await createDatabase(options.engine ?? 'sqlite');
   const store = await database.open();
   const logger = pino({ level: 'silent' });
-  const state = new ServingState(store, logger, 60_000);
-  await state.load();
-  const events = options.events?.(store) ?? new DirectEventSink(store, () => undefined);
-  const delivery = new DeliveryService(state, events, options.clock);
-  const tokens = new AdminTokens(store);
-  const adminToken = await tokens.create('tests');
   const clock = options.clock ?? Date.now;
-  const app = await buildApp({
-    logger,
-    state,
-    delivery,
+  // The production wiring, with a poll so slow that only explicit refreshes (and the product's own
+  // refresh-on-change paths) move the serving state.
+  const services = wireServices(store, logger, {
+    refreshIntervalMs: 60_000,
     accessLog: false,
-    admin: { store, tokens, clock, afterChange: () => void state.refresh() },
+    clock,
+    ...(options.events && { events: options.events }),
   });
+  const { state, events } = services;
+  await state.load();
+  const adminToken = await services.tokens.create('tests');
+  const app = await buildApp(services.appDeps);
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
   const call = (options: RequestOptions) => request(url, options);
-  const partners = new PartnerService(store);
+  const partners = new PartnerService(store, undefined, clock);
   const partner = await partners.createPartner('Test Partner');
   const { plaintext, key } = await partners.createKey(partner.id);
   await state.refresh();

@@ -34,8 +34,12 @@ export async function adminApi(app: FastifyInstance, deps: AdminDeps): Promise<v
   app.addHook('onResponse', async (request, reply) => {
     if (request.method !== 'GET' && reply.statusCode < 400) deps.afterChange();
   });
+  // Named fields only: Fastify's own options (such as `prefix`) must not reach the child plugins.
   const context: AdminContext = {
-    ...deps,
+    store: deps.store,
+    tokens: deps.tokens,
+    clock: deps.clock,
+    afterChange: deps.afterChange,
     actor: (request) => {
       if (!request.adminActor) throw new Error('admin route reached without authentication');
       return request.adminActor;

@@ -14,13 +14,17 @@ export function pageRequest(
   }
   const cursor = query['cursor'];
   if (cursor === undefined || cursor === '') return { limit };
-  const after = typeof cursor === 'string' ? Number(Buffer.from(cursor, 'base64url').toString('utf8')) : NaN;
-  if (!Number.isSafeInteger(after) || after < 0) throw invalid('cursor is not one this API returned');
+  const decoded =
+    typeof cursor === 'string' && /^[A-Za-z0-9_-]+$/.test(cursor)
+      ? Buffer.from(cursor, 'base64url').toString('utf8')
+      : '';
+  if (!/^\d{1,15}$/.test(decoded)) throw invalid('cursor is not one this API returned');
+  const after = Number(decoded);
   return { limit, after };
 }
 
 /**
- * A page of results: `nextCursor` is null on the last page. Timestamps (fields ending in `At`)
+ * A page of results: `nextCursor` is null on the last page. Timestamps (`at` and fields ending in `At`)
  * are ISO 8601 strings in every management response.
  */
 export function pageOf<T extends { id: number }>(
@@ -39,14 +43,16 @@ export function pageOf<T extends { id: number }>(
 
 export const one = (value: unknown) => ({ status: 'success', data: isoTimes(value) });
 
-/** Converts epoch-millisecond `…At` fields to ISO strings, recursively. */
+/** Converts epoch-millisecond `at` and `…At` fields to ISO strings, recursively. */
 export function isoTimes(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(isoTimes);
   if (value === null || typeof value !== 'object') return value;
   return Object.fromEntries(
     Object.entries(value).map(([key, field]) => [
       key,
-      key.endsWith('At') && typeof field === 'number' ? new Date(field).toISOString() : isoTimes(field),
+      (key === 'at' || key.endsWith('At')) && typeof field === 'number'
+        ? new Date(field).toISOString()
+        : isoTimes(field),
     ]),
   );
 }

@@ -1,0 +1,61 @@
+import type { Logger } from 'pino';
+import type { AppDeps } from './http/app.js';
+import { DirectEventSink, type EventSink } from './ingest/event-sink.js';
+import { AdminTokens } from './services/admin-tokens.js';
+import { DeliveryService } from './services/delivery.js';
+import { KeyUsage } from './services/key-usage.js';
+import { LifecycleJob } from './services/lifecycle-job.js';
+import { ServingState } from './services/serving-state.js';
+import type { Store } from './store/store.js';
+
+export interface WiringOptions {
+  refreshIntervalMs: number;
+  accessLog: boolean;
+  /** The one time source for serving, tracking, keys and the lifecycle; tests move it. */
+  clock?: () => number;
+  /** Replaces the event sink (tests use a failing one). */
+  events?: (store: Store, onCapReached: () => void) => EventSink;
+}
+
+export interface Services {
+  state: ServingState;
+  events: EventSink;
+  delivery: DeliveryService;
+  tokens: AdminTokens;
+  keyUsage: KeyUsage;
+  lifecycle: LifecycleJob;
+  appDeps: AppDeps;
+}
+
+/**
+ * Creates the services of one instance and how they connect, in one place, for `server.ts` and the
+ * tests alike (so tests exercise the same wiring the product runs). Nothing is started here.
+ */
+export function wireServices(store: Store, logger: Logger, options: WiringOptions): Services {
+  const clock = options.clock ?? Date.now;
+  const state = new ServingState(store, logger, options.refreshIntervalMs, clock);
+  const refreshNow = (): void =>
+    void state
+      .refresh()
+      .catch((error: unknown) => logger.error({ err: error }, 'refreshing the serving index failed'));
+  const events =
+    options.events?.(store, refreshNow) ??
+    new DirectEventSink(
+      store,
+      (error) => logger.error({ err: error }, 'storing an event failed'),
+      refreshNow,
+    );
+  const delivery = new DeliveryService(state, events, clock);
+  const tokens = new AdminTokens(store);
+  const keyUsage = new KeyUsage(store, logger);
+  const lifecycle = new LifecycleJob(store, logger, options.refreshIntervalMs, clock);
+  const appDeps: AppDeps = {
+    logger,
+    state,
+    delivery,
+    accessLog: options.accessLog,
+    admin: { store, tokens, clock, afterChange: refreshNow },
+    onKeyUse: keyUsage.touch,
+  };
+  return { state, events, delivery, tokens, keyUsage, lifecycle, appDeps };
+}

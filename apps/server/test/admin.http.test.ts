@@ -1,0 +1,343 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { campaign, createTestApp, type TestApp } from './helpers/app.js';
+
+let t: TestApp;
+let now: number;
+const HOUR = 3_600_000;
+beforeEach(async () => {
+  now = Date.parse('2026-06-01T12:00:00Z');
+  t = await createTestApp({ clock: () => now });
+});
+afterEach(() => t.close());
+
+/** Creates an advertiser and a draft campaign through the API; returns the campaign id. */
+async function draft(fields: Record<string, unknown> = {}): Promise<number> {
+  const advertiser = await t.admin('POST', '/advertisers', { name: `Advertiser ${Math.random()}` });
+  expect(advertiser.statusCode).toBe(201);
+  const created = await t.admin('POST', '/campaigns', {
+    advertiserId: advertiser.json().data.id,
+    title: 'Managed',
+    destinationUrl: 'https://managed.example/',
+    placements: ['header_banner'],
+    ...fields,
+  });
+  expect(created.statusCode).toBe(201);
+  expect(created.json().data.status).toBe('draft');
+  return created.json().data.id;
+}
+
+const act = (id: number, action: string, body: unknown = {}) =>
+  t.admin('POST', `/campaigns/${id}/${action}`, body);
+const served = async (query = 'placement=header_banner') =>
+  (await t.fetch(query)).json().data.map((c: { id: number }) => c.id) as number[];
+
+describe('admin authentication', () => {
+  it('answers 401 without a token, with a wrong one, and with a partner key', async () => {
+    for (const authorization of [
+      undefined,
+      'Bearer pla_' + 'x'.repeat(40),
+      `Bearer ${t.apiKey}`,
+      'Basic abc',
+    ]) {
+      const res = await t.request({
+        method: 'GET',
+        url: '/admin/v1/partners',
+        headers: authorization ? { authorization } : {},
+      });
+      expect(res.statusCode).toBe(401);
+      expect(res.json()).toEqual({ status: 'error', message: 'unauthorized' });
+    }
+  });
+});
+
+describe('campaign lifecycle through the API (D11)', () => {
+  it('runs a campaign from draft to archived, serving it only while running', async () => {
+    const id = await draft();
+    expect(await served()).not.toContain(id);
+    expect((await act(id, 'submit')).json().data.status).toBe('pending_review');
+    expect((await act(id, 'approve')).json().data.status).toBe('running');
+    expect(await served()).toContain(id);
+    expect((await act(id, 'pause')).json().data.status).toBe('paused');
+    expect(await served()).not.toContain(id);
+    expect((await act(id, 'resume')).json().data.status).toBe('running');
+    expect(await served()).toContain(id);
+    expect((await act(id, 'archive')).json().data.status).toBe('archived');
+    expect(await served()).not.toContain(id);
+  });
+
+  it('refuses a transition with 409 naming the current state', async () => {
+    const id = await draft();
+    for (const action of ['approve', 'reject', 'pause', 'resume']) {
+      const res = await act(id, action, { reason: 'x' });
+      expect(res.statusCode).toBe(409);
+      expect(res.json()).toEqual({ status: 'error', message: `cannot ${action} a campaign that is draft` });
+    }
+    await act(id, 'archive');
+    expect((await act(id, 'submit')).json().message).toBe('cannot submit a campaign that is archived');
+    expect((await t.admin('PATCH', `/campaigns/${id}`, { priority: 3 })).statusCode).toBe(409);
+  });
+
+  it('rejects with a reason, and an edit sends the campaign back to draft', async () => {
+    const id = await draft();
+    await act(id, 'submit');
+    expect((await act(id, 'reject')).statusCode).toBe(400);
+    const rejected = (await act(id, 'reject', { reason: 'landing page is broken' })).json().data;
+    expect(rejected).toMatchObject({ status: 'rejected', rejectionReason: 'landing page is broken' });
+    const edited = await t.admin('PATCH', `/campaigns/${id}`, {
+      destinationUrl: 'https://managed.example/fixed',
+    });
+    expect(edited.json().data.status).toBe('draft');
+  });
+
+  it('sends an approved campaign back to review when its creative changes, not its targeting', async () => {
+    const id = await draft();
+    await act(id, 'submit');
+    await act(id, 'approve');
+    const retargeted = await t.admin('PATCH', `/campaigns/${id}`, { countries: ['US'], priority: 4 });
+    expect(retargeted.json().data).toMatchObject({ status: 'running', countries: ['US'], priority: 4 });
+    const retitled = await t.admin('PATCH', `/campaigns/${id}`, { title: 'New words' });
+    expect(retitled.json().data.status).toBe('pending_review');
+    expect(await served('placement=header_banner&location=US')).not.toContain(id);
+  });
+
+  it('refuses status in an edit, unknown fields and invalid values', async () => {
+    const id = await draft();
+    expect((await t.admin('PATCH', `/campaigns/${id}`, { status: 'running' })).json().message).toBe(
+      'status changes through actions: submit, approve, reject, pause, resume, archive',
+    );
+    expect((await t.admin('PATCH', `/campaigns/${id}`, { color: 'red' })).json().message).toBe(
+      'not editable: color',
+    );
+    const bad = await t.admin('PATCH', `/campaigns/${id}`, {
+      destinationUrl: 'ftp://x',
+      timeZone: 'Mars/Base',
+    });
+    expect(bad.statusCode).toBe(422);
+    expect(bad.json().message).toBe(`invalid change to campaign ${id}: 2 problems`);
+  });
+
+  it('approves into scheduled when the start is ahead, and the clock starts and ends it', async () => {
+    const { LifecycleJob } = await import('../src/services/lifecycle-job.js');
+    const pino = (await import('pino')).default;
+    const job = new LifecycleJob(t.store, pino({ level: 'silent' }), 1000, () => now);
+    const id = await draft({
+      startAt: new Date(now + HOUR).toISOString(),
+      endAt: new Date(now + 2 * HOUR).toISOString(),
+    });
+    await act(id, 'submit');
+    expect((await act(id, 'approve')).json().data.status).toBe('scheduled');
+    expect(await job.runOnce()).toBe(0);
+    now += HOUR;
+    expect(await job.runOnce()).toBe(1);
+    await t.state.refresh();
+    expect(await served()).toContain(id);
+    now += HOUR;
+    expect(await served()).not.toContain(id);
+    expect(await job.runOnce()).toBe(1);
+    expect((await t.admin('GET', `/campaigns/${id}`)).json().data.status).toBe('completed');
+    const trail = (await t.admin('GET', `/audit?objectType=campaign&objectId=${id}`)).json().data;
+    expect(trail.map((e: { action: string; actor: string }) => `${e.actor} ${e.action}`)).toEqual([
+      expect.stringMatching(/^admin:\d+ create$/),
+      expect.stringMatching(/^admin:\d+ submit$/),
+      expect.stringMatching(/^admin:\d+ approve$/),
+      'system start',
+      'system complete',
+    ]);
+  });
+});
+
+describe('keys (D6)', () => {
+  async function newKey() {
+    const partner = (await t.admin('POST', '/partners', { name: `Partner ${Math.random()}` })).json().data;
+    const created = await t.admin('POST', `/partners/${partner.id}/keys`, { label: 'web' });
+    expect(created.statusCode).toBe(201);
+    return { partner, ...created.json().data } as {
+      partner: { id: number };
+      id: number;
+      key: string;
+      prefix: string;
+    };
+  }
+  const fetchWith = async (key: string) => (await t.fetch('placement=header_banner', key)).statusCode;
+
+  it('shows the plaintext once, and listings only the prefix', async () => {
+    const created = await newKey();
+    await t.state.refresh();
+    expect(await fetchWith(created.key)).toBe(200);
+    const listed = await t.admin('GET', `/partners/${created.partner.id}/keys`);
+    expect(listed.body).not.toContain(created.key);
+    expect(listed.json().data[0]).toMatchObject({
+      id: created.id,
+      prefix: created.prefix,
+      status: 'active',
+      label: 'web',
+    });
+  });
+
+  it('rotates: the old key works until its expiry, the new one at once', async () => {
+    const created = await newKey();
+    const rotated = await t.admin('POST', `/keys/${created.id}/rotate`, { expiresInHours: 2 });
+    expect(rotated.statusCode).toBe(201);
+    const { key: newKeyText, previous } = rotated.json().data;
+    expect(previous.expiresAt).toBe(new Date(now + 2 * HOUR).toISOString());
+    await t.state.refresh();
+    expect(await fetchWith(created.key)).toBe(200);
+    expect(await fetchWith(newKeyText)).toBe(200);
+    now += 2 * HOUR;
+    expect(await fetchWith(created.key)).toBe(401);
+    expect(await fetchWith(newKeyText)).toBe(200);
+  });
+
+  it('revokes, suspends and reinstates, refusing moves that make no sense', async () => {
+    const created = await newKey();
+    await t.state.refresh();
+    expect((await t.admin('POST', `/keys/${created.id}/suspend`, {})).statusCode).toBe(400);
+    const suspended = await t.admin('POST', `/keys/${created.id}/suspend`, { reason: 'click fraud' });
+    expect(suspended.json().data).toMatchObject({ status: 'suspended', suspendedReason: 'click fraud' });
+    await t.state.refresh();
+    expect(await fetchWith(created.key)).toBe(403);
+    expect((await t.admin('POST', `/keys/${created.id}/reinstate`)).json().data.status).toBe('active');
+    await t.state.refresh();
+    expect(await fetchWith(created.key)).toBe(200);
+    expect((await t.admin('POST', `/keys/${created.id}/revoke`)).json().data.status).toBe('revoked');
+    await t.state.refresh();
+    expect(await fetchWith(created.key)).toBe(401);
+    for (const action of ['revoke', 'reinstate', 'rotate']) {
+      const res = await t.admin('POST', `/keys/${created.id}/${action}`, {});
+      expect(res.statusCode).toBe(409);
+    }
+    expect((await t.admin('POST', '/keys/999999/revoke')).statusCode).toBe(404);
+  });
+
+  it('stores per-key rate limits and validates them', async () => {
+    const created = await newKey();
+    const set = await t.admin('PUT', `/keys/${created.id}/rate-limits`, { fetchRate: 5, fetchBurst: 10 });
+    expect(set.json().data.rateLimits).toEqual({
+      fetchRate: 5,
+      fetchBurst: 10,
+      eventsRate: null,
+      eventsBurst: null,
+    });
+    expect((await t.admin('PUT', `/keys/${created.id}/rate-limits`, { fetchRate: 0 })).statusCode).toBe(400);
+    expect((await t.admin('PUT', `/keys/${created.id}/rate-limits`, { speed: 1 })).statusCode).toBe(400);
+  });
+});
+
+describe('partners', () => {
+  it('creates, refuses duplicates, pages through the list with cursors', async () => {
+    for (let i = 0; i < 4; i++)
+      expect((await t.admin('POST', '/partners', { name: `P${i}` })).statusCode).toBe(201);
+    expect((await t.admin('POST', '/partners', { name: 'P1' })).statusCode).toBe(409);
+    const first = (await t.admin('GET', '/partners?limit=2')).json();
+    expect(first.data).toHaveLength(2);
+    const second = (await t.admin('GET', `/partners?limit=2&cursor=${first.nextCursor}`)).json();
+    const third = (await t.admin('GET', `/partners?limit=2&cursor=${second.nextCursor}`)).json();
+    // The test partner plus four: 2 + 2 + 1, and the last page says so.
+    expect([...first.data, ...second.data, ...third.data].map((p: { name: string }) => p.name)).toEqual([
+      'Test Partner',
+      'P0',
+      'P1',
+      'P2',
+      'P3',
+    ]);
+    expect(third.nextCursor).toBeNull();
+    expect((await t.admin('GET', '/partners?limit=0')).statusCode).toBe(400);
+    expect((await t.admin('GET', '/partners?cursor=%%%')).statusCode).toBe(400);
+  });
+
+  it('never serves a blocked category to that partner', async () => {
+    const [politics, sports] = await t.addCampaigns([
+      campaign({ category: 'politics' }),
+      campaign({ category: 'sports' }),
+    ]);
+    expect(await served()).toEqual(expect.arrayContaining([politics, sports]));
+    const partnerId = (await t.partners.findPartner('Test Partner')).id;
+    const blocked = await t.admin('PATCH', `/partners/${partnerId}`, { blockedCategories: ['politics'] });
+    expect(blocked.json().data.blockedCategories).toEqual(['politics']);
+    await t.state.refresh();
+    for (let i = 0; i < 20; i++) expect(await served()).toEqual([sports]);
+    const tracked = await t.track('click', { campaignId: politics, placement: 'header_banner' });
+    expect(tracked.statusCode).toBe(404);
+  });
+});
+
+describe('placements (D1)', () => {
+  it('lists the 15, adds one, and disables and enables one for fetch', async () => {
+    expect((await t.admin('GET', '/placements')).json().data).toHaveLength(15);
+    expect(
+      (await t.admin('POST', '/placements', { id: 'video_preroll', description: 'before a video' }))
+        .statusCode,
+    ).toBe(201);
+    expect(
+      (await t.admin('POST', '/placements', { id: 'video_preroll', description: 'again' })).statusCode,
+    ).toBe(409);
+    expect((await t.admin('POST', '/placements', { id: 'Bad Id', description: 'x' })).statusCode).toBe(400);
+    await t.state.refresh();
+    expect((await t.fetch('placement=video_preroll')).statusCode).toBe(200);
+
+    expect((await t.admin('POST', '/placements/header_banner/disable')).json().data.enabled).toBe(false);
+    await t.state.refresh();
+    expect((await t.fetch('placement=header_banner')).json()).toEqual({
+      status: 'error',
+      message: 'unknown placement: header_banner',
+    });
+    await t.admin('POST', '/placements/header_banner/enable');
+    await t.state.refresh();
+    expect((await t.fetch('placement=header_banner')).statusCode).toBe(200);
+    const described = await t.admin('PATCH', '/placements/header_banner', {
+      description: 'top of every page',
+    });
+    expect(described.json().data).toEqual({
+      id: 'header_banner',
+      description: 'top of every page',
+      enabled: true,
+    });
+  });
+});
+
+describe('audit log', () => {
+  it('records who, what, before and after, and why, for every kind of change', async () => {
+    const partner = (await t.admin('POST', '/partners', { name: 'Audited' })).json().data;
+    await t.admin('PATCH', `/partners/${partner.id}`, { name: 'Audited Ltd' });
+    const key = (await t.admin('POST', `/partners/${partner.id}/keys`, {})).json().data;
+    await t.admin('POST', `/keys/${key.id}/suspend`, { reason: 'odd clicks' });
+    await t.admin('POST', '/placements/interstitial/disable');
+    const advertiser = (await t.admin('POST', '/advertisers', { name: 'Audited Ads' })).json().data;
+
+    const partnerTrail = (await t.admin('GET', `/audit?objectType=partner&objectId=${partner.id}`)).json()
+      .data;
+    expect(partnerTrail).toEqual([
+      expect.objectContaining({
+        action: 'create',
+        before: null,
+        after: expect.objectContaining({ name: 'Audited' }),
+      }),
+      expect.objectContaining({
+        action: 'update',
+        actor: expect.stringMatching(/^admin:\d+$/),
+        before: expect.objectContaining({ name: 'Audited' }),
+        after: expect.objectContaining({ name: 'Audited Ltd' }),
+        at: new Date(now).toISOString(),
+      }),
+    ]);
+    const keyTrail = (await t.admin('GET', `/audit?objectType=api_key&objectId=${key.id}`)).json().data;
+    expect(keyTrail.map((e: { action: string }) => e.action)).toEqual(['create', 'suspend']);
+    expect(keyTrail[1]).toMatchObject({
+      reason: 'odd clicks',
+      before: { status: 'active' },
+      after: { status: 'suspended' },
+    });
+    expect(JSON.stringify(keyTrail)).not.toContain(key.key);
+    const placementTrail = (await t.admin('GET', '/audit?objectType=placement&objectId=interstitial')).json()
+      .data;
+    expect(placementTrail[0]).toMatchObject({
+      action: 'disable',
+      before: { enabled: true },
+      after: { enabled: false },
+    });
+    const advertiserTrail = (
+      await t.admin('GET', `/audit?objectType=advertiser&objectId=${advertiser.id}`)
+    ).json().data;
+    expect(advertiserTrail[0]).toMatchObject({ action: 'create' });
+  });
+});

@@ -1,0 +1,85 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { campaign, createTestApp, type TestApp } from './helpers/app.js';
+
+let t: TestApp;
+let now: number;
+afterEach(() => t.close());
+
+async function start(at: string) {
+  now = Date.parse(at);
+  t = await createTestApp({ clock: () => now });
+}
+const impression = (id: number) => t.track('impression', { campaignId: id, placement: 'header_banner' });
+const click = (id: number) => t.track('click', { campaignId: id, placement: 'header_banner' });
+const served = async () =>
+  (await t.fetch('placement=header_banner')).json().data.map((c: { id: number }) => c.id);
+const status = async (id: number) => (await t.admin('GET', `/campaigns/${id}`)).json().data.status;
+
+describe('caps', () => {
+  it('completes a campaign when its total impression cap is reached, and serves it no more', async () => {
+    await start('2026-06-01T12:00:00Z');
+    const [capped, free] = await t.addCampaigns([campaign({ caps: { impressionsTotal: 3 } }), campaign()]);
+    for (let i = 0; i < 3; i++) expect((await impression(capped)).statusCode).toBe(200);
+    expect(await status(capped)).toBe('completed');
+    await t.state.refresh();
+    expect(await served()).toEqual([free]);
+    expect((await impression(capped)).statusCode).toBe(404);
+    const trail = (await t.admin('GET', `/audit?objectType=campaign&objectId=${capped}`)).json().data;
+    expect(trail.at(-1)).toMatchObject({ actor: 'system', action: 'complete', reason: 'total cap reached' });
+  });
+
+  it('completes on a total click cap, counting only clicks', async () => {
+    await start('2026-06-01T12:00:00Z');
+    const [capped] = await t.addCampaigns([campaign({ caps: { clicksTotal: 2 } })]);
+    for (let i = 0; i < 5; i++) await impression(capped);
+    expect(await status(capped)).toBe('running');
+    await click(capped);
+    expect(await status(capped)).toBe('running');
+    await click(capped);
+    expect(await status(capped)).toBe('completed');
+  });
+
+  it('holds a campaign at its daily cap until local midnight in its own time zone', async () => {
+    // 23:50 in Tokyo (UTC+9) is 14:50 UTC; the Tokyo day ends at 15:00 UTC.
+    await start('2026-06-01T14:50:00Z');
+    const [tokyo, free] = await t.addCampaigns([
+      campaign({ timeZone: 'Asia/Tokyo', caps: { impressionsDaily: 2 } }),
+      campaign(),
+    ]);
+    await impression(tokyo);
+    expect(await served()).toContain(tokyo);
+    await impression(tokyo);
+    const held = (await t.admin('GET', `/campaigns/${tokyo}`)).json().data;
+    expect(held).toMatchObject({ status: 'running', cappedUntil: '2026-06-01T15:00:00.000Z' });
+    await t.state.refresh();
+    expect(await served()).toEqual([free]);
+
+    now = Date.parse('2026-06-01T14:59:59Z');
+    await t.state.refresh();
+    expect(await served()).toEqual([free]);
+
+    now = Date.parse('2026-06-01T15:00:00Z');
+    await t.state.refresh();
+    expect((await served()).sort()).toEqual([tokyo, free].sort());
+    // A new local day: two more before the next hold.
+    await impression(tokyo);
+    await t.state.refresh();
+    expect(await served()).toContain(tokyo);
+    await impression(tokyo);
+    await t.state.refresh();
+    expect(await served()).toEqual([free]);
+    expect((await t.admin('GET', `/campaigns/${tokyo}`)).json().data.cappedUntil).toBe(
+      '2026-06-02T15:00:00.000Z',
+    );
+  });
+
+  it('stops serving a campaign at its cap on this instance without waiting for a poll', async () => {
+    await start('2026-06-01T12:00:00Z');
+    const [capped] = await t.addCampaigns([campaign({ caps: { impressionsDaily: 1 } })]);
+    await impression(capped);
+    // The helper's state polls once a minute; only the cap callback can have refreshed it.
+    for (let i = 0; i < 50 && (await served()).includes(capped); i++)
+      await new Promise((r) => setTimeout(r, 20));
+    expect(await served()).toEqual([]);
+  });
+});
