@@ -268,6 +268,178 @@ describe.each(ENGINES)('store contract on %s', (engine) => {
     await expect(store.insertEvents([{ ...event, kind: 'click', campaignId: 987654 }])).rejects.toThrow();
   });
 
+  it('appends and lists the audit log per object, in order', async () => {
+    for (const action of ['create', 'update']) {
+      await store.appendAudit({
+        at: 1000,
+        actor: 'cli',
+        objectType: 'partner',
+        objectId: '77',
+        action,
+        reason: action === 'update' ? 'renamed' : null,
+        before: action === 'create' ? null : { name: 'a' },
+        after: { name: 'b' },
+      });
+    }
+    await store.appendAudit({
+      at: 1,
+      actor: 'cli',
+      objectType: 'campaign',
+      objectId: '77',
+      action: 'create',
+      reason: null,
+      before: null,
+      after: {},
+    });
+    const trail = await store.listAudit({ objectType: 'partner', objectId: '77' });
+    expect(trail.map((e) => [e.action, e.reason, e.before, e.after])).toEqual([
+      ['create', null, null, { name: 'b' }],
+      ['update', 'renamed', { name: 'a' }, { name: 'b' }],
+    ]);
+    const firstPage = await store.listAudit({ objectId: '77' }, { limit: 1 });
+    expect(await store.listAudit({ objectId: '77' }, { after: firstPage[0]!.id, limit: 10 })).toHaveLength(2);
+  });
+
+  it('keeps admin tokens by digest and forgets none', async () => {
+    const before = await store.countAdminTokens();
+    const token = await store.createAdminToken({
+      digest: 'admin-digest',
+      displayPrefix: 'pla_abcdef',
+      label: 'ops',
+    });
+    expect(await store.findAdminToken('admin-digest')).toEqual({
+      id: token.id,
+      label: 'ops',
+      scope: 'operator',
+    });
+    expect(await store.findAdminToken('other')).toBeUndefined();
+    expect(await store.countAdminTokens()).toBe(before + 1);
+  });
+
+  it('changes key lifecycle columns and records last use outside the change feed', async () => {
+    const partner = await store.createPartner('Lifecycle Partner');
+    await store.updatePartner(partner.id, { blockedCategories: ['politics'] });
+    const key = await store.createApiKey({
+      partnerId: partner.id,
+      label: null,
+      displayPrefix: 'p',
+      digest: 'd-life',
+    });
+    const updated = await store.updateApiKey(key.id, {
+      status: 'suspended',
+      suspendedAt: 5,
+      suspendedReason: 'fraud',
+      expiresAt: 9,
+      rateLimits: { fetchRate: 1, fetchBurst: 2, eventsRate: 3, eventsBurst: 4 },
+    });
+    expect(updated).toMatchObject({
+      status: 'suspended',
+      suspendedReason: 'fraud',
+      expiresAt: 9,
+      rateLimits: { fetchRate: 1, fetchBurst: 2, eventsRate: 3, eventsBurst: 4 },
+    });
+    expect((await store.loadLiveKeys()).find((k) => k.id === key.id)).toMatchObject({
+      status: 'suspended',
+      expiresAt: 9,
+      blockedCategories: ['politics'],
+    });
+    const versions = await store.changeVersions();
+    await store.recordKeyUsage(new Map([[key.id, 1234]]));
+    await store.recordKeyUsage(new Map([[key.id, 5678]]));
+    expect((await store.getApiKey(key.id))?.lastUsedAt).toBe(5678);
+    expect(await store.changeVersions()).toEqual(versions);
+  });
+
+  it('counts events against caps: a total cap completes, a daily cap holds until local midnight', async () => {
+    const { campaignIds } = await store.importCampaigns([
+      {
+        name: 'Caps',
+        campaigns: [
+          input({ caps: { impressionsTotal: 2 } }),
+          input({ caps: { clicksDaily: 1 }, timeZone: 'America/New_York' }),
+          input(),
+        ],
+      },
+    ]);
+    const [total, daily, free] = campaignIds as [number, number, number];
+    const partner = await store.createPartner('Caps Partner');
+    const key = await store.createApiKey({
+      partnerId: partner.id,
+      label: null,
+      displayPrefix: 'p',
+      digest: 'd-caps',
+    });
+    const at = Date.parse('2026-06-01T12:00:00Z');
+    const event = (campaignId: number, kind: 'impression' | 'click') => ({
+      kind,
+      campaignId,
+      placement: 'header_banner',
+      country: null,
+      device: null,
+      partnerId: partner.id,
+      apiKeyId: key.id,
+      occurredAt: at,
+      verdict: 'counted',
+      reason: null,
+    });
+    expect(await store.insertEvents([event(total, 'impression'), event(free, 'impression')])).toEqual({
+      completed: [],
+      cappedForTheDay: [],
+    });
+    expect(await store.insertEvents([event(total, 'impression'), event(daily, 'click')])).toEqual({
+      completed: [total],
+      cappedForTheDay: [daily],
+    });
+    expect((await store.getCampaign(total))?.status).toBe('completed');
+    // Noon UTC is 08:00 in New York; the next New York midnight is 04:00 UTC the day after.
+    expect((await store.getCampaign(daily))?.cappedUntil).toBe(Date.parse('2026-06-02T04:00:00Z'));
+    expect((await store.listAudit({ objectType: 'campaign', objectId: String(total) })).at(-1)).toMatchObject(
+      {
+        actor: 'system',
+        action: 'complete',
+      },
+    );
+  });
+
+  it('moves a campaign status only from the expected one, and finds campaigns due for the clock', async () => {
+    const now = Date.parse('2026-06-01T12:00:00Z');
+    const { campaignIds } = await store.importCampaigns([
+      {
+        name: 'Clock',
+        campaigns: [
+          input({ status: 'scheduled', startAt: '2026-06-01T11:00:00Z' }),
+          input({ status: 'scheduled', startAt: '2026-06-01T13:00:00Z' }),
+          input({ status: 'running', endAt: '2026-06-01T12:00:00Z' }),
+          input({ status: 'running', endAt: '2026-06-01T12:00:01Z' }),
+        ],
+      },
+    ]);
+    const due = (await store.campaignsDueForTimedStatus(now)).map((c) => c.id);
+    expect(due).toEqual(expect.arrayContaining([campaignIds[0], campaignIds[2]]));
+    expect(due).not.toContain(campaignIds[1]);
+    expect(due).not.toContain(campaignIds[3]);
+    expect(await store.moveCampaignStatus(campaignIds[0]!, 'scheduled', 'running', now)).toBe(true);
+    expect(await store.moveCampaignStatus(campaignIds[0]!, 'scheduled', 'running', now)).toBe(false);
+  });
+
+  it('adds, describes and disables placements, and renames advertisers', async () => {
+    await store.addPlacement({ id: 'contract_slot', description: 'd', enabled: true });
+    await store.updatePlacement('contract_slot', { description: 'described', enabled: false });
+    expect(await store.getPlacement('contract_slot')).toEqual({
+      id: 'contract_slot',
+      description: 'described',
+      enabled: false,
+    });
+    const advertiser = await store.createAdvertiser('Rename Me');
+    await store.renameAdvertiser(advertiser.id, 'Renamed', 42);
+    expect(await store.findAdvertiser(advertiser.id)).toMatchObject({ name: 'Renamed', updatedAt: 42 });
+    const page = await store.listAdvertisers({ limit: 2 });
+    expect(page).toHaveLength(2);
+    expect(
+      (await store.listAdvertisers({ after: page[1]!.id, limit: 1000 })).every((a) => a.id > page[1]!.id),
+    ).toBe(true);
+  });
+
   it('keeps meta values', async () => {
     expect(await store.getMeta('contract')).toBeUndefined();
     await store.setMeta('contract', 'one');

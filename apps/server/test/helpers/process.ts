@@ -42,6 +42,8 @@ export function cliJson<T>(args: string[], env: Record<string, string>): T {
 
 export interface ServerProcess {
   url: string;
+  /** The JSON summary `serve --json` printed (url, store, demoApiKey, adminToken). */
+  summary: { url: string; adminToken: string | null; demoApiKey: string | null };
   child: ChildProcess;
   /** Everything the process printed, for assertions about logs. */
   output: string[];
@@ -62,15 +64,15 @@ export async function startServerProcess(
   const output: string[] = [];
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   readline.createInterface({ input: child.stderr! }).on('line', (line) => output.push(line));
-  const url = await new Promise<string>((resolve, reject) => {
+  const summary = await new Promise<ServerProcess['summary']>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not start:\n${output.join('\n')}`)), 20_000);
     readline.createInterface({ input: child.stdout! }).on('line', (line) => {
       output.push(line);
       try {
-        const parsed = JSON.parse(line) as { url?: string };
+        const parsed = JSON.parse(line) as Partial<ServerProcess['summary']>;
         if (parsed.url) {
           clearTimeout(timer);
-          resolve(parsed.url);
+          resolve(parsed as ServerProcess['summary']);
         }
       } catch {
         // a plain text line
@@ -82,7 +84,8 @@ export async function startServerProcess(
     });
   });
   return {
-    url,
+    url: summary.url,
+    summary,
     child,
     output,
     async stop(signal = 'SIGTERM') {

@@ -1,0 +1,121 @@
+import fs from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tempDir } from './helpers/engines.js';
+import { ensureBuilt, startServerProcess, type ServerProcess } from './helpers/process.js';
+
+/**
+ * A new operator's first hour, against built server processes: two instances share one store, as
+ * when scaling out; changes made through one reach the other within 2 s.
+ */
+describe('end to end: an operator sets up a campaign and a partner through the management API', () => {
+  let dataDir: string;
+  let first: ServerProcess;
+  let second: ServerProcess;
+  let adminToken: string;
+
+  const admin = async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${first.url}/admin/v1${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${adminToken}`,
+        ...(body !== undefined && { 'content-type': 'application/json' }),
+      },
+      ...(body !== undefined && { body: JSON.stringify(body) }),
+    });
+    const json = (await res.json()) as { data: Record<string, unknown> & { id: number }; message?: string };
+    if (res.status >= 400) throw new Error(`${method} ${path}: ${res.status} ${json.message}`);
+    return json.data;
+  };
+  const fetchFrom = (server: ServerProcess, key: string) =>
+    fetch(`${server.url}/api/v1/campaigns/fetch?placement=sidebar_bottom`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
+
+  /** Polls until `check` passes; fails if that takes 2 s or more. */
+  async function within2s(check: () => Promise<boolean>): Promise<void> {
+    const started = Date.now();
+    while (!(await check())) {
+      expect(Date.now() - started).toBeLessThan(2000);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+
+  beforeAll(async () => {
+    ensureBuilt();
+    dataDir = tempDir('placard-ops-');
+    first = await startServerProcess({ PLACARD_DATA_DIR: dataDir, PLACARD_LOG_LEVEL: 'warn' });
+    // First start with no token configured: one is generated and shown once.
+    expect(first.summary.adminToken).toMatch(/^pla_[0-9A-Za-z]{40}$/);
+    adminToken = first.summary.adminToken!;
+    second = await startServerProcess({ PLACARD_DATA_DIR: dataDir, PLACARD_LOG_LEVEL: 'warn' });
+    expect(second.summary.adminToken).toBeNull();
+  });
+
+  afterAll(async () => {
+    await Promise.all([first?.stop(), second?.stop()]);
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  let campaignId: number;
+  let key: { id: number; key: string };
+
+  it('creates an advertiser and a campaign, submits and approves it', async () => {
+    const advertiser = await admin('POST', '/advertisers', { name: 'Ops Advertiser' });
+    const created = await admin('POST', '/campaigns', {
+      advertiserId: advertiser.id,
+      title: 'Ops launch',
+      destinationUrl: 'https://ops.example/launch',
+      category: 'business',
+      placements: ['sidebar_bottom'],
+    });
+    expect(created.status).toBe('draft');
+    campaignId = created.id;
+    expect((await admin('POST', `/campaigns/${campaignId}/submit`)).status).toBe('pending_review');
+    expect((await admin('POST', `/campaigns/${campaignId}/approve`)).status).toBe('running');
+  });
+
+  it('creates a partner and a key, and the key fetches the campaign from both instances', async () => {
+    const partner = await admin('POST', '/partners', { name: 'Ops Publisher' });
+    key = (await admin('POST', `/partners/${partner.id}/keys`, {
+      label: 'production',
+    })) as unknown as typeof key;
+    for (const server of [first, second]) {
+      await within2s(async () => {
+        const res = await fetchFrom(server, key.key);
+        if (res.status !== 200) return false;
+        const body = (await res.json()) as { data: Array<{ id: number; title: string }> };
+        return body.data.some((c) => c.id === campaignId && c.title === 'Ops launch');
+      });
+    }
+  });
+
+  it('pauses the campaign and it disappears everywhere within 2 s', async () => {
+    await admin('POST', `/campaigns/${campaignId}/pause`);
+    for (const server of [first, second]) {
+      await within2s(
+        async () => ((await (await fetchFrom(server, key.key)).json()) as { count: number }).count === 0,
+      );
+    }
+  });
+
+  it('suspends, reinstates and revokes the key; the other instance follows within 2 s', async () => {
+    await admin('POST', `/keys/${key.id}/suspend`, { reason: 'clicks from a bot farm' });
+    await within2s(async () => (await fetchFrom(second, key.key)).status === 403);
+    expect(await (await fetchFrom(second, key.key)).json()).toEqual({
+      status: 'error',
+      message: 'api key suspended',
+    });
+    await admin('POST', `/keys/${key.id}/reinstate`);
+    await within2s(async () => (await fetchFrom(second, key.key)).status === 200);
+    await admin('POST', `/keys/${key.id}/revoke`);
+    await within2s(async () => (await fetchFrom(second, key.key)).status === 401);
+  });
+
+  it('shows the whole story in the audit log', async () => {
+    const res = await fetch(`${second.url}/admin/v1/audit?objectType=campaign&objectId=${campaignId}`, {
+      headers: { authorization: `Bearer ${adminToken}` },
+    });
+    const trail = ((await res.json()) as { data: Array<{ action: string }> }).data.map((e) => e.action);
+    expect(trail).toEqual(['create', 'submit', 'approve', 'pause']);
+  });
+});
