@@ -209,6 +209,17 @@ describe('keys (D6)', () => {
     expect((await t.admin('POST', '/keys/999999/revoke')).statusCode).toBe(404);
   });
 
+  it('shows when a key was last used', async () => {
+    const created = await newKey();
+    await t.state.refresh();
+    expect((await t.admin('GET', `/keys/${created.id}`)).json().data.lastUsedAt).toBeNull();
+    expect(await fetchWith(created.key)).toBe(200);
+    await t.services.keyUsage.flush();
+    expect((await t.admin('GET', `/keys/${created.id}`)).json().data.lastUsedAt).toBe(
+      new Date(now).toISOString(),
+    );
+  });
+
   it('stores per-key rate limits and validates them', async () => {
     const created = await newKey();
     const set = await t.admin('PUT', `/keys/${created.id}/rate-limits`, { fetchRate: 5, fetchBurst: 10 });

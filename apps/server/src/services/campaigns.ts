@@ -110,15 +110,19 @@ export class CampaignService {
     const now = this.clock();
     return this.store.transaction(async (tx) => {
       const summary = await tx.importCampaigns(advertisers, now);
-      for (const id of summary.campaignIds) {
-        const after = campaignToJson((await tx.getCampaign(id))!);
-        await audit(
-          tx,
-          this.actor,
-          { objectType: 'campaign', objectId: id, action: 'import', before: null, after },
-          now,
-        );
-      }
+      const created = await tx.getCampaigns(summary.campaignIds);
+      await tx.appendAudit(
+        ...created.map((campaign) => ({
+          at: now,
+          actor: this.actor.id,
+          objectType: 'campaign',
+          objectId: String(campaign.id),
+          action: 'import',
+          reason: null,
+          before: null,
+          after: campaignToJson(campaign),
+        })),
+      );
       return summary;
     });
   }

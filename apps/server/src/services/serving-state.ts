@@ -1,6 +1,10 @@
 import type { Logger } from 'pino';
 import type { LiveKey, Store } from '../store/store.js';
 import { CampaignIndex, CampaignIndexBuilder } from './campaign-index.js';
+import { collectGarbage } from './heap.js';
+
+/** Index size from which a rebuild is followed by a full garbage collection (see heap.ts). */
+const LARGE_INDEX = 20_000;
 
 /**
  * What every request reads without touching the store: the campaign index and the live API keys.
@@ -94,6 +98,8 @@ export class ServingState {
       for (const campaign of page) builder.add(campaign);
     }
     this.currentIndex = builder.build();
+    // Small indexes leave little garbage; past this size a full collection returns tens of MB.
+    if (this.currentIndex.size >= LARGE_INDEX) collectGarbage();
     this.log.info(
       { campaigns: this.currentIndex.size, placements: enabled.size, ms: Date.now() - started },
       'campaign index loaded',

@@ -2,12 +2,14 @@ import { Migrator, type Migration, type MigrationResultSet } from 'kysely';
 import type { Connection } from './connect.js';
 import * as initial from './migrations/001-initial.js';
 import * as management from './migrations/002-management.js';
+import * as flightIndexes from './migrations/003-flight-indexes.js';
 
 /** Migrations in order; names are sortable and never renamed once released. */
 function migrations(connection: Connection): Record<string, Migration> {
   return {
     '001-initial': { up: (db) => initial.up(db, connection.engine) },
     '002-management': { up: (db) => management.up(db, connection.engine) },
+    '003-flight-indexes': { up: (db) => flightIndexes.up(db) },
   };
 }
 

@@ -292,6 +292,22 @@ export class Store {
     return id;
   }
 
+  /** Campaigns by id, read in pages (for large imports). */
+  async getCampaigns(ids: readonly number[]): Promise<Campaign[]> {
+    const wanted = new Set(ids);
+    const sorted = [...ids].sort((a, b) => a - b);
+    const found: Campaign[] = [];
+    for (let start = 0; start < sorted.length; start += 5000) {
+      const chunk = sorted.slice(start, start + 5000);
+      const page = await this.queryCampaigns(
+        {},
+        { after: (chunk[0] as number) - 1, limit: 1_000_000, upTo: chunk[chunk.length - 1] },
+      );
+      found.push(...page.filter((campaign) => wanted.has(campaign.id)));
+    }
+    return found;
+  }
+
   async getCampaign(id: number): Promise<Campaign | undefined> {
     const [campaign] = await this.queryCampaigns({ id }, {});
     return campaign;
@@ -322,24 +338,27 @@ export class Store {
     return this.listCampaigns({ status: 'running' });
   }
 
-  /** Campaigns whose start or end time has come (scheduled to start, or ending while live). */
+  /**
+   * Campaigns whose start or end time has come (scheduled to start, or ending while live). Two
+   * queries, each answered from a (status, time) index, rather than one OR that scans every row.
+   */
   async campaignsDueForTimedStatus(now: number): Promise<Campaign[]> {
-    const rows = await this.db
+    const starting = await this.db
       .selectFrom('campaigns')
       .selectAll()
-      .where((eb) =>
-        eb.or([
-          eb.and([
-            eb('status', '=', 'scheduled'),
-            eb.or([eb('start_at', 'is', null), eb('start_at', '<=', now)]),
-          ]),
-          eb.and([eb('status', 'in', ['scheduled', 'running', 'paused']), eb('end_at', '<=', now)]),
-        ]),
-      )
-      .orderBy('id')
+      .where('status', '=', 'scheduled')
+      .where((eb) => eb.or([eb('start_at', 'is', null), eb('start_at', '<=', now)]))
       .limit(1000)
       .execute();
-    return this.withPlacements(rows);
+    const ending = await this.db
+      .selectFrom('campaigns')
+      .selectAll()
+      .where('status', 'in', ['scheduled', 'running', 'paused'])
+      .where('end_at', '<=', now)
+      .limit(1000)
+      .execute();
+    const byId = new Map([...starting, ...ending].map((row) => [row.id, row]));
+    return this.withPlacements([...byId.values()].sort((a, b) => a.id - b.id));
   }
 
   /**
@@ -363,7 +382,7 @@ export class Store {
 
   private async queryCampaigns(
     filter: CampaignFilter & { id?: number },
-    request: PageRequest,
+    request: PageRequest & { upTo?: number },
   ): Promise<Campaign[]> {
     let query = this.db.selectFrom('campaigns').selectAll('campaigns');
     if (filter.id !== undefined) query = query.where('campaigns.id', '=', filter.id);
@@ -383,22 +402,29 @@ export class Store {
       );
     }
     if (request.after !== undefined) query = query.where('campaigns.id', '>', request.after);
+    if (request.upTo !== undefined) query = query.where('campaigns.id', '<=', request.upTo);
     query = query.orderBy('campaigns.id').limit(request.limit ?? DEFAULT_PAGE);
     return this.withPlacements(await query.execute());
   }
 
-  /** Joins placements to campaign rows sorted by id, with one range query over their ids. */
+  /**
+   * Joins placements to campaign rows sorted by id, with one query: by id list for a few rows (which
+   * may be far apart), by id range for a page of many.
+   */
   private async withPlacements(rows: Selectable<CampaignTable>[]): Promise<Campaign[]> {
     if (rows.length === 0) return [];
     const first = (rows[0] as { id: number }).id;
     const last = (rows[rows.length - 1] as { id: number }).id;
-    const links = await this.db
-      .selectFrom('campaign_placements')
-      .select(['campaign_id', 'placement_id'])
-      .where('campaign_id', '>=', first)
-      .where('campaign_id', '<=', last)
-      .orderBy('placement_id')
-      .execute();
+    let query = this.db.selectFrom('campaign_placements').select(['campaign_id', 'placement_id']);
+    query =
+      rows.length <= 500
+        ? query.where(
+            'campaign_id',
+            'in',
+            rows.map((row) => row.id),
+          )
+        : query.where('campaign_id', '>=', first).where('campaign_id', '<=', last);
+    const links = await query.orderBy('placement_id').execute();
     const placementsByCampaign = new Map<number, string[]>();
     for (const link of links) {
       const list = placementsByCampaign.get(link.campaign_id);
@@ -629,20 +655,26 @@ export class Store {
 
   // ---- audit -------------------------------------------------------------------------------
 
-  async appendAudit(entry: AuditEntry): Promise<void> {
-    await this.db
-      .insertInto('audit_log')
-      .values({
-        at: entry.at,
-        actor: entry.actor,
-        object_type: entry.objectType,
-        object_id: entry.objectId,
-        action: entry.action,
-        reason: entry.reason,
-        before: entry.before === null || entry.before === undefined ? null : JSON.stringify(entry.before),
-        after: entry.after === null || entry.after === undefined ? null : JSON.stringify(entry.after),
-      })
-      .execute();
+  async appendAudit(...entries: AuditEntry[]): Promise<void> {
+    const json = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value));
+    // Chunks keep each statement under both engines' limits on bound parameters.
+    for (let start = 0; start < entries.length; start += 500) {
+      await this.db
+        .insertInto('audit_log')
+        .values(
+          entries.slice(start, start + 500).map((entry) => ({
+            at: entry.at,
+            actor: entry.actor,
+            object_type: entry.objectType,
+            object_id: entry.objectId,
+            action: entry.action,
+            reason: entry.reason,
+            before: json(entry.before),
+            after: json(entry.after),
+          })),
+        )
+        .execute();
+    }
   }
 
   async listAudit(

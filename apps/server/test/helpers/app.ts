@@ -55,6 +55,8 @@ export interface TestApp {
   app: FastifyInstance;
   store: Store;
   state: Services['state'];
+  /** Everything the wiring created, for tests that drive a job by hand. */
+  services: Services;
   database: TestDatabase;
   campaigns: CampaignService;
   partners: PartnerService;
@@ -125,6 +127,7 @@ export async function createTestApp(
   return {
     app,
     url,
+    services,
     request: call,
     adminToken,
     admin: (method, path, body) =>
