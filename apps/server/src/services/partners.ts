@@ -140,34 +140,33 @@ export class PartnerService {
     const now = this.clock();
     return this.store.transaction(async (tx) => {
       const partner = await this.findPartnerIn(tx, partnerRef);
-      const created = await this.issueKey(tx, partner.id, label, now);
-      await audit(
-        tx,
-        this.actor,
-        {
-          objectType: 'api_key',
-          objectId: created.key.id,
-          action: 'create',
-          before: null,
-          after: keyView(created.key),
-        },
-        now,
-      );
+      const created = await this.issueKey(tx, partner.id, label, now, null);
       return created;
     });
   }
 
+  /** Generates, stores and audits a new key; its plaintext leaves only through the return value. */
   private async issueKey(
     store: Store,
     partnerId: number,
     label: string | null,
     now: number,
+    reason: string | null,
   ): Promise<CreatedKey> {
     const generated = generateApiKey();
     const key = await store.createApiKey(
       { partnerId, label, displayPrefix: generated.displayPrefix, digest: generated.digest },
       now,
     );
+    const change = {
+      objectType: 'api_key',
+      objectId: key.id,
+      action: 'create',
+      reason,
+      before: null,
+      after: keyView(key),
+    } as const;
+    await audit(store, this.actor, change, now);
     return { key, plaintext: generated.plaintext };
   }
 
@@ -266,7 +265,7 @@ export class PartnerService {
       const expiresAt = now + Math.round(expiresInHours * 3_600_000);
       await tx.updateApiKey(id, { expiresAt });
       const previous = (await tx.getApiKey(id))!;
-      const created = await this.issueKey(tx, before.partnerId, before.label, now);
+      const created = await this.issueKey(tx, before.partnerId, before.label, now, `rotation of key ${id}`);
       await audit(
         tx,
         this.actor,
@@ -276,19 +275,6 @@ export class PartnerService {
           action: 'rotate',
           before: keyView(before),
           after: keyView(previous),
-        },
-        now,
-      );
-      await audit(
-        tx,
-        this.actor,
-        {
-          objectType: 'api_key',
-          objectId: created.key.id,
-          action: 'create',
-          reason: `rotation of key ${id}`,
-          before: null,
-          after: keyView(created.key),
         },
         now,
       );
