@@ -28,7 +28,11 @@ export interface StartOptions {
 /** Opens the store, migrates it, loads the serving index and listens. */
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
   const logger = options.logger ?? pino({ level: config.logLevel });
-  const store = new Store(connect(config.databaseUrl));
+  const store = new Store(
+    connect(config.databaseUrl, (error) =>
+      logger.warn({ err: error }, 'the database closed an idle connection; it is replaced on next use'),
+    ),
+  );
   try {
     const { applied } = await store.migrate();
     if (applied.length > 0) logger.info({ applied }, 'migrations applied');

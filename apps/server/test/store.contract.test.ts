@@ -1,9 +1,10 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validateCampaignInput, type CampaignInput } from '../src/domain/campaigns.js';
-import { openSqliteFile } from '../src/store/connect.js';
-import type { Store } from '../src/store/store.js';
-import { createDatabase, ENGINES, type TestDatabase } from './helpers/engines.js';
+import pg from 'pg';
+import { connect, openSqliteFile } from '../src/store/connect.js';
+import { Store } from '../src/store/store.js';
+import { createDatabase, ENGINES, POSTGRES_ADMIN_URL, type TestDatabase } from './helpers/engines.js';
 
 function input(fields: Record<string, unknown> = {}): CampaignInput {
   const result = validateCampaignInput(
@@ -480,6 +481,28 @@ describe('SQLite connection settings', () => {
 });
 
 describe('PostgreSQL connection settings', () => {
+  it('survives the server closing idle connections, and says so', async () => {
+    const database = await createDatabase('postgres');
+    const errors: Error[] = [];
+    const store = new Store(connect(database.url, (error) => errors.push(error)));
+    try {
+      await store.migrate();
+      await store.listPlacements();
+      const name = new URL(database.url).pathname.slice(1);
+      const admin = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
+      await admin.connect();
+      await admin.query('select pg_terminate_backend(pid) from pg_stat_activity where datname = $1', [name]);
+      await admin.end();
+      for (let i = 0; i < 50 && errors.length === 0; i++)
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(errors[0]?.message).toMatch(/terminating connection/);
+      expect(await store.listPlacements()).toHaveLength(15);
+    } finally {
+      await store.close();
+      await database.drop();
+    }
+  });
+
   it('commits synchronously on every pooled connection', async () => {
     const database = await createDatabase('postgres');
     const store = await database.open();

@@ -38,8 +38,19 @@ const pgTypes = {
   },
 };
 
+/** Told when the database drops an idle pooled connection (restart, failover, administrator). */
+export type ConnectionErrorHandler = (error: Error) => void;
+
+const warnOnStderr: ConnectionErrorHandler = (error) =>
+  console.warn(
+    `placard: a PostgreSQL connection was closed by the server (${error.message}); reconnecting on next use`,
+  );
+
 /** Connects to the store named by a config `databaseUrl` (`sqlite:<file>` or `postgres://…`). */
-export function connect(databaseUrl: string): Connection {
+export function connect(
+  databaseUrl: string,
+  onConnectionError: ConnectionErrorHandler = warnOnStderr,
+): Connection {
   if (databaseUrl.startsWith('sqlite:')) {
     const file = databaseUrl.slice('sqlite:'.length);
     const sqlite = openSqliteFile(file);
@@ -53,6 +64,9 @@ export function connect(databaseUrl: string): Connection {
     // Acknowledged events must survive a crash (D9), whatever the server's default is.
     options: '-c synchronous_commit=on',
   });
+  // Without a listener, an idle client's error (the server restarting, say) is an uncaught
+  // exception that ends the process; the pool already discards that client and reconnects.
+  pool.on('error', onConnectionError);
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   const url = new URL(databaseUrl);
   return {
