@@ -1,0 +1,119 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tempDir } from './helpers/engines.js';
+import { cliJson, ensureBuilt, runCli } from './helpers/process.js';
+
+/** The management commands of `placard`, as an operator types them, on a store of their own. */
+describe('placard management commands', () => {
+  let dataDir: string;
+  let env: Record<string, string>;
+  beforeAll(() => {
+    ensureBuilt();
+    dataDir = tempDir('placard-cli-');
+    env = { PLACARD_DATA_DIR: dataDir };
+  });
+  afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+
+  it('runs a campaign through review, and refuses what D11 forbids with exit 1', () => {
+    const advertiser = cliJson<{ id: number }>(['advertisers', 'create', 'CLI Advertiser'], env);
+    const file = path.join(dataDir, 'campaign.json');
+    fs.writeFileSync(
+      file,
+      JSON.stringify({
+        title: 'From the CLI',
+        destinationUrl: 'https://cli.example/',
+        placements: ['footer_banner'],
+      }),
+    );
+    const campaign = cliJson<{ id: number; status: string }>(
+      ['campaigns', 'create', file, '--advertiser', String(advertiser.id)],
+      env,
+    );
+    expect(campaign.status).toBe('draft');
+    const id = String(campaign.id);
+
+    const refused = runCli(['campaigns', 'approve', id], env);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('cannot approve a campaign that is draft');
+    expect(runCli(['campaigns', 'reject', id], env).code).toBe(2); // --reason is required: a usage error
+
+    expect(cliJson<{ status: string }>(['campaigns', 'submit', id], env).status).toBe('pending_review');
+    expect(
+      cliJson<{ status: string; rejectionReason: string }>(
+        ['campaigns', 'reject', id, '--reason', 'typo'],
+        env,
+      ),
+    ).toMatchObject({
+      status: 'rejected',
+      rejectionReason: 'typo',
+    });
+    expect(
+      cliJson<{ status: string }>(['campaigns', 'update', id, '--title', 'From the CLI, fixed'], env).status,
+    ).toBe('draft');
+    cliJson(['campaigns', 'submit', id], env);
+    expect(cliJson<{ status: string }>(['campaigns', 'approve', id], env).status).toBe('running');
+
+    const audit = runCli(['audit', '--type', 'campaign', '--id', id], env);
+    expect(audit.code).toBe(0);
+    expect(audit.stdout).toMatch(/^ID\s+AT\s+ACTOR\s+OBJECT\s+ACTION\s+REASON/);
+    const trail = cliJson<Array<{ actor: string; action: string }>>(
+      ['audit', '--type', 'campaign', '--id', id],
+      env,
+    );
+    expect(trail.map((entry) => `${entry.actor} ${entry.action}`)).toEqual([
+      'cli create',
+      'cli submit',
+      'cli reject',
+      'cli update',
+      'cli submit',
+      'cli approve',
+    ]);
+  });
+
+  it('manages keys: rotate, suspend, reinstate and limits, never printing a digest', () => {
+    cliJson(['partners', 'create', 'CLI Partner'], env);
+    const blocked = cliJson<{ blockedCategories: string[] }>(
+      ['partners', 'update', 'CLI Partner', '--blocked-categories', 'politics,health'],
+      env,
+    );
+    expect(blocked.blockedCategories).toEqual(['health', 'politics']);
+    const key = cliJson<{ id: number; key: string }>(['keys', 'create', '--partner', 'CLI Partner'], env);
+    const rotated = cliJson<{ id: number; key: string; previous: { expiresAt: string } }>(
+      ['keys', 'rotate', String(key.id), '--expires-in-hours', '1'],
+      env,
+    );
+    expect(rotated.key).not.toBe(key.key);
+    expect(Date.parse(rotated.previous.expiresAt) - Date.now()).toBeGreaterThan(59 * 60_000);
+    expect(
+      cliJson<{ status: string }>(['keys', 'suspend', String(rotated.id), '--reason', 'bot clicks'], env)
+        .status,
+    ).toBe('suspended');
+    expect(runCli(['keys', 'suspend', String(rotated.id), '--reason', 'again'], env).code).toBe(1);
+    expect(cliJson<{ status: string }>(['keys', 'reinstate', String(rotated.id)], env).status).toBe('active');
+    const limited = cliJson<{ rateLimits: Record<string, number | null> }>(
+      ['keys', 'limits', String(key.id), '--fetch-rate', '20'],
+      env,
+    );
+    expect(limited.rateLimits).toEqual({
+      fetchRate: 20,
+      fetchBurst: null,
+      eventsRate: null,
+      eventsBurst: null,
+    });
+    const listing = runCli(['keys', 'list', '--partner', 'CLI Partner', '--json'], env).stdout;
+    expect(listing).not.toContain(key.key);
+    expect(listing).not.toMatch(/[0-9a-f]{64}/);
+  });
+
+  it('manages placements and prints an admin token once', () => {
+    expect(cliJson<Array<{ id: string }>>(['placements', 'list'], env)).toHaveLength(15);
+    expect(cliJson<{ id: string }>(['placements', 'add', 'cli_slot', 'added from the CLI'], env).id).toBe(
+      'cli_slot',
+    );
+    expect(cliJson<{ enabled: boolean }>(['placements', 'disable', 'cli_slot'], env).enabled).toBe(false);
+    expect(runCli(['placements', 'add', 'cli_slot', 'again'], env).code).toBe(1);
+    const token = cliJson<{ token: string }>(['admin-token', '--label', 'ops'], env).token;
+    expect(token).toMatch(/^pla_[0-9A-Za-z]{40}$/);
+  });
+});
