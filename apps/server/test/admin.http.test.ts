@@ -51,6 +51,42 @@ describe('admin authentication', () => {
 });
 
 describe('campaign lifecycle through the API (D11)', () => {
+  it('allows exactly the transitions of D11 and refuses every other with 409', async () => {
+    const statuses = [
+      'draft',
+      'pending_review',
+      'rejected',
+      'scheduled',
+      'running',
+      'paused',
+      'completed',
+      'archived',
+    ];
+    const allowed: Record<string, Record<string, string>> = {
+      submit: { draft: 'pending_review' },
+      approve: { pending_review: 'running' },
+      reject: { pending_review: 'rejected' },
+      pause: { running: 'paused', scheduled: 'paused' },
+      resume: { paused: 'running' },
+      archive: Object.fromEntries(statuses.filter((s) => s !== 'archived').map((s) => [s, 'archived'])),
+    };
+    for (const [action, moves] of Object.entries(allowed)) {
+      // One campaign per starting state, imported directly in that state.
+      const ids = await t.addCampaigns(statuses.map((status) => campaign({ status })));
+      for (const [i, from] of statuses.entries()) {
+        const res = await act(ids[i], action, { reason: 'because' });
+        const expected = moves[from];
+        if (expected) {
+          expect(res.statusCode, `${action} from ${from}`).toBe(200);
+          expect(res.json().data.status).toBe(expected);
+        } else {
+          expect(res.statusCode, `${action} from ${from}`).toBe(409);
+          expect(res.json().message).toBe(`cannot ${action} a campaign that is ${from}`);
+        }
+      }
+    }
+  });
+
   it('runs a campaign from draft to archived, serving it only while running', async () => {
     const id = await draft();
     expect(await served()).not.toContain(id);

@@ -181,7 +181,7 @@ export class PartnerService {
     return key;
   }
 
-  /** Applies a change to one key under audit, after `check` has accepted its current state. */
+  /** Applies `change` to one key and audits it; `change` throws to refuse the key's current state. */
   private changeKey(
     id: number,
     action: string,
