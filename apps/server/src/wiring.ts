@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { AppDeps } from './http/app.js';
-import { DirectEventSink, type EventSink } from './ingest/event-sink.js';
+import type { EventSink } from './ingest/event-sink.js';
+import { GroupCommitSink } from './ingest/group-commit.js';
 import { AdminTokens } from './services/admin-tokens.js';
 import { DeliveryService } from './services/delivery.js';
 import { KeyUsage } from './services/key-usage.js';
@@ -40,11 +41,7 @@ export function wireServices(store: Store, logger: Logger, options: WiringOption
       .catch((error: unknown) => logger.error({ err: error }, 'refreshing the serving index failed'));
   const events =
     options.events?.(store, refreshNow) ??
-    new DirectEventSink(
-      store,
-      (error) => logger.error({ err: error }, 'storing an event failed'),
-      refreshNow,
-    );
+    new GroupCommitSink(store, (error) => logger.error({ err: error }, 'storing events failed'), refreshNow);
   const delivery = new DeliveryService(state, events, clock);
   const tokens = new AdminTokens(store);
   const keyUsage = new KeyUsage(store, logger);

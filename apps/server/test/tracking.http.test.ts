@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DirectEventSink } from '../src/ingest/event-sink.js';
+import { GroupCommitSink } from '../src/ingest/group-commit.js';
 import type { Store } from '../src/store/store.js';
 import { campaign, createTestApp, type TestApp } from './helpers/app.js';
 
@@ -168,7 +168,7 @@ describe('event durability (D5, D8)', () => {
   it('answers 503 with Retry-After, never 200, when the store cannot record the event', async () => {
     const failing = { insertEvents: () => Promise.reject(new Error('disk I/O error at /secret/path')) };
     const broken = await createTestApp({
-      events: () => new DirectEventSink(failing as unknown as Store, () => undefined),
+      events: () => new GroupCommitSink(failing as unknown as Store, () => undefined),
     });
     try {
       const [id] = await broken.addCampaigns([campaign()]);
@@ -179,6 +179,69 @@ describe('event durability (D5, D8)', () => {
       expect(res.body).not.toContain('secret');
     } finally {
       await broken.close();
+    }
+  });
+
+  it('commits concurrent events in shared transactions and stores every one it acknowledged', async () => {
+    const grouped = await createTestApp({
+      events: (store, onCap) => {
+        const counting = {
+          insertEvents: (events: Parameters<Store['insertEvents']>[0]) => {
+            batches.push(events.length);
+            return store.insertEvents(events);
+          },
+        };
+        return new GroupCommitSink(counting, () => undefined, onCap);
+      },
+    });
+    const batches: number[] = [];
+    try {
+      const [id] = await grouped.addCampaigns([campaign()]);
+      const responses = await Promise.all(
+        Array.from({ length: 200 }, () =>
+          grouped.track('impression', { campaignId: id, placement: 'header_banner' }),
+        ),
+      );
+      expect(responses.every((res) => res.statusCode === 200)).toBe(true);
+      expect(await grouped.store.countEvents({ campaignId: id })).toBe(200);
+      expect(batches.reduce((a, b) => a + b, 0)).toBe(200);
+      expect(batches.length).toBeLessThan(200);
+    } finally {
+      await grouped.close();
+    }
+  });
+
+  it('answers 503 with Retry-After when the queue of events is full', async () => {
+    let release: () => void = () => undefined;
+    const stalled = await createTestApp({
+      events: (store) =>
+        new GroupCommitSink(
+          {
+            insertEvents: async (events) => {
+              await new Promise<void>((resolve) => (release = resolve));
+              return store.insertEvents(events);
+            },
+          },
+          () => undefined,
+          undefined,
+          { maxBatch: 10, maxQueue: 2, lingerMs: 1 },
+        ),
+    });
+    try {
+      const [id] = await stalled.addCampaigns([campaign()]);
+      const body = { campaignId: id, placement: 'header_banner' };
+      const accepted = [stalled.track('impression', body), stalled.track('impression', body)];
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const refused = await stalled.track('impression', body);
+      expect(refused.statusCode).toBe(503);
+      expect(refused.headers['retry-after']).toBe('1');
+      expect(refused.json()).toEqual({ status: 'error', message: 'service unavailable' });
+      release();
+      expect((await Promise.all(accepted)).map((res) => res.statusCode)).toEqual([200, 200]);
+      expect(await stalled.store.countEvents()).toBe(2);
+    } finally {
+      release();
+      await stalled.close();
     }
   });
 

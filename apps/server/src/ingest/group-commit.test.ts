@@ -1,0 +1,133 @@
+import { describe, expect, it } from 'vitest';
+import { DomainError } from '../domain/errors.js';
+import type { CapEffects, TrackedEvent } from '../store/store.js';
+import { GroupCommitSink } from './group-commit.js';
+
+const NO_EFFECTS: CapEffects = { completed: [], cappedForTheDay: [] };
+
+function event(campaignId: number): TrackedEvent {
+  return {
+    kind: 'impression',
+    campaignId,
+    placement: 'header_banner',
+    country: null,
+    device: null,
+    partnerId: 1,
+    apiKeyId: 1,
+    occurredAt: 0,
+    verdict: 'counted',
+    reason: null,
+  };
+}
+
+/** A store whose commits finish only when the test says so. */
+function manualStore() {
+  const commits: Array<{ events: readonly TrackedEvent[]; finish: (error?: Error) => void }> = [];
+  const store = {
+    insertEvents: (events: readonly TrackedEvent[]) =>
+      new Promise<CapEffects>((resolve, reject) => {
+        commits.push({ events, finish: (error) => (error ? reject(error) : resolve(NO_EFFECTS)) });
+      }),
+  };
+  return { store, commits };
+}
+
+const tick = () => new Promise((resolve) => setTimeout(resolve, 10));
+const options = { maxBatch: 3, maxQueue: 10, lingerMs: 1 };
+
+describe('group commit (D9)', () => {
+  it('answers each event only after the transaction holding it has committed', async () => {
+    const { store, commits } = manualStore();
+    const sink = new GroupCommitSink(store, () => undefined, undefined, options);
+    let answered = false;
+    const recorded = sink.record(event(1)).then(() => (answered = true));
+    await tick();
+    expect(commits).toHaveLength(1);
+    expect(answered).toBe(false);
+    commits[0]!.finish();
+    await recorded;
+    expect(answered).toBe(true);
+  });
+
+  it('gathers events that arrive while a batch commits into the next batch, at most maxBatch each', async () => {
+    const { store, commits } = manualStore();
+    const sink = new GroupCommitSink(store, () => undefined, undefined, options);
+    const first = sink.record(event(1));
+    await tick();
+    const waiting = [2, 3, 4, 5, 6, 7].map((id) => sink.record(event(id)));
+    await tick();
+    expect(commits).toHaveLength(1); // the rest wait for the running commit
+    commits[0]!.finish();
+    await first;
+    await tick();
+    expect(commits.map((c) => c.events.map((e) => e.campaignId))).toEqual([[1], [2, 3, 4]]);
+    commits[1]!.finish();
+    await tick();
+    expect(commits[2]!.events.map((e) => e.campaignId)).toEqual([5, 6, 7]);
+    commits[2]!.finish();
+    await Promise.all(waiting);
+  });
+
+  it('refuses events with 503 once the queue is full, counting those being committed', async () => {
+    const { store, commits } = manualStore();
+    const sink = new GroupCommitSink(store, () => undefined, undefined, { ...options, maxQueue: 2 });
+    const accepted = [sink.record(event(1)), sink.record(event(2))];
+    await tick();
+    expect(sink.depth).toBe(2);
+    await expect(sink.record(event(3))).rejects.toMatchObject({
+      kind: 'unavailable',
+      message: 'service unavailable',
+    });
+    commits[0]!.finish();
+    await Promise.all(accepted);
+    await expect(Promise.race([sink.record(event(4)), tick().then(() => 'waiting')])).resolves.toBe(
+      'waiting',
+    );
+  });
+
+  it('answers 503 to every event of a batch whose commit failed, and recovers', async () => {
+    const { store, commits } = manualStore();
+    const errors: unknown[] = [];
+    const sink = new GroupCommitSink(store, (error) => errors.push(error), undefined, options);
+    const failed = [sink.record(event(1)), sink.record(event(2))];
+    await tick();
+    commits[0]!.finish(new Error('disk I/O error'));
+    for (const result of await Promise.allSettled(failed)) {
+      expect(result.status).toBe('rejected');
+      expect((result as PromiseRejectedResult).reason).toBeInstanceOf(DomainError);
+    }
+    expect(errors).toHaveLength(1);
+    const later = sink.record(event(3));
+    await tick();
+    commits[1]!.finish();
+    await expect(later).resolves.toBeUndefined();
+  });
+
+  it('on close, refuses new events and commits every accepted one', async () => {
+    const { store, commits } = manualStore();
+    const sink = new GroupCommitSink(store, () => undefined, undefined, options);
+    const accepted = [1, 2, 3, 4].map((id) => sink.record(event(id)));
+    const closing = sink.close();
+    await expect(sink.record(event(5))).rejects.toMatchObject({ kind: 'unavailable' });
+    await tick();
+    commits[0]!.finish();
+    await tick();
+    commits[1]!.finish();
+    await closing;
+    await Promise.all(accepted);
+    expect(commits.flatMap((c) => c.events.map((e) => e.campaignId))).toEqual([1, 2, 3, 4]);
+  });
+
+  it('reports cap effects so serving can react', async () => {
+    const seen: CapEffects[] = [];
+    const effects: CapEffects = { completed: [7], cappedForTheDay: [] };
+    const sink = new GroupCommitSink(
+      { insertEvents: async () => effects },
+      () => undefined,
+      (e) => seen.push(e),
+      options,
+    );
+    await sink.record(event(7));
+    expect(seen).toEqual([effects]);
+  });
+});

@@ -1,0 +1,106 @@
+import { DomainError } from '../domain/errors.js';
+import type { CapEffects, Store, TrackedEvent } from '../store/store.js';
+import type { EventSink } from './event-sink.js';
+
+export interface GroupCommitOptions {
+  /** Most events in one transaction. */
+  maxBatch: number;
+  /** Most events waiting or committing; past it, new events are refused with 503 (D8). */
+  maxQueue: number;
+  /** How long the first event of a batch waits for others to join it, in ms. */
+  lingerMs: number;
+}
+
+export const DEFAULT_GROUP_COMMIT: GroupCommitOptions = { maxBatch: 500, maxQueue: 20_000, lingerMs: 2 };
+
+interface Pending {
+  event: TrackedEvent;
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
+
+const unavailable = (): DomainError => new DomainError('unavailable', 'service unavailable');
+
+/**
+ * Group commit (D9): each tracked event joins the current batch; one transaction stores the batch
+ * and only after it commits is every request in it answered. While a batch commits, the next one
+ * fills, so a slow fsync makes batches bigger instead of requests slower. If the commit fails,
+ * every request in the batch gets 503 and nothing of it is stored (the transaction is whole).
+ */
+export class GroupCommitSink implements EventSink {
+  private queue: Pending[] = [];
+  /** Events taken off the queue whose commit has not finished; they count against maxQueue. */
+  private committing = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private flushing: Promise<void> | undefined;
+  private closed = false;
+
+  constructor(
+    private readonly store: Pick<Store, 'insertEvents'>,
+    private readonly onError: (error: unknown) => void,
+    /** Told when a write made a campaign reach a cap, so serving can stop it at once. */
+    private readonly onCapReached: (effects: CapEffects) => void = () => undefined,
+    private readonly options: GroupCommitOptions = DEFAULT_GROUP_COMMIT,
+  ) {}
+
+  /** Events accepted but not yet answered. */
+  get depth(): number {
+    return this.queue.length + this.committing;
+  }
+
+  record(event: TrackedEvent): Promise<void> {
+    if (this.closed || this.depth >= this.options.maxQueue) return Promise.reject(unavailable());
+    return new Promise<void>((resolve, reject) => {
+      this.queue.push({ event, resolve, reject });
+      this.schedule();
+    });
+  }
+
+  private schedule(): void {
+    if (this.flushing) return; // the running flush picks the queue up when it finishes
+    if (this.queue.length >= this.options.maxBatch) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+      this.flushing = this.flush();
+    } else if (this.timer === undefined) {
+      this.timer = setTimeout(() => {
+        this.timer = undefined;
+        this.flushing ??= this.flush();
+      }, this.options.lingerMs);
+    }
+  }
+
+  /** Commits batches until the queue is empty. */
+  private async flush(): Promise<void> {
+    try {
+      while (this.queue.length > 0) {
+        const batch = this.queue.splice(0, this.options.maxBatch);
+        this.committing = batch.length;
+        try {
+          const effects = await this.store.insertEvents(batch.map((pending) => pending.event));
+          for (const pending of batch) pending.resolve();
+          if (effects.completed.length > 0 || effects.cappedForTheDay.length > 0) this.onCapReached(effects);
+        } catch (error) {
+          // Never a 200 for an event that was not stored (D8): the clients retry the 503.
+          this.onError(error);
+          for (const pending of batch) pending.reject(unavailable());
+        } finally {
+          this.committing = 0;
+        }
+      }
+    } finally {
+      this.flushing = undefined;
+    }
+  }
+
+  /** Refuses new events, then commits everything already accepted. */
+  async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    while (this.flushing || this.queue.length > 0) {
+      this.flushing ??= this.flush();
+      await this.flushing;
+    }
+  }
+}
