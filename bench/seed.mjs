@@ -68,22 +68,33 @@ export function benchCampaigns(count, seed = 42) {
   }));
 }
 
-/** Creates the store at `databaseUrl` with `count` campaigns; returns a partner API key. */
-export async function seedStore(databaseUrl, count) {
+/**
+ * Creates the store at `databaseUrl` with `count` campaigns. Returns a partner API key, and the
+ * (campaign id, placement) pairs that tracking requests may report.
+ */
+export async function seedCampaigns(databaseUrl, count) {
   const store = new Store(connect(databaseUrl));
   try {
     await store.migrate();
     const campaigns = new CampaignService(store);
     const all = benchCampaigns(count);
+    const pairs = [];
     for (let start = 0; start < all.length; start += 10_000) {
-      await campaigns.import({
-        advertisers: [{ name: `Bench advertiser ${start}`, campaigns: all.slice(start, start + 10_000) }],
+      const chunk = all.slice(start, start + 10_000);
+      const summary = await campaigns.import({
+        advertisers: [{ name: `Bench advertiser ${start}`, campaigns: chunk }],
       });
+      summary.campaignIds.forEach((id, i) => pairs.push([id, chunk[i].placements[0]]));
     }
     const partners = new PartnerService(store);
     const partner = await partners.createPartner('Benchmark partner');
-    return (await partners.createKey(partner.id, 'bench')).plaintext;
+    return { key: (await partners.createKey(partner.id, 'bench')).plaintext, pairs };
   } finally {
     await store.close();
   }
+}
+
+/** Creates the store at `databaseUrl` with `count` campaigns; returns a partner API key. */
+export async function seedStore(databaseUrl, count) {
+  return (await seedCampaigns(databaseUrl, count)).key;
 }

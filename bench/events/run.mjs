@@ -1,0 +1,119 @@
+// bench/events: impressions and clicks (20:1) with durable group commit, relative to a node:http
+// hello-world in the same run. Targets (issue "Events that are never lost"): SQLite >= 33% of the
+// baseline with p99 under 20 ms; PostgreSQL >= 15%.
+import fs from 'node:fs';
+import path from 'node:path';
+import pg from 'pg';
+import {
+  checkCores,
+  CLI,
+  ensureWrk,
+  median,
+  pct,
+  ROOT,
+  startPinned,
+  tempDir,
+  wrk,
+  writeResults,
+} from '../lib.mjs';
+import { seedCampaigns } from '../seed.mjs';
+
+const RUNS = Number(process.env.BENCH_RUNS ?? 3);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const SCRIPT = path.join(ROOT, 'bench/events/events.lua');
+const POSTGRES_ADMIN_URL =
+  process.env.PLACARD_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+checkCores();
+ensureWrk();
+
+async function adminQuery(sql) {
+  const client = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+async function prepare(label, databaseUrl, dir) {
+  const { key, pairs } = await seedCampaigns(databaseUrl, 1_000);
+  const pairsFile = path.join(dir, `${label}-pairs.lua`);
+  fs.writeFileSync(
+    pairsFile,
+    `return {${pairs.map(([id, placement]) => `{${id},"${placement}"}`).join(',')}}\n`,
+  );
+  return { databaseUrl, key, pairsFile };
+}
+
+async function measure(args, env, target) {
+  const server = await startPinned(args, env);
+  try {
+    const scriptEnv = { PLACARD_BENCH_KEY: target.key, PLACARD_BENCH_PAIRS: target.pairsFile };
+    wrk(server.url, { seconds: 2, script: SCRIPT, scriptEnv });
+    return wrk(server.url, { seconds: SECONDS, script: SCRIPT, scriptEnv });
+  } finally {
+    await server.stop();
+  }
+}
+
+const dir = tempDir('placard-bench-events-');
+const pgName = `placard_bench_${process.pid}`;
+await adminQuery(`create database ${pgName}`);
+const pgUrl = new URL(POSTGRES_ADMIN_URL);
+pgUrl.pathname = `/${pgName}`;
+try {
+  const sqlite = await prepare('sqlite', `sqlite:${path.join(dir, 'placard.db')}`, dir);
+  const postgres = await prepare('postgres', pgUrl.toString(), dir);
+  const serve = (target) =>
+    measure(
+      [CLI, 'serve', '--json'],
+      {
+        PLACARD_DATA_DIR: dir,
+        PLACARD_PORT: '0',
+        PLACARD_LOG_LEVEL: 'warn',
+        PLACARD_DATABASE_URL: target.databaseUrl,
+      },
+      target,
+    );
+  const hello = () => measure([path.join(ROOT, 'bench/hello.mjs')], {}, sqlite);
+
+  const runs = [];
+  for (let run = 1; run <= RUNS; run++) {
+    // Bracketed: hello, SQLite, PostgreSQL, hello.
+    const helloBefore = await hello();
+    const onSqlite = await serve(sqlite);
+    const onPostgres = await serve(postgres);
+    const helloAfter = await hello();
+    const baseline = (helloBefore.rps + helloAfter.rps) / 2;
+    runs.push({ helloBefore, onSqlite, onPostgres, helloAfter, baseline });
+    console.log(
+      `run ${run}: hello ${helloBefore.rps.toFixed(0)}/${helloAfter.rps.toFixed(0)} req/s; ` +
+        `SQLite ${onSqlite.rps.toFixed(0)} (${pct(onSqlite.rps / baseline)}, p99 ${onSqlite.p99.toFixed(1)} ms); ` +
+        `PostgreSQL ${onPostgres.rps.toFixed(0)} (${pct(onPostgres.rps / baseline)}, p99 ${onPostgres.p99.toFixed(1)} ms)`,
+    );
+  }
+  const summary = {
+    method: `server on core 0, wrk -t1 -c50 -d${SECONDS}s on core 1, each run hello/SQLite/PostgreSQL/hello, median of ${RUNS} runs`,
+    helloRps: median(runs.map((r) => r.baseline)),
+    sqliteRps: median(runs.map((r) => r.onSqlite.rps)),
+    sqliteRatio: median(runs.map((r) => r.onSqlite.rps / r.baseline)),
+    sqliteP99Ms: median(runs.map((r) => r.onSqlite.p99)),
+    postgresRps: median(runs.map((r) => r.onPostgres.rps)),
+    postgresRatio: median(runs.map((r) => r.onPostgres.rps / r.baseline)),
+    postgresP99Ms: median(runs.map((r) => r.onPostgres.p99)),
+    runs,
+  };
+  const file = writeResults('events', summary);
+  const verdict = (ok) => (ok ? 'met' : 'NOT MET');
+  console.log(`
+events (impressions:clicks 20:1), ${summary.method}
+  hello-world baseline   ${summary.helloRps.toFixed(0)} req/s
+  SQLite                 ${summary.sqliteRps.toFixed(0)} req/s = ${pct(summary.sqliteRatio)} of baseline (target >= 33%: ${verdict(summary.sqliteRatio >= 0.33)}), p99 ${summary.sqliteP99Ms.toFixed(1)} ms (target < 20 ms: ${verdict(summary.sqliteP99Ms < 20)})
+  PostgreSQL             ${summary.postgresRps.toFixed(0)} req/s = ${pct(summary.postgresRatio)} of baseline (target >= 15%: ${verdict(summary.postgresRatio >= 0.15)}), p99 ${summary.postgresP99Ms.toFixed(1)} ms
+results: ${path.relative(ROOT, file)}`);
+} finally {
+  fs.rmSync(dir, { recursive: true, force: true });
+  await adminQuery(`drop database if exists ${pgName} with (force)`);
+}
