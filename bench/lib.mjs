@@ -113,3 +113,22 @@ export function writeResults(name, results) {
 }
 
 export const pct = (ratio) => `${(ratio * 100).toFixed(1)}%`;
+
+/** Run count and seconds per measurement, from BENCH_RUNS and BENCH_SECONDS (defaults 3 and 10). */
+export const RUNS = Number(process.env.BENCH_RUNS ?? 3);
+export const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+
+/**
+ * Starts a server pinned to the server core, warms it up for 2 s (JIT, caches), measures it with
+ * the wrk script for SECONDS, reads its RSS, and stops it.
+ */
+export async function measure(args, env, script, scriptEnv) {
+  const server = await startPinned(args, env);
+  try {
+    wrk(server.url, { seconds: 2, script, scriptEnv });
+    const result = wrk(server.url, { seconds: SECONDS, script, scriptEnv });
+    return { ...result, rssMb: server.rssKb() / 1024 };
+  } finally {
+    await server.stop();
+  }
+}

@@ -8,18 +8,17 @@ import {
   checkCores,
   CLI,
   ensureWrk,
+  measure,
   median,
   pct,
   ROOT,
-  startPinned,
+  RUNS,
+  SECONDS,
   tempDir,
-  wrk,
   writeResults,
 } from '../lib.mjs';
 import { seedCampaigns } from '../seed.mjs';
 
-const RUNS = Number(process.env.BENCH_RUNS ?? 3);
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const SCRIPT = path.join(ROOT, 'bench/events/events.lua');
 const POSTGRES_ADMIN_URL =
   process.env.PLACARD_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -47,16 +46,7 @@ async function prepare(label, databaseUrl, dir) {
   return { databaseUrl, key, pairsFile };
 }
 
-async function measure(args, env, target) {
-  const server = await startPinned(args, env);
-  try {
-    const scriptEnv = { PLACARD_BENCH_KEY: target.key, PLACARD_BENCH_PAIRS: target.pairsFile };
-    wrk(server.url, { seconds: 2, script: SCRIPT, scriptEnv });
-    return wrk(server.url, { seconds: SECONDS, script: SCRIPT, scriptEnv });
-  } finally {
-    await server.stop();
-  }
-}
+const scriptEnv = (target) => ({ PLACARD_BENCH_KEY: target.key, PLACARD_BENCH_PAIRS: target.pairsFile });
 
 const dir = tempDir('placard-bench-events-');
 const pgName = `placard_bench_${process.pid}`;
@@ -75,9 +65,10 @@ try {
         PLACARD_LOG_LEVEL: 'warn',
         PLACARD_DATABASE_URL: target.databaseUrl,
       },
-      target,
+      SCRIPT,
+      scriptEnv(target),
     );
-  const hello = () => measure([path.join(ROOT, 'bench/hello.mjs')], {}, sqlite);
+  const hello = () => measure([path.join(ROOT, 'bench/hello.mjs')], {}, SCRIPT, scriptEnv(sqlite));
 
   const runs = [];
   for (let run = 1; run <= RUNS; run++) {

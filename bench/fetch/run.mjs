@@ -7,18 +7,17 @@ import {
   checkCores,
   CLI,
   ensureWrk,
+  measure,
   median,
   pct,
   ROOT,
-  startPinned,
+  RUNS,
+  SECONDS,
   tempDir,
-  wrk,
   writeResults,
 } from '../lib.mjs';
 import { seedStore } from '../seed.mjs';
 
-const RUNS = Number(process.env.BENCH_RUNS ?? 3);
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const SCRIPT = path.join(ROOT, 'bench/fetch/fetch.lua');
 
 checkCores();
@@ -32,21 +31,7 @@ async function prepare(count) {
   return { dir, key };
 }
 
-async function measure(args, env, key) {
-  const server = await startPinned(args, env);
-  try {
-    // Warm up (JIT, caches) before the measured run.
-    wrk(server.url, { seconds: 2, script: SCRIPT, scriptEnv: { PLACARD_BENCH_KEY: key } });
-    const result = wrk(server.url, {
-      seconds: SECONDS,
-      script: SCRIPT,
-      scriptEnv: { PLACARD_BENCH_KEY: key },
-    });
-    return { ...result, rssMb: server.rssKb() / 1024 };
-  } finally {
-    await server.stop();
-  }
-}
+const scriptEnv = (key) => ({ PLACARD_BENCH_KEY: key });
 
 const placardEnv = (dir) => ({ PLACARD_DATA_DIR: dir, PLACARD_PORT: '0', PLACARD_LOG_LEVEL: 'warn' });
 const small = await prepare(1_000);
@@ -56,11 +41,21 @@ const mean = (a, b) => (a + b) / 2;
 for (let run = 1; run <= RUNS; run++) {
   // Symmetric order, so a machine that speeds up or slows down during the run affects numerator
   // and denominator alike: hello, 1k, 100k, 1k, hello.
-  const helloBefore = await measure([path.join(ROOT, 'bench/hello.mjs')], {}, small.key);
-  const k1Before = await measure([CLI, 'serve', '--json'], placardEnv(small.dir), small.key);
-  const k100 = await measure([CLI, 'serve', '--json'], placardEnv(large.dir), large.key);
-  const k1After = await measure([CLI, 'serve', '--json'], placardEnv(small.dir), small.key);
-  const helloAfter = await measure([path.join(ROOT, 'bench/hello.mjs')], {}, small.key);
+  const helloBefore = await measure([path.join(ROOT, 'bench/hello.mjs')], {}, SCRIPT, scriptEnv(small.key));
+  const k1Before = await measure(
+    [CLI, 'serve', '--json'],
+    placardEnv(small.dir),
+    SCRIPT,
+    scriptEnv(small.key),
+  );
+  const k100 = await measure([CLI, 'serve', '--json'], placardEnv(large.dir), SCRIPT, scriptEnv(large.key));
+  const k1After = await measure(
+    [CLI, 'serve', '--json'],
+    placardEnv(small.dir),
+    SCRIPT,
+    scriptEnv(small.key),
+  );
+  const helloAfter = await measure([path.join(ROOT, 'bench/hello.mjs')], {}, SCRIPT, scriptEnv(small.key));
   const hello = { rps: mean(helloBefore.rps, helloAfter.rps) };
   const k1 = { rps: mean(k1Before.rps, k1After.rps), p99: Math.max(k1Before.p99, k1After.p99) };
   runs.push({ helloBefore, k1Before, k100, k1After, helloAfter, hello, k1 });

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CAMPAIGN_STATUSES } from '../src/domain/campaigns.js';
 import { campaign, createTestApp, type TestApp } from './helpers/app.js';
 
 let t: TestApp;
@@ -52,16 +53,7 @@ describe('admin authentication', () => {
 
 describe('campaign lifecycle through the API (D11)', () => {
   it('allows exactly the transitions of D11 and refuses every other with 409', async () => {
-    const statuses = [
-      'draft',
-      'pending_review',
-      'rejected',
-      'scheduled',
-      'running',
-      'paused',
-      'completed',
-      'archived',
-    ];
+    const statuses = CAMPAIGN_STATUSES;
     const allowed: Record<string, Record<string, string>> = {
       submit: { draft: 'pending_review' },
       approve: { pending_review: 'running' },

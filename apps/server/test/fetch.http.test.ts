@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CAMPAIGN_STATUSES } from '../src/domain/campaigns.js';
 import { campaign, createTestApp, type TestApp } from './helpers/app.js';
 
 let t: TestApp;
@@ -52,16 +53,7 @@ describe('GET /api/v1/campaigns/fetch: success envelope (contract 2.1, 2.3; D3)'
   });
 
   it('returns only running campaigns, and their status is always "running"', async () => {
-    const statuses = [
-      'draft',
-      'pending_review',
-      'rejected',
-      'scheduled',
-      'running',
-      'paused',
-      'completed',
-      'archived',
-    ];
+    const statuses = CAMPAIGN_STATUSES;
     const created = await t.addCampaigns(statuses.map((status) => campaign({ status, title: status })));
     const body = (await t.fetch('placement=header_banner')).json();
     expect(ids(body)).toEqual([created[statuses.indexOf('running')]]);
