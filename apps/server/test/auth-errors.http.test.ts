@@ -55,6 +55,32 @@ describe('authentication (contract section 5; D6)', () => {
     },
   );
 
+  it('limits repeated failures from one address with 429, never a valid key from it', async () => {
+    let now = Date.parse('2026-06-01T12:00:00Z');
+    const limited = await createTestApp({ clock: () => now });
+    try {
+      const bad = { authorization: `Bearer ${generateApiKey().plaintext}` };
+      const attempt = () =>
+        limited.request({
+          method: 'GET',
+          url: '/api/v1/campaigns/fetch?placement=header_banner',
+          headers: bad,
+        });
+      for (let i = 0; i < 20; i++) expect((await attempt()).statusCode).toBe(401);
+      const refused = await attempt();
+      expect(refused.statusCode).toBe(429);
+      expect(refused.json()).toEqual({ status: 'error', message: 'Rate limit exceeded' });
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+      // The same address with a real key is served as usual.
+      expect((await limited.fetch('placement=header_banner')).statusCode).toBe(200);
+      now += 1000; // five failures' worth of refill
+      for (let i = 0; i < 5; i++) expect((await attempt()).statusCode).toBe(401);
+      expect((await attempt()).statusCode).toBe(429);
+    } finally {
+      await limited.close();
+    }
+  });
+
   it('accepts the scheme word in any case', async () => {
     for (const scheme of ['Bearer', 'bearer', 'BEARER']) {
       for (const call of operations({ authorization: `${scheme} ${t.apiKey}` }))

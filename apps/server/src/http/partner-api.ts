@@ -6,8 +6,10 @@ import { parseFetchQuery, parseTrackingBody } from '../domain/requests.js';
 import type { Caller, DeliveryService } from '../services/delivery.js';
 import type { ServingState } from '../services/serving-state.js';
 import type { EventKind } from '../store/store.js';
+import { AuthFailureLimiter } from './auth-failures.js';
 import { partnerAuthenticator } from './auth.js';
 import { readJsonBody } from './body.js';
+import { DomainError } from '../domain/errors.js';
 import { describeError, errorBody, HttpError, JSON_TYPE } from './errors.js';
 import { requestId } from './request-id.js';
 
@@ -73,6 +75,21 @@ function send(
  */
 export function partnerApi(deps: PartnerApiDeps): PartnerHandler {
   const authenticate = partnerAuthenticator(deps.state, deps.onKeyUse, deps.clock);
+  const failures = new AuthFailureLimiter(undefined, deps.clock);
+
+  /** Authenticates; a failure is a 401 until its address has failed too often, then a 429 (D6). */
+  function authenticateFrom(request: IncomingMessage): Caller {
+    try {
+      return authenticate(request.headers.authorization);
+    } catch (error) {
+      if (error instanceof DomainError && error.kind === 'unauthorized') {
+        const retryAfter = failures.fail(request.socket.remoteAddress ?? 'unknown');
+        if (retryAfter > 0)
+          throw new HttpError(429, 'Rate limit exceeded', { 'retry-after': String(retryAfter) });
+      }
+      throw error;
+    }
+  }
 
   /** Sends the error response a failure deserves; faults are logged, never shown. */
   function fail(
@@ -128,7 +145,7 @@ export function partnerApi(deps: PartnerApiDeps): PartnerHandler {
       if (deps.isClosing()) {
         throw new HttpError(503, 'service unavailable', { 'retry-after': '1', connection: 'close' });
       }
-      const caller = authenticate(request.headers.authorization);
+      const caller = authenticateFrom(request);
       const kind = TRACKING[path];
       if (kind === undefined) {
         const query = parseQuery(mark === -1 ? '' : url.slice(mark + 1)) as Record<string, string | string[]>;
