@@ -54,12 +54,12 @@ function send(
   response: ServerResponse,
   id: string,
   status: number,
-  body: string,
+  body: string | Buffer,
   headers?: Record<string, string>,
 ): void {
   const head: Record<string, string | number> = {
     'content-type': JSON_TYPE,
-    'content-length': Buffer.byteLength(body),
+    'content-length': typeof body === 'string' ? Buffer.byteLength(body) : body.length,
     'x-request-id': id,
   };
   if (headers) Object.assign(head, headers);
@@ -111,7 +111,7 @@ export function partnerApi(deps: PartnerApiDeps): PartnerHandler {
     id: string,
     path: string,
     status: number,
-    body: string,
+    body: string | Buffer,
     headers?: Record<string, string>,
   ): void {
     send(response, id, status, body, headers);

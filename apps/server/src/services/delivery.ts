@@ -2,7 +2,11 @@ import { invalid, notFound } from '../domain/errors.js';
 import type { FetchQuery, TrackingRequest } from '../domain/requests.js';
 import type { EventSink } from '../ingest/event-sink.js';
 import type { EventKind } from '../store/store.js';
+import type { ServedCampaign } from './campaign-index.js';
 import type { ServingState } from './serving-state.js';
+
+const ENVELOPE_OPEN = Buffer.from('{"status":"success","data":[');
+const COMMA = Buffer.from(',');
 
 /** Who is calling, as established by authentication. */
 export interface Caller {
@@ -23,14 +27,18 @@ export class DeliveryService {
     private readonly clock: () => number = Date.now,
   ) {}
 
-  /** The fetch response body (contract 2.3), serialised. */
-  fetch(query: FetchQuery, caller: Caller): string {
+  /** The fetch response body (contract 2.3), as UTF-8 JSON bytes. */
+  fetch(query: FetchQuery, caller: Caller): Buffer {
     const index = this.state.index;
     if (!index.hasPlacement(query.placement)) throw invalid(`unknown placement: ${query.placement}`);
     const campaigns = index.select(query, this.clock(), caller.blockedCategories);
-    let data = '';
-    for (let i = 0; i < campaigns.length; i++) data += (i === 0 ? '' : ',') + (campaigns[i]?.json ?? '');
-    return `{"status":"success","data":[${data}],"count":${campaigns.length}}`;
+    const parts: Buffer[] = [ENVELOPE_OPEN];
+    for (let i = 0; i < campaigns.length; i++) {
+      if (i > 0) parts.push(COMMA);
+      parts.push((campaigns[i] as ServedCampaign).json);
+    }
+    parts.push(Buffer.from(`],"count":${campaigns.length}}`));
+    return Buffer.concat(parts);
   }
 
   /** Records an impression or click; resolves once it is durably stored. */
