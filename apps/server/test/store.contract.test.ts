@@ -130,7 +130,7 @@ describe.each(ENGINES)('store contract on %s', (engine) => {
     expect(inInterstitial.map((c) => c.id)).toEqual(campaignIds);
     const advertiserId = (await store.getCampaign(campaignIds[0]!))!.advertiserId;
     expect((await store.listCampaigns({ advertiserId })).map((c) => c.id)).toEqual(campaignIds);
-    const running = await store.loadRunningCampaigns();
+    const running = await store.listCampaigns({ status: 'running' });
     expect(running.every((c) => c.status === 'running')).toBe(true);
     expect(running.map((c) => c.id)).toContain(campaignIds[1]);
     expect(running.find((c) => c.id === campaignIds[1])?.placements).toEqual(['interstitial']);
@@ -154,7 +154,7 @@ describe.each(ENGINES)('store contract on %s', (engine) => {
     }
     expect(pages.every((page) => page.length <= 2)).toBe(true);
     expect(seen).toEqual([...seen].sort((a, b) => a - b));
-    expect(seen).toEqual((await store.loadRunningCampaigns()).map((c) => c.id));
+    expect(seen).toEqual((await store.listCampaigns({ status: 'running' })).map((c) => c.id));
   });
 
   it('updates fields and placements, and reports a missing campaign', async () => {

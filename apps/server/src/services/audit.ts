@@ -1,4 +1,4 @@
-import type { AuditRecord, PageRequest, Store } from '../store/store.js';
+import type { Store } from '../store/store.js';
 
 /**
  * Who made a change, as written to the audit log: `admin:<token id>` for the management API,
@@ -34,13 +34,4 @@ export function audit(store: Store, actor: Actor, change: Change, at: number): P
     before: change.before,
     after: change.after,
   });
-}
-
-/** The audit trail, oldest first, optionally of one object. */
-export function auditTrail(
-  store: Store,
-  filter: { objectType?: string; objectId?: string },
-  request: PageRequest,
-): Promise<AuditRecord[]> {
-  return store.listAudit(filter, request);
 }

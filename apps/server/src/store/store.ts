@@ -334,10 +334,6 @@ export class Store {
     }
   }
 
-  async loadRunningCampaigns(): Promise<Campaign[]> {
-    return this.listCampaigns({ status: 'running' });
-  }
-
   /**
    * Campaigns whose start or end time has come (scheduled to start, or ending while live). Two
    * queries, each answered from a (status, time) index, rather than one OR that scans every row.

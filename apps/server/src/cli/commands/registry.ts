@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
 import { isoTimes } from '../../http/admin/support.js';
 import { AdvertiserService } from '../../services/advertisers.js';
-import { auditTrail } from '../../services/audit.js';
 import { PlacementService } from '../../services/placements.js';
 import { AdminTokens } from '../../services/admin-tokens.js';
 import { positiveInteger, withStore } from '../context.js';
@@ -115,8 +114,7 @@ export function registerRegistry(program: Command): void {
     .option('--json', 'print JSON')
     .action((options: OutputOptions & { type?: string; id?: string; limit: string }) =>
       withStore(options, async (store) => {
-        const entries = await auditTrail(
-          store,
+        const entries = await store.listAudit(
           { ...(options.type && { objectType: options.type }), ...(options.id && { objectId: options.id }) },
           { limit: positiveInteger(options.limit, 'limit') },
         );

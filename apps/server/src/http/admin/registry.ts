@@ -1,5 +1,4 @@
 import type { FastifyInstance } from 'fastify';
-import { auditTrail } from '../../services/audit.js';
 import { PlacementService } from '../../services/placements.js';
 import type { AdminContext } from './plugin.js';
 import { fields, one, pageOf, pageRequest } from './support.js';
@@ -33,6 +32,6 @@ export async function registryRoutes(app: FastifyInstance, context: AdminContext
       ...(typeof query['objectType'] === 'string' && { objectType: query['objectType'] }),
       ...(typeof query['objectId'] === 'string' && { objectId: query['objectId'] }),
     };
-    return pageOf(await auditTrail(context.store, filter, page), page, (entry) => entry);
+    return pageOf(await context.store.listAudit(filter, page), page, (entry) => entry);
   });
 }
