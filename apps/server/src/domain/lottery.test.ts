@@ -38,6 +38,15 @@ describe('groupByPriority', () => {
     expect(groups[1]).toMatchObject({ total: 4, maxWeight: 3, cumulative: null });
   });
 
+  it('records the span in which every item of a group is in flight', () => {
+    const [group] = groupByPriority(
+      items(3, (i) => ({ startAt: [null, 100, 50][i], endAt: [900, null, 500][i] })),
+    );
+    expect(group).toMatchObject({ allInFlightFrom: 100, allInFlightUntil: 500 });
+    const [open] = groupByPriority(items(2));
+    expect(open).toMatchObject({ allInFlightFrom: -Infinity, allInFlightUntil: Infinity });
+  });
+
   it('keeps prefix sums only for skewed groups', () => {
     const skewed = groupByPriority(items(100, (i) => ({ weight: i === 0 ? 100 : 1 })))[0]!;
     expect(skewed.cumulative?.[99]).toBe(199);
@@ -47,6 +56,15 @@ describe('groupByPriority', () => {
 });
 
 describe('drawOrdered', () => {
+  it('skips the per-item check only for groups declared wholly eligible', () => {
+    const groups = groupByPriority(items(5, (i) => ({ priority: i < 2 ? 1 : 0 })));
+    const noneEligible = () => false;
+    const onlyTop = (group: { priority: number }) => group.priority === 1;
+    const drawn = drawOrdered([groups], 10, noneEligible, seeded(1), onlyTop);
+    expect(drawn.map((item) => item.id).sort()).toEqual([0, 1]);
+    expect(drawOrdered([groups], 10, noneEligible, seeded(1))).toEqual([]);
+  });
+
   it('draws in proportion to weight in a small group (sequential path)', () => {
     const share = firstPickShares(
       items(3, (i) => ({ weight: [1, 1, 2][i] })),

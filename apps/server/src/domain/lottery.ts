@@ -8,6 +8,9 @@
 export interface Weighted {
   readonly priority: number;
   readonly weight: number;
+  /** Optional flight window (epoch ms); a group records the span in which all its items are in flight. */
+  readonly startAt?: number | null;
+  readonly endAt?: number | null;
 }
 
 /** Campaigns of one priority, laid out for cheap weighted draws. */
@@ -23,7 +26,19 @@ export interface PriorityGroup<T extends Weighted> {
    * where acceptance sampling would reject too often; there a draw is a binary search instead.
    */
   readonly cumulative: Float64Array | null;
+  /** Every item is inside its flight window from `allInFlightFrom` (inclusive) to `allInFlightUntil`. */
+  readonly allInFlightFrom: number;
+  readonly allInFlightUntil: number;
 }
+
+/**
+ * True when every item of a group is known to be eligible, so a draw need not look at the items
+ * themselves: on a busy server those objects are rarely in the CPU cache, and reading a few dozen
+ * of them per request cost more than the rest of the draw.
+ */
+export type GroupEligible<T extends Weighted> = (group: PriorityGroup<T>) => boolean;
+
+const NO_GROUP_SHORTCUT = (): boolean => false;
 
 export type Random = () => number;
 
@@ -48,6 +63,12 @@ export function groupByPriority<T extends Weighted>(items: readonly T[]): Priori
         total += weight;
         if (weight > maxWeight) maxWeight = weight;
       }
+      let allInFlightFrom = -Infinity;
+      let allInFlightUntil = Infinity;
+      for (const { startAt, endAt } of members) {
+        if (startAt !== undefined && startAt !== null && startAt > allInFlightFrom) allInFlightFrom = startAt;
+        if (endAt !== undefined && endAt !== null && endAt < allInFlightUntil) allInFlightUntil = endAt;
+      }
       let cumulative: Float64Array | null = null;
       if (maxWeight * members.length > MAX_SKEW * total) {
         cumulative = new Float64Array(members.length);
@@ -55,7 +76,16 @@ export function groupByPriority<T extends Weighted>(items: readonly T[]): Priori
         weights.forEach((weight, i) => (cumulative![i] = sum += weight));
       }
       // slice(): an exact-size copy; arrays grown by push keep up to half again as spare capacity.
-      return { priority, items: members.slice(), weights, total, maxWeight, cumulative };
+      return {
+        priority,
+        items: members.slice(),
+        weights,
+        total,
+        maxWeight,
+        cumulative,
+        allInFlightFrom,
+        allInFlightUntil,
+      };
     });
 }
 
@@ -86,6 +116,20 @@ function drawnSince<T>(out: readonly T[], from: number, item: T): boolean {
 }
 
 /**
+ * Scratch space for sequential draws, reused by every call (requests are served one at a time on
+ * one thread), so a draw allocates nothing and reads only packed weights and item pointers.
+ */
+const scratchItems: unknown[] = [];
+let scratchWeights = new Float64Array(256);
+
+function reserveScratch(size: number): void {
+  if (size <= scratchWeights.length) return;
+  const grown = new Float64Array(Math.max(size, scratchWeights.length * 2));
+  grown.set(scratchWeights);
+  scratchWeights = grown;
+}
+
+/**
  * Weighted order without replacement over a small set: repeated draws, each proportional to the
  * weight of what is left. Linear scans beat sorting and allocation for the tens of items a priority
  * level of one placement usually holds. Appends up to `need` items to `out`.
@@ -94,31 +138,43 @@ function drawSequentially<T extends Weighted>(
   groups: readonly PriorityGroup<T>[],
   need: number,
   eligible: (item: T) => boolean,
+  groupEligible: GroupEligible<T>,
   random: Random,
   out: T[],
   levelStart: number,
 ): void {
-  const pool: T[] = [];
+  let count = 0;
   let remaining = 0;
+  const items = scratchItems as T[];
   for (const group of groups) {
-    for (const item of group.items) {
-      if (!eligible(item) || drawnSince(out, levelStart, item)) continue;
-      pool.push(item);
-      remaining += item.weight;
+    const checkEach = !groupEligible(group);
+    const members = group.items;
+    reserveScratch(count + members.length);
+    for (let i = 0; i < members.length; i++) {
+      const item = members[i] as T;
+      if (checkEach && !eligible(item)) continue;
+      if (levelStart < out.length && drawnSince(out, levelStart, item)) continue;
+      const weight = group.weights[i] as number;
+      items[count] = item;
+      scratchWeights[count++] = weight;
+      remaining += weight;
     }
   }
-  for (let drawn = 0; drawn < need && pool.length > 0; drawn++) {
+  const filled = count;
+  for (let drawn = 0; drawn < need && count > 0; drawn++) {
     let target = random() * remaining;
     let index = 0;
     // Stop on the last item as well, so floating-point rounding can never run past the end.
-    while (index < pool.length - 1 && target >= (pool[index] as T).weight)
-      target -= (pool[index++] as T).weight;
-    const item = pool[index] as T;
-    pool[index] = pool[pool.length - 1] as T;
-    pool.pop();
-    remaining -= item.weight;
-    out.push(item);
+    while (index < count - 1 && target >= (scratchWeights[index] as number))
+      target -= scratchWeights[index++] as number;
+    out.push(items[index] as T);
+    remaining -= scratchWeights[index] as number;
+    count--;
+    items[index] = items[count] as T;
+    scratchWeights[index] = scratchWeights[count] as number;
   }
+  // Drop the references, so a replaced index is not kept alive by the scratch space.
+  scratchItems.fill(undefined, 0, filled);
 }
 
 /**
@@ -130,6 +186,7 @@ function drawFromPriority<T extends Weighted>(
   groups: readonly PriorityGroup<T>[],
   need: number,
   eligible: (item: T) => boolean,
+  groupEligible: GroupEligible<T>,
   random: Random,
   out: T[],
 ): void {
@@ -141,7 +198,7 @@ function drawFromPriority<T extends Weighted>(
     total += group.total;
   }
   if (size <= 32 || size <= need * 4) {
-    drawSequentially(groups, need, eligible, random, out, levelStart);
+    drawSequentially(groups, need, eligible, groupEligible, random, out, levelStart);
     return;
   }
   const target = levelStart + need;
@@ -156,10 +213,12 @@ function drawFromPriority<T extends Weighted>(
       point -= candidate.total;
     }
     const item = drawOne(group, point, random);
-    if (item === undefined || !eligible(item) || drawnSince(out, levelStart, item)) continue;
+    if (item === undefined || drawnSince(out, levelStart, item)) continue;
+    if (!groupEligible(group) && !eligible(item)) continue;
     out.push(item);
   }
-  if (out.length < target) drawSequentially(groups, target - out.length, eligible, random, out, levelStart);
+  if (out.length < target)
+    drawSequentially(groups, target - out.length, eligible, groupEligible, random, out, levelStart);
 }
 
 /**
@@ -171,6 +230,7 @@ export function drawOrdered<T extends Weighted>(
   limit: number,
   eligible: (item: T) => boolean,
   random: Random = Math.random,
+  groupEligible: GroupEligible<T> = NO_GROUP_SHORTCUT,
 ): T[] {
   const result: T[] = [];
   const cursors = new Array<number>(lists.length).fill(0);
@@ -189,7 +249,7 @@ export function drawOrdered<T extends Weighted>(
         cursors[i] = (cursors[i] as number) + 1;
       }
     }
-    drawFromPriority(level, limit - result.length, eligible, random, result);
+    drawFromPriority(level, limit - result.length, eligible, groupEligible, random, result);
   }
   return result;
 }

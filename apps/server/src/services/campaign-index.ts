@@ -208,6 +208,12 @@ export class CampaignIndex {
         ? (campaign: ServedCampaign) => isInFlight(campaign, now)
         : (campaign: ServedCampaign) =>
             isInFlight(campaign, now) && (campaign.category === null || !blocked.includes(campaign.category));
-    return drawOrdered(sources, query.limit, eligible, random);
+    // Without blocked categories, a group whose every campaign is in flight needs no per-item check.
+    const groupEligible =
+      blocked.length === 0
+        ? (group: PriorityGroup<ServedCampaign>) =>
+            group.allInFlightFrom <= now && now < group.allInFlightUntil
+        : () => false;
+    return drawOrdered(sources, query.limit, eligible, random, groupEligible);
   }
 }
