@@ -14,6 +14,8 @@ export interface Config {
   readonly accessLog: boolean;
   /** An admin token to accept on the management API (registered at start); optional. */
   readonly adminToken: string | undefined;
+  /** Days raw events are kept before background pruning; per-minute rollups are kept for good. */
+  readonly eventRetentionDays: number;
 }
 
 /** Thrown for a bad environment value; `main` prints the message and exits non-zero. */
@@ -131,6 +133,14 @@ export const SETTINGS: ReadonlyArray<Setting<keyof Config>> = [
       }
       return raw;
     },
+  },
+  {
+    key: 'eventRetentionDays',
+    env: 'PLACARD_EVENT_RETENTION_DAYS',
+    description:
+      'Days raw impression and click events are kept; older ones are pruned in the background. Per-minute rollups (and so reports) are kept.',
+    defaultText: '90',
+    parse: (raw) => integer('PLACARD_EVENT_RETENTION_DAYS', raw, 90, 1, 36_500),
   },
 ];
 

@@ -37,11 +37,16 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     const { applied } = await store.migrate();
     if (applied.length > 0) logger.info({ applied }, 'migrations applied');
     await options.beforeLoad?.(store);
-    const { state, events, tokens, keyUsage, lifecycle, appDeps } = wireServices(store, logger, config);
+    const { state, events, tokens, keyUsage, lifecycle, retention, appDeps } = wireServices(
+      store,
+      logger,
+      config,
+    );
     const generatedAdminToken = await tokens.ensure(config.adminToken);
     await state.load();
     state.start();
     lifecycle.start();
+    retention.start();
     keyUsage.start();
     const app = await buildApp(appDeps);
     const address = await app.listen({ host: config.host, port: config.port });
@@ -52,7 +57,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       (closing ??= (async () => {
         await app.close();
         await events.close();
-        lifecycle.stop();
+        await lifecycle.stop();
+        await retention.stop();
         state.stop();
         await keyUsage.stop();
         await store.close();

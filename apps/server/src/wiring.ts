@@ -6,12 +6,15 @@ import { AdminTokens } from './services/admin-tokens.js';
 import { DeliveryService } from './services/delivery.js';
 import { KeyUsage } from './services/key-usage.js';
 import { LifecycleJob } from './services/lifecycle-job.js';
+import { RetentionJob } from './services/retention-job.js';
 import { ServingState } from './services/serving-state.js';
 import type { Store } from './store/store.js';
 
 export interface WiringOptions {
   refreshIntervalMs: number;
   accessLog: boolean;
+  /** Days raw events are kept (rollups are kept for good). */
+  eventRetentionDays: number;
   /** The one time source for serving, tracking, keys and the lifecycle; tests move it. */
   clock?: () => number;
   /** Replaces the event sink (tests use a failing one). */
@@ -25,6 +28,7 @@ export interface Services {
   tokens: AdminTokens;
   keyUsage: KeyUsage;
   lifecycle: LifecycleJob;
+  retention: RetentionJob;
   appDeps: AppDeps;
 }
 
@@ -46,6 +50,7 @@ export function wireServices(store: Store, logger: Logger, options: WiringOption
   const tokens = new AdminTokens(store);
   const keyUsage = new KeyUsage(store, logger);
   const lifecycle = new LifecycleJob(store, logger, options.refreshIntervalMs, clock);
+  const retention = new RetentionJob(store, logger, options.eventRetentionDays, clock);
   const appDeps: AppDeps = {
     logger,
     state,
@@ -54,5 +59,5 @@ export function wireServices(store: Store, logger: Logger, options: WiringOption
     admin: { store, tokens, clock, afterChange: refreshNow },
     onKeyUse: keyUsage.touch,
   };
-  return { state, events, delivery, tokens, keyUsage, lifecycle, appDeps };
+  return { state, events, delivery, tokens, keyUsage, lifecycle, retention, appDeps };
 }

@@ -130,6 +130,25 @@ describe('end to end: built server, CLI and real HTTP', () => {
     expect(await missing.json()).toEqual({ status: 'error', message: 'campaignId is required' });
   });
 
+  it('reports the tracked events at once through `placard report`, as a table, JSON and CSV', () => {
+    const args = ['report', '--group-by', 'campaign,country,device'];
+    const table = runCli(args, env);
+    expect(table.code).toBe(0);
+    expect(table.stdout).toMatch(/period\s+campaign\s+country\s+device\s+impressions\s+clicks\s+ctr/);
+    expect(table.stdout).toMatch(
+      new RegExp(`\\d{4}-\\d{2}-\\d{2}\\s+${campaignIds[1]}\\s+US\\s+mobile\\s+1\\s+1\\s+1\\s`),
+    );
+    const json = cliJson<{ totals: { impressions: number; clicks: number; ctr: number } }>(args, env);
+    expect(json.totals).toMatchObject({ impressions: 1, clicks: 1, ctr: 1 });
+    const csv = runCli([...args, '--csv'], env);
+    expect(csv.stdout.split('\r\n')[0]).toBe(
+      'period,campaign,country,device,impressions,clicks,ctr,nonBillableImpressions,nonBillableClicks',
+    );
+    const bad = runCli(['report', '--granularity', 'week'], env);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('granularity must be one of: minute, hour, day');
+  });
+
   it('serves a change made through the CLI within 2 seconds', async () => {
     const gbTitles = async () =>
       (

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validateCampaignInput, type CampaignInput } from '../src/domain/campaigns.js';
 import pg from 'pg';
 import { connect, openSqliteFile } from '../src/store/connect.js';
-import { Store } from '../src/store/store.js';
+import { Store, type TrackedEvent } from '../src/store/store.js';
 import { createDatabase, ENGINES, POSTGRES_ADMIN_URL, type TestDatabase } from './helpers/engines.js';
 
 function input(fields: Record<string, unknown> = {}): CampaignInput {
@@ -255,8 +255,9 @@ describe.each(ENGINES)('store contract on %s', (engine) => {
       partnerId: partner.id,
       apiKeyId: key.id,
       occurredAt: 1_800_000_000_000,
-      verdict: 'counted',
+      verdict: 'counted' as const,
       reason: null,
+      idempotencyKey: null,
     };
     await store.insertEvents([
       { ...event, kind: 'impression' },
@@ -371,7 +372,7 @@ describe.each(ENGINES)('store contract on %s', (engine) => {
       digest: 'd-caps',
     });
     const at = Date.parse('2026-06-01T12:00:00Z');
-    const event = (campaignId: number, kind: 'impression' | 'click') => ({
+    const event = (campaignId: number, kind: 'impression' | 'click'): TrackedEvent => ({
       kind,
       campaignId,
       placement: 'header_banner',
@@ -382,6 +383,7 @@ describe.each(ENGINES)('store contract on %s', (engine) => {
       occurredAt: at,
       verdict: 'counted',
       reason: null,
+      idempotencyKey: null,
     });
     expect(await store.insertEvents([event(total, 'impression'), event(free, 'impression')])).toEqual({
       completed: [],

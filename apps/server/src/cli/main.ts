@@ -5,6 +5,7 @@ import { registerDemo } from './commands/demo.js';
 import { registerMigrate } from './commands/migrate.js';
 import { registerPartners } from './commands/partners.js';
 import { registerRegistry } from './commands/registry.js';
+import { registerReport } from './commands/report.js';
 import { registerServe } from './commands/serve.js';
 
 /** The `placard` command. Configuration comes from PLACARD_* environment variables (see README). */
@@ -21,6 +22,7 @@ registerMigrate(program);
 registerPartners(program);
 registerCampaigns(program);
 registerRegistry(program);
+registerReport(program);
 registerDemo(program);
 
 await program.parseAsync(process.argv);

@@ -62,12 +62,43 @@ function offset(ms: number, timeZone: string): number {
   return Date.UTC(y, m - 1, d, h, min, s) - Math.floor(ms / 1000) * 1000;
 }
 
-/** The instant the next local day begins (local midnight after `ms`), daylight saving included. */
-export function startOfNextLocalDay(ms: number, timeZone: string): number {
-  const { y, m, d } = wallClock(ms, timeZone);
-  const midnightAsUtc = Date.UTC(y, m - 1, d + 1);
+/** The instant a local calendar day begins (its local midnight), daylight saving included. */
+export function startOfLocalDay(year: number, month: number, day: number, timeZone: string): number {
+  const midnightAsUtc = Date.UTC(year, month - 1, day);
   let guess = midnightAsUtc - offset(midnightAsUtc, timeZone);
   // The offset at the guess can differ from the one at the estimate across a DST change.
   guess = midnightAsUtc - offset(guess, timeZone);
   return guess;
+}
+
+/** The instant the next local day begins (local midnight after `ms`), daylight saving included. */
+export function startOfNextLocalDay(ms: number, timeZone: string): number {
+  const { y, m, d } = wallClock(ms, timeZone);
+  return startOfLocalDay(y, m, d + 1, timeZone);
+}
+
+export type Granularity = 'minute' | 'hour' | 'day';
+
+const pad = (value: number, width = 2): string => String(value).padStart(width, '0');
+
+function offsetLabel(ms: number, timeZone: string): string {
+  const minutes = Math.round(offset(ms, timeZone) / 60_000);
+  const sign = minutes < 0 ? '-' : '+';
+  const abs = Math.abs(minutes);
+  return `${sign}${pad(Math.floor(abs / 60))}:${pad(abs % 60)}`;
+}
+
+/**
+ * The local period (D12) an instant falls in, as a sortable label: `YYYY-MM-DD` for a day, and
+ * `YYYY-MM-DDTHH:mm±hh:mm` for an hour or a minute (the offset in force at the period's start, so
+ * the two 01:00 hours of a daylight-saving change stay apart).
+ */
+export function localPeriod(ms: number, granularity: Granularity, timeZone: string): string {
+  const { y, m, d, h, min, s } = wallClock(ms, timeZone);
+  const date = `${pad(y, 4)}-${pad(m)}-${pad(d)}`;
+  if (granularity === 'day') return date;
+  const minuteStart = ms - s * 1000 - (ms % 1000);
+  const start = granularity === 'hour' ? minuteStart - min * 60_000 : minuteStart;
+  const minute = granularity === 'hour' ? 0 : min;
+  return `${date}T${pad(h)}:${pad(minute)}${offsetLabel(start, timeZone)}`;
 }

@@ -9,7 +9,8 @@ import type { EventKind } from '../store/store.js';
 import { AuthFailureLimiter } from './auth-failures.js';
 import { partnerAuthenticator } from './auth.js';
 import { readJsonBody } from './body.js';
-import { DomainError } from '../domain/errors.js';
+import { DomainError, invalid } from '../domain/errors.js';
+import { IDEMPOTENCY_KEY_MESSAGE, isValidIdempotencyKey } from '../domain/verdicts.js';
 import { describeError, errorBody, HttpError, JSON_TYPE } from './errors.js';
 import { requestId } from './request-id.js';
 
@@ -48,6 +49,14 @@ export interface PartnerApiDeps {
 
 /** Handles a request if it is for the partner API; returns false to pass it on. */
 export type PartnerHandler = (request: IncomingMessage, response: ServerResponse) => boolean;
+
+/** The optional `Idempotency-Key` header (D9); a malformed one is refused rather than ignored. */
+function idempotencyKeyOf(request: IncomingMessage): string | null {
+  const value = request.headers['idempotency-key'];
+  if (value === undefined) return null;
+  if (typeof value !== 'string' || !isValidIdempotencyKey(value)) throw invalid(IDEMPOTENCY_KEY_MESSAGE);
+  return value;
+}
 
 /** Writes a complete JSON response; the one place partner responses are sent. */
 function send(
@@ -122,8 +131,9 @@ export function partnerApi(deps: PartnerApiDeps): PartnerHandler {
   }
 
   async function track(request: IncomingMessage, kind: EventKind, caller: Caller): Promise<void> {
+    const idempotencyKey = idempotencyKeyOf(request);
     const body = await readJsonBody(request, TRACKING_BODY_LIMIT);
-    await deps.delivery.track(kind, parseTrackingBody(body), caller);
+    await deps.delivery.track(kind, parseTrackingBody(body), caller, idempotencyKey);
   }
 
   /** Request start times, kept only when access logging is on. */

@@ -17,6 +17,7 @@ function event(campaignId: number): TrackedEvent {
     occurredAt: 0,
     verdict: 'counted',
     reason: null,
+    idempotencyKey: null,
   };
 }
 

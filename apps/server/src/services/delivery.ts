@@ -41,8 +41,16 @@ export class DeliveryService {
     return Buffer.concat(parts);
   }
 
-  /** Records an impression or click; resolves once it is durably stored. */
-  async track(kind: EventKind, request: TrackingRequest, caller: Caller): Promise<void> {
+  /**
+   * Records an impression or click; resolves once it is durably stored. A request repeating an
+   * `idempotencyKey` already used with the same API key in 24 hours is stored as a duplicate (D9).
+   */
+  async track(
+    kind: EventKind,
+    request: TrackingRequest,
+    caller: Caller,
+    idempotencyKey: string | null = null,
+  ): Promise<void> {
     const now = this.clock();
     const index = this.state.index;
     if (!index.hasPlacement(request.placement)) throw invalid(`unknown placement: ${request.placement}`);
@@ -65,6 +73,7 @@ export class DeliveryService {
       occurredAt: now,
       verdict: 'counted',
       reason: null,
+      idempotencyKey,
     });
   }
 }

@@ -3,6 +3,7 @@ import { timedStatus } from '../domain/lifecycle.js';
 import type { Store } from '../store/store.js';
 import { audit, SYSTEM_ACTOR } from './audit.js';
 import { campaignToJson } from './campaigns.js';
+import { Periodic } from './periodic.js';
 
 /**
  * The clock's part of the lifecycle (D11): scheduled campaigns start at their start time, live
@@ -10,14 +11,20 @@ import { campaignToJson } from './campaigns.js';
  * there first (conditional update), and audited once, as `system`.
  */
 export class LifecycleJob {
-  private timer: NodeJS.Timeout | undefined;
+  private readonly periodic: Periodic;
 
   constructor(
     private readonly store: Store,
     private readonly log: Pick<Logger, 'error' | 'info'>,
-    private readonly intervalMs: number,
+    intervalMs: number,
     private readonly clock: () => number = Date.now,
-  ) {}
+  ) {
+    this.periodic = new Periodic(
+      () => this.runOnce(),
+      intervalMs,
+      (error) => this.log.error({ err: error }, 'applying campaign start and end times failed'),
+    );
+  }
 
   /** One pass; returns how many campaigns this call moved. */
   async runOnce(): Promise<number> {
@@ -51,20 +58,10 @@ export class LifecycleJob {
   }
 
   start(): void {
-    const tick = (): void => {
-      this.runOnce()
-        .catch((error: unknown) =>
-          this.log.error({ err: error }, 'applying campaign start and end times failed'),
-        )
-        .finally(() => {
-          if (this.timer !== undefined) this.timer = setTimeout(tick, this.intervalMs).unref();
-        });
-    };
-    this.timer = setTimeout(tick, 0).unref();
+    this.periodic.start();
   }
 
-  stop(): void {
-    if (this.timer !== undefined) clearTimeout(this.timer);
-    this.timer = undefined;
+  stop(): Promise<void> {
+    return this.periodic.stop();
   }
 }

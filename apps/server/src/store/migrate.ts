@@ -3,6 +3,7 @@ import type { Connection } from './connect.js';
 import * as initial from './migrations/001-initial.js';
 import * as management from './migrations/002-management.js';
 import * as flightIndexes from './migrations/003-flight-indexes.js';
+import * as eventLedger from './migrations/004-event-ledger.js';
 
 /** Migrations in order; names are sortable and never renamed once released. */
 function migrations(connection: Connection): Record<string, Migration> {
@@ -10,6 +11,7 @@ function migrations(connection: Connection): Record<string, Migration> {
     '001-initial': { up: (db) => initial.up(db, connection.engine) },
     '002-management': { up: (db) => management.up(db, connection.engine) },
     '003-flight-indexes': { up: (db) => flightIndexes.up(db) },
+    '004-event-ledger': { up: (db) => eventLedger.up(db) },
   };
 }
 

@@ -13,6 +13,8 @@ export interface Database {
   partners: PartnerTable;
   api_keys: ApiKeyTable;
   events: EventTable;
+  idempotency_keys: IdempotencyKeyTable;
+  event_rollups: EventRollupTable;
   change_versions: ChangeVersionTable;
   meta: MetaTable;
   api_key_usage: ApiKeyUsageTable;
@@ -111,6 +113,27 @@ export interface EventTable {
   occurred_at: number;
   verdict: string;
   reason: string | null;
+  idempotency_key: string | null;
+}
+
+/** (API key, Idempotency-Key) pairs seen in the last 24 hours (D9). */
+export interface IdempotencyKeyTable {
+  api_key_id: number;
+  key: string;
+  created_at: number;
+}
+
+/** Per-minute event counts by every report dimension; '' stands for an absent country or device. */
+export interface EventRollupTable {
+  minute: number;
+  campaign_id: number;
+  partner_id: number;
+  placement_id: string;
+  country: string;
+  device: string;
+  kind: string;
+  verdict: string;
+  count: number;
 }
 
 /** Bumped by triggers on every write to a watched table; instances poll it to refresh their index. */

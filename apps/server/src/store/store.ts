@@ -2,6 +2,8 @@ import type { Kysely, Selectable, Transaction } from 'kysely';
 import type { Campaign, CampaignInput, CampaignStatus } from '../domain/campaigns.js';
 import { localDate, startOfNextLocalDay } from '../domain/time-zones.js';
 import type { Device } from '../domain/targeting.js';
+import type { Verdict } from '../domain/verdicts.js';
+import { addToRollups, pruneEvents, pruneIdempotencyKeys, settleIdempotency } from './event-ledger.js';
 import type { Connection, Engine } from './connect.js';
 import { migrateToLatest, pendingMigrations, type MigrationReport } from './migrate.js';
 import {
@@ -54,8 +56,10 @@ export interface TrackedEvent {
   partnerId: number;
   apiKeyId: number;
   occurredAt: number;
-  verdict: string;
+  verdict: Verdict;
   reason: string | null;
+  /** The request's `Idempotency-Key` header (D9), if it had one. */
+  idempotencyKey: string | null;
 }
 
 export interface AdvertiserImport {
@@ -108,7 +112,7 @@ export type CampaignPatch = Partial<CampaignInput> & {
   cappedUntil?: number | null;
 };
 
-type Db = Kysely<Database> | Transaction<Database>;
+export type Db = Kysely<Database> | Transaction<Database>;
 
 const DEFAULT_PAGE = 50;
 
@@ -701,14 +705,19 @@ export class Store {
    * durable: counters of capped campaigns are advanced, a total cap completes the campaign, a daily
    * cap holds it until the next local midnight of its time zone.
    */
+  /**
+   * Stores a batch of events in one transaction: idempotent replays become duplicates, the raw
+   * events and their per-minute rollups are written together, and caps are applied to what counts.
+   */
   async insertEvents(events: readonly TrackedEvent[]): Promise<CapEffects> {
     const effects: CapEffects = { completed: [], cappedForTheDay: [] };
     if (events.length === 0) return effects;
     await this.transaction(async (tx) => {
+      const settled = await settleIdempotency(tx.db, events);
       await tx.db
         .insertInto('events')
         .values(
-          events.map((event) => ({
+          settled.map((event) => ({
             kind: event.kind,
             campaign_id: event.campaignId,
             placement_id: event.placement,
@@ -719,12 +728,24 @@ export class Store {
             occurred_at: event.occurredAt,
             verdict: event.verdict,
             reason: event.reason,
+            idempotency_key: event.idempotencyKey,
           })),
         )
         .execute();
-      await tx.applyCaps(events, effects);
+      await addToRollups(tx.db, settled);
+      await tx.applyCaps(settled, effects);
     });
     return effects;
+  }
+
+  /** Deletes up to `limit` raw events older than `before` (retention); returns how many. */
+  pruneEvents(before: number, limit: number): Promise<number> {
+    return pruneEvents(this.db, before, limit);
+  }
+
+  /** Forgets idempotency keys past their 24-hour window; returns how many. */
+  pruneIdempotencyKeys(now: number): Promise<number> {
+    return pruneIdempotencyKeys(this.db, now);
   }
 
   private async applyCaps(events: readonly TrackedEvent[], effects: CapEffects): Promise<void> {

@@ -108,6 +108,7 @@ export async function createTestApp(
   const services = wireServices(store, logger, {
     refreshIntervalMs: 60_000,
     accessLog: false,
+    eventRetentionDays: 90,
     clock,
     ...(options.events && { events: options.events }),
   });

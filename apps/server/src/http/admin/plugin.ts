@@ -5,6 +5,7 @@ import type { Store } from '../../store/store.js';
 import { campaignRoutes } from './campaigns.js';
 import { partnerRoutes } from './partners.js';
 import { registryRoutes } from './registry.js';
+import { reportRoutes } from './reports.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -48,4 +49,5 @@ export async function adminApi(app: FastifyInstance, deps: AdminDeps): Promise<v
   await app.register(partnerRoutes, context);
   await app.register(campaignRoutes, context);
   await app.register(registryRoutes, context);
+  await app.register(reportRoutes, context);
 }

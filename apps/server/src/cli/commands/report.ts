@@ -1,0 +1,59 @@
+import type { Command } from 'commander';
+import { parseReportRequest, REPORT_DIMENSIONS } from '../../domain/report-request.js';
+import { reportCsv, reportTable } from '../../services/report-format.js';
+import { ReportService } from '../../services/reports.js';
+import { withStore } from '../context.js';
+import { emit, type OutputOptions } from '../output.js';
+
+interface ReportOptions extends OutputOptions {
+  csv?: boolean;
+  from?: string;
+  to?: string;
+  granularity?: string;
+  timeZone?: string;
+  groupBy?: string;
+  campaign?: string;
+  advertiser?: string;
+  partner?: string;
+  placement?: string;
+  country?: string;
+  device?: string;
+}
+
+/** `placard report`: the same reports as GET /admin/v1/reports, as a table, JSON or CSV. */
+export function registerReport(program: Command): void {
+  program
+    .command('report')
+    .description('impressions, clicks, CTR and non-billable counts from the live rollups')
+    .option(
+      '--from <when>',
+      'start: YYYY-MM-DD (local midnight) or an ISO date-time with offset; default today',
+    )
+    .option('--to <when>', 'end (exclusive); a date includes that whole day; default now')
+    .option('--granularity <unit>', 'minute, hour or day', 'day')
+    .option('--time-zone <iana>', 'IANA time zone for periods and dates', 'UTC')
+    .option('--group-by <dimensions>', `comma-separated: ${REPORT_DIMENSIONS.join(', ')}`)
+    .option('--campaign <ids>', 'only these campaign ids (comma-separated)')
+    .option('--advertiser <ids>', 'only these advertiser ids')
+    .option('--partner <ids>', 'only these partner ids')
+    .option('--placement <ids>', 'only these placements')
+    .option('--country <codes>', 'only these countries (none: requests without a location)')
+    .option('--device <devices>', 'only these devices (none: requests without a device)')
+    .option('--csv', 'print CSV')
+    .option('--json', 'print JSON')
+    .action((options: ReportOptions) =>
+      withStore(options, async (store) => {
+        const { csv, json, ...params } = options;
+        const report = await new ReportService(store).run(parseReportRequest(params, Date.now()));
+        if (csv && !json) {
+          process.stdout.write(reportCsv(report));
+          return;
+        }
+        const range = { from: new Date(report.from).toISOString(), to: new Date(report.to).toISOString() };
+        emit(options, { ...report, ...range }, () => {
+          console.log(`${range.from} to ${range.to} by ${report.granularity} (${report.timeZone})`);
+          process.stdout.write(report.rows.length === 0 ? '(no events)\n' : reportTable(report));
+        });
+      }),
+    );
+}

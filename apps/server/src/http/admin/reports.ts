@@ -1,0 +1,31 @@
+import type { FastifyInstance } from 'fastify';
+import { invalid } from '../../domain/errors.js';
+import { parseReportRequest } from '../../domain/report-request.js';
+import { reportCsv } from '../../services/report-format.js';
+import { ReportService } from '../../services/reports.js';
+import type { AdminContext } from './plugin.js';
+
+/** Wants CSV: `format=csv`, or no `format` and an Accept header that names text/csv. */
+function wantsCsv(format: unknown, accept: string | undefined): boolean {
+  if (format === undefined || format === '') return accept?.includes('text/csv') ?? false;
+  if (format !== 'csv' && format !== 'json') throw invalid('format must be json or csv');
+  return format === 'csv';
+}
+
+/** GET /admin/v1/reports: live reports from the per-minute rollups, as JSON or CSV. */
+export async function reportRoutes(app: FastifyInstance, context: AdminContext): Promise<void> {
+  const reports = new ReportService(context.store);
+  app.get('/reports', async (request, reply) => {
+    const query = request.query as Record<string, unknown>;
+    const csv = wantsCsv(query['format'], request.headers.accept);
+    const report = await reports.run(parseReportRequest(query, context.clock()));
+    if (csv) {
+      return reply
+        .type('text/csv; charset=utf-8')
+        .header('content-disposition', 'attachment; filename="placard-report.csv"')
+        .send(reportCsv(report));
+    }
+    const range = { from: new Date(report.from).toISOString(), to: new Date(report.to).toISOString() };
+    return { status: 'success', data: { ...report, ...range } };
+  });
+}

@@ -1,0 +1,131 @@
+import { IDEMPOTENCY_WINDOW_MS, REASONS } from '../domain/verdicts.js';
+import type { Db, TrackedEvent } from './store.js';
+
+/** The minute an instant falls in, as epoch milliseconds (the rollups' time key). */
+export const minuteOf = (at: number): number => at - (at % 60_000);
+
+/**
+ * Settles idempotent replays inside the batch's transaction (D9): the first event of each
+ * (API key, Idempotency-Key) pair in 24 hours is kept as it is; every later one, in this batch, an
+ * earlier batch, on another instance or before a restart, becomes a `duplicate`. The pair's primary
+ * key decides races between instances: whoever inserts it first owns it.
+ */
+export async function settleIdempotency(db: Db, events: readonly TrackedEvent[]): Promise<TrackedEvent[]> {
+  const firstInBatch = new Map<string, TrackedEvent>();
+  for (const event of events) {
+    if (event.idempotencyKey === null) continue;
+    const pair = `${event.apiKeyId} ${event.idempotencyKey}`;
+    if (!firstInBatch.has(pair)) firstInBatch.set(pair, event);
+  }
+  if (firstInBatch.size === 0) return [...events];
+
+  const candidates = [...firstInBatch.values()];
+  const now = Math.max(...candidates.map((event) => event.occurredAt));
+  // Pairs older than the window no longer protect anything; drop them so the pair can be reused.
+  await db
+    .deleteFrom('idempotency_keys')
+    .where('created_at', '<=', now - IDEMPOTENCY_WINDOW_MS)
+    .where(
+      'key',
+      'in',
+      candidates.map((event) => event.idempotencyKey as string),
+    )
+    .execute();
+  const inserted = await db
+    .insertInto('idempotency_keys')
+    .values(
+      candidates.map((event) => ({
+        api_key_id: event.apiKeyId,
+        key: event.idempotencyKey as string,
+        created_at: event.occurredAt,
+      })),
+    )
+    .onConflict((oc) => oc.columns(['api_key_id', 'key']).doNothing())
+    .returning(['api_key_id', 'key'])
+    .execute();
+  const owned = new Set(inserted.map((row) => `${Number(row.api_key_id)} ${row.key}`));
+
+  return events.map((event) => {
+    if (event.idempotencyKey === null) return event;
+    const pair = `${event.apiKeyId} ${event.idempotencyKey}`;
+    if (firstInBatch.get(pair) === event && owned.has(pair)) return event;
+    return { ...event, verdict: 'duplicate', reason: REASONS.idempotentReplay };
+  });
+}
+
+/**
+ * Adds a batch to the per-minute rollups in the batch's own transaction, so a report includes an
+ * event from the moment its request is answered.
+ */
+export async function addToRollups(db: Db, events: readonly TrackedEvent[]): Promise<void> {
+  const counts = new Map<string, { row: RollupKey; count: number }>();
+  for (const event of events) {
+    const row: RollupKey = {
+      minute: minuteOf(event.occurredAt),
+      campaign_id: event.campaignId,
+      partner_id: event.partnerId,
+      placement_id: event.placement,
+      country: event.country ?? '',
+      device: event.device ?? '',
+      kind: event.kind,
+      verdict: event.verdict,
+    };
+    const key = Object.values(row).join('\u0000');
+    const entry = counts.get(key);
+    if (entry) entry.count++;
+    else counts.set(key, { row, count: 1 });
+  }
+  if (counts.size === 0) return;
+  await db
+    .insertInto('event_rollups')
+    .values([...counts.values()].map(({ row, count }) => ({ ...row, count })))
+    .onConflict((oc) =>
+      oc
+        .columns([
+          'minute',
+          'campaign_id',
+          'partner_id',
+          'placement_id',
+          'country',
+          'device',
+          'kind',
+          'verdict',
+        ])
+        .doUpdateSet((eb) => ({ count: eb('event_rollups.count', '+', eb.ref('excluded.count')) })),
+    )
+    .execute();
+}
+
+interface RollupKey {
+  minute: number;
+  campaign_id: number;
+  partner_id: number;
+  placement_id: string;
+  country: string;
+  device: string;
+  kind: string;
+  verdict: string;
+}
+
+/**
+ * Deletes up to `limit` raw events that occurred before `before` (retention); rollups are kept.
+ * Returns how many were deleted, so the caller can go on in small transactions.
+ */
+export async function pruneEvents(db: Db, before: number, limit: number): Promise<number> {
+  const result = await db
+    .deleteFrom('events')
+    .where('id', 'in', (eb) =>
+      eb.selectFrom('events').select('id').where('occurred_at', '<', before).orderBy('id').limit(limit),
+    )
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+/** Forgets (API key, Idempotency-Key) pairs older than the 24-hour window. */
+export async function pruneIdempotencyKeys(db: Db, now: number): Promise<number> {
+  const result = await db
+    .deleteFrom('idempotency_keys')
+    .where('created_at', '<=', now - IDEMPOTENCY_WINDOW_MS)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

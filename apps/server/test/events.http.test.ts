@@ -1,0 +1,326 @@
+import pino from 'pino';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { RetentionJob } from '../src/services/retention-job.js';
+import { campaign, createTestApp, type TestApp } from './helpers/app.js';
+import { ENGINES } from './helpers/engines.js';
+
+const DAY = 24 * 60 * 60 * 1000;
+
+describe.each(ENGINES)('events, idempotency and reports on %s', (engine) => {
+  let t: TestApp;
+  let now: number;
+  let first: number;
+  let second: number;
+  beforeEach(async () => {
+    now = Date.parse('2026-11-22T23:58:00Z');
+    t = await createTestApp({ engine, clock: () => now });
+    [first] = await t.addCampaigns([campaign()], 'First Advertiser');
+    [second] = await t.addCampaigns([campaign({ placements: ['header_banner', 'sidebar_top'] })]);
+  });
+  afterEach(() => t.close());
+
+  const impression = (campaignId: number, extra: Record<string, unknown> = {}, key?: string) =>
+    t.track(
+      'impression',
+      { campaignId, placement: 'header_banner', ...extra },
+      key === undefined ? {} : { 'idempotency-key': key },
+    );
+
+  const verdicts = async () =>
+    (
+      await t.store.db
+        .selectFrom('events')
+        .select(['verdict', 'reason', 'idempotency_key'])
+        .orderBy('id')
+        .execute()
+    ).map((row) => `${row.verdict}:${row.reason ?? ''}:${row.idempotency_key ?? ''}`);
+
+  /** A report through the management API; returns its data. */
+  async function report(query: string) {
+    const res = await t.admin('GET', `/reports?${query}`);
+    expect(res.statusCode, res.body).toBe(200);
+    return (res.json() as { data: { rows: Record<string, unknown>[]; totals: Record<string, unknown> } })
+      .data;
+  }
+
+  it('counts a retry with the same Idempotency-Key once and answers it 200 again', async () => {
+    const a = await impression(first, {}, 'retry-1');
+    const b = await impression(first, {}, 'retry-1');
+    expect([a.statusCode, b.statusCode]).toEqual([200, 200]);
+    expect(b.body).toBe(a.body);
+    expect(await verdicts()).toEqual(['counted::retry-1', 'duplicate:idempotent replay:retry-1']);
+    const { totals } = await report('from=2026-11-22');
+    expect(totals).toMatchObject({ impressions: 1, nonBillableImpressions: 1 });
+  });
+
+  it('counts concurrent requests with one Idempotency-Key once, while the first is in flight', async () => {
+    const responses = await Promise.all(Array.from({ length: 12 }, () => impression(first, {}, 'burst')));
+    expect(responses.map((res) => res.statusCode)).toEqual(Array(12).fill(200));
+    const stored = await verdicts();
+    expect(stored.filter((v) => v.startsWith('counted'))).toHaveLength(1);
+    expect(stored.filter((v) => v.startsWith('duplicate'))).toHaveLength(11);
+  });
+
+  it('scopes a key to its API key and forgets it after 24 hours', async () => {
+    const partner = await t.partners.createPartner('Other Partner');
+    const { plaintext } = await t.partners.createKey(partner.id);
+    await t.state.refresh();
+    expect((await impression(first, {}, 'shared')).statusCode).toBe(200);
+    const other = await t.request({
+      method: 'POST',
+      url: '/api/v1/campaigns/impression',
+      headers: {
+        authorization: `Bearer ${plaintext}`,
+        'content-type': 'application/json',
+        'idempotency-key': 'shared',
+      },
+      payload: JSON.stringify({ campaignId: first, placement: 'header_banner' }),
+    });
+    expect(other.statusCode).toBe(200);
+    now += DAY - 1;
+    expect((await impression(first, {}, 'shared')).statusCode).toBe(200);
+    now += 2;
+    expect((await impression(first, {}, 'shared')).statusCode).toBe(200);
+    expect((await verdicts()).map((v) => v.split(':')[0])).toEqual([
+      'counted',
+      'counted',
+      'duplicate',
+      'counted',
+    ]);
+  });
+
+  it('remembers keys across a restart (they live in the store)', async () => {
+    expect((await impression(first, {}, 'before-restart')).statusCode).toBe(200);
+    const reopened = await t.database.open();
+    try {
+      const [event] = await t.store.db.selectFrom('events').selectAll().execute();
+      await reopened.insertEvents([
+        {
+          kind: 'impression',
+          campaignId: first,
+          placement: 'header_banner',
+          country: null,
+          device: null,
+          partnerId: Number(event!.partner_id),
+          apiKeyId: t.apiKeyId,
+          occurredAt: now + 1000,
+          verdict: 'counted',
+          reason: null,
+          idempotencyKey: 'before-restart',
+        },
+      ]);
+    } finally {
+      await reopened.close();
+    }
+    expect(await verdicts()).toEqual([
+      'counted::before-restart',
+      'duplicate:idempotent replay:before-restart',
+    ]);
+  });
+
+  it('refuses a malformed Idempotency-Key with 400 and stores nothing', async () => {
+    for (const key of ['has space', 'x'.repeat(256), 'tab\there']) {
+      const res = await t.request({
+        method: 'POST',
+        url: '/api/v1/campaigns/click',
+        headers: {
+          authorization: `Bearer ${t.apiKey}`,
+          'content-type': 'application/json',
+          'idempotency-key': key,
+        },
+        payload: JSON.stringify({ campaignId: first, placement: 'header_banner' }),
+      });
+      expect(res.statusCode).toBe(400);
+      expect(res.json()).toEqual({
+        status: 'error',
+        message: 'Idempotency-Key must be 1 to 255 visible ASCII characters',
+      });
+    }
+    expect((await impression(first, {}, 'x'.repeat(255))).statusCode).toBe(200);
+    expect(await t.store.countEvents()).toBe(1);
+  });
+
+  describe('reports', () => {
+    beforeEach(async () => {
+      // 23:58 UTC on the 22nd: three impressions and a click of the first campaign in the US.
+      for (let i = 0; i < 3; i++)
+        expect((await impression(first, { location: 'US', device: 'mobile' })).statusCode).toBe(200);
+      const click = await t.track('click', {
+        campaignId: first,
+        placement: 'header_banner',
+        location: 'US',
+        device: 'mobile',
+      });
+      expect(click.statusCode).toBe(200);
+      // 00:02 UTC on the 23rd: two impressions of the second, one of them a replay.
+      now = Date.parse('2026-11-23T00:02:00Z');
+      expect((await impression(second, {}, 'r')).statusCode).toBe(200);
+      expect((await impression(second, {}, 'r')).statusCode).toBe(200);
+      expect((await impression(second)).statusCode).toBe(200);
+    });
+
+    it('groups by campaign per UTC day, with CTR and non-billable counts', async () => {
+      const { rows, totals } = await report('from=2026-11-22&to=2026-11-23&groupBy=campaign');
+      expect(rows).toEqual([
+        {
+          period: '2026-11-22',
+          campaign: first,
+          impressions: 3,
+          clicks: 1,
+          ctr: 0.333333,
+          nonBillableImpressions: 0,
+          nonBillableClicks: 0,
+        },
+        {
+          period: '2026-11-23',
+          campaign: second,
+          impressions: 2,
+          clicks: 0,
+          ctr: 0,
+          nonBillableImpressions: 1,
+          nonBillableClicks: 0,
+        },
+      ]);
+      expect(totals).toEqual({
+        impressions: 5,
+        clicks: 1,
+        ctr: 0.2,
+        nonBillableImpressions: 1,
+        nonBillableClicks: 0,
+      });
+    });
+
+    it('puts the day boundary where the time zone says', async () => {
+      const tokyo = await report('from=2026-11-23&to=2026-11-23&timeZone=Asia/Tokyo');
+      expect(tokyo.rows).toEqual([
+        {
+          period: '2026-11-23',
+          impressions: 5,
+          clicks: 1,
+          ctr: 0.2,
+          nonBillableImpressions: 1,
+          nonBillableClicks: 0,
+        },
+      ]);
+      const angeles = await report('from=2026-11-22&to=2026-11-22&timeZone=America/Los_Angeles');
+      expect(angeles.rows.map((row) => [row['period'], row['impressions']])).toEqual([['2026-11-22', 5]]);
+      // The UTC 22nd alone, asked for in Tokyo time, holds nothing of Tokyo's 22nd.
+      expect((await report('from=2026-11-22&to=2026-11-22&timeZone=Asia/Tokyo')).rows).toEqual([]);
+    });
+
+    it('reports by hour and minute with the local offset', async () => {
+      const kathmandu = await report(
+        'from=2026-11-22T23:00:00Z&to=2026-11-23T01:00:00Z&granularity=hour&timeZone=Asia/Kathmandu',
+      );
+      // 23:58 and 00:02 UTC are 05:43 and 05:47 in Kathmandu (+05:45): one local hour.
+      expect(kathmandu.rows.map((row) => [row['period'], row['impressions']])).toEqual([
+        ['2026-11-23T05:00+05:45', 5],
+      ]);
+      const utc = await report('from=2026-11-22T23:00:00Z&to=2026-11-23T01:00:00Z&granularity=hour');
+      expect(utc.rows.map((row) => [row['period'], row['impressions']])).toEqual([
+        ['2026-11-22T23:00+00:00', 3],
+        ['2026-11-23T00:00+00:00', 2],
+      ]);
+      const minutes = await report('from=2026-11-22T23:00:00Z&to=2026-11-23T01:00:00Z&granularity=minute');
+      expect(minutes.rows.map((row) => [row['period'], row['impressions']])).toEqual([
+        ['2026-11-22T23:58+00:00', 3],
+        ['2026-11-23T00:02+00:00', 2],
+      ]);
+    });
+
+    it('groups by advertiser, country and device, and filters', async () => {
+      const grouped = await report('from=2026-11-22&to=2026-11-23&groupBy=advertiser,country,device');
+      const advertiserOf = async (id: number) =>
+        Number(
+          (
+            await t.store.db
+              .selectFrom('campaigns')
+              .select('advertiser_id')
+              .where('id', '=', id)
+              .executeTakeFirstOrThrow()
+          ).advertiser_id,
+        );
+      expect(
+        grouped.rows.map((row) => [row['advertiser'], row['country'], row['device'], row['impressions']]),
+      ).toEqual([
+        [await advertiserOf(first), 'US', 'mobile', 3],
+        [await advertiserOf(second), null, null, 2],
+      ]);
+      const filtered = await report(
+        `from=2026-11-22&to=2026-11-23&device=mobile&partner=${(await t.store.db.selectFrom('api_keys').select('partner_id').where('id', '=', t.apiKeyId).executeTakeFirstOrThrow()).partner_id}`,
+      );
+      expect(filtered.totals).toMatchObject({ impressions: 3, clicks: 1 });
+      const none = await report('from=2026-11-22&to=2026-11-23&country=none&groupBy=placement');
+      expect(none.rows).toEqual([
+        {
+          period: '2026-11-23',
+          placement: 'header_banner',
+          impressions: 2,
+          clicks: 0,
+          ctr: 0,
+          nonBillableImpressions: 1,
+          nonBillableClicks: 0,
+        },
+      ]);
+    });
+
+    it('answers CSV for format=csv and for Accept: text/csv', async () => {
+      const expected =
+        'period,campaign,impressions,clicks,ctr,nonBillableImpressions,nonBillableClicks\r\n' +
+        `2026-11-22,${first},3,1,0.333333,0,0\r\n` +
+        `2026-11-23,${second},2,0,0,1,0\r\n`;
+      const res = await t.admin('GET', '/reports?from=2026-11-22&to=2026-11-23&groupBy=campaign&format=csv');
+      expect(res.statusCode).toBe(200);
+      expect(res.headers['content-type']).toBe('text/csv; charset=utf-8');
+      expect(res.body).toBe(expected);
+      const accepted = await t.request({
+        method: 'GET',
+        url: '/admin/v1/reports?from=2026-11-22&to=2026-11-23&groupBy=campaign',
+        headers: { authorization: `Bearer ${t.adminToken}`, accept: 'text/csv' },
+      });
+      expect(accepted.body).toBe(expected);
+    });
+
+    it('keeps the rollups equal to a recount of the raw events', async () => {
+      const rollups = await t.store.db
+        .selectFrom('event_rollups')
+        .select(['campaign_id', 'kind', 'verdict', (eb) => eb.fn.sum<number>('count').as('n')])
+        .groupBy(['campaign_id', 'kind', 'verdict'])
+        .orderBy(['campaign_id', 'kind', 'verdict'])
+        .execute();
+      const raw = await t.store.db
+        .selectFrom('events')
+        .select(['campaign_id', 'kind', 'verdict', (eb) => eb.fn.countAll<number>().as('n')])
+        .groupBy(['campaign_id', 'kind', 'verdict'])
+        .orderBy(['campaign_id', 'kind', 'verdict'])
+        .execute();
+      const norm = (rows: typeof raw) =>
+        rows.map((row) => [Number(row.campaign_id), row.kind, row.verdict, Number(row.n)]);
+      expect(norm(rollups)).toEqual(norm(raw));
+      expect(norm(raw)).toHaveLength(4);
+    });
+
+    it('prunes raw events past the retention, keeps the rollups and so the reports', async () => {
+      const before = await report('from=2026-11-22&to=2026-11-23&groupBy=campaign');
+      const job = new RetentionJob(t.store, pino({ level: 'silent' }), 90, () => now + 90 * DAY - 60_000);
+      const pruned = await job.runOnce();
+      // 90 days after the second batch minus a minute: the first batch (4 events) is past retention.
+      expect(pruned.events).toBe(4);
+      expect(pruned.idempotencyKeys).toBe(1);
+      expect(await t.store.countEvents()).toBe(3);
+      expect(await report('from=2026-11-22&to=2026-11-23&groupBy=campaign')).toEqual(before);
+    });
+
+    it('refuses bad parameters with 400 and anonymous callers with 401', async () => {
+      const bad = await t.admin('GET', '/reports?timeZone=Nowhere/Land');
+      expect(bad.statusCode).toBe(400);
+      expect(bad.json()).toEqual({ status: 'error', message: 'unknown time zone: Nowhere/Land' });
+      expect((await t.admin('GET', '/reports?format=xml')).json()).toEqual({
+        status: 'error',
+        message: 'format must be json or csv',
+      });
+      const anonymous = await t.request({ method: 'GET', url: '/admin/v1/reports' });
+      expect(anonymous.statusCode).toBe(401);
+    });
+  });
+});
