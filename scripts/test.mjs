@@ -1,5 +1,6 @@
 // `npm test`: the whole suite, in the order that fails fastest: set-up, type-check (which also
-// builds the server the end-to-end tests start), lint, format check, then every test.
+// builds the server the end-to-end tests start), lint, format check, every test, then the crash
+// test (`npm run test:crash`) and its proof that it catches a build that answers before committing.
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,7 +12,15 @@ const steps = [
   ['lint', 'npx', ['eslint', '--max-warnings=0', '.']],
   ['format', 'npx', ['prettier', '--check', '.']],
   ['tests', 'npx', ['vitest', 'run', ...process.argv.slice(2)]],
+  ['crash test', process.execPath, ['scripts/crash-test.mjs']],
+  [
+    'crash test against a build that answers before committing',
+    process.execPath,
+    ['scripts/crash-test.mjs', '--broken'],
+  ],
 ];
+// `npm test -- <vitest filters>` runs only the matching tests, without the crash test.
+if (process.argv.length > 2) steps.splice(-2);
 
 ensureInstalled();
 ensureBuilt();

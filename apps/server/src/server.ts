@@ -6,6 +6,9 @@ import { connect } from './store/connect.js';
 import { Store } from './store/store.js';
 import { wireServices, type Services } from './wiring.js';
 
+/** How long a closing instance keeps accepting connections only to answer them 503. */
+const DRAIN_GRACE_MS = 500;
+
 export interface RunningServer {
   app: FastifyInstance;
   store: Store;
@@ -55,6 +58,11 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     let closing: Promise<void> | undefined;
     const close = (): Promise<void> =>
       (closing ??= (async () => {
+        // First refuse new partner requests with 503 while still listening, so connections
+        // already queued or on their way are accepted and answered rather than reset; then
+        // stop listening and wait for the requests in flight.
+        appDeps.shutdown.begin();
+        await new Promise((resolve) => setTimeout(resolve, DRAIN_GRACE_MS));
         await app.close();
         await events.close();
         await lifecycle.stop();

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { AppDeps } from './http/app.js';
+import { Shutdown, type AppDeps } from './http/app.js';
 import type { EventSink } from './ingest/event-sink.js';
 import { GroupCommitSink } from './ingest/group-commit.js';
 import { AdminTokens } from './services/admin-tokens.js';
@@ -52,6 +52,7 @@ export function wireServices(store: Store, logger: Logger, options: WiringOption
   const lifecycle = new LifecycleJob(store, logger, options.refreshIntervalMs, clock);
   const retention = new RetentionJob(store, logger, options.eventRetentionDays, clock);
   const appDeps: AppDeps = {
+    shutdown: new Shutdown(),
     logger,
     state,
     delivery,

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validateCampaignInput, type CampaignInput } from '../src/domain/campaigns.js';
 import pg from 'pg';
 import { connect, openSqliteFile } from '../src/store/connect.js';
+import { isDataError } from '../src/store/errors.js';
 import { Store, type TrackedEvent } from '../src/store/store.js';
 import { createDatabase, ENGINES, POSTGRES_ADMIN_URL, type TestDatabase } from './helpers/engines.js';
 
@@ -267,7 +268,13 @@ describe.each(ENGINES)('store contract on %s', (engine) => {
     expect(await store.countEvents({ campaignId: campaignIds[0]! })).toBe(3);
     expect(await store.countEvents({ campaignId: campaignIds[0]!, kind: 'click' })).toBe(1);
     // An event for a campaign that does not exist is refused by a foreign key.
-    await expect(store.insertEvents([{ ...event, kind: 'click', campaignId: 987654 }])).rejects.toThrow();
+    const refused = await store.insertEvents([{ ...event, kind: 'click', campaignId: 987654 }]).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    // ...and recognised as a data error, so group commit isolates it instead of failing its batch.
+    expect(isDataError(refused)).toBe(true);
+    expect(isDataError(new Error('connection refused'))).toBe(false);
   });
 
   it('appends and lists the audit log per object, in order', async () => {

@@ -15,6 +15,17 @@ export interface AppDeps {
   accessLog: boolean;
   admin: AdminDeps;
   onKeyUse?: (apiKeyId: number, at: number) => void;
+  /** Set when shutdown begins; the server may set it before closing the listener (see server.ts). */
+  shutdown: Shutdown;
+}
+
+/** Whether the instance is shutting down: new partner requests get 503 and connections close. */
+export class Shutdown {
+  closing = false;
+
+  begin(): void {
+    this.closing = true;
+  }
 }
 
 /**
@@ -23,8 +34,8 @@ export interface AppDeps {
  * everything else goes to Fastify.
  */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
-  let closing = false;
-  const partner = partnerApi({ ...deps, clock: deps.admin.clock, isClosing: () => closing });
+  const { shutdown } = deps;
+  const partner = partnerApi({ ...deps, clock: deps.admin.clock, isClosing: () => shutdown.closing });
 
   const app = Fastify({
     // pino's Logger is wider than Fastify's base logger type; the instance is the same one.
@@ -46,9 +57,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
   });
 
-  app.addHook('preClose', async () => {
-    closing = true;
-  });
+  app.addHook('preClose', async () => shutdown.begin());
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });

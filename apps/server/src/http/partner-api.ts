@@ -123,7 +123,8 @@ export function partnerApi(deps: PartnerApiDeps): PartnerHandler {
     body: string | Buffer,
     headers?: Record<string, string>,
   ): void {
-    send(response, id, status, body, headers);
+    // While shutting down, every answer ends its connection, so no request races an idle close.
+    send(response, id, status, body, deps.isClosing() ? { ...headers, connection: 'close' } : headers);
     if (deps.accessLog) {
       const ms = Math.round((performance.now() - (startedAt.get(request) ?? 0)) * 100) / 100;
       deps.logger.info({ reqId: id, method: request.method, route: path, status, ms }, 'request');

@@ -69,6 +69,53 @@ describe('group commit (D9)', () => {
     await Promise.all(waiting);
   });
 
+  it('isolates an event the store refuses as data, so the rest of its batch is still stored', async () => {
+    const stored: number[] = [];
+    const store = {
+      insertEvents: async (events: readonly TrackedEvent[]) => {
+        if (events.some((e) => e.campaignId === 13)) {
+          throw Object.assign(new Error('FOREIGN KEY constraint failed'), {
+            code: 'SQLITE_CONSTRAINT_FOREIGNKEY',
+          });
+        }
+        stored.push(...events.map((e) => e.campaignId));
+        return NO_EFFECTS;
+      },
+    };
+    const errors: unknown[] = [];
+    const sink = new GroupCommitSink(store, (error) => errors.push(error), undefined, {
+      ...options,
+      maxBatch: 8,
+    });
+    const outcomes = await Promise.allSettled([1, 2, 13, 4, 5, 6, 7, 8].map((id) => sink.record(event(id))));
+    expect(outcomes.map((o) => o.status)).toEqual([
+      'fulfilled',
+      'fulfilled',
+      'rejected',
+      'fulfilled',
+      'fulfilled',
+      'fulfilled',
+      'fulfilled',
+      'fulfilled',
+    ]);
+    expect(stored.sort((a, b) => a - b)).toEqual([1, 2, 4, 5, 6, 7, 8]);
+    expect(errors).toHaveLength(1);
+  });
+
+  it('fails the whole batch with 503, without splitting it, when the store is unavailable', async () => {
+    let attempts = 0;
+    const store = {
+      insertEvents: async () => {
+        attempts++;
+        throw Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' });
+      },
+    };
+    const sink = new GroupCommitSink(store, () => undefined, undefined, { ...options, maxBatch: 8 });
+    const outcomes = await Promise.allSettled([1, 2, 3, 4].map((id) => sink.record(event(id))));
+    expect(outcomes.every((o) => o.status === 'rejected')).toBe(true);
+    expect(attempts).toBe(1);
+  });
+
   it('refuses events with 503 once the queue is full, counting those being committed', async () => {
     const { store, commits } = manualStore();
     const sink = new GroupCommitSink(store, () => undefined, undefined, { ...options, maxQueue: 2 });

@@ -1,4 +1,5 @@
 import { DomainError } from '../domain/errors.js';
+import { isDataError } from '../store/errors.js';
 import type { CapEffects, Store, TrackedEvent } from '../store/store.js';
 import type { EventSink } from './event-sink.js';
 
@@ -77,19 +78,36 @@ export class GroupCommitSink implements EventSink {
         const batch = this.queue.splice(0, this.options.maxBatch);
         this.committing = batch.length;
         try {
-          const effects = await this.store.insertEvents(batch.map((pending) => pending.event));
-          for (const pending of batch) pending.resolve();
-          if (effects.completed.length > 0 || effects.cappedForTheDay.length > 0) this.onCapReached(effects);
-        } catch (error) {
-          // Never a 200 for an event that was not stored (D8): the clients retry the 503.
-          this.onError(error);
-          for (const pending of batch) pending.reject(unavailable());
+          await this.commit(batch);
         } finally {
           this.committing = 0;
         }
       }
     } finally {
       this.flushing = undefined;
+    }
+  }
+
+  /**
+   * Stores a batch and answers it. When the store refuses the data itself (a constraint), the batch
+   * is split in halves and retried, so one poisoned event costs only its own request a 503 instead
+   * of failing every request that happened to share its transaction.
+   */
+  private async commit(batch: Pending[]): Promise<void> {
+    try {
+      const effects = await this.store.insertEvents(batch.map((pending) => pending.event));
+      for (const pending of batch) pending.resolve();
+      if (effects.completed.length > 0 || effects.cappedForTheDay.length > 0) this.onCapReached(effects);
+    } catch (error) {
+      if (batch.length > 1 && isDataError(error)) {
+        const half = Math.ceil(batch.length / 2);
+        await this.commit(batch.slice(0, half));
+        await this.commit(batch.slice(half));
+        return;
+      }
+      // Never a 200 for an event that was not stored (D8): the clients retry the 503.
+      this.onError(error);
+      for (const pending of batch) pending.reject(unavailable());
     }
   }
 
