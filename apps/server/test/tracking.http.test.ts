@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { GroupCommitSink } from '../src/ingest/group-commit.js';
+import { DEFAULT_GROUP_COMMIT, GroupCommitSink } from '../src/ingest/group-commit.js';
 import type { Store } from '../src/store/store.js';
 import { campaign, createTestApp, type TestApp } from './helpers/app.js';
 
@@ -191,7 +191,12 @@ describe('event durability (D5, D8)', () => {
             return store.insertEvents(events);
           },
         };
-        return new GroupCommitSink(counting, () => undefined, onCap);
+        // A linger makes the sharing visible here, where client and server share one event loop;
+        // the default (the end of the loop turn) groups what arrives together under real load.
+        return new GroupCommitSink(counting, () => undefined, onCap, {
+          ...DEFAULT_GROUP_COMMIT,
+          lingerMs: 2,
+        });
       },
     });
     const batches: number[] = [];

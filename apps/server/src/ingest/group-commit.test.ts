@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DomainError } from '../domain/errors.js';
 import type { CapEffects, TrackedEvent } from '../store/store.js';
-import { GroupCommitSink } from './group-commit.js';
+import { DEFAULT_GROUP_COMMIT, GroupCommitSink } from './group-commit.js';
 
 const NO_EFFECTS: CapEffects = { completed: [], cappedForTheDay: [] };
 
@@ -48,6 +48,17 @@ describe('group commit (D9)', () => {
     commits[0]!.finish();
     await recorded;
     expect(answered).toBe(true);
+  });
+
+  it('by default commits what arrived in one turn of the event loop together, without a timer', async () => {
+    const { store, commits } = manualStore();
+    const sink = new GroupCommitSink(store, () => undefined, undefined, { ...options, lingerMs: 0 });
+    const recorded = [1, 2, 3].map((id) => sink.record(event(id)));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(commits.map((c) => c.events.map((e) => e.campaignId))).toEqual([[1, 2, 3]]);
+    commits[0]!.finish();
+    await Promise.all(recorded);
+    expect(DEFAULT_GROUP_COMMIT.lingerMs).toBe(0);
   });
 
   it('gathers events that arrive while a batch commits into the next batch, at most maxBatch each', async () => {

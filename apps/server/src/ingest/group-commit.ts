@@ -8,11 +8,15 @@ export interface GroupCommitOptions {
   maxBatch: number;
   /** Most events waiting or committing; past it, new events are refused with 503 (D8). */
   maxQueue: number;
-  /** How long the first event of a batch waits for others to join it, in ms. */
+  /**
+   * How long the first event of a batch waits for others to join it, in ms. 0 (the default)
+   * waits only until the requests that arrived together have been read (`setImmediate`): a batch
+   * is what came in during one turn of the event loop, or during the previous commit.
+   */
   lingerMs: number;
 }
 
-export const DEFAULT_GROUP_COMMIT: GroupCommitOptions = { maxBatch: 500, maxQueue: 20_000, lingerMs: 2 };
+export const DEFAULT_GROUP_COMMIT: GroupCommitOptions = { maxBatch: 500, maxQueue: 20_000, lingerMs: 0 };
 
 interface Pending {
   event: TrackedEvent;
@@ -32,7 +36,7 @@ export class GroupCommitSink implements EventSink {
   private queue: Pending[] = [];
   /** Events taken off the queue whose commit has not finished; they count against maxQueue. */
   private committing = 0;
-  private timer: NodeJS.Timeout | undefined;
+  private timer: { cancel(): void } | undefined;
   private flushing: Promise<void> | undefined;
   private closed = false;
 
@@ -60,15 +64,24 @@ export class GroupCommitSink implements EventSink {
   private schedule(): void {
     if (this.flushing) return; // the running flush picks the queue up when it finishes
     if (this.queue.length >= this.options.maxBatch) {
-      clearTimeout(this.timer);
+      this.timer?.cancel();
       this.timer = undefined;
       this.flushing = this.flush();
     } else if (this.timer === undefined) {
-      this.timer = setTimeout(() => {
+      this.timer = this.later(() => {
         this.timer = undefined;
         this.flushing ??= this.flush();
-      }, this.options.lingerMs);
+      });
     }
+  }
+
+  private later(run: () => void): { cancel(): void } {
+    if (this.options.lingerMs === 0) {
+      const immediate = setImmediate(run);
+      return { cancel: () => clearImmediate(immediate) };
+    }
+    const timeout = setTimeout(run, this.options.lingerMs);
+    return { cancel: () => clearTimeout(timeout) };
   }
 
   /** Commits batches until the queue is empty. */
@@ -114,7 +127,7 @@ export class GroupCommitSink implements EventSink {
   /** Refuses new events, then commits everything already accepted. */
   async close(): Promise<void> {
     this.closed = true;
-    clearTimeout(this.timer);
+    this.timer?.cancel();
     this.timer = undefined;
     while (this.flushing || this.queue.length > 0) {
       this.flushing ??= this.flush();

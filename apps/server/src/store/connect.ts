@@ -46,6 +46,25 @@ const warnOnStderr: ConnectionErrorHandler = (error) =>
     `placard: a PostgreSQL connection was closed by the server (${error.message}); reconnecting on next use`,
   );
 
+/**
+ * better-sqlite3 compiles SQL on every `prepare()`, and Kysely prepares every query it runs; the
+ * same few statements (a batch insert of n events, a key lookup) repeat all day, so a small LRU
+ * cache reuses their compiled form. Safe because nothing here streams (`iterate`) a statement.
+ */
+function cachingStatements(database: BetterSqlite3.Database, size = 256): BetterSqlite3.Database {
+  const cache = new Map<string, BetterSqlite3.Statement>();
+  const prepare = database.prepare.bind(database);
+  database.prepare = ((source: string) => {
+    let statement = cache.get(source);
+    if (statement) cache.delete(source);
+    else statement = prepare(source);
+    cache.set(source, statement);
+    if (cache.size > size) cache.delete(cache.keys().next().value as string);
+    return statement;
+  }) as BetterSqlite3.Database['prepare'];
+  return database;
+}
+
 /** Connects to the store named by a config `databaseUrl` (`sqlite:<file>` or `postgres://…`). */
 export function connect(
   databaseUrl: string,
@@ -53,7 +72,7 @@ export function connect(
 ): Connection {
   if (databaseUrl.startsWith('sqlite:')) {
     const file = databaseUrl.slice('sqlite:'.length);
-    const sqlite = openSqliteFile(file);
+    const sqlite = cachingStatements(openSqliteFile(file));
     const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
     return { db, engine: 'sqlite', location: file, close: () => db.destroy() };
   }
