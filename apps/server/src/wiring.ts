@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { Shutdown, type AppDeps } from './http/app.js';
 import type { EventSink } from './ingest/event-sink.js';
-import { GroupCommitSink } from './ingest/group-commit.js';
+import { DEFAULT_GROUP_COMMIT, GroupCommitSink } from './ingest/group-commit.js';
 import { AdminTokens } from './services/admin-tokens.js';
 import { DeliveryService } from './services/delivery.js';
 import { KeyUsage } from './services/key-usage.js';
@@ -45,7 +45,11 @@ export function wireServices(store: Store, logger: Logger, options: WiringOption
       .catch((error: unknown) => logger.error({ err: error }, 'refreshing the serving index failed'));
   const events =
     options.events?.(store, refreshNow) ??
-    new GroupCommitSink(store, (error) => logger.error({ err: error }, 'storing events failed'), refreshNow);
+    new GroupCommitSink(store, (error) => logger.error({ err: error }, 'storing events failed'), refreshNow, {
+      ...DEFAULT_GROUP_COMMIT,
+      // PostgreSQL commits wait on the network and the server's fsync: keep a few in flight.
+      concurrency: store.engine === 'postgres' ? 4 : 1,
+    });
   const delivery = new DeliveryService(state, events, clock);
   const tokens = new AdminTokens(store);
   const keyUsage = new KeyUsage(store, logger);

@@ -107,6 +107,7 @@ describe.each(ENGINES)('events, idempotency and reports on %s', (engine) => {
           verdict: 'counted',
           reason: null,
           idempotencyKey: 'before-restart',
+          mayHitCap: false,
         },
       ]);
     } finally {

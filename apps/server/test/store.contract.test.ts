@@ -259,6 +259,7 @@ describe.each(ENGINES)('store contract on %s', (engine) => {
       verdict: 'counted' as const,
       reason: null,
       idempotencyKey: null,
+      mayHitCap: false,
     };
     await store.insertEvents([
       { ...event, kind: 'impression' },
@@ -391,6 +392,7 @@ describe.each(ENGINES)('store contract on %s', (engine) => {
       verdict: 'counted',
       reason: null,
       idempotencyKey: null,
+      mayHitCap: true,
     });
     expect(await store.insertEvents([event(total, 'impression'), event(free, 'impression')])).toEqual({
       completed: [],

@@ -229,7 +229,7 @@ describe('event durability (D5, D8)', () => {
           },
           () => undefined,
           undefined,
-          { maxBatch: 10, maxQueue: 2, lingerMs: 1 },
+          { maxBatch: 10, maxQueue: 2, lingerMs: 1, concurrency: 1 },
         ),
     });
     try {

@@ -18,6 +18,7 @@ function event(campaignId: number): TrackedEvent {
     verdict: 'counted',
     reason: null,
     idempotencyKey: null,
+    mayHitCap: false,
   };
 }
 
@@ -34,7 +35,7 @@ function manualStore() {
 }
 
 const tick = () => new Promise((resolve) => setTimeout(resolve, 10));
-const options = { maxBatch: 3, maxQueue: 10, lingerMs: 1 };
+const options = { maxBatch: 3, maxQueue: 10, lingerMs: 1, concurrency: 1 };
 
 describe('group commit (D9)', () => {
   it('answers each event only after the transaction holding it has committed', async () => {
@@ -78,6 +79,27 @@ describe('group commit (D9)', () => {
     expect(commits[2]!.events.map((e) => e.campaignId)).toEqual([5, 6, 7]);
     commits[2]!.finish();
     await Promise.all(waiting);
+  });
+
+  it('commits up to `concurrency` batches at once and answers each when its own commit ends', async () => {
+    const { store, commits } = manualStore();
+    const sink = new GroupCommitSink(store, () => undefined, undefined, { ...options, concurrency: 2 });
+    const answered: number[] = [];
+    const recorded = [1, 2, 3, 4, 5, 6, 7].map((id) => sink.record(event(id)).then(() => answered.push(id)));
+    await tick();
+    // Two batches of at most maxBatch run at once; the rest waits for a free slot.
+    expect(commits.map((c) => c.events.map((e) => e.campaignId))).toEqual([
+      [1, 2, 3],
+      [4, 5, 6],
+    ]);
+    commits[1]!.finish();
+    await tick();
+    expect(answered).toEqual([4, 5, 6]);
+    expect(commits[2]!.events.map((e) => e.campaignId)).toEqual([7]);
+    commits[0]!.finish();
+    commits[2]!.finish();
+    await Promise.all(recorded);
+    expect(answered.sort()).toEqual([1, 2, 3, 4, 5, 6, 7]);
   });
 
   it('isolates an event the store refuses as data, so the rest of its batch is still stored', async () => {

@@ -14,9 +14,21 @@ export interface GroupCommitOptions {
    * is what came in during one turn of the event loop, or during the previous commit.
    */
   lingerMs: number;
+  /**
+   * Most batches committing at once. 1 for SQLite (one writer, and its commits block the thread);
+   * more for PostgreSQL, where a commit waits on the network and the server's fsync, and a few
+   * transactions in flight keep it busy. Batches take their row locks in a fixed order (see the
+   * event ledger), so concurrent batches wait for each other but never deadlock.
+   */
+  concurrency: number;
 }
 
-export const DEFAULT_GROUP_COMMIT: GroupCommitOptions = { maxBatch: 500, maxQueue: 20_000, lingerMs: 0 };
+export const DEFAULT_GROUP_COMMIT: GroupCommitOptions = {
+  maxBatch: 500,
+  maxQueue: 20_000,
+  lingerMs: 0,
+  concurrency: 1,
+};
 
 interface Pending {
   event: TrackedEvent;
@@ -37,7 +49,8 @@ export class GroupCommitSink implements EventSink {
   /** Events taken off the queue whose commit has not finished; they count against maxQueue. */
   private committing = 0;
   private timer: { cancel(): void } | undefined;
-  private flushing: Promise<void> | undefined;
+  /** Batches being committed. */
+  private readonly active = new Set<Promise<void>>();
   private closed = false;
 
   constructor(
@@ -62,15 +75,16 @@ export class GroupCommitSink implements EventSink {
   }
 
   private schedule(): void {
-    if (this.flushing) return; // the running flush picks the queue up when it finishes
+    // At the concurrency limit, a commit that finishes picks the queue up.
+    if (this.active.size >= this.options.concurrency) return;
     if (this.queue.length >= this.options.maxBatch) {
       this.timer?.cancel();
       this.timer = undefined;
-      this.flushing = this.flush();
+      this.startCommits();
     } else if (this.timer === undefined) {
       this.timer = this.later(() => {
         this.timer = undefined;
-        this.flushing ??= this.flush();
+        this.startCommits();
       });
     }
   }
@@ -84,20 +98,18 @@ export class GroupCommitSink implements EventSink {
     return { cancel: () => clearTimeout(timeout) };
   }
 
-  /** Commits batches until the queue is empty. */
-  private async flush(): Promise<void> {
-    try {
-      while (this.queue.length > 0) {
-        const batch = this.queue.splice(0, this.options.maxBatch);
-        this.committing = batch.length;
-        try {
-          await this.commit(batch);
-        } finally {
-          this.committing = 0;
-        }
-      }
-    } finally {
-      this.flushing = undefined;
+  /** Takes batches off the queue and commits them, up to the concurrency limit. */
+  private startCommits(): void {
+    while (this.active.size < this.options.concurrency && this.queue.length > 0) {
+      const batch = this.queue.splice(0, this.options.maxBatch);
+      this.committing += batch.length;
+      const running: Promise<void> = this.commit(batch).finally(() => {
+        this.committing -= batch.length;
+        this.active.delete(running);
+        // What queued up meanwhile is the next batch; it does not wait for a timer.
+        this.startCommits();
+      });
+      this.active.add(running);
     }
   }
 
@@ -129,9 +141,7 @@ export class GroupCommitSink implements EventSink {
     this.closed = true;
     this.timer?.cancel();
     this.timer = undefined;
-    while (this.flushing || this.queue.length > 0) {
-      this.flushing ??= this.flush();
-      await this.flushing;
-    }
+    this.startCommits();
+    while (this.active.size > 0) await Promise.all(this.active);
   }
 }

@@ -12,6 +12,8 @@ export interface ServedCampaign {
   readonly endAt: number | null;
   readonly category: string | null;
   readonly placements: readonly string[];
+  /** Has a total or daily cap: its events must update the cap counters as they are stored. */
+  readonly hasCaps: boolean;
   /** The campaign object of the contract (2.1) as UTF-8 JSON: exactly its fields, nulls omitted. */
   readonly json: Buffer;
 }
@@ -110,6 +112,7 @@ export class CampaignIndexBuilder {
       endAt: campaign.endAt,
       category: campaign.category,
       placements: campaign.placements.flatMap((p) => this.placementIds.get(p) ?? []),
+      hasCaps: Object.values(campaign.caps).some((cap) => cap !== null),
       json: campaignJson(campaign),
     };
     this.byId.set(campaign.id, served);

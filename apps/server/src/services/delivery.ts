@@ -74,6 +74,7 @@ export class DeliveryService {
       verdict: 'counted',
       reason: null,
       idempotencyKey,
+      mayHitCap: campaign.hasCaps,
     });
   }
 }

@@ -1,4 +1,7 @@
 import { IDEMPOTENCY_WINDOW_MS, REASONS } from '../domain/verdicts.js';
+import type { OnConflictBuilder } from 'kysely';
+import type { Engine } from './connect.js';
+import type { Database } from './schema.js';
 import type { Db, TrackedEvent } from './store.js';
 
 /** The minute an instant falls in, as epoch milliseconds (the rollups' time key). */
@@ -19,18 +22,14 @@ export async function settleIdempotency(db: Db, events: readonly TrackedEvent[])
   }
   if (firstInBatch.size === 0) return [...events];
 
-  const candidates = [...firstInBatch.values()];
+  // Sorted, so concurrent batches lock key rows in one order and wait rather than deadlock.
+  const candidates = [...firstInBatch.values()].sort(
+    (a, b) =>
+      a.apiKeyId - b.apiKeyId || ((a.idempotencyKey as string) < (b.idempotencyKey as string) ? -1 : 1),
+  );
   const now = Math.max(...candidates.map((event) => event.occurredAt));
-  // Pairs older than the window no longer protect anything; drop them so the pair can be reused.
-  await db
-    .deleteFrom('idempotency_keys')
-    .where('created_at', '<=', now - IDEMPOTENCY_WINDOW_MS)
-    .where(
-      'key',
-      'in',
-      candidates.map((event) => event.idempotencyKey as string),
-    )
-    .execute();
+  // One statement: a new pair is inserted; a pair older than the window is taken over (it no
+  // longer protects anything); a live pair is left alone and so not returned.
   const inserted = await db
     .insertInto('idempotency_keys')
     .values(
@@ -40,7 +39,12 @@ export async function settleIdempotency(db: Db, events: readonly TrackedEvent[])
         created_at: event.occurredAt,
       })),
     )
-    .onConflict((oc) => oc.columns(['api_key_id', 'key']).doNothing())
+    .onConflict((oc) =>
+      oc
+        .columns(['api_key_id', 'key'])
+        .doUpdateSet((eb) => ({ created_at: eb.ref('excluded.created_at') }))
+        .where('idempotency_keys.created_at', '<=', now - IDEMPOTENCY_WINDOW_MS),
+    )
     .returning(['api_key_id', 'key'])
     .execute();
   const owned = new Set(inserted.map((row) => `${Number(row.api_key_id)} ${row.key}`));
@@ -53,11 +57,22 @@ export async function settleIdempotency(db: Db, events: readonly TrackedEvent[])
   });
 }
 
-/**
- * Adds a batch to the per-minute rollups in the batch's own transaction, so a report includes an
- * event from the moment its request is answered.
- */
-export async function addToRollups(db: Db, events: readonly TrackedEvent[]): Promise<void> {
+const eventRow = (event: TrackedEvent) => ({
+  kind: event.kind,
+  campaign_id: event.campaignId,
+  placement_id: event.placement,
+  country: event.country,
+  device: event.device,
+  partner_id: event.partnerId,
+  api_key_id: event.apiKeyId,
+  occurred_at: event.occurredAt,
+  verdict: event.verdict,
+  reason: event.reason,
+  idempotency_key: event.idempotencyKey,
+});
+
+/** A batch summed into rollup rows, in key order (so concurrent batches lock rows in one order). */
+function rollupRows(events: readonly TrackedEvent[]): Array<RollupKey & { count: number }> {
   const counts = new Map<string, { row: RollupKey; count: number }>();
   for (const event of events) {
     const row: RollupKey = {
@@ -75,25 +90,46 @@ export async function addToRollups(db: Db, events: readonly TrackedEvent[]): Pro
     if (entry) entry.count++;
     else counts.set(key, { row, count: 1 });
   }
-  if (counts.size === 0) return;
-  await db
-    .insertInto('event_rollups')
-    .values([...counts.values()].map(({ row, count }) => ({ ...row, count })))
-    .onConflict((oc) =>
-      oc
-        .columns([
-          'minute',
-          'campaign_id',
-          'partner_id',
-          'placement_id',
-          'country',
-          'device',
-          'kind',
-          'verdict',
-        ])
-        .doUpdateSet((eb) => ({ count: eb('event_rollups.count', '+', eb.ref('excluded.count')) })),
-    )
-    .execute();
+  return [...counts.entries()]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([, { row, count }]) => ({ ...row, count }));
+}
+
+const ROLLUP_KEY = [
+  'minute',
+  'campaign_id',
+  'partner_id',
+  'placement_id',
+  'country',
+  'device',
+  'kind',
+  'verdict',
+] as const;
+
+/**
+ * Writes a batch's raw events and adds them to the per-minute rollups, in the batch's transaction,
+ * so a report includes an event from the moment its request is answered. On PostgreSQL both go in
+ * one statement (a data-modifying CTE): one round trip less for every batch.
+ */
+export async function storeEvents(db: Db, engine: Engine, events: readonly TrackedEvent[]): Promise<void> {
+  if (events.length === 0) return;
+  const rows = events.map(eventRow);
+  const rollups = rollupRows(events);
+  const addCounts = (oc: OnConflictBuilder<Database, 'event_rollups'>) =>
+    oc
+      .columns(ROLLUP_KEY)
+      .doUpdateSet((eb) => ({ count: eb('event_rollups.count', '+', eb.ref('excluded.count')) }));
+  if (engine === 'postgres') {
+    await db
+      .with('stored', (cte) => cte.insertInto('events').values(rows).returning('id'))
+      .insertInto('event_rollups')
+      .values(rollups)
+      .onConflict(addCounts)
+      .execute();
+    return;
+  }
+  await db.insertInto('events').values(rows).execute();
+  await db.insertInto('event_rollups').values(rollups).onConflict(addCounts).execute();
 }
 
 interface RollupKey {

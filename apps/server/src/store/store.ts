@@ -3,7 +3,7 @@ import type { Campaign, CampaignInput, CampaignStatus } from '../domain/campaign
 import { localDate, startOfNextLocalDay } from '../domain/time-zones.js';
 import type { Device } from '../domain/targeting.js';
 import type { Verdict } from '../domain/verdicts.js';
-import { addToRollups, pruneEvents, pruneIdempotencyKeys, settleIdempotency } from './event-ledger.js';
+import { pruneEvents, pruneIdempotencyKeys, settleIdempotency, storeEvents } from './event-ledger.js';
 import type { Connection, Engine } from './connect.js';
 import { migrateToLatest, pendingMigrations, type MigrationReport } from './migrate.js';
 import {
@@ -60,6 +60,11 @@ export interface TrackedEvent {
   reason: string | null;
   /** The request's `Idempotency-Key` header (D9), if it had one. */
   idempotencyKey: string | null;
+  /**
+   * The campaign had a cap when the event was validated (from the serving index), so storing the
+   * event must update its cap counters. Events of uncapped campaigns skip that query.
+   */
+  mayHitCap: boolean;
 }
 
 export interface AdvertiserImport {
@@ -714,25 +719,7 @@ export class Store {
     if (events.length === 0) return effects;
     await this.transaction(async (tx) => {
       const settled = await settleIdempotency(tx.db, events);
-      await tx.db
-        .insertInto('events')
-        .values(
-          settled.map((event) => ({
-            kind: event.kind,
-            campaign_id: event.campaignId,
-            placement_id: event.placement,
-            country: event.country,
-            device: event.device,
-            partner_id: event.partnerId,
-            api_key_id: event.apiKeyId,
-            occurred_at: event.occurredAt,
-            verdict: event.verdict,
-            reason: event.reason,
-            idempotency_key: event.idempotencyKey,
-          })),
-        )
-        .execute();
-      await addToRollups(tx.db, settled);
+      await storeEvents(tx.db, this.engine, settled);
       await tx.applyCaps(settled, effects);
     });
     return effects;
@@ -749,7 +736,7 @@ export class Store {
   }
 
   private async applyCaps(events: readonly TrackedEvent[], effects: CapEffects): Promise<void> {
-    const counted = events.filter((event) => event.verdict === 'counted');
+    const counted = events.filter((event) => event.verdict === 'counted' && event.mayHitCap);
     const ids = [...new Set(counted.map((event) => event.campaignId))];
     if (ids.length === 0) return;
     const capped = await this.db
@@ -764,6 +751,7 @@ export class Store {
         'cap_clicks_daily',
       ])
       .where('id', 'in', ids)
+      .orderBy('id') // one lock order for concurrent batches
       .where((eb) =>
         eb.or([
           eb('cap_impressions_total', 'is not', null),
