@@ -23,15 +23,20 @@ const LIMIT_MESSAGE = `limit must be an integer between 1 and ${MAX_LIMIT}`;
 
 type QueryValue = string | string[] | undefined;
 
+/** The query parameters fetch reads (D2); any other parameter is ignored. */
+export type FetchQueryParams = Readonly<
+  Partial<Record<'placement' | 'limit' | 'location' | 'device', QueryValue>>
+>;
+
 /** One value of a query parameter; a parameter given twice is a 400 naming it (D2). */
-function single(query: Record<string, QueryValue>, name: string): string | undefined {
+function single(query: FetchQueryParams, name: keyof FetchQueryParams): string | undefined {
   const value = query[name];
   if (Array.isArray(value)) throw invalid(`${name} parameter must be given only once`);
   return value;
 }
 
 /** Validates the fetch query string. Unknown parameters are ignored for forward compatibility. */
-export function parseFetchQuery(query: Record<string, QueryValue>): FetchQuery {
+export function parseFetchQuery(query: FetchQueryParams): FetchQuery {
   const placement = single(query, 'placement');
   if (placement === undefined || placement === '') throw invalid('placement parameter is required');
 

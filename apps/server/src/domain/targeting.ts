@@ -31,7 +31,9 @@ export function parseLocation(value: unknown): string {
 /** Normalises a device type to lower case, or throws the D2 message. */
 export function parseDevice(value: unknown): Device {
   if (typeof value !== 'string') throw invalid(DEVICE_MESSAGE);
-  const device = value.toLowerCase();
-  if (!(DEVICES as readonly string[]).includes(device)) throw invalid(DEVICE_MESSAGE);
-  return device as Device;
+  const lower = value.toLowerCase();
+  // The constant itself, not the lower-cased copy: it is used as a property key on every fetch.
+  const device = DEVICES.find((known) => known === lower);
+  if (device === undefined) throw invalid(DEVICE_MESSAGE);
+  return device;
 }

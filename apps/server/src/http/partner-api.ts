@@ -1,6 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { parse as parseQuery } from 'fast-querystring';
 import type { Logger } from 'pino';
 import { parseFetchQuery, parseTrackingBody } from '../domain/requests.js';
 import type { Caller, DeliveryService } from '../services/delivery.js';
@@ -9,6 +8,7 @@ import type { EventKind } from '../store/store.js';
 import { AuthFailureLimiter } from './auth-failures.js';
 import { partnerAuthenticator } from './auth.js';
 import { readJsonBody } from './body.js';
+import { readFetchParams } from './query.js';
 import { DomainError, invalid } from '../domain/errors.js';
 import { IDEMPOTENCY_KEY_MESSAGE, isValidIdempotencyKey } from '../domain/verdicts.js';
 import { describeError, errorBody, HttpError, JSON_TYPE } from './errors.js';
@@ -159,8 +159,8 @@ export function partnerApi(deps: PartnerApiDeps): PartnerHandler {
       const caller = authenticateFrom(request);
       const kind = TRACKING[path];
       if (kind === undefined) {
-        const query = parseQuery(mark === -1 ? '' : url.slice(mark + 1)) as Record<string, string | string[]>;
-        respond(request, response, id, path, 200, deps.delivery.fetch(parseFetchQuery(query), caller));
+        const query = parseFetchQuery(readFetchParams(mark === -1 ? '' : url.slice(mark + 1)));
+        respond(request, response, id, path, 200, deps.delivery.fetch(query, caller));
       } else {
         track(request, kind, caller).then(
           () => respond(request, response, id, path, 200, ACKNOWLEDGEMENTS[kind]),

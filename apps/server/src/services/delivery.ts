@@ -1,5 +1,5 @@
 import { invalid, notFound } from '../domain/errors.js';
-import type { FetchQuery, TrackingRequest } from '../domain/requests.js';
+import { MAX_LIMIT, type FetchQuery, type TrackingRequest } from '../domain/requests.js';
 import type { EventSink } from '../ingest/event-sink.js';
 import type { EventKind } from '../store/store.js';
 import type { ServedCampaign } from './campaign-index.js';
@@ -7,6 +7,10 @@ import type { ServingState } from './serving-state.js';
 
 const ENVELOPE_OPEN = Buffer.from('{"status":"success","data":[');
 const COMMA = Buffer.from(',');
+/** The end of a fetch body for each possible count, built once. */
+const ENVELOPE_CLOSE = Array.from({ length: MAX_LIMIT + 1 }, (_, count) =>
+  Buffer.from(`],"count":${count}}`),
+);
 
 /** Who is calling, as established by authentication. */
 export interface Caller {
@@ -37,7 +41,7 @@ export class DeliveryService {
       if (i > 0) parts.push(COMMA);
       parts.push((campaigns[i] as ServedCampaign).json);
     }
-    parts.push(Buffer.from(`],"count":${campaigns.length}}`));
+    parts.push(ENVELOPE_CLOSE[campaigns.length] as Buffer);
     return Buffer.concat(parts);
   }
 
