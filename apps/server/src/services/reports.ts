@@ -96,8 +96,8 @@ export class ReportService {
       const key = JSON.stringify([period, ...dimensions]);
       let row = rows.get(key);
       if (!row) {
-        row = { period, ...emptyCounts() };
-        request.groupBy.forEach((dimension, i) => (row![dimension] = dimensions[i] ?? null));
+        const values = Object.fromEntries(request.groupBy.map((dimension, i) => [dimension, dimensions[i]]));
+        row = { period, ...values, ...emptyCounts() };
         rows.set(key, row);
       }
       add(row, slice.kind, slice.verdict, slice.count);
