@@ -1,8 +1,11 @@
 import { IDEMPOTENCY_WINDOW_MS, REASONS } from '../domain/verdicts.js';
 import type { OnConflictBuilder } from 'kysely';
 import type { Engine } from './connect.js';
-import type { Database } from './schema.js';
+import type { Database, EventRollupTable } from './schema.js';
 import type { Db, TrackedEvent } from './store.js';
+
+/** The dimensions of one rollup row (its primary key). */
+type RollupKey = Omit<EventRollupTable, 'count'>;
 
 /** The minute an instant falls in, as epoch milliseconds (the rollups' time key). */
 export const minuteOf = (at: number): number => at - (at % 60_000);
@@ -72,7 +75,7 @@ const eventRow = (event: TrackedEvent) => ({
 });
 
 /** A batch summed into rollup rows, in key order (so concurrent batches lock rows in one order). */
-function rollupRows(events: readonly TrackedEvent[]): Array<RollupKey & { count: number }> {
+function rollupRows(events: readonly TrackedEvent[]): EventRollupTable[] {
   const counts = new Map<string, { row: RollupKey; count: number }>();
   for (const event of events) {
     const row: RollupKey = {
@@ -130,17 +133,6 @@ export async function storeEvents(db: Db, engine: Engine, events: readonly Track
   }
   await db.insertInto('events').values(rows).execute();
   await db.insertInto('event_rollups').values(rollups).onConflict(addCounts).execute();
-}
-
-interface RollupKey {
-  minute: number;
-  campaign_id: number;
-  partner_id: number;
-  placement_id: string;
-  country: string;
-  device: string;
-  kind: string;
-  verdict: string;
 }
 
 /**

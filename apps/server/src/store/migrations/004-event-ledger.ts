@@ -3,6 +3,18 @@ import type { Kysely } from 'kysely';
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- migrations must not depend on the current schema type
 type AnyDb = Kysely<any>;
 
+/** The dimensions of a rollup row, in primary-key order (a migration keeps its own copy). */
+const ROLLUP_KEY = [
+  'minute',
+  'campaign_id',
+  'partner_id',
+  'placement_id',
+  'country',
+  'device',
+  'kind',
+  'verdict',
+] as const;
+
 /**
  * What makes reports exact and retries safe (D9, D10):
  * - `events.idempotency_key`: the partner's `Idempotency-Key`, kept with the raw event so an audit
@@ -42,16 +54,7 @@ export async function up(db: AnyDb): Promise<void> {
     .addColumn('kind', 'text', (c) => c.notNull())
     .addColumn('verdict', 'text', (c) => c.notNull())
     .addColumn('count', 'bigint', (c) => c.notNull())
-    .addPrimaryKeyConstraint('event_rollups_pk', [
-      'minute',
-      'campaign_id',
-      'partner_id',
-      'placement_id',
-      'country',
-      'device',
-      'kind',
-      'verdict',
-    ])
+    .addPrimaryKeyConstraint('event_rollups_pk', [...ROLLUP_KEY])
     .execute();
   // Reports read rollups, and caps read counters, so raw events no longer need an index by
   // campaign; each index costs random page writes in every batch's commit.
@@ -60,17 +63,7 @@ export async function up(db: AnyDb): Promise<void> {
   // Events recorded before this migration get their rollups now, so reports cover them too.
   await db
     .insertInto('event_rollups')
-    .columns([
-      'minute',
-      'campaign_id',
-      'partner_id',
-      'placement_id',
-      'country',
-      'device',
-      'kind',
-      'verdict',
-      'count',
-    ])
+    .columns([...ROLLUP_KEY, 'count'])
     .expression((eb) =>
       eb
         .selectFrom('events')
@@ -85,16 +78,7 @@ export async function up(db: AnyDb): Promise<void> {
           'verdict',
           s.fn.countAll().as('count'),
         ])
-        .groupBy([
-          'minute',
-          'campaign_id',
-          'partner_id',
-          'placement_id',
-          'country',
-          'device',
-          'kind',
-          'verdict',
-        ]),
+        .groupBy([...ROLLUP_KEY]),
     )
     .execute();
 }
