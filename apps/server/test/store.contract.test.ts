@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validateCampaignInput, type CampaignInput } from '../src/domain/campaigns.js';
 import pg from 'pg';
 import { connect, openSqliteFile } from '../src/store/connect.js';
+import { DEFAULT_POLICIES } from '../src/domain/rate-limits.js';
 import { isDataError } from '../src/store/errors.js';
 import { Store, type TrackedEvent } from '../src/store/store.js';
 import { createDatabase, ENGINES, POSTGRES_ADMIN_URL, type TestDatabase } from './helpers/engines.js';
@@ -210,6 +211,7 @@ describe.each(ENGINES)('store contract on %s', (engine) => {
         status: 'active',
         expiresAt: null,
         blockedCategories: [],
+        policies: DEFAULT_POLICIES,
       },
     ]);
     expect((await store.listApiKeys(partner.id)).map((k) => k.status)).toEqual(['revoked', 'active']);

@@ -36,6 +36,11 @@ export function partnerAuthenticator(
     if (remembered.size >= MAX_REMEMBERED) remembered.clear();
     remembered.set(token, digest);
     onUse(key.id, now);
-    return { partnerId: key.partnerId, apiKeyId: key.id, blockedCategories: key.blockedCategories };
+    return {
+      partnerId: key.partnerId,
+      apiKeyId: key.id,
+      blockedCategories: key.blockedCategories,
+      policies: key.policies,
+    };
   };
 }

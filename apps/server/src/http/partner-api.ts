@@ -8,8 +8,10 @@ import type { EventKind } from '../store/store.js';
 import { AuthFailureLimiter } from './auth-failures.js';
 import { partnerAuthenticator } from './auth.js';
 import { readJsonBody } from './body.js';
+import { KeyRateLimiter } from './key-rate-limiter.js';
 import { readFetchParams } from './query.js';
 import { DomainError, invalid } from '../domain/errors.js';
+import { rateLimitHeaders } from '../domain/rate-limits.js';
 import { IDEMPOTENCY_KEY_MESSAGE, isValidIdempotencyKey } from '../domain/verdicts.js';
 import { describeError, errorBody, HttpError, JSON_TYPE } from './errors.js';
 import { requestId } from './request-id.js';
@@ -85,6 +87,7 @@ function send(
 export function partnerApi(deps: PartnerApiDeps): PartnerHandler {
   const authenticate = partnerAuthenticator(deps.state, deps.onKeyUse, deps.clock);
   const failures = new AuthFailureLimiter(undefined, deps.clock);
+  const limiter = new KeyRateLimiter(deps.clock);
 
   /** Authenticates; a failure is a 401 until its address has failed too often, then a 429 (D6). */
   function authenticateFrom(request: IncomingMessage): Caller {
@@ -158,6 +161,15 @@ export function partnerApi(deps: PartnerApiDeps): PartnerHandler {
       }
       const caller = authenticateFrom(request);
       const kind = TRACKING[path];
+      const operation = kind === undefined ? 'fetch' : 'events';
+      const retryAfter = limiter.take(caller.apiKeyId, operation, caller.policies);
+      if (retryAfter > 0) {
+        throw new HttpError(
+          429,
+          'Rate limit exceeded',
+          rateLimitHeaders(operation, caller.policies[operation], retryAfter),
+        );
+      }
       if (kind === undefined) {
         const query = parseFetchQuery(readFetchParams(mark === -1 ? '' : url.slice(mark + 1)));
         respond(request, response, id, path, 200, deps.delivery.fetch(query, caller));

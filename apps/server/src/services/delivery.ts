@@ -1,4 +1,5 @@
 import { invalid, notFound } from '../domain/errors.js';
+import type { KeyPolicies } from '../domain/rate-limits.js';
 import { MAX_LIMIT, type FetchQuery, type TrackingRequest } from '../domain/requests.js';
 import type { EventSink } from '../ingest/event-sink.js';
 import type { EventKind } from '../store/store.js';
@@ -18,6 +19,8 @@ export interface Caller {
   apiKeyId: number;
   /** Categories this partner never receives. */
   blockedCategories: readonly string[];
+  /** The key's rate limits (D7). */
+  policies: KeyPolicies;
 }
 
 /**

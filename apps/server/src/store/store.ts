@@ -1,6 +1,7 @@
 import type { Kysely, Selectable, Transaction } from 'kysely';
 import type { Campaign, CampaignInput, CampaignStatus } from '../domain/campaigns.js';
 import { localDate, startOfNextLocalDay } from '../domain/time-zones.js';
+import { keyPolicies, type KeyPolicies } from '../domain/rate-limits.js';
 import type { Device } from '../domain/targeting.js';
 import type { Verdict } from '../domain/verdicts.js';
 import { pruneEvents, pruneIdempotencyKeys, settleIdempotency, storeEvents } from './event-ledger.js';
@@ -43,6 +44,8 @@ export interface LiveKey {
   expiresAt: number | null;
   /** Categories the key's partner never receives. */
   blockedCategories: readonly string[];
+  /** The key's rate limits (D7), its own or the defaults. */
+  policies: KeyPolicies;
 }
 
 export type EventKind = 'impression' | 'click';
@@ -598,6 +601,10 @@ export class Store {
         'api_keys.digest',
         'api_keys.status',
         'api_keys.expires_at',
+        'api_keys.fetch_rate',
+        'api_keys.fetch_burst',
+        'api_keys.events_rate',
+        'api_keys.events_burst',
         'partners.blocked_categories',
       ])
       .where('api_keys.status', '!=', 'revoked')
@@ -609,6 +616,12 @@ export class Store {
       status: row.status as LiveKey['status'],
       expiresAt: row.expires_at,
       blockedCategories: JSON.parse(row.blocked_categories) as string[],
+      policies: keyPolicies({
+        fetchRate: row.fetch_rate,
+        fetchBurst: row.fetch_burst,
+        eventsRate: row.events_rate,
+        eventsBurst: row.events_burst,
+      }),
     }));
   }
 

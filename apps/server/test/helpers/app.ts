@@ -121,6 +121,15 @@ export async function createTestApp(
   const partners = new PartnerService(store, undefined, clock);
   const partner = await partners.createPartner('Test Partner');
   const { plaintext, key } = await partners.createKey(partner.id);
+  // Tests of other behaviour make hundreds of calls with this key; the rate-limit tests set their
+  // own limits or use a fresh key with the defaults of D7.
+  const high = 1_000_000;
+  await partners.setKeyLimits(key.id, {
+    fetchRate: high,
+    fetchBurst: high,
+    eventsRate: high,
+    eventsBurst: high,
+  });
   await state.refresh();
   const campaigns = new CampaignService(store);
   let advertiserCount = 0;
