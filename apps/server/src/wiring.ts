@@ -6,6 +6,7 @@ import { AdminTokens } from './services/admin-tokens.js';
 import { DeliveryService } from './services/delivery.js';
 import { KeyUsage } from './services/key-usage.js';
 import { LifecycleJob } from './services/lifecycle-job.js';
+import { Metrics } from './services/metrics.js';
 import { RetentionJob } from './services/retention-job.js';
 import { ServingState } from './services/serving-state.js';
 import type { Store } from './store/store.js';
@@ -29,6 +30,7 @@ export interface Services {
   keyUsage: KeyUsage;
   lifecycle: LifecycleJob;
   retention: RetentionJob;
+  metrics: Metrics;
   appDeps: AppDeps;
 }
 
@@ -39,17 +41,27 @@ export interface Services {
 export function wireServices(store: Store, logger: Logger, options: WiringOptions): Services {
   const clock = options.clock ?? Date.now;
   const state = new ServingState(store, logger, options.refreshIntervalMs, clock);
+  const metrics = new Metrics(state);
   const refreshNow = (): void =>
     void state
       .refresh()
       .catch((error: unknown) => logger.error({ err: error }, 'refreshing the serving index failed'));
   const events =
     options.events?.(store, refreshNow) ??
-    new GroupCommitSink(store, (error) => logger.error({ err: error }, 'storing events failed'), refreshNow, {
-      ...DEFAULT_GROUP_COMMIT,
-      // PostgreSQL commits wait on the network and the server's fsync: keep a few in flight.
-      concurrency: store.engine === 'postgres' ? 4 : 1,
-    });
+    new GroupCommitSink(
+      store,
+      (error) => logger.error({ err: error }, 'storing events failed'),
+      refreshNow,
+      {
+        ...DEFAULT_GROUP_COMMIT,
+        // PostgreSQL commits wait on the network and the server's fsync: keep a few in flight.
+        concurrency: store.engine === 'postgres' ? 4 : 1,
+      },
+      {
+        committed: (size, seconds, failed) => metrics.observeBatch(size, seconds, failed),
+        stored: (counts) => metrics.countEvents(counts),
+      },
+    );
   const delivery = new DeliveryService(state, events, clock);
   const tokens = new AdminTokens(store);
   const keyUsage = new KeyUsage(store, logger);
@@ -57,6 +69,8 @@ export function wireServices(store: Store, logger: Logger, options: WiringOption
   const retention = new RetentionJob(store, logger, options.eventRetentionDays, clock);
   const appDeps: AppDeps = {
     shutdown: new Shutdown(),
+    metrics,
+    store,
     logger,
     state,
     delivery,
@@ -64,5 +78,5 @@ export function wireServices(store: Store, logger: Logger, options: WiringOption
     admin: { store, tokens, clock, afterChange: refreshNow },
     onKeyUse: keyUsage.touch,
   };
-  return { state, events, delivery, tokens, keyUsage, lifecycle, retention, appDeps };
+  return { state, events, delivery, tokens, keyUsage, lifecycle, retention, metrics, appDeps };
 }

@@ -399,10 +399,15 @@ describe.each(ENGINES)('store contract on %s', (engine) => {
     expect(await store.insertEvents([event(total, 'impression'), event(free, 'impression')])).toEqual({
       completed: [],
       cappedForTheDay: [],
+      stored: new Map([['impression:counted', 2]]),
     });
     expect(await store.insertEvents([event(total, 'impression'), event(daily, 'click')])).toEqual({
       completed: [total],
       cappedForTheDay: [daily],
+      stored: new Map([
+        ['impression:counted', 1],
+        ['click:counted', 1],
+      ]),
     });
     expect((await store.getCampaign(total))?.status).toBe('completed');
     // Noon UTC is 08:00 in New York; the next New York midnight is 04:00 UTC the day after.

@@ -2,9 +2,12 @@ import http from 'node:http';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { DeliveryService } from '../services/delivery.js';
+import type { Metrics } from '../services/metrics.js';
+import type { Store } from '../store/store.js';
 import type { ServingState } from '../services/serving-state.js';
 import { adminApi, type AdminDeps } from './admin/plugin.js';
 import { installErrorHandling } from './errors.js';
+import { operationsRoutes } from './operations.js';
 import { partnerApi } from './partner-api.js';
 import { requestId } from './request-id.js';
 
@@ -17,6 +20,9 @@ export interface AppDeps {
   onKeyUse?: (apiKeyId: number, at: number) => void;
   /** Set when shutdown begins; the server may set it before closing the listener (see server.ts). */
   shutdown: Shutdown;
+  metrics: Metrics;
+  /** For readiness checks. */
+  store: Store;
 }
 
 /** Whether the instance is shutting down: new partner requests get 503 and connections close. */
@@ -61,14 +67,21 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
-  if (deps.accessLog) {
-    app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', async (request, reply) => {
+    const route = request.routeOptions.url ?? 'not-found';
+    deps.metrics.observeRequest(route, request.method, reply.statusCode, reply.elapsedTime / 1000);
+    if (deps.accessLog) {
       const ms = Math.round(reply.elapsedTime * 100) / 100;
-      const route = request.routeOptions.url ?? 'not-found';
       request.log.info({ method: request.method, route, status: reply.statusCode, ms }, 'request');
-    });
-  }
+    }
+  });
   installErrorHandling(app);
+  await app.register(operationsRoutes, {
+    store: deps.store,
+    metrics: deps.metrics,
+    shutdown,
+    tokens: deps.admin.tokens,
+  });
   await app.register(adminApi, { ...deps.admin, prefix: '/admin/v1' });
   return app;
 }

@@ -3,6 +3,7 @@ import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import { parseFetchQuery, parseTrackingBody } from '../domain/requests.js';
 import type { Caller, DeliveryService } from '../services/delivery.js';
+import type { Metrics } from '../services/metrics.js';
 import type { ServingState } from '../services/serving-state.js';
 import type { EventKind } from '../store/store.js';
 import { AuthFailureLimiter } from './auth-failures.js';
@@ -47,6 +48,7 @@ export interface PartnerApiDeps {
   onKeyUse?: (apiKeyId: number, at: number) => void;
   /** The time source for key expiry; the same one the delivery service uses. */
   clock?: () => number;
+  metrics: Metrics;
 }
 
 /** Handles a request if it is for the partner API; returns false to pass it on. */
@@ -96,8 +98,10 @@ export function partnerApi(deps: PartnerApiDeps): PartnerHandler {
     } catch (error) {
       if (error instanceof DomainError && error.kind === 'unauthorized') {
         const retryAfter = failures.fail(request.socket.remoteAddress ?? 'unknown');
-        if (retryAfter > 0)
+        if (retryAfter > 0) {
+          deps.metrics.countRateLimited('auth');
           throw new HttpError(429, 'Rate limit exceeded', { 'retry-after': String(retryAfter) });
+        }
       }
       throw error;
     }
@@ -109,12 +113,13 @@ export function partnerApi(deps: PartnerApiDeps): PartnerHandler {
     response: ServerResponse,
     id: string,
     path: string,
+    started: number,
     error: unknown,
   ): void {
     const { status, message, headers, fault } = describeError(error);
     if (fault) deps.logger.error({ err: error, reqId: id, route: path }, 'request failed');
     if (response.headersSent) response.destroy();
-    else respond(request, response, id, path, status, errorBody(message), headers);
+    else respond(request, response, id, path, started, status, errorBody(message), headers);
   }
 
   function respond(
@@ -122,15 +127,20 @@ export function partnerApi(deps: PartnerApiDeps): PartnerHandler {
     response: ServerResponse,
     id: string,
     path: string,
+    started: number,
     status: number,
     body: string | Buffer,
     headers?: Record<string, string>,
   ): void {
     // While shutting down, every answer ends its connection, so no request races an idle close.
     send(response, id, status, body, deps.isClosing() ? { ...headers, connection: 'close' } : headers);
+    const ms = performance.now() - started;
+    deps.metrics.observeRequest(path, request.method ?? '', status, ms / 1000);
     if (deps.accessLog) {
-      const ms = Math.round((performance.now() - (startedAt.get(request) ?? 0)) * 100) / 100;
-      deps.logger.info({ reqId: id, method: request.method, route: path, status, ms }, 'request');
+      deps.logger.info(
+        { reqId: id, method: request.method, route: path, status, ms: Math.round(ms * 100) / 100 },
+        'request',
+      );
     }
   }
 
@@ -140,9 +150,6 @@ export function partnerApi(deps: PartnerApiDeps): PartnerHandler {
     await deps.delivery.track(kind, parseTrackingBody(body), caller, idempotencyKey);
   }
 
-  /** Request start times, kept only when access logging is on. */
-  const startedAt = new WeakMap<IncomingMessage, number>();
-
   return (request, response) => {
     const url = request.url ?? '/';
     const mark = url.indexOf('?');
@@ -150,8 +157,8 @@ export function partnerApi(deps: PartnerApiDeps): PartnerHandler {
     const methods = PARTNER_ROUTES.get(path);
     if (methods === undefined) return false;
 
+    const started = performance.now();
     const id = requestId(request.headers['x-request-id']);
-    if (deps.accessLog) startedAt.set(request, performance.now());
     try {
       if (!methods.includes(request.method ?? '')) {
         throw new HttpError(405, 'method not allowed', { allow: methods.join(', ') });
@@ -164,6 +171,7 @@ export function partnerApi(deps: PartnerApiDeps): PartnerHandler {
       const operation = kind === undefined ? 'fetch' : 'events';
       const retryAfter = limiter.take(caller.apiKeyId, operation, caller.policies);
       if (retryAfter > 0) {
+        deps.metrics.countRateLimited(operation);
         throw new HttpError(
           429,
           'Rate limit exceeded',
@@ -172,15 +180,15 @@ export function partnerApi(deps: PartnerApiDeps): PartnerHandler {
       }
       if (kind === undefined) {
         const query = parseFetchQuery(readFetchParams(mark === -1 ? '' : url.slice(mark + 1)));
-        respond(request, response, id, path, 200, deps.delivery.fetch(query, caller));
+        respond(request, response, id, path, started, 200, deps.delivery.fetch(query, caller));
       } else {
         track(request, kind, caller).then(
-          () => respond(request, response, id, path, 200, ACKNOWLEDGEMENTS[kind]),
-          (error: unknown) => fail(request, response, id, path, error),
+          () => respond(request, response, id, path, started, 200, ACKNOWLEDGEMENTS[kind]),
+          (error: unknown) => fail(request, response, id, path, started, error),
         );
       }
     } catch (error) {
-      fail(request, response, id, path, error);
+      fail(request, response, id, path, started, error);
     }
     return true;
   };

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { DomainError } from '../domain/errors.js';
-import type { CapEffects, TrackedEvent } from '../store/store.js';
+import type { BatchOutcome, TrackedEvent } from '../store/store.js';
 import { DEFAULT_GROUP_COMMIT, GroupCommitSink } from './group-commit.js';
 
-const NO_EFFECTS: CapEffects = { completed: [], cappedForTheDay: [] };
+const NO_EFFECTS: BatchOutcome = { completed: [], cappedForTheDay: [], stored: new Map() };
 
 function event(campaignId: number): TrackedEvent {
   return {
@@ -27,7 +27,7 @@ function manualStore() {
   const commits: Array<{ events: readonly TrackedEvent[]; finish: (error?: Error) => void }> = [];
   const store = {
     insertEvents: (events: readonly TrackedEvent[]) =>
-      new Promise<CapEffects>((resolve, reject) => {
+      new Promise<BatchOutcome>((resolve, reject) => {
         commits.push({ events, finish: (error) => (error ? reject(error) : resolve(NO_EFFECTS)) });
       }),
   };
@@ -200,8 +200,8 @@ describe('group commit (D9)', () => {
   });
 
   it('reports cap effects so serving can react', async () => {
-    const seen: CapEffects[] = [];
-    const effects: CapEffects = { completed: [7], cappedForTheDay: [] };
+    const seen: BatchOutcome[] = [];
+    const effects: BatchOutcome = { completed: [7], cappedForTheDay: [], stored: new Map() };
     const sink = new GroupCommitSink(
       { insertEvents: async () => effects },
       () => undefined,

@@ -1,6 +1,7 @@
+import { performance } from 'node:perf_hooks';
 import { DomainError } from '../domain/errors.js';
 import { isDataError } from '../store/errors.js';
-import type { CapEffects, Store, TrackedEvent } from '../store/store.js';
+import type { BatchOutcome, Store, TrackedEvent } from '../store/store.js';
 import type { EventSink } from './event-sink.js';
 
 export interface GroupCommitOptions {
@@ -30,6 +31,13 @@ export const DEFAULT_GROUP_COMMIT: GroupCommitOptions = {
   concurrency: 1,
 };
 
+export interface BatchObserver {
+  /** A transaction ended: its size, its duration and whether it failed. */
+  committed?(size: number, seconds: number, failed: boolean): void;
+  /** A batch was stored: events by `kind:verdict`. */
+  stored?(counts: ReadonlyMap<string, number>): void;
+}
+
 interface Pending {
   event: TrackedEvent;
   resolve: () => void;
@@ -57,8 +65,10 @@ export class GroupCommitSink implements EventSink {
     private readonly store: Pick<Store, 'insertEvents'>,
     private readonly onError: (error: unknown) => void,
     /** Told when a write made a campaign reach a cap, so serving can stop it at once. */
-    private readonly onCapReached: (effects: CapEffects) => void = () => undefined,
+    private readonly onCapReached: (effects: BatchOutcome) => void = () => undefined,
     private readonly options: GroupCommitOptions = DEFAULT_GROUP_COMMIT,
+    /** Told of every commit attempt and of what each stored batch held (metrics). */
+    private readonly observer: BatchObserver = {},
   ) {}
 
   /** Events accepted but not yet answered. */
@@ -119,11 +129,15 @@ export class GroupCommitSink implements EventSink {
    * of failing every request that happened to share its transaction.
    */
   private async commit(batch: Pending[]): Promise<void> {
+    const started = performance.now();
     try {
       const effects = await this.store.insertEvents(batch.map((pending) => pending.event));
+      this.observer.committed?.(batch.length, (performance.now() - started) / 1000, false);
       for (const pending of batch) pending.resolve();
+      this.observer.stored?.(effects.stored);
       if (effects.completed.length > 0 || effects.cappedForTheDay.length > 0) this.onCapReached(effects);
     } catch (error) {
+      this.observer.committed?.(batch.length, (performance.now() - started) / 1000, true);
       if (batch.length > 1 && isDataError(error)) {
         const half = Math.ceil(batch.length / 2);
         await this.commit(batch.slice(0, half));

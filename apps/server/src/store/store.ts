@@ -1,4 +1,4 @@
-import type { Kysely, Selectable, Transaction } from 'kysely';
+import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type { Campaign, CampaignInput, CampaignStatus } from '../domain/campaigns.js';
 import { localDate, startOfNextLocalDay } from '../domain/time-zones.js';
 import { keyPolicies, type KeyPolicies } from '../domain/rate-limits.js';
@@ -110,9 +110,14 @@ export interface AuditRecord extends AuditEntry {
 }
 
 /** Effects of recording events: campaigns that reached a cap in this write. */
-export interface CapEffects {
+/** What storing a batch did beyond storing it. */
+export interface BatchOutcome {
+  /** Campaigns completed by reaching a total cap. */
   completed: number[];
+  /** Campaigns held for the rest of their day by a daily cap. */
   cappedForTheDay: number[];
+  /** Events stored, by `kind:verdict` (for metrics). */
+  stored: Map<string, number>;
 }
 
 export type CampaignPatch = Partial<CampaignInput> & {
@@ -163,6 +168,11 @@ export class Store {
 
   close(): Promise<void> {
     return this.connection.close();
+  }
+
+  /** A round trip to the store (readiness checks). */
+  async ping(): Promise<void> {
+    await sql`select 1`.execute(this.db);
   }
 
   /** Runs `body` in one transaction; inside a transaction it simply joins it. */
@@ -727,12 +737,16 @@ export class Store {
    * Stores a batch of events in one transaction: idempotent replays become duplicates, the raw
    * events and their per-minute rollups are written together, and caps are applied to what counts.
    */
-  async insertEvents(events: readonly TrackedEvent[]): Promise<CapEffects> {
-    const effects: CapEffects = { completed: [], cappedForTheDay: [] };
+  async insertEvents(events: readonly TrackedEvent[]): Promise<BatchOutcome> {
+    const effects: BatchOutcome = { completed: [], cappedForTheDay: [], stored: new Map() };
     if (events.length === 0) return effects;
     await this.transaction(async (tx) => {
       const settled = await settleIdempotency(tx.db, events);
       await storeEvents(tx.db, this.engine, settled);
+      for (const { kind, verdict } of settled) {
+        const key = `${kind}:${verdict}`;
+        effects.stored.set(key, (effects.stored.get(key) ?? 0) + 1);
+      }
       await tx.applyCaps(settled, effects);
     });
     return effects;
@@ -748,7 +762,7 @@ export class Store {
     return pruneIdempotencyKeys(this.db, now);
   }
 
-  private async applyCaps(events: readonly TrackedEvent[], effects: CapEffects): Promise<void> {
+  private async applyCaps(events: readonly TrackedEvent[], effects: BatchOutcome): Promise<void> {
     const counted = events.filter((event) => event.verdict === 'counted' && event.mayHitCap);
     const ids = [...new Set(counted.map((event) => event.campaignId))];
     if (ids.length === 0) return;

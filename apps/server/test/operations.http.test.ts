@@ -1,0 +1,78 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { campaign, createTestApp, type TestApp } from './helpers/app.js';
+
+describe('health, readiness and metrics', () => {
+  let t: TestApp;
+  let campaignId: number;
+  beforeEach(async () => {
+    t = await createTestApp();
+    [campaignId] = await t.addCampaigns([campaign()]);
+  });
+  afterEach(() => t.close());
+
+  const get = (url: string, token?: string) =>
+    t.request({ method: 'GET', url, headers: token ? { authorization: `Bearer ${token}` } : {} });
+
+  it('/healthz answers while the process is alive', async () => {
+    const res = await get('/healthz');
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({ status: 'ok' });
+  });
+
+  it('/readyz checks the store, the migrations and shutdown, naming the failing check', async () => {
+    const ready = await get('/readyz');
+    expect(ready.statusCode).toBe(200);
+    expect(ready.json()).toEqual({
+      status: 'ready',
+      checks: { shutdown: 'ok', store: 'ok', migrations: 'ok' },
+    });
+
+    const ping = t.store.ping.bind(t.store);
+    t.store.ping = async () => {
+      throw new Error('connection refused');
+    };
+    const unreachable = await get('/readyz');
+    expect(unreachable.statusCode).toBe(503);
+    expect(unreachable.headers['retry-after']).toBe('1');
+    expect(unreachable.json()).toMatchObject({
+      status: 'error',
+      message: 'not ready: store (connection refused)',
+      checks: { store: 'connection refused', migrations: 'ok' },
+    });
+    t.store.ping = ping;
+
+    t.services.appDeps.shutdown.begin();
+    const closing = await get('/readyz');
+    expect(closing.statusCode).toBe(503);
+    expect(closing.json()).toMatchObject({ message: 'not ready: shutdown (shutting down)' });
+  });
+
+  it('/metrics needs an admin token and exposes requests, events, batches, limits and the index', async () => {
+    expect((await get('/metrics')).statusCode).toBe(401);
+    expect((await t.fetch('placement=header_banner')).statusCode).toBe(200);
+    expect((await t.track('impression', { campaignId, placement: 'header_banner' })).statusCode).toBe(200);
+    await t.partners.setKeyLimits(t.apiKeyId, { fetchRate: 1, fetchBurst: 1 });
+    await t.state.refresh();
+    expect((await t.fetch('placement=header_banner')).statusCode).toBe(200);
+    expect((await t.fetch('placement=header_banner')).statusCode).toBe(429);
+
+    const res = await get('/metrics', t.adminToken);
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toMatch(/^text\/plain; version=0\.0\.4/);
+    const text = res.body;
+    expect(text).toMatch(
+      /placard_http_request_duration_seconds_count\{route="\/api\/v1\/campaigns\/fetch",method="GET",status="200"\} 2/,
+    );
+    expect(text).toMatch(
+      /placard_http_request_duration_seconds_count\{route="\/api\/v1\/campaigns\/fetch",method="GET",status="429"\} 1/,
+    );
+    expect(text).toContain('placard_events_total{kind="impression",verdict="counted"} 1');
+    expect(text).toContain('placard_event_batch_size_count 1');
+    expect(text).toContain('placard_event_commit_seconds_count 1');
+    expect(text).toContain('placard_rate_limited_total{operation="fetch"} 1');
+    expect(text).toContain('placard_index_campaigns 1');
+    expect(text).toMatch(/placard_index_refresh_age_seconds \d/);
+    expect(text).toMatch(/placard_process_resident_memory_bytes \d+/);
+    expect(text).toMatch(/placard_event_loop_utilization [\d.]+/);
+  });
+});
