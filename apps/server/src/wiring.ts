@@ -77,6 +77,7 @@ export function wireServices(store: Store, logger: Logger, options: WiringOption
     accessLog: options.accessLog,
     admin: { store, tokens, clock, afterChange: refreshNow },
     onKeyUse: keyUsage.touch,
+    onBrowserUse: keyUsage.browserUse,
   };
   return { state, events, delivery, tokens, keyUsage, lifecycle, retention, metrics, appDeps };
 }

@@ -359,6 +359,16 @@ describe.each(ENGINES)('store contract on %s', (engine) => {
     await store.recordKeyUsage(new Map([[key.id, 1234]]));
     await store.recordKeyUsage(new Map([[key.id, 5678]]));
     expect((await store.getApiKey(key.id))?.lastUsedAt).toBe(5678);
+    expect(await store.getApiKey(key.id)).toMatchObject({ browserRequests: 0, lastBrowserRequestAt: null });
+    // Refused browser requests add up; a flush without any keeps the last one seen.
+    await store.recordKeyUsage(new Map([[key.id, 6000]]), new Map([[key.id, { count: 2, at: 6000 }]]));
+    await store.recordKeyUsage(new Map([[key.id, 7000]]), new Map([[key.id, { count: 3, at: 7000 }]]));
+    await store.recordKeyUsage(new Map([[key.id, 8000]]));
+    expect(await store.getApiKey(key.id)).toMatchObject({
+      lastUsedAt: 8000,
+      browserRequests: 5,
+      lastBrowserRequestAt: 7000,
+    });
     expect(await store.changeVersions()).toEqual(versions);
   });
 

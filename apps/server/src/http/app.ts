@@ -18,6 +18,7 @@ export interface AppDeps {
   accessLog: boolean;
   admin: AdminDeps;
   onKeyUse?: (apiKeyId: number, at: number) => void;
+  onBrowserUse?: (apiKeyId: number, at: number) => void;
   /** Set when shutdown begins; the server may set it before closing the listener (see server.ts). */
   shutdown: Shutdown;
   metrics: Metrics;

@@ -46,6 +46,8 @@ export interface PartnerApiDeps {
   isClosing: () => boolean;
   /** Told of every authenticated use of a key. */
   onKeyUse?: (apiKeyId: number, at: number) => void;
+  /** Told when a valid key came from a browser and was refused (contract 1.5). */
+  onBrowserUse?: (apiKeyId: number, at: number) => void;
   /** The time source for key expiry; the same one the delivery service uses. */
   clock?: () => number;
   metrics: Metrics;
@@ -61,6 +63,23 @@ function idempotencyKeyOf(request: IncomingMessage): string | null {
   if (typeof value !== 'string' || !isValidIdempotencyKey(value)) throw invalid(IDEMPOTENCY_KEY_MESSAGE);
   return value;
 }
+
+/**
+ * Browser signals (contract 1.5: calls come from the partner's server, never from user-facing
+ * code). Browsers send `Origin` on cross-origin and POST requests, and the Fetch Metadata headers
+ * together: `Sec-Fetch-Mode` with `Sec-Fetch-Site` and `Sec-Fetch-Dest`. `Sec-Fetch-Mode: cors`
+ * alone is not a browser: Node's own `fetch` (undici) sends exactly that from servers, and
+ * refusing it would refuse every partner, and our SDK, that uses the platform fetch.
+ */
+function fromBrowser(request: IncomingMessage): boolean {
+  const headers = request.headers;
+  if (headers.origin !== undefined) return true;
+  const mode = headers['sec-fetch-mode'];
+  if (mode !== 'cors' && mode !== 'navigate' && mode !== 'no-cors') return false;
+  return headers['sec-fetch-site'] !== undefined || headers['sec-fetch-dest'] !== undefined;
+}
+
+export const BROWSER_REFUSAL = 'api keys must only be used from a server';
 
 /** Writes a complete JSON response; the one place partner responses are sent. */
 function send(
@@ -167,6 +186,11 @@ export function partnerApi(deps: PartnerApiDeps): PartnerHandler {
         throw new HttpError(503, 'service unavailable', { 'retry-after': '1', connection: 'close' });
       }
       const caller = authenticateFrom(request);
+      if (fromBrowser(request)) {
+        // Only a valid key gets here, so only its holder learns why; the key has leaked.
+        deps.onBrowserUse?.(caller.apiKeyId, (deps.clock ?? Date.now)());
+        throw new DomainError('forbidden', BROWSER_REFUSAL);
+      }
       const kind = TRACKING[path];
       const operation = kind === undefined ? 'fetch' : 'events';
       const retryAfter = limiter.take(caller.apiKeyId, operation, caller.policies);

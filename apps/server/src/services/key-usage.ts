@@ -7,11 +7,12 @@ import type { Store } from '../store/store.js';
  */
 export class KeyUsage {
   private pending = new Map<number, number>();
+  private browser = new Map<number, { count: number; at: number }>();
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly store: Store,
-    private readonly log: Pick<Logger, 'error'>,
+    private readonly log: Pick<Logger, 'error'> & Partial<Pick<Logger, 'warn'>>,
     private readonly intervalMs = 5000,
   ) {}
 
@@ -20,11 +21,29 @@ export class KeyUsage {
     this.pending.set(apiKeyId, at);
   };
 
+  /** Notes a request refused because the key came with browser signals (contract 1.5). */
+  readonly browserUse = (apiKeyId: number, at: number): void => {
+    this.pending.set(apiKeyId, at);
+    const seen = this.browser.get(apiKeyId);
+    if (seen) {
+      seen.count++;
+      seen.at = at;
+    } else {
+      this.browser.set(apiKeyId, { count: 1, at });
+      this.log.warn?.(
+        { apiKeyId },
+        'an API key was used from a browser and refused: it has leaked into client code; rotate it',
+      );
+    }
+  };
+
   async flush(): Promise<void> {
     if (this.pending.size === 0) return;
     const batch = this.pending;
+    const browser = this.browser;
     this.pending = new Map();
-    await this.store.recordKeyUsage(batch);
+    this.browser = new Map();
+    await this.store.recordKeyUsage(batch, browser);
   }
 
   start(): void {

@@ -56,6 +56,8 @@ export function keyView(key: ApiKeyRecord) {
     status: key.status,
     createdAt: key.createdAt,
     lastUsedAt: key.lastUsedAt,
+    browserRequests: key.browserRequests,
+    lastBrowserRequestAt: key.lastBrowserRequestAt,
     expiresAt: key.expiresAt,
     revokedAt: key.revokedAt,
     suspendedAt: key.suspendedAt,

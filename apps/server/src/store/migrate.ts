@@ -4,6 +4,7 @@ import * as initial from './migrations/001-initial.js';
 import * as management from './migrations/002-management.js';
 import * as flightIndexes from './migrations/003-flight-indexes.js';
 import * as eventLedger from './migrations/004-event-ledger.js';
+import * as browserUses from './migrations/005-browser-uses.js';
 
 /** Migrations in order; names are sortable and never renamed once released. */
 function migrations(connection: Connection): Record<string, Migration> {
@@ -12,6 +13,7 @@ function migrations(connection: Connection): Record<string, Migration> {
     '002-management': { up: (db) => management.up(db, connection.engine) },
     '003-flight-indexes': { up: (db) => flightIndexes.up(db) },
     '004-event-ledger': { up: (db) => eventLedger.up(db) },
+    '005-browser-uses': { up: (db) => browserUses.up(db) },
   };
 }
 

@@ -35,6 +35,9 @@ export interface ApiKeyRecord {
   suspendedAt: number | null;
   rateLimits: RateLimits;
   lastUsedAt: number | null;
+  /** Requests refused because this key came from a browser: it has leaked into client code. */
+  browserRequests: number;
+  lastBrowserRequestAt: number | null;
 }
 
 export function toCampaign(row: Selectable<CampaignTable>, placements: string[]): Campaign {
@@ -101,7 +104,13 @@ export function toPartner(row: Selectable<PartnerTable>): Partner {
   };
 }
 
-export function toApiKey(row: Selectable<ApiKeyTable> & { last_used_at?: number | null }): ApiKeyRecord {
+export function toApiKey(
+  row: Selectable<ApiKeyTable> & {
+    last_used_at?: number | null;
+    browser_requests?: number | string | null;
+    last_browser_request_at?: number | null;
+  },
+): ApiKeyRecord {
   return {
     id: row.id,
     partnerId: row.partner_id,
@@ -120,5 +129,7 @@ export function toApiKey(row: Selectable<ApiKeyTable> & { last_used_at?: number 
       eventsBurst: row.events_burst,
     },
     lastUsedAt: row.last_used_at ?? null,
+    browserRequests: Number(row.browser_requests ?? 0),
+    lastBrowserRequestAt: row.last_browser_request_at ?? null,
   };
 }

@@ -544,7 +544,11 @@ export class Store {
       .selectFrom('api_keys')
       .leftJoin('api_key_usage', 'api_key_usage.api_key_id', 'api_keys.id')
       .selectAll('api_keys')
-      .select('api_key_usage.last_used_at');
+      .select([
+        'api_key_usage.last_used_at',
+        'api_key_usage.browser_requests',
+        'api_key_usage.last_browser_request_at',
+      ]);
   }
 
   async getApiKey(id: number): Promise<ApiKeyRecord | undefined> {
@@ -635,13 +639,34 @@ export class Store {
     }));
   }
 
-  /** Records when keys were last used (batched by the caller; not a watched table). */
-  async recordKeyUsage(lastUsed: ReadonlyMap<number, number>): Promise<void> {
+  /**
+   * Records when keys were last used and their refused browser requests (batched by the caller;
+   * not a watched table, so it never triggers an index reload).
+   */
+  async recordKeyUsage(
+    lastUsed: ReadonlyMap<number, number>,
+    browserUses: ReadonlyMap<number, { count: number; at: number }> = new Map(),
+  ): Promise<void> {
     for (const [apiKeyId, at] of lastUsed) {
+      const browser = browserUses.get(apiKeyId);
       await this.db
         .insertInto('api_key_usage')
-        .values({ api_key_id: apiKeyId, last_used_at: at })
-        .onConflict((oc) => oc.column('api_key_id').doUpdateSet({ last_used_at: at }))
+        .values({
+          api_key_id: apiKeyId,
+          last_used_at: at,
+          browser_requests: browser?.count ?? 0,
+          last_browser_request_at: browser?.at ?? null,
+        })
+        .onConflict((oc) =>
+          oc.column('api_key_id').doUpdateSet((eb) => ({
+            last_used_at: at,
+            browser_requests: eb('api_key_usage.browser_requests', '+', browser?.count ?? 0),
+            last_browser_request_at: eb.fn.coalesce(
+              eb.ref('excluded.last_browser_request_at'),
+              eb.ref('api_key_usage.last_browser_request_at'),
+            ),
+          })),
+        )
         .execute();
     }
   }

@@ -97,7 +97,7 @@ export function registerPartners(program: Command): void {
       withStore(options, async (store) => {
         const list = (await new PartnerService(store).listKeys(options.partner)).map(keyJson);
         emit(options, list, () =>
-          printTable(list, ['id', 'partnerId', 'prefix', 'label', 'status', 'createdAt']),
+          printTable(list, ['id', 'partnerId', 'prefix', 'label', 'status', 'createdAt', 'browserRequests']),
         );
       }),
     );
