@@ -1,4 +1,5 @@
-import http from 'node:http';
+import http, { STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { DeliveryService } from '../services/delivery.js';
@@ -6,7 +7,7 @@ import type { Metrics } from '../services/metrics.js';
 import type { Store } from '../store/store.js';
 import type { ServingState } from '../services/serving-state.js';
 import { adminApi, type AdminDeps } from './admin/plugin.js';
-import { installErrorHandling } from './errors.js';
+import { errorBody, installErrorHandling, JSON_TYPE } from './errors.js';
 import { operationsRoutes } from './operations.js';
 import { partnerApi } from './partner-api.js';
 import { requestId } from './request-id.js';
@@ -36,6 +37,32 @@ export class Shutdown {
 }
 
 /**
+ * Requests Node's HTTP parser refuses before any handler sees them (malformed request lines or
+ * headers, oversized headers, timeouts) still get the documented error body (D8), then the
+ * connection closes.
+ */
+function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
+  // As Node's own handler does: once a response has started on this connection, another one
+  // cannot follow it, so the connection is just closed.
+  const inProgress = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  if (error.code === 'ECONNRESET' || !socket.writable || inProgress?.headersSent) {
+    socket.destroy();
+    return;
+  }
+  const [status, message] =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'request header fields too large']
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'request timeout']
+        : [400, 'bad request'];
+  const body = errorBody(message);
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: ${JSON_TYPE}\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
+/**
  * Builds the HTTP application without listening; `server.ts` decides where it listens. One
  * `node:http` server: the partner API answers its three routes first (see `partner-api.ts`), and
  * everything else goes to Fastify.
@@ -52,6 +79,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     requestIdHeader: false,
     genReqId: (request) => requestId(request.headers['x-request-id']),
     return503OnClosing: true,
+    clientErrorHandler: answerClientError,
     serverFactory: (fastifyHandler) => {
       const server = http.createServer((request, response) => {
         if (!partner(request, response)) fastifyHandler(request, response);
