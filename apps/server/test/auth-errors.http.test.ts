@@ -1,15 +1,14 @@
 import { sql } from 'kysely';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { generateApiKey } from '../src/domain/api-keys.js';
-import { campaign, createTestApp, type TestApp } from './helpers/app.js';
+import { createTestApp, eachTestWithCampaign, type TestApp } from './helpers/app.js';
 
 let t: TestApp;
 let campaignId: number;
-beforeEach(async () => {
-  t = await createTestApp();
-  [campaignId] = await t.addCampaigns([campaign()]);
+eachTestWithCampaign((app, id) => {
+  t = app;
+  campaignId = id;
 });
-afterEach(() => t.close());
 
 const UNAUTHORIZED = { status: 'error', message: 'unauthorized' };
 

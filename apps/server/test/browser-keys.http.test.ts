@@ -1,15 +1,14 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { campaign, createTestApp, type TestApp } from './helpers/app.js';
+import { describe, expect, it } from 'vitest';
+import { eachTestWithCampaign, type TestApp } from './helpers/app.js';
 
 /** Contract 1.5: the key stays on the partner's server. */
 describe('a key used from a browser', () => {
   let t: TestApp;
   let campaignId: number;
-  beforeEach(async () => {
-    t = await createTestApp();
-    [campaignId] = await t.addCampaigns([campaign()]);
+  eachTestWithCampaign((app, id) => {
+    t = app;
+    campaignId = id;
   });
-  afterEach(() => t.close());
 
   const fetchWith = (headers: Record<string, string>, key = t.apiKey) =>
     t.request({

@@ -1,14 +1,13 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { campaign, createTestApp, type TestApp } from './helpers/app.js';
+import { describe, expect, it } from 'vitest';
+import { eachTestWithCampaign, type TestApp } from './helpers/app.js';
 
 describe('health, readiness and metrics', () => {
   let t: TestApp;
   let campaignId: number;
-  beforeEach(async () => {
-    t = await createTestApp();
-    [campaignId] = await t.addCampaigns([campaign()]);
+  eachTestWithCampaign((app, id) => {
+    t = app;
+    campaignId = id;
   });
-  afterEach(() => t.close());
 
   const get = (url: string, token?: string) =>
     t.request({ method: 'GET', url, headers: token ? { authorization: `Bearer ${token}` } : {} });

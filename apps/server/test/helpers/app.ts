@@ -1,3 +1,4 @@
+import { afterEach, beforeEach } from 'vitest';
 import http from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
@@ -182,4 +183,18 @@ export async function createTestApp(
       await database.drop();
     },
   };
+}
+
+/**
+ * Registers hooks that give each test of the enclosing block a fresh app with one running campaign
+ * (the default `campaign()`), handed over through `onReady`, and close it afterwards.
+ */
+export function eachTestWithCampaign(onReady: (app: TestApp, campaignId: number) => void): void {
+  let app: TestApp | undefined;
+  beforeEach(async () => {
+    app = await createTestApp();
+    const [campaignId] = await app.addCampaigns([campaign()]);
+    onReady(app, campaignId as number);
+  });
+  afterEach(() => app?.close());
 }
