@@ -3,6 +3,7 @@
 import { CampaignService } from '../apps/server/dist/services/campaigns.js';
 import { PartnerService } from '../apps/server/dist/services/partners.js';
 import { DEFAULT_PLACEMENTS } from '../apps/server/dist/domain/placements.js';
+import { HIGHEST_LIMITS } from '../apps/server/dist/domain/rate-limits.js';
 import { connect } from '../apps/server/dist/store/connect.js';
 import { Store } from '../apps/server/dist/store/store.js';
 
@@ -91,13 +92,7 @@ export async function seedCampaigns(databaseUrl, count) {
     const { plaintext, key } = await partners.createKey(partner.id, 'bench');
     // Limits far above what one core can serve: the benchmark measures the limiter's cost, never
     // its refusals (wrk counts any non-2xx as a failure).
-    const high = 1_000_000;
-    await partners.setKeyLimits(key.id, {
-      fetchRate: high,
-      fetchBurst: high,
-      eventsRate: high,
-      eventsBurst: high,
-    });
+    await partners.setKeyLimits(key.id, HIGHEST_LIMITS);
     return { key: plaintext, pairs };
   } finally {
     await store.close();

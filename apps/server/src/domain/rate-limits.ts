@@ -13,6 +13,17 @@ export interface KeyLimitSettings {
 
 export type KeyPolicies = Readonly<Record<OperationClass, BucketPolicy>>;
 
+/** The largest rate or burst an operator may give a key. */
+export const MAX_LIMIT_SETTING = 1_000_000;
+
+/** Every limit at its largest: for load tests and benchmarks, which must never be refused. */
+export const HIGHEST_LIMITS: KeyLimitSettings = {
+  fetchRate: MAX_LIMIT_SETTING,
+  fetchBurst: MAX_LIMIT_SETTING,
+  eventsRate: MAX_LIMIT_SETTING,
+  eventsBurst: MAX_LIMIT_SETTING,
+};
+
 /** D7: fetch 100/s with burst 200; events 1000/s with burst 2000. */
 export const DEFAULT_POLICIES: KeyPolicies = {
   fetch: { perSecond: 100, burst: 200 },

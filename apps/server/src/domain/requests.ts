@@ -21,15 +21,15 @@ export const DEFAULT_LIMIT = 10;
 export const MAX_LIMIT = 100;
 const LIMIT_MESSAGE = `limit must be an integer between 1 and ${MAX_LIMIT}`;
 
-type QueryValue = string | string[] | undefined;
+/** A query parameter's value: a string, or an array when it was given more than once. */
+export type QueryValue = string | string[] | undefined;
 
 /** The query parameters fetch reads (D2); any other parameter is ignored. */
-export type FetchQueryParams = Readonly<
-  Partial<Record<'placement' | 'limit' | 'location' | 'device', QueryValue>>
->;
+export type FetchParamName = 'placement' | 'limit' | 'location' | 'device';
+export type FetchQueryParams = Readonly<Partial<Record<FetchParamName, QueryValue>>>;
 
 /** One value of a query parameter; a parameter given twice is a 400 naming it (D2). */
-function single(query: FetchQueryParams, name: keyof FetchQueryParams): string | undefined {
+function single(query: FetchQueryParams, name: FetchParamName): string | undefined {
   const value = query[name];
   if (Array.isArray(value)) throw invalid(`${name} parameter must be given only once`);
   return value;

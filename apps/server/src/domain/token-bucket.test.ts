@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { take } from './token-bucket.js';
+import { BucketMap, take } from './token-bucket.js';
 
 describe('token bucket', () => {
   it('allows a burst, then refills at the rate, and says how long to wait', () => {
@@ -16,5 +16,28 @@ describe('token bucket', () => {
   it('rounds the wait up to whole seconds, at least 1', () => {
     const bucket = { tokens: 0, updatedAt: 0 };
     expect(take(bucket, { perSecond: 0.1, burst: 1 }, 0)).toBe(10);
+  });
+});
+
+describe('BucketMap', () => {
+  const policy = { perSecond: 1, burst: 2 };
+
+  it('keeps one bucket per id, each starting full', () => {
+    const buckets = new BucketMap();
+    expect([
+      buckets.take('a', policy, 0),
+      buckets.take('a', policy, 0),
+      buckets.take('a', policy, 0),
+    ]).toEqual([0, 0, 1]);
+    expect(buckets.take('b', policy, 0)).toBe(0);
+  });
+
+  it('forgets the oldest bucket past maxEntries, so outside ids cannot grow memory', () => {
+    const buckets = new BucketMap(2);
+    buckets.take('a', policy, 0);
+    buckets.take('a', policy, 0);
+    buckets.take('b', policy, 0);
+    buckets.take('c', policy, 0); // evicts 'a'
+    expect(buckets.take('a', policy, 0)).toBe(0); // a fresh, full bucket again
   });
 });

@@ -26,3 +26,25 @@ export function take(bucket: Bucket, policy: BucketPolicy, now: number): number 
   bucket.tokens = refilled;
   return Math.max(1, Math.ceil((1 - refilled) / policy.perSecond));
 }
+
+/**
+ * Token buckets by id, each created full on first use. `maxEntries` bounds memory when ids come
+ * from outside (client addresses): past it the oldest bucket goes.
+ */
+export class BucketMap {
+  private readonly buckets = new Map<string, Bucket>();
+
+  constructor(private readonly maxEntries = Infinity) {}
+
+  /** Takes one token from `id`'s bucket; 0 when allowed, else the whole seconds until one is back. */
+  take(id: string, policy: BucketPolicy, now: number): number {
+    let bucket = this.buckets.get(id);
+    if (!bucket) {
+      if (this.buckets.size >= this.maxEntries)
+        this.buckets.delete(this.buckets.keys().next().value as string);
+      bucket = { tokens: policy.burst, updatedAt: now };
+      this.buckets.set(id, bucket);
+    }
+    return take(bucket, policy, now);
+  }
+}

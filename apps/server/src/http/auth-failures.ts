@@ -1,4 +1,4 @@
-import { take, type Bucket, type BucketPolicy } from '../domain/token-bucket.js';
+import { BucketMap, type BucketPolicy } from '../domain/token-bucket.js';
 
 /** Failed authentications one address may make: a burst of 20, then 5 per second (D6). */
 export const AUTH_FAILURE_POLICY: BucketPolicy = { perSecond: 5, burst: 20 };
@@ -11,7 +11,7 @@ const MAX_ADDRESSES = 100_000;
  * bucket, so a partner's valid key is never slowed by them and never loses quota to them.
  */
 export class AuthFailureLimiter {
-  private readonly buckets = new Map<string, Bucket>();
+  private readonly buckets = new BucketMap(MAX_ADDRESSES);
 
   constructor(
     private readonly policy: BucketPolicy = AUTH_FAILURE_POLICY,
@@ -20,13 +20,6 @@ export class AuthFailureLimiter {
 
   /** Records a failure; returns 0 to answer 401, or the seconds to put in a 429's Retry-After. */
   fail(address: string): number {
-    const now = this.clock();
-    let bucket = this.buckets.get(address);
-    if (!bucket) {
-      if (this.buckets.size >= MAX_ADDRESSES) this.buckets.delete(this.buckets.keys().next().value as string);
-      bucket = { tokens: this.policy.burst, updatedAt: now };
-      this.buckets.set(address, bucket);
-    }
-    return take(bucket, this.policy, now);
+    return this.buckets.take(address, this.policy, this.clock());
   }
 }

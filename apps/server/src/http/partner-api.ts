@@ -9,10 +9,10 @@ import type { EventKind } from '../store/store.js';
 import { AuthFailureLimiter } from './auth-failures.js';
 import { partnerAuthenticator } from './auth.js';
 import { readJsonBody } from './body.js';
-import { KeyRateLimiter } from './key-rate-limiter.js';
 import { readFetchParams } from './query.js';
 import { DomainError, invalid } from '../domain/errors.js';
 import { rateLimitHeaders } from '../domain/rate-limits.js';
+import { BucketMap } from '../domain/token-bucket.js';
 import { IDEMPOTENCY_KEY_MESSAGE, isValidIdempotencyKey } from '../domain/verdicts.js';
 import { describeError, errorBody, HttpError, JSON_TYPE } from './errors.js';
 import { requestId } from './request-id.js';
@@ -108,7 +108,10 @@ function send(
 export function partnerApi(deps: PartnerApiDeps): PartnerHandler {
   const authenticate = partnerAuthenticator(deps.state, deps.onKeyUse, deps.clock);
   const failures = new AuthFailureLimiter(undefined, deps.clock);
-  const limiter = new KeyRateLimiter(deps.clock);
+  // Per key and operation class (D7), in this instance's memory. Only authenticated requests
+  // reach it, so failed authentication never spends a real key's quota (D6).
+  const limits = new BucketMap();
+  const clock = deps.clock ?? Date.now;
 
   /** Authenticates; a failure is a 401 until its address has failed too often, then a 429 (D6). */
   function authenticateFrom(request: IncomingMessage): Caller {
@@ -188,12 +191,12 @@ export function partnerApi(deps: PartnerApiDeps): PartnerHandler {
       const caller = authenticateFrom(request);
       if (fromBrowser(request)) {
         // Only a valid key gets here, so only its holder learns why; the key has leaked.
-        deps.onBrowserUse?.(caller.apiKeyId, (deps.clock ?? Date.now)());
+        deps.onBrowserUse?.(caller.apiKeyId, clock());
         throw new DomainError('forbidden', BROWSER_REFUSAL);
       }
       const kind = TRACKING[path];
       const operation = kind === undefined ? 'fetch' : 'events';
-      const retryAfter = limiter.take(caller.apiKeyId, operation, caller.policies);
+      const retryAfter = limits.take(`${caller.apiKeyId}:${operation}`, caller.policies[operation], clock());
       if (retryAfter > 0) {
         deps.metrics.countRateLimited(operation);
         throw new HttpError(

@@ -1,10 +1,6 @@
-/** The parameters of a fetch query; each is a string, or an array when given more than once. */
-export interface FetchParams {
-  placement: string | string[] | undefined;
-  limit: string | string[] | undefined;
-  location: string | string[] | undefined;
-  device: string | string[] | undefined;
-}
+import type { FetchParamName, QueryValue } from '../domain/requests.js';
+
+type FetchParams = Record<FetchParamName, QueryValue>;
 
 /** `+` is a space and `%XX` a byte in a query string; a malformed escape is kept as written. */
 function decode(value: string): string {
@@ -21,7 +17,7 @@ function decode(value: string): string {
  * are kept (D2 ignores the others); the result always has the same shape, which keeps the
  * hot path's property reads monomorphic, unlike a general-purpose parser's open-ended objects.
  */
-export function readFetchParams(query: string): FetchParams {
+export function readFetchParams(query: string): Readonly<FetchParams> {
   const params: FetchParams = {
     placement: undefined,
     limit: undefined,

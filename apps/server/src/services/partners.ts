@@ -1,5 +1,6 @@
 import { generateApiKey } from '../domain/api-keys.js';
 import { DomainError, invalid, notFound } from '../domain/errors.js';
+import { MAX_LIMIT_SETTING } from '../domain/rate-limits.js';
 import type { ApiKeyRecord, PageRequest, Partner, RateLimits, Store } from '../store/store.js';
 import { audit, CLI_ACTOR, type Actor } from './audit.js';
 
@@ -38,8 +39,10 @@ function checkLimits(value: unknown): RateLimits {
     if (!(name in limits)) throw invalid(`rateLimits.${name} is not a rate limit`);
     const raw = fields[name];
     if (raw === null || raw === undefined) continue;
-    if (typeof raw !== 'number' || !Number.isInteger(raw) || raw < 1 || raw > 1_000_000) {
-      throw invalid(`rateLimits.${name} must be an integer between 1 and 1000000, or null for the default`);
+    if (typeof raw !== 'number' || !Number.isInteger(raw) || raw < 1 || raw > MAX_LIMIT_SETTING) {
+      throw invalid(
+        `rateLimits.${name} must be an integer between 1 and ${MAX_LIMIT_SETTING}, or null for the default`,
+      );
     }
     limits[name as keyof RateLimits] = raw;
   }

@@ -2,6 +2,7 @@ import { afterEach, beforeEach } from 'vitest';
 import http from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
+import { HIGHEST_LIMITS } from '../../src/domain/rate-limits.js';
 import { buildApp } from '../../src/http/app.js';
 import { CampaignService } from '../../src/services/campaigns.js';
 import { PartnerService } from '../../src/services/partners.js';
@@ -124,13 +125,7 @@ export async function createTestApp(
   const { plaintext, key } = await partners.createKey(partner.id);
   // Tests of other behaviour make hundreds of calls with this key; the rate-limit tests set their
   // own limits or use a fresh key with the defaults of D7.
-  const high = 1_000_000;
-  await partners.setKeyLimits(key.id, {
-    fetchRate: high,
-    fetchBurst: high,
-    eventsRate: high,
-    eventsBurst: high,
-  });
+  await partners.setKeyLimits(key.id, HIGHEST_LIMITS);
   await state.refresh();
   const campaigns = new CampaignService(store);
   let advertiserCount = 0;
