@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { patchedBuild } from '../scripts/patched-build.mjs';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const CLI = path.join(ROOT, 'apps/server/dist/cli/main.js');
@@ -131,4 +132,21 @@ export async function measure(args, env, script, scriptEnv) {
   } finally {
     await server.stop();
   }
+}
+
+/**
+ * The `placard` CLI of a copy of the build with the partner API's rate limiter and browser check
+ * taken out: measured beside the real build, it shows what those two cost (issue "Production
+ * edges": less than 5% of throughput with limits too high to trigger).
+ */
+export function unguardedCli() {
+  const copy = patchedBuild('bench-unguarded', [
+    { file: 'http/partner-api.js', from: 'if (fromBrowser(request)) {', to: 'if (false) {' },
+    {
+      file: 'http/partner-api.js',
+      from: 'const decided = deps.limiter.take(operation, caller.apiKeyId, policy);',
+      to: 'const decided = 0;',
+    },
+  ]);
+  return path.join(copy, 'cli/main.js');
 }

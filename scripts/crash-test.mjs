@@ -17,6 +17,7 @@ import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { patchedBuild } from './patched-build.mjs';
 import { ensureBuilt, ensureInstalled } from './setup.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -36,23 +37,14 @@ ensureBuilt();
  * is queued, before the commit: exactly the bug this test exists to catch.
  */
 function buildUnderTest() {
-  const dist = path.join(root, 'apps/server/dist');
-  if (!broken) return dist;
-  const copy = path.join(root, 'apps/server/.crash-broken-dist');
-  fs.rmSync(copy, { recursive: true, force: true });
-  fs.cpSync(dist, copy, { recursive: true });
-  const file = path.join(copy, 'ingest/group-commit.js');
-  const source = fs.readFileSync(file, 'utf8');
-  const correct = 'this.queue.push({ event, resolve, reject });';
-  if (!source.includes(correct)) throw new Error('cannot find the line to break in group-commit.js');
-  fs.writeFileSync(
-    file,
-    source.replace(
-      correct,
-      'this.queue.push({ event, resolve: () => undefined, reject: () => undefined }); resolve();',
-    ),
-  );
-  return copy;
+  if (!broken) return path.join(root, 'apps/server/dist');
+  return patchedBuild('crash-broken', [
+    {
+      file: 'ingest/group-commit.js',
+      from: 'this.queue.push({ event, resolve, reject });',
+      to: 'this.queue.push({ event, resolve: () => undefined, reject: () => undefined }); resolve();',
+    },
+  ]);
 }
 
 async function freePort() {

@@ -1,6 +1,8 @@
 // bench/events: impressions and clicks (20:1) with durable group commit, relative to a node:http
 // hello-world in the same run. Targets (issue "Events that are never lost"): SQLite >= 33% of the
-// baseline with p99 under 20 ms; PostgreSQL >= 15%.
+// baseline with p99 under 20 ms; PostgreSQL >= 15%. Also (issue "Production edges"): the rate
+// limiter and browser check cost < 5% on SQLite (against a build without them, limits too high to
+// trigger).
 import fs from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
@@ -15,6 +17,7 @@ import {
   RUNS,
   SECONDS,
   tempDir,
+  unguardedCli,
   writeResults,
 } from '../lib.mjs';
 import { seedCampaigns } from '../seed.mjs';
@@ -56,9 +59,10 @@ pgUrl.pathname = `/${pgName}`;
 try {
   const sqlite = await prepare('sqlite', `sqlite:${path.join(dir, 'placard.db')}`, dir);
   const postgres = await prepare('postgres', pgUrl.toString(), dir);
-  const serve = (target) =>
+  const unguarded = unguardedCli();
+  const serve = (target, cli = CLI) =>
     measure(
-      [CLI, 'serve', '--json'],
+      [cli, 'serve', '--json'],
       {
         PLACARD_DATA_DIR: dir,
         PLACARD_PORT: '0',
@@ -72,21 +76,25 @@ try {
 
   const runs = [];
   for (let run = 1; run <= RUNS; run++) {
-    // Bracketed: hello, SQLite, PostgreSQL, hello.
+    // Bracketed: hello, SQLite unguarded, SQLite, PostgreSQL, SQLite unguarded, hello.
     const helloBefore = await hello();
+    const bareBefore = await serve(sqlite, unguarded);
     const onSqlite = await serve(sqlite);
     const onPostgres = await serve(postgres);
+    const bareAfter = await serve(sqlite, unguarded);
     const helloAfter = await hello();
     const baseline = (helloBefore.rps + helloAfter.rps) / 2;
-    runs.push({ helloBefore, onSqlite, onPostgres, helloAfter, baseline });
+    const bare = (bareBefore.rps + bareAfter.rps) / 2;
+    runs.push({ helloBefore, bareBefore, onSqlite, onPostgres, bareAfter, helloAfter, baseline, bare });
     console.log(
       `run ${run}: hello ${helloBefore.rps.toFixed(0)}/${helloAfter.rps.toFixed(0)} req/s; ` +
         `SQLite ${onSqlite.rps.toFixed(0)} (${pct(onSqlite.rps / baseline)}, p99 ${onSqlite.p99.toFixed(1)} ms); ` +
-        `PostgreSQL ${onPostgres.rps.toFixed(0)} (${pct(onPostgres.rps / baseline)}, p99 ${onPostgres.p99.toFixed(1)} ms)`,
+        `PostgreSQL ${onPostgres.rps.toFixed(0)} (${pct(onPostgres.rps / baseline)}, p99 ${onPostgres.p99.toFixed(1)} ms); ` +
+        `SQLite without limiter and browser check ${bareBefore.rps.toFixed(0)}/${bareAfter.rps.toFixed(0)} (guards cost ${pct(1 - onSqlite.rps / bare)})`,
     );
   }
   const summary = {
-    method: `server on core 0, wrk -t1 -c50 -d${SECONDS}s on core 1, each run hello/SQLite/PostgreSQL/hello, median of ${RUNS} runs`,
+    method: `server on core 0, wrk -t1 -c50 -d${SECONDS}s on core 1, each run hello/SQLite unguarded/SQLite/PostgreSQL/SQLite unguarded/hello, median of ${RUNS} runs`,
     helloRps: median(runs.map((r) => r.baseline)),
     sqliteRps: median(runs.map((r) => r.onSqlite.rps)),
     sqliteRatio: median(runs.map((r) => r.onSqlite.rps / r.baseline)),
@@ -94,6 +102,7 @@ try {
     postgresRps: median(runs.map((r) => r.onPostgres.rps)),
     postgresRatio: median(runs.map((r) => r.onPostgres.rps / r.baseline)),
     postgresP99Ms: median(runs.map((r) => r.onPostgres.p99)),
+    guardsCost: median(runs.map((r) => 1 - r.onSqlite.rps / r.bare)),
     runs,
   };
   const file = writeResults('events', summary);
@@ -103,6 +112,7 @@ events (impressions:clicks 20:1), ${summary.method}
   hello-world baseline   ${summary.helloRps.toFixed(0)} req/s
   SQLite                 ${summary.sqliteRps.toFixed(0)} req/s = ${pct(summary.sqliteRatio)} of baseline (target >= 33%: ${verdict(summary.sqliteRatio >= 0.33)}), p99 ${summary.sqliteP99Ms.toFixed(1)} ms (target < 20 ms: ${verdict(summary.sqliteP99Ms < 20)})
   PostgreSQL             ${summary.postgresRps.toFixed(0)} req/s = ${pct(summary.postgresRatio)} of baseline (target >= 15%: ${verdict(summary.postgresRatio >= 0.15)}), p99 ${summary.postgresP99Ms.toFixed(1)} ms
+  limiter + browser check cost ${pct(summary.guardsCost)} of the SQLite throughput (target < 5%: ${verdict(summary.guardsCost < 0.05)})
 results: ${path.relative(ROOT, file)}`);
 } finally {
   fs.rmSync(dir, { recursive: true, force: true });

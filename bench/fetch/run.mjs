@@ -1,6 +1,8 @@
 // bench/fetch: fetch throughput with 1,000 and 100,000 running campaigns, relative to a node:http
 // hello-world measured in the same run. Targets (issue "Placard server"): 1k >= 50% of the baseline,
-// 100k >= 70% of the 1k figure, server RSS with 100k campaigns < 300 MB.
+// 100k >= 70% of the 1k figure, server RSS with 100k campaigns < 300 MB. Also (issue "Production
+// edges"): the rate limiter and browser check cost < 5% (the 1k figure against a build without
+// them, limits too high to trigger), and, for information, the 1k figure with limits in Redis.
 import fs from 'node:fs';
 import path from 'node:path';
 import {
@@ -14,6 +16,7 @@ import {
   RUNS,
   SECONDS,
   tempDir,
+  unguardedCli,
   writeResults,
 } from '../lib.mjs';
 import { seedStore } from '../seed.mjs';
@@ -34,40 +37,53 @@ async function prepare(count) {
 const scriptEnv = (key) => ({ PLACARD_BENCH_KEY: key });
 
 const placardEnv = (dir) => ({ PLACARD_DATA_DIR: dir, PLACARD_PORT: '0', PLACARD_LOG_LEVEL: 'warn' });
+const UNGUARDED = unguardedCli();
+const REDIS_URL = process.env.PLACARD_BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const small = await prepare(1_000);
 const large = await prepare(100_000);
 const runs = [];
 const mean = (a, b) => (a + b) / 2;
 for (let run = 1; run <= RUNS; run++) {
   // Symmetric order, so a machine that speeds up or slows down during the run affects numerator
-  // and denominator alike: hello, 1k, 100k, 1k, hello.
-  const helloBefore = await measure([path.join(ROOT, 'bench/hello.mjs')], {}, SCRIPT, scriptEnv(small.key));
-  const k1Before = await measure(
-    [CLI, 'serve', '--json'],
-    placardEnv(small.dir),
-    SCRIPT,
-    scriptEnv(small.key),
-  );
+  // and denominator alike: hello, 1k, 1k unguarded, 100k, 1k with Redis, 1k unguarded, 1k, hello.
+  const hello = () => measure([path.join(ROOT, 'bench/hello.mjs')], {}, SCRIPT, scriptEnv(small.key));
+  const oneK = (cli = CLI, env = {}) =>
+    measure([cli, 'serve', '--json'], { ...placardEnv(small.dir), ...env }, SCRIPT, scriptEnv(small.key));
+  const helloBefore = await hello();
+  const k1Before = await oneK();
+  const bareBefore = await oneK(UNGUARDED);
   const k100 = await measure([CLI, 'serve', '--json'], placardEnv(large.dir), SCRIPT, scriptEnv(large.key));
-  const k1After = await measure(
-    [CLI, 'serve', '--json'],
-    placardEnv(small.dir),
-    SCRIPT,
-    scriptEnv(small.key),
-  );
-  const helloAfter = await measure([path.join(ROOT, 'bench/hello.mjs')], {}, SCRIPT, scriptEnv(small.key));
-  const hello = { rps: mean(helloBefore.rps, helloAfter.rps) };
+  const shared = await oneK(CLI, { PLACARD_REDIS_URL: REDIS_URL });
+  const bareAfter = await oneK(UNGUARDED);
+  const k1After = await oneK();
+  const helloAfter = await hello();
+  const baseline = { rps: mean(helloBefore.rps, helloAfter.rps) };
   const k1 = { rps: mean(k1Before.rps, k1After.rps), p99: Math.max(k1Before.p99, k1After.p99) };
-  runs.push({ helloBefore, k1Before, k100, k1After, helloAfter, hello, k1 });
+  const bare = { rps: mean(bareBefore.rps, bareAfter.rps) };
+  runs.push({
+    helloBefore,
+    k1Before,
+    bareBefore,
+    k100,
+    shared,
+    bareAfter,
+    k1After,
+    helloAfter,
+    hello: baseline,
+    k1,
+    bare,
+  });
   console.log(
     `run ${run}: hello ${helloBefore.rps.toFixed(0)}/${helloAfter.rps.toFixed(0)} req/s; ` +
-      `1k ${k1Before.rps.toFixed(0)}/${k1After.rps.toFixed(0)} (${pct(k1.rps / hello.rps)}); ` +
+      `1k ${k1Before.rps.toFixed(0)}/${k1After.rps.toFixed(0)} (${pct(k1.rps / baseline.rps)}); ` +
+      `1k without limiter and browser check ${bareBefore.rps.toFixed(0)}/${bareAfter.rps.toFixed(0)} (guards cost ${pct(1 - k1.rps / bare.rps)}); ` +
+      `1k with Redis ${shared.rps.toFixed(0)} (${pct(shared.rps / k1.rps)} of 1k); ` +
       `100k ${k100.rps.toFixed(0)} (${pct(k100.rps / k1.rps)} of 1k), RSS ${k100.rssMb.toFixed(0)} MB`,
   );
 }
 
 const summary = {
-  method: `server on core 0, wrk -t1 -c50 -d${SECONDS}s on core 1, each run hello/1k/100k/1k/hello, median of ${RUNS} runs`,
+  method: `server on core 0, wrk -t1 -c50 -d${SECONDS}s on core 1, each run hello/1k/1k unguarded/100k/1k Redis/1k unguarded/1k/hello, median of ${RUNS} runs`,
   helloRps: median(runs.map((r) => r.hello.rps)),
   fetch1kRps: median(runs.map((r) => r.k1.rps)),
   fetch1kRatio: median(runs.map((r) => r.k1.rps / r.hello.rps)),
@@ -77,6 +93,8 @@ const summary = {
   fetch100kRatioToHello: median(runs.map((r) => r.k100.rps / r.hello.rps)),
   fetch100kP99Ms: median(runs.map((r) => r.k100.p99)),
   rss100kMb: median(runs.map((r) => r.k100.rssMb)),
+  guardsCost: median(runs.map((r) => 1 - r.k1.rps / r.bare.rps)),
+  redisRatioTo1k: median(runs.map((r) => r.shared.rps / r.k1.rps)),
   runs,
 };
 const file = writeResults('fetch', summary);
@@ -87,5 +105,7 @@ fetch, ${summary.method}
   1,000 campaigns               ${summary.fetch1kRps.toFixed(0)} req/s = ${pct(summary.fetch1kRatio)} of baseline (target >= 50%: ${verdict(summary.fetch1kRatio >= 0.5)}), p99 ${summary.fetch1kP99Ms.toFixed(2)} ms
   100,000 campaigns             ${summary.fetch100kRps.toFixed(0)} req/s = ${pct(summary.fetch100kRatioTo1k)} of the 1k figure (target >= 70%: ${verdict(summary.fetch100kRatioTo1k >= 0.7)}), p99 ${summary.fetch100kP99Ms.toFixed(2)} ms
   server RSS, 100k campaigns    ${summary.rss100kMb.toFixed(0)} MB (target < 300 MB: ${verdict(summary.rss100kMb < 300)})
+  limiter + browser check       cost ${pct(summary.guardsCost)} of the 1k throughput (target < 5%: ${verdict(summary.guardsCost < 0.05)})
+  limits shared in Redis        ${pct(summary.redisRatioTo1k)} of the 1k figure (for information)
 results: ${path.relative(ROOT, file)}`);
 for (const { dir } of [small, large]) fs.rmSync(dir, { recursive: true, force: true });

@@ -16,6 +16,8 @@ export interface Config {
   readonly adminToken: string | undefined;
   /** Days raw events are kept before background pruning; per-minute rollups are kept for good. */
   readonly eventRetentionDays: number;
+  /** A `redis://` URL to share rate limits between instances; unset keeps them in memory. */
+  readonly redisUrl: string | undefined;
 }
 
 /** Thrown for a bad environment value; `main` prints the message and exits non-zero. */
@@ -141,6 +143,20 @@ export const SETTINGS: ReadonlyArray<Setting<keyof Config>> = [
       'Days raw impression and click events are kept; older ones are pruned in the background. Per-minute rollups (and so reports) are kept.',
     defaultText: '90',
     parse: (raw) => integer('PLACARD_EVENT_RETENTION_DAYS', raw, 90, 1, 36_500),
+  },
+  {
+    key: 'redisUrl',
+    env: 'PLACARD_REDIS_URL',
+    description:
+      '`redis://[user:password@]host:port[/db]` (or `rediss://`) to share rate limits between instances. If Redis becomes unreachable, each instance limits on its own until it is back. Unset: limits in memory.',
+    defaultText: '(unset)',
+    parse: (raw) => {
+      if (raw === undefined || raw === '') return undefined;
+      if (!/^rediss?:\/\/[^\s]+$/.test(raw)) {
+        throw new ConfigError('PLACARD_REDIS_URL must be a redis:// or rediss:// URL');
+      }
+      return raw;
+    },
   },
 ];
 

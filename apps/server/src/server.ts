@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import pino, { type Logger } from 'pino';
 import type { Config } from './config.js';
 import { buildApp } from './http/app.js';
+import { RedisRateLimiter } from './limits/redis-limiter.js';
 import { connect } from './store/connect.js';
 import { Store } from './store/store.js';
 import { wireServices, type Services } from './wiring.js';
@@ -40,11 +41,11 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     const { applied } = await store.migrate();
     if (applied.length > 0) logger.info({ applied }, 'migrations applied');
     await options.beforeLoad?.(store);
-    const { state, events, tokens, keyUsage, lifecycle, retention, appDeps } = wireServices(
-      store,
-      logger,
-      config,
-    );
+    const limiter = config.redisUrl ? await RedisRateLimiter.connect(config.redisUrl, logger) : undefined;
+    const { state, events, tokens, keyUsage, lifecycle, retention, appDeps } = wireServices(store, logger, {
+      ...config,
+      ...(limiter && { limiter }),
+    });
     const generatedAdminToken = await tokens.ensure(config.adminToken);
     await state.load();
     state.start();
@@ -69,6 +70,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
         await retention.stop();
         state.stop();
         await keyUsage.stop();
+        await appDeps.limiter.close();
         await store.close();
       })());
     return { app, store, state, logger, url: address, generatedAdminToken, close };

@@ -6,6 +6,7 @@ import { AdminTokens } from './services/admin-tokens.js';
 import { DeliveryService } from './services/delivery.js';
 import { KeyUsage } from './services/key-usage.js';
 import { LifecycleJob } from './services/lifecycle-job.js';
+import { MemoryRateLimiter, type RateLimiter } from './limits/rate-limiter.js';
 import { Metrics } from './services/metrics.js';
 import { RetentionJob } from './services/retention-job.js';
 import { ServingState } from './services/serving-state.js';
@@ -20,6 +21,8 @@ export interface WiringOptions {
   clock?: () => number;
   /** Replaces the event sink (tests use a failing one). */
   events?: (store: Store, onCapReached: () => void) => EventSink;
+  /** The rate limiter (D7); in this instance's memory unless given (server.ts passes Redis's). */
+  limiter?: RateLimiter;
 }
 
 export interface Services {
@@ -31,6 +34,7 @@ export interface Services {
   lifecycle: LifecycleJob;
   retention: RetentionJob;
   metrics: Metrics;
+  limiter: RateLimiter;
   appDeps: AppDeps;
 }
 
@@ -67,7 +71,9 @@ export function wireServices(store: Store, logger: Logger, options: WiringOption
   const keyUsage = new KeyUsage(store, logger);
   const lifecycle = new LifecycleJob(store, logger, options.refreshIntervalMs, clock);
   const retention = new RetentionJob(store, logger, options.eventRetentionDays, clock);
+  const limiter = options.limiter ?? new MemoryRateLimiter(clock);
   const appDeps: AppDeps = {
+    limiter,
     shutdown: new Shutdown(),
     metrics,
     store,
@@ -79,5 +85,5 @@ export function wireServices(store: Store, logger: Logger, options: WiringOption
     onKeyUse: keyUsage.touch,
     onBrowserUse: keyUsage.browserUse,
   };
-  return { state, events, delivery, tokens, keyUsage, lifecycle, retention, metrics, appDeps };
+  return { state, events, delivery, tokens, keyUsage, lifecycle, retention, metrics, limiter, appDeps };
 }

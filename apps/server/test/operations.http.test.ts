@@ -23,7 +23,12 @@ describe('health, readiness and metrics', () => {
     expect(ready.statusCode).toBe(200);
     expect(ready.json()).toEqual({
       status: 'ready',
-      checks: { shutdown: 'ok', store: 'ok', migrations: 'ok' },
+      checks: {
+        shutdown: 'ok',
+        store: 'ok',
+        migrations: 'ok',
+        rateLimits: 'in memory (limits per instance)',
+      },
     });
 
     const ping = t.store.ping.bind(t.store);

@@ -31,17 +31,16 @@ export function take(bucket: Bucket, policy: BucketPolicy, now: number): number 
  * Token buckets by id, each created full on first use. `maxEntries` bounds memory when ids come
  * from outside (client addresses): past it the oldest bucket goes.
  */
-export class BucketMap {
-  private readonly buckets = new Map<string, Bucket>();
+export class BucketMap<Id = string> {
+  private readonly buckets = new Map<Id, Bucket>();
 
   constructor(private readonly maxEntries = Infinity) {}
 
   /** Takes one token from `id`'s bucket; 0 when allowed, else the whole seconds until one is back. */
-  take(id: string, policy: BucketPolicy, now: number): number {
+  take(id: Id, policy: BucketPolicy, now: number): number {
     let bucket = this.buckets.get(id);
     if (!bucket) {
-      if (this.buckets.size >= this.maxEntries)
-        this.buckets.delete(this.buckets.keys().next().value as string);
+      if (this.buckets.size >= this.maxEntries) this.buckets.delete(this.buckets.keys().next().value as Id);
       bucket = { tokens: policy.burst, updatedAt: now };
       this.buckets.set(id, bucket);
     }

@@ -4,6 +4,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } 
 import type { Logger } from 'pino';
 import type { DeliveryService } from '../services/delivery.js';
 import type { Metrics } from '../services/metrics.js';
+import type { RateLimiter } from '../limits/rate-limiter.js';
 import type { Store } from '../store/store.js';
 import type { ServingState } from '../services/serving-state.js';
 import { adminApi, type AdminDeps } from './admin/plugin.js';
@@ -25,6 +26,7 @@ export interface AppDeps {
   metrics: Metrics;
   /** For readiness checks. */
   store: Store;
+  limiter: RateLimiter;
 }
 
 /** Whether the instance is shutting down: new partner requests get 503 and connections close. */
@@ -110,6 +112,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     metrics: deps.metrics,
     shutdown,
     tokens: deps.admin.tokens,
+    limiter: deps.limiter,
   });
   await app.register(adminApi, { ...deps.admin, prefix: '/admin/v1' });
   return app;

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AdminTokens } from '../services/admin-tokens.js';
 import type { Metrics } from '../services/metrics.js';
+import type { RateLimiter } from '../limits/rate-limiter.js';
 import type { Store } from '../store/store.js';
 import type { Shutdown } from './app.js';
 
@@ -9,6 +10,7 @@ export interface OperationsDeps {
   metrics: Metrics;
   shutdown: Shutdown;
   tokens: AdminTokens;
+  limiter: RateLimiter;
 }
 
 /** A readiness check that takes longer than this counts as failed. */
@@ -27,7 +29,8 @@ function withTimeout<T>(work: Promise<T>, what: string): Promise<T> {
 
 /**
  * What an operator's tooling calls: `/healthz` (the process is alive), `/readyz` (it can serve:
- * store reachable, migrations applied, not shutting down; 503 naming the failing check otherwise)
+ * store reachable, migrations applied, not shutting down; 503 naming the failing check otherwise;
+ * `degraded` while the shared rate limiter's Redis is unreachable)
  * and `/metrics` (Prometheus text format, behind an admin token like the management API).
  */
 export async function operationsRoutes(app: FastifyInstance, deps: OperationsDeps): Promise<void> {
@@ -63,6 +66,10 @@ export async function operationsRoutes(app: FastifyInstance, deps: OperationsDep
       }
       return 'ok';
     });
+    // A lost Redis is reported, not failed: the instance still serves with its own limits (D7),
+    // and failing readiness would take every instance out of the load balancer at once.
+    const limits = deps.limiter.health();
+    checks['rateLimits'] = limits.mode === 'shared' ? 'ok' : limits.detail;
     if (failing !== undefined) {
       return reply
         .code(503)
@@ -73,7 +80,7 @@ export async function operationsRoutes(app: FastifyInstance, deps: OperationsDep
           checks,
         });
     }
-    return { status: 'ready', checks };
+    return { status: limits.mode === 'degraded' ? 'degraded' : 'ready', checks };
   });
 
   app.get('/metrics', async (request, reply) => {

@@ -12,7 +12,7 @@ import { readJsonBody } from './body.js';
 import { readFetchParams } from './query.js';
 import { DomainError, invalid } from '../domain/errors.js';
 import { rateLimitHeaders } from '../domain/rate-limits.js';
-import { BucketMap } from '../domain/token-bucket.js';
+import type { RateLimiter } from '../limits/rate-limiter.js';
 import { IDEMPOTENCY_KEY_MESSAGE, isValidIdempotencyKey } from '../domain/verdicts.js';
 import { describeError, errorBody, HttpError, JSON_TYPE } from './errors.js';
 import { requestId } from './request-id.js';
@@ -51,6 +51,9 @@ export interface PartnerApiDeps {
   /** The time source for key expiry; the same one the delivery service uses. */
   clock?: () => number;
   metrics: Metrics;
+  /** Per key and operation class (D7); only authenticated requests reach it, so failed
+   * authentication never spends a real key's quota (D6). */
+  limiter: RateLimiter;
 }
 
 /** Handles a request if it is for the partner API; returns false to pass it on. */
@@ -108,9 +111,6 @@ function send(
 export function partnerApi(deps: PartnerApiDeps): PartnerHandler {
   const authenticate = partnerAuthenticator(deps.state, deps.onKeyUse, deps.clock);
   const failures = new AuthFailureLimiter(undefined, deps.clock);
-  // Per key and operation class (D7), in this instance's memory. Only authenticated requests
-  // reach it, so failed authentication never spends a real key's quota (D6).
-  const limits = new BucketMap();
   const clock = deps.clock ?? Date.now;
 
   /** Authenticates; a failure is a 401 until its address has failed too often, then a 429 (D6). */
@@ -196,24 +196,27 @@ export function partnerApi(deps: PartnerApiDeps): PartnerHandler {
       }
       const kind = TRACKING[path];
       const operation = kind === undefined ? 'fetch' : 'events';
-      const retryAfter = limits.take(`${caller.apiKeyId}:${operation}`, caller.policies[operation], clock());
-      if (retryAfter > 0) {
-        deps.metrics.countRateLimited(operation);
-        throw new HttpError(
-          429,
-          'Rate limit exceeded',
-          rateLimitHeaders(operation, caller.policies[operation], retryAfter),
-        );
-      }
-      if (kind === undefined) {
-        const query = parseFetchQuery(readFetchParams(mark === -1 ? '' : url.slice(mark + 1)));
-        respond(request, response, id, path, started, 200, deps.delivery.fetch(query, caller));
-      } else {
-        track(request, kind, caller).then(
-          () => respond(request, response, id, path, started, 200, ACKNOWLEDGEMENTS[kind]),
-          (error: unknown) => fail(request, response, id, path, started, error),
-        );
-      }
+      const policy = caller.policies[operation];
+      /** Serves the request once the limiter has let it through, or answers 429. */
+      const serve = (retryAfter: number): void => {
+        if (retryAfter > 0) {
+          deps.metrics.countRateLimited(operation);
+          throw new HttpError(429, 'Rate limit exceeded', rateLimitHeaders(operation, policy, retryAfter));
+        }
+        if (kind === undefined) {
+          const query = parseFetchQuery(readFetchParams(mark === -1 ? '' : url.slice(mark + 1)));
+          respond(request, response, id, path, started, 200, deps.delivery.fetch(query, caller));
+        } else {
+          track(request, kind, caller).then(
+            () => respond(request, response, id, path, started, 200, ACKNOWLEDGEMENTS[kind]),
+            (error: unknown) => fail(request, response, id, path, started, error),
+          );
+        }
+      };
+      const decided = deps.limiter.take(operation, caller.apiKeyId, policy);
+      // The memory limiter answers at once, keeping the default path free of promises.
+      if (typeof decided === 'number') serve(decided);
+      else decided.then(serve).catch((error: unknown) => fail(request, response, id, path, started, error));
     } catch (error) {
       fail(request, response, id, path, started, error);
     }

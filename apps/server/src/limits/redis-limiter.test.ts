@@ -1,0 +1,77 @@
+import { randomInt } from 'node:crypto';
+import pino from 'pino';
+import { afterAll, describe, expect, it } from 'vitest';
+import { OwnRedis, SHARED_REDIS_URL } from '../../test/helpers/redis.js';
+import { RedisRateLimiter } from './redis-limiter.js';
+
+const quiet = pino({ level: 'silent' });
+
+describe('RedisRateLimiter', () => {
+  const opened: RedisRateLimiter[] = [];
+  const open = async (url = SHARED_REDIS_URL, logger = quiet) => {
+    const limiter = await RedisRateLimiter.connect(url, logger);
+    opened.push(limiter);
+    return limiter;
+  };
+  afterAll(async () => {
+    for (const limiter of opened) await limiter.close();
+  });
+
+  it('lets a burst through, then refuses with the seconds until a token is back', async () => {
+    const limiter = await open();
+    expect(limiter.health().mode).toBe('shared');
+    const id = randomInt(1, 2 ** 47);
+    const policy = { perSecond: 0.5, burst: 3 };
+    const answers = await Promise.all(Array.from({ length: 5 }, () => limiter.take('fetch', id, policy)));
+    expect(answers).toEqual([0, 0, 0, 2, 2]);
+  });
+
+  it('is one bucket for every limiter sharing the Redis, as for instances', async () => {
+    const [first, second] = [await open(), await open()];
+    const id = randomInt(1, 2 ** 47);
+    const policy = { perSecond: 1, burst: 10 };
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? first : second).take('fetch', id, policy)),
+    );
+    expect(answers.filter((wait) => wait === 0)).toHaveLength(10);
+  });
+
+  it('falls back to per-instance limits while Redis is gone, says so, and shares again when it is back', async () => {
+    const lines: string[] = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => lines.push(line) });
+    const redis = await OwnRedis.start();
+    try {
+      const limiter = await open(redis.url, logger);
+      const policy = { perSecond: 0.001, burst: 2 };
+      expect(await limiter.take('fetch', 1, policy)).toBe(0);
+
+      await redis.stop();
+      await expect.poll(() => limiter.health().mode).toBe('degraded');
+      expect(limiter.health().detail).toMatch(/^redis unavailable since .*: limits are per instance$/);
+      expect(lines.join('')).toContain('redis is unavailable: rate limits are per instance');
+      // Still limiting, with this instance's own bucket (a fresh one: the shared state is out of reach).
+      expect([await limiter.take('fetch', 1, policy), await limiter.take('fetch', 1, policy)]).toEqual([
+        0, 0,
+      ]);
+      expect(await limiter.take('fetch', 1, policy)).toBeGreaterThan(0);
+
+      await redis.restart();
+      await expect.poll(() => limiter.health().mode, { timeout: 10_000 }).toBe('shared');
+      expect(lines.join('')).toContain('redis is back: rate limits are shared again');
+      // The restarted Redis is empty and has no script loaded: the bucket starts full again.
+      expect(await limiter.take('fetch', 2, policy)).toBe(0);
+    } finally {
+      await redis.stop();
+    }
+  });
+
+  it('starts degraded, without waiting more than about two seconds, when Redis is not there', async () => {
+    const redis = await OwnRedis.start();
+    await redis.stop();
+    const started = Date.now();
+    const limiter = await open(redis.url);
+    expect(Date.now() - started).toBeLessThan(3_000);
+    expect(limiter.health().mode).toBe('degraded');
+    expect(limiter.take('fetch', 3, { perSecond: 1, burst: 1 })).toBe(0);
+  });
+});

@@ -1,0 +1,119 @@
+import fs from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDatabase, tempDir, type TestDatabase } from './helpers/engines.js';
+import { cliJson, ensureBuilt, startServerProcess, type ServerProcess } from './helpers/process.js';
+import { OwnRedis } from './helpers/redis.js';
+
+/**
+ * Rate limits with `PLACARD_REDIS_URL` (D7), as operators run them: built server processes sharing
+ * one PostgreSQL database and one Redis.
+ */
+describe('rate limits shared through Redis', () => {
+  let database: TestDatabase;
+  let redis: OwnRedis;
+  let env: Record<string, string>;
+  const servers: ServerProcess[] = [];
+  const dataDir = tempDir('placard-limits-');
+
+  /** Creates a partner and a key with the given fetch limit; returns the key. */
+  function keyWithFetchLimit(partner: string, rate: number, burst: number): string {
+    cliJson(['partners', 'create', partner], env);
+    const key = cliJson<{ id: number; key: string }>(['keys', 'create', '--partner', partner], env);
+    cliJson(
+      ['keys', 'limits', String(key.id), '--fetch-rate', String(rate), '--fetch-burst', String(burst)],
+      env,
+    );
+    return key.key;
+  }
+
+  const fetchFrom = (server: ServerProcess, apiKey: string) =>
+    fetch(`${server.url}/api/v1/campaigns/fetch?placement=header_banner`, {
+      headers: { authorization: `Bearer ${apiKey}` },
+    }).then(async (response) => {
+      await response.arrayBuffer();
+      return response.status;
+    });
+
+  beforeAll(async () => {
+    ensureBuilt();
+    [database, redis] = await Promise.all([createDatabase('postgres'), OwnRedis.start()]);
+    env = { PLACARD_DATA_DIR: dataDir, PLACARD_DATABASE_URL: database.url, PLACARD_REDIS_URL: redis.url };
+    // Migrate once before the instances start, as a deployment would.
+    cliJson(['migrate'], env);
+  });
+  afterAll(async () => {
+    await Promise.all(servers.map((server) => server.stop()));
+    await redis.stop();
+    await database.drop();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('two instances together let through no more than the key’s limit (within 5%)', async () => {
+    const rate = 40;
+    const burst = 40;
+    const apiKey = keyWithFetchLimit('Shared Limits', rate, burst);
+    servers.push(await startServerProcess(env), await startServerProcess(env));
+    for (const server of servers) {
+      const ready = (await (await fetch(`${server.url}/readyz`)).json()) as {
+        checks: Record<string, string>;
+      };
+      expect(ready.checks['rateLimits']).toBe('ok');
+    }
+
+    // 16 clients alternate between the two instances as fast as they are answered, for 3 s.
+    const counts = new Map<number, number>();
+    const started = Date.now();
+    const runFor = 3_000;
+    await Promise.all(
+      Array.from({ length: 16 }, async (_, client) => {
+        for (let i = 0; Date.now() - started < runFor; i++) {
+          const status = await fetchFrom(servers[(client + i) % 2]!, apiKey);
+          counts.set(status, (counts.get(status) ?? 0) + 1);
+        }
+      }),
+    );
+    const seconds = (Date.now() - started) / 1000;
+    const allowed = burst + rate * seconds;
+    const passed = counts.get(200) ?? 0;
+    expect([...counts.keys()].sort()).toEqual([200, 429]);
+    // Each instance alone would let `allowed` through: together, without sharing, nearly twice.
+    expect(passed).toBeLessThanOrEqual(allowed * 1.05);
+    expect(passed).toBeGreaterThanOrEqual(allowed * 0.9);
+  });
+
+  it('keeps serving with per-instance limits when Redis stops mid-run, says so, and recovers', async () => {
+    const apiKey = keyWithFetchLimit('Redis Outage', 1_000, 5);
+    const [server] = servers;
+    await expect.poll(() => fetchFrom(server!, apiKey), { timeout: 5_000 }).toBe(200);
+
+    await redis.stop();
+    const during: number[] = [];
+    for (let i = 0; i < 20; i++) during.push(await fetchFrom(server!, apiKey));
+    // Every answer is a served fetch or a limit, none an error: the instance limits on its own.
+    expect(during.every((status) => status === 200 || status === 429)).toBe(true);
+    expect(during.filter((status) => status === 200).length).toBeGreaterThan(0);
+    const ready = await fetch(`${server!.url}/readyz`);
+    expect(ready.status).toBe(200);
+    const body = (await ready.json()) as { status: string; checks: Record<string, string> };
+    expect(body.status).toBe('degraded');
+    expect(body.checks['rateLimits']).toMatch(/^redis unavailable since .*: limits are per instance$/);
+    await expect
+      .poll(() =>
+        server!.output.some((line) => line.includes('redis is unavailable: rate limits are per instance')),
+      )
+      .toBe(true);
+
+    await redis.restart();
+    await expect
+      .poll(
+        async () => ((await (await fetch(`${server!.url}/readyz`)).json()) as { status: string }).status,
+        {
+          timeout: 10_000,
+        },
+      )
+      .toBe('ready');
+    expect(server!.output.some((line) => line.includes('redis is back: rate limits are shared again'))).toBe(
+      true,
+    );
+  });
+});
