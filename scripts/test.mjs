@@ -1,5 +1,6 @@
 // `npm test`: the whole suite, in the order that fails fastest: set-up, type-check (which also
-// builds the server the end-to-end tests start), lint, format check, every test, then the crash
+// builds the server the end-to-end tests start), lint, format check, the OpenAPI document's
+// lint (its freshness is a test), every test, then the crash
 // test (`npm run test:crash`) and its proof that it catches a build that answers before committing.
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
@@ -11,6 +12,7 @@ const steps = [
   ['type-check (tests included)', 'npx', ['tsc', '-p', 'apps/server/tsconfig.test.json']],
   ['lint', 'npx', ['eslint', '--max-warnings=0', '.']],
   ['format', 'npx', ['prettier', '--check', '.']],
+  ['API document lint', 'npx', ['redocly', 'lint', '--format=stylish', 'docs/openapi.json']],
   ['tests', 'npx', ['vitest', 'run', ...process.argv.slice(2)]],
   ['crash test', process.execPath, ['scripts/crash-test.mjs']],
   [

@@ -16,6 +16,8 @@ export interface Config {
   readonly adminToken: string | undefined;
   /** Days raw events are kept before background pruning; per-minute rollups are kept for good. */
   readonly eventRetentionDays: number;
+  /** Seconds partners may reuse a fetch answer (`Cache-Control: private, max-age=N`); 0 forbids it. */
+  readonly fetchMaxAgeSeconds: number;
   /** A `redis://` URL to share rate limits between instances; unset keeps them in memory. */
   readonly redisUrl: string | undefined;
 }
@@ -143,6 +145,14 @@ export const SETTINGS: ReadonlyArray<Setting<keyof Config>> = [
       'Days raw impression and click events are kept; older ones are pruned in the background. Per-minute rollups (and so reports) are kept.',
     defaultText: '90',
     parse: (raw) => integer('PLACARD_EVENT_RETENTION_DAYS', raw, 90, 1, 36_500),
+  },
+  {
+    key: 'fetchMaxAgeSeconds',
+    env: 'PLACARD_FETCH_MAX_AGE',
+    description:
+      'Seconds a partner may reuse a fetch answer, sent as `Cache-Control: private, max-age=N` (`no-store` when 0). A paused or capped campaign can stay on partners’ pages this long.',
+    defaultText: '5',
+    parse: (raw) => integer('PLACARD_FETCH_MAX_AGE', raw, 5, 0, 3_600),
   },
   {
     key: 'redisUrl',

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import { Shutdown, type AppDeps } from './http/app.js';
+import { DEFAULT_FETCH_MAX_AGE_SECONDS } from './http/partner-api.js';
 import type { EventSink } from './ingest/event-sink.js';
 import { DEFAULT_GROUP_COMMIT, GroupCommitSink } from './ingest/group-commit.js';
 import { AdminTokens } from './services/admin-tokens.js';
@@ -11,10 +12,13 @@ import { Metrics } from './services/metrics.js';
 import { RetentionJob } from './services/retention-job.js';
 import { ServingState } from './services/serving-state.js';
 import type { Store } from './store/store.js';
+import { VERSION } from './version.js';
 
 export interface WiringOptions {
   refreshIntervalMs: number;
   accessLog: boolean;
+  /** Seconds partners may reuse a fetch answer (default 5). */
+  fetchMaxAgeSeconds?: number;
   /** Days raw events are kept (rollups are kept for good). */
   eventRetentionDays: number;
   /** The one time source for serving, tracking, keys and the lifecycle; tests move it. */
@@ -73,6 +77,7 @@ export function wireServices(store: Store, logger: Logger, options: WiringOption
   const retention = new RetentionJob(store, logger, options.eventRetentionDays, clock);
   const limiter = options.limiter ?? new MemoryRateLimiter(clock);
   const appDeps: AppDeps = {
+    version: VERSION,
     limiter,
     shutdown: new Shutdown(),
     metrics,
@@ -81,6 +86,7 @@ export function wireServices(store: Store, logger: Logger, options: WiringOption
     state,
     delivery,
     accessLog: options.accessLog,
+    fetchMaxAgeSeconds: options.fetchMaxAgeSeconds ?? DEFAULT_FETCH_MAX_AGE_SECONDS,
     admin: { store, tokens, clock, afterChange: refreshNow },
     onKeyUse: keyUsage.touch,
     onBrowserUse: keyUsage.browserUse,

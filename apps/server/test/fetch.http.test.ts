@@ -27,6 +27,22 @@ describe('GET /api/v1/campaigns/fetch: success envelope (contract 2.1, 2.3; D3)'
     expect(body.count).toBe(body.data.length);
   });
 
+  it('tells partners how long they may reuse the answer, privately (Cache-Control, contract 7)', async () => {
+    const res = await t.fetch('placement=header_banner');
+    expect(res.headers['cache-control']).toBe('private, max-age=5');
+    const error = await t.fetch('');
+    expect(error.statusCode).toBe(400);
+    expect(error.headers['cache-control']).toBeUndefined();
+    const noCache = await createTestApp({ fetchMaxAgeSeconds: 0 });
+    try {
+      expect((await noCache.fetch('placement=header_banner')).headers['cache-control']).toBe(
+        'private, no-store',
+      );
+    } finally {
+      await noCache.close();
+    }
+  });
+
   it('returns exactly the contract fields, omits absent description and category, ISO createdAt', async () => {
     const [full, bare] = await t.addCampaigns([
       campaign({ title: 'Full', description: 'A description', category: 'retail', priority: 2 }),

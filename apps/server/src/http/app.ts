@@ -9,8 +9,10 @@ import type { Store } from '../store/store.js';
 import type { ServingState } from '../services/serving-state.js';
 import { adminApi, type AdminDeps } from './admin/plugin.js';
 import { errorBody, installErrorHandling, JSON_TYPE } from './errors.js';
+import { apiDocs } from './openapi/document.js';
 import { operationsRoutes } from './operations.js';
 import { partnerApi } from './partner-api.js';
+import { installSecurityHeaders } from './security-headers.js';
 import { requestId } from './request-id.js';
 
 export interface AppDeps {
@@ -18,6 +20,8 @@ export interface AppDeps {
   state: ServingState;
   delivery: DeliveryService;
   accessLog: boolean;
+  /** Seconds partners may reuse a fetch answer. */
+  fetchMaxAgeSeconds: number;
   admin: AdminDeps;
   onKeyUse?: (apiKeyId: number, at: number) => void;
   onBrowserUse?: (apiKeyId: number, at: number) => void;
@@ -27,6 +31,8 @@ export interface AppDeps {
   /** For readiness checks. */
   store: Store;
   limiter: RateLimiter;
+  /** The product's version, for the API document. */
+  version: string;
 }
 
 /** Whether the instance is shutting down: new partner requests get 503 and connections close. */
@@ -107,6 +113,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     }
   });
   installErrorHandling(app);
+  installSecurityHeaders(app);
+  // Route schemas document the API (see openapi/); the rules and their messages live in the
+  // domain layer, shared with the CLI, so schemas neither validate nor reshape responses.
+  app.setValidatorCompiler(() => (value) => ({ value }));
+  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
+  await app.register(apiDocs, { version: deps.version });
   await app.register(operationsRoutes, {
     store: deps.store,
     metrics: deps.metrics,

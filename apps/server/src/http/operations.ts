@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { OPERATIONS_ROUTES } from './openapi/operations.js';
 import type { AdminTokens } from '../services/admin-tokens.js';
 import type { Metrics } from '../services/metrics.js';
 import type { RateLimiter } from '../limits/rate-limiter.js';
@@ -36,9 +37,9 @@ function withTimeout<T>(work: Promise<T>, what: string): Promise<T> {
 export async function operationsRoutes(app: FastifyInstance, deps: OperationsDeps): Promise<void> {
   let migrationsApplied = false;
 
-  app.get('/healthz', async () => ({ status: 'ok' }));
+  app.get('/healthz', { schema: OPERATIONS_ROUTES.healthz }, async () => ({ status: 'ok' }));
 
-  app.get('/readyz', async (_request, reply) => {
+  app.get('/readyz', { schema: OPERATIONS_ROUTES.readyz }, async (_request, reply) => {
     const checks: Record<string, string> = {};
     let failing: string | undefined;
     const check = async (name: string, run: () => Promise<string>): Promise<void> => {
@@ -83,7 +84,7 @@ export async function operationsRoutes(app: FastifyInstance, deps: OperationsDep
     return { status: limits.mode === 'degraded' ? 'degraded' : 'ready', checks };
   });
 
-  app.get('/metrics', async (request, reply) => {
+  app.get('/metrics', { schema: OPERATIONS_ROUTES.metrics }, async (request, reply) => {
     await deps.tokens.authenticate(request.headers.authorization);
     const { contentType, body } = await deps.metrics.expose();
     return reply.type(contentType).send(body);

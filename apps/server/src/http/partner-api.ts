@@ -37,11 +37,16 @@ const ACKNOWLEDGEMENTS: Readonly<Record<EventKind, string>> = {
   click: JSON.stringify({ status: 'success', message: 'Click tracked successfully' }),
 };
 
+/** How long partners may reuse a fetch answer by default: changes reach pages within this. */
+export const DEFAULT_FETCH_MAX_AGE_SECONDS = 5;
+
 export interface PartnerApiDeps {
   state: ServingState;
   delivery: DeliveryService;
   logger: Logger;
   accessLog: boolean;
+  /** Seconds partners may reuse a fetch answer (`Cache-Control`); 0 sends `no-store`. */
+  fetchMaxAgeSeconds: number;
   /** True once shutdown has begun: new partner requests get 503. */
   isClosing: () => boolean;
   /** Told of every authenticated use of a key. */
@@ -112,6 +117,12 @@ export function partnerApi(deps: PartnerApiDeps): PartnerHandler {
   const authenticate = partnerAuthenticator(deps.state, deps.onKeyUse, deps.clock);
   const failures = new AuthFailureLimiter(undefined, deps.clock);
   const clock = deps.clock ?? Date.now;
+  // Contract 7: partners should cache fetched campaigns; this says for how long. Private: the
+  // answer is per key, never for shared caches.
+  const fetchHeaders = {
+    'cache-control':
+      deps.fetchMaxAgeSeconds > 0 ? `private, max-age=${deps.fetchMaxAgeSeconds}` : 'private, no-store',
+  };
 
   /** Authenticates; a failure is a 401 until its address has failed too often, then a 429 (D6). */
   function authenticateFrom(request: IncomingMessage): Caller {
@@ -205,7 +216,16 @@ export function partnerApi(deps: PartnerApiDeps): PartnerHandler {
         }
         if (kind === undefined) {
           const query = parseFetchQuery(readFetchParams(mark === -1 ? '' : url.slice(mark + 1)));
-          respond(request, response, id, path, started, 200, deps.delivery.fetch(query, caller));
+          respond(
+            request,
+            response,
+            id,
+            path,
+            started,
+            200,
+            deps.delivery.fetch(query, caller),
+            fetchHeaders,
+          );
         } else {
           track(request, kind, caller).then(
             () => respond(request, response, id, path, started, 200, ACKNOWLEDGEMENTS[kind]),

@@ -99,6 +99,7 @@ export async function createTestApp(
     engine?: 'sqlite' | 'postgres';
     events?: WiringOptions['events'];
     clock?: () => number;
+    fetchMaxAgeSeconds?: number;
   } = {},
 ): Promise<TestApp> {
   const database = await createDatabase(options.engine ?? 'sqlite');
@@ -113,6 +114,7 @@ export async function createTestApp(
     eventRetentionDays: 90,
     clock,
     ...(options.events && { events: options.events }),
+    ...(options.fetchMaxAgeSeconds !== undefined && { fetchMaxAgeSeconds: options.fetchMaxAgeSeconds }),
   });
   const { state, events } = services;
   await state.load();

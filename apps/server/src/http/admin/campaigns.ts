@@ -4,6 +4,7 @@ import { invalid } from '../../domain/errors.js';
 import { CAMPAIGN_ACTIONS } from '../../domain/lifecycle.js';
 import { AdvertiserService } from '../../services/advertisers.js';
 import { campaignToJson, CampaignService } from '../../services/campaigns.js';
+import { MANAGEMENT_ROUTES } from '../openapi/management.js';
 import type { AdminContext } from './plugin.js';
 import { fields, idParam, one, pageOf, pageRequest } from './support.js';
 
@@ -14,19 +15,21 @@ export async function campaignRoutes(app: FastifyInstance, context: AdminContext
   const campaigns = (request: Parameters<AdminContext['actor']>[0]) =>
     new CampaignService(context.store, context.actor(request), context.clock);
 
-  app.get('/advertisers', async (request) => {
+  app.get('/advertisers', { schema: MANAGEMENT_ROUTES.listAdvertisers }, async (request) => {
     const page = pageRequest(request.query as Record<string, unknown>);
     return pageOf(await advertisers(request).list(page), page, (a) => a);
   });
-  app.post('/advertisers', async (request, reply) =>
+  app.post('/advertisers', { schema: MANAGEMENT_ROUTES.createAdvertiser }, async (request, reply) =>
     reply.code(201).send(one(await advertisers(request).create(fields(request)['name']))),
   );
-  app.get('/advertisers/:id', async (request) => one(await advertisers(request).get(idParam(request))));
-  app.patch('/advertisers/:id', async (request) =>
+  app.get('/advertisers/:id', { schema: MANAGEMENT_ROUTES.getAdvertiser }, async (request) =>
+    one(await advertisers(request).get(idParam(request))),
+  );
+  app.patch('/advertisers/:id', { schema: MANAGEMENT_ROUTES.renameAdvertiser }, async (request) =>
     one(await advertisers(request).rename(idParam(request), fields(request)['name'])),
   );
 
-  app.get('/campaigns', async (request) => {
+  app.get('/campaigns', { schema: MANAGEMENT_ROUTES.listCampaigns }, async (request) => {
     const query = request.query as Record<string, unknown>;
     const page = pageRequest(query);
     const status = query['status'];
@@ -46,7 +49,7 @@ export async function campaignRoutes(app: FastifyInstance, context: AdminContext
     );
     return pageOf(found, page, campaignToJson);
   });
-  app.post('/campaigns', async (request, reply) => {
+  app.post('/campaigns', { schema: MANAGEMENT_ROUTES.createCampaign }, async (request, reply) => {
     const body = fields(request);
     const advertiserId = body['advertiserId'];
     if (typeof advertiserId !== 'number' || !Number.isInteger(advertiserId))
@@ -54,15 +57,20 @@ export async function campaignRoutes(app: FastifyInstance, context: AdminContext
     const input = Object.fromEntries(Object.entries(body).filter(([field]) => field !== 'advertiserId'));
     return reply.code(201).send(one(campaignToJson(await campaigns(request).create(advertiserId, input))));
   });
-  app.get('/campaigns/:id', async (request) =>
+  app.get('/campaigns/:id', { schema: MANAGEMENT_ROUTES.getCampaign }, async (request) =>
     one(campaignToJson(await campaigns(request).get(idParam(request)))),
   );
-  app.patch('/campaigns/:id', async (request) =>
+  app.patch('/campaigns/:id', { schema: MANAGEMENT_ROUTES.updateCampaign }, async (request) =>
     one(campaignToJson(await campaigns(request).update(idParam(request), fields(request)))),
   );
   for (const action of CAMPAIGN_ACTIONS) {
-    app.post(`/campaigns/:id/${action}`, async (request) =>
-      one(campaignToJson(await campaigns(request).act(idParam(request), action, fields(request)['reason']))),
+    app.post(
+      `/campaigns/:id/${action}`,
+      { schema: MANAGEMENT_ROUTES[`${action}Campaign`] },
+      async (request) =>
+        one(
+          campaignToJson(await campaigns(request).act(idParam(request), action, fields(request)['reason'])),
+        ),
     );
   }
 }

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { keyView, PartnerService } from '../../services/partners.js';
+import { MANAGEMENT_ROUTES } from '../openapi/management.js';
 import type { AdminContext } from './plugin.js';
 import { fields, idParam, one, pageOf, pageRequest } from './support.js';
 
@@ -8,11 +9,11 @@ export async function partnerRoutes(app: FastifyInstance, context: AdminContext)
   const service = (request: Parameters<AdminContext['actor']>[0]) =>
     new PartnerService(context.store, context.actor(request), context.clock);
 
-  app.get('/partners', async (request) => {
+  app.get('/partners', { schema: MANAGEMENT_ROUTES.listPartners }, async (request) => {
     const page = pageRequest(request.query as Record<string, unknown>);
     return pageOf(await service(request).listPartners(page), page, (p) => p);
   });
-  app.post('/partners', async (request, reply) => {
+  app.post('/partners', { schema: MANAGEMENT_ROUTES.createPartner }, async (request, reply) => {
     const body = fields(request);
     const partner = await service(request).createPartner(
       body['name'] as string,
@@ -20,16 +21,18 @@ export async function partnerRoutes(app: FastifyInstance, context: AdminContext)
     );
     return reply.code(201).send(one(partner));
   });
-  app.get('/partners/:id', async (request) => one(await service(request).findPartner(idParam(request))));
-  app.patch('/partners/:id', async (request) =>
+  app.get('/partners/:id', { schema: MANAGEMENT_ROUTES.getPartner }, async (request) =>
+    one(await service(request).findPartner(idParam(request))),
+  );
+  app.patch('/partners/:id', { schema: MANAGEMENT_ROUTES.updatePartner }, async (request) =>
     one(await service(request).updatePartner(idParam(request), fields(request))),
   );
 
-  app.get('/partners/:id/keys', async (request) => {
+  app.get('/partners/:id/keys', { schema: MANAGEMENT_ROUTES.listKeys }, async (request) => {
     const page = pageRequest(request.query as Record<string, unknown>);
     return pageOf(await service(request).listKeys(idParam(request), page), page, keyView);
   });
-  app.post('/partners/:id/keys', async (request, reply) => {
+  app.post('/partners/:id/keys', { schema: MANAGEMENT_ROUTES.createKey }, async (request, reply) => {
     const label = fields(request)['label'];
     const { key, plaintext } = await service(request).createKey(
       idParam(request),
@@ -37,24 +40,26 @@ export async function partnerRoutes(app: FastifyInstance, context: AdminContext)
     );
     return reply.code(201).send(one({ ...keyView(key), key: plaintext }));
   });
-  app.get('/keys/:id', async (request) => one(keyView(await service(request).getKey(idParam(request)))));
-  app.post('/keys/:id/rotate', async (request, reply) => {
+  app.get('/keys/:id', { schema: MANAGEMENT_ROUTES.getKey }, async (request) =>
+    one(keyView(await service(request).getKey(idParam(request)))),
+  );
+  app.post('/keys/:id/rotate', { schema: MANAGEMENT_ROUTES.rotateKey }, async (request, reply) => {
     const hours = fields(request)['expiresInHours'];
     const rotated = await service(request).rotateKey(idParam(request), hours ?? undefined);
     return reply
       .code(201)
       .send(one({ ...keyView(rotated.key), key: rotated.plaintext, previous: keyView(rotated.previous) }));
   });
-  app.post('/keys/:id/revoke', async (request) =>
+  app.post('/keys/:id/revoke', { schema: MANAGEMENT_ROUTES.revokeKey }, async (request) =>
     one(keyView(await service(request).revokeKey(idParam(request)))),
   );
-  app.post('/keys/:id/suspend', async (request) =>
+  app.post('/keys/:id/suspend', { schema: MANAGEMENT_ROUTES.suspendKey }, async (request) =>
     one(keyView(await service(request).suspendKey(idParam(request), fields(request)['reason']))),
   );
-  app.post('/keys/:id/reinstate', async (request) =>
+  app.post('/keys/:id/reinstate', { schema: MANAGEMENT_ROUTES.reinstateKey }, async (request) =>
     one(keyView(await service(request).reinstateKey(idParam(request)))),
   );
-  app.put('/keys/:id/rate-limits', async (request) =>
+  app.put('/keys/:id/rate-limits', { schema: MANAGEMENT_ROUTES.setKeyLimits }, async (request) =>
     one(keyView(await service(request).setKeyLimits(idParam(request), fields(request)))),
   );
 }

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { PlacementService } from '../../services/placements.js';
+import { MANAGEMENT_ROUTES } from '../openapi/management.js';
 import type { AdminContext } from './plugin.js';
 import { fields, one, pageOf, pageRequest } from './support.js';
 
@@ -9,23 +10,28 @@ export async function registryRoutes(app: FastifyInstance, context: AdminContext
     new PlacementService(context.store, context.actor(request), context.clock);
   const placementId = (request: { params: unknown }) => (request.params as { id: string }).id;
 
-  app.get('/placements', async (request) => ({ status: 'success', data: await placements(request).list() }));
-  app.post('/placements', async (request, reply) => {
+  app.get('/placements', { schema: MANAGEMENT_ROUTES.listPlacements }, async (request) => ({
+    status: 'success',
+    data: await placements(request).list(),
+  }));
+  app.post('/placements', { schema: MANAGEMENT_ROUTES.addPlacement }, async (request, reply) => {
     const body = fields(request);
     return reply.code(201).send(one(await placements(request).add(body['id'], body['description'])));
   });
-  app.get('/placements/:id', async (request) => one(await placements(request).get(placementId(request))));
-  app.patch('/placements/:id', async (request) =>
+  app.get('/placements/:id', { schema: MANAGEMENT_ROUTES.getPlacement }, async (request) =>
+    one(await placements(request).get(placementId(request))),
+  );
+  app.patch('/placements/:id', { schema: MANAGEMENT_ROUTES.updatePlacement }, async (request) =>
     one(await placements(request).update(placementId(request), fields(request))),
   );
-  app.post('/placements/:id/enable', async (request) =>
+  app.post('/placements/:id/enable', { schema: MANAGEMENT_ROUTES.enablePlacement }, async (request) =>
     one(await placements(request).update(placementId(request), { enabled: true })),
   );
-  app.post('/placements/:id/disable', async (request) =>
+  app.post('/placements/:id/disable', { schema: MANAGEMENT_ROUTES.disablePlacement }, async (request) =>
     one(await placements(request).update(placementId(request), { enabled: false })),
   );
 
-  app.get('/audit', async (request) => {
+  app.get('/audit', { schema: MANAGEMENT_ROUTES.listAudit }, async (request) => {
     const query = request.query as Record<string, unknown>;
     const page = pageRequest(query);
     const filter = {

@@ -3,6 +3,7 @@ import { invalid } from '../../domain/errors.js';
 import { parseReportRequest } from '../../domain/report-request.js';
 import { reportCsv } from '../../services/report-format.js';
 import { ReportService } from '../../services/reports.js';
+import { MANAGEMENT_ROUTES } from '../openapi/management.js';
 import type { AdminContext } from './plugin.js';
 
 /** Wants CSV: `format=csv`, or no `format` and an Accept header that names text/csv. */
@@ -15,7 +16,7 @@ function wantsCsv(format: unknown, accept: string | undefined): boolean {
 /** GET /admin/v1/reports: live reports from the per-minute rollups, as JSON or CSV. */
 export async function reportRoutes(app: FastifyInstance, context: AdminContext): Promise<void> {
   const reports = new ReportService(context.store);
-  app.get('/reports', async (request, reply) => {
+  app.get('/reports', { schema: MANAGEMENT_ROUTES.report }, async (request, reply) => {
     const query = request.query as Record<string, unknown>;
     const csv = wantsCsv(query['format'], request.headers.accept);
     const report = await reports.run(parseReportRequest(query, context.clock()));

@@ -1,0 +1,93 @@
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { FastifyInstance } from 'fastify';
+import fastifyPlugin from 'fastify-plugin';
+import { HTML_CSP } from '../security-headers.js';
+import { ErrorBody } from './common.js';
+import { MANAGEMENT_SCHEMAS } from './management.js';
+import { PARTNER_PATHS, PARTNER_SCHEMAS } from './partner.js';
+
+/** Shown on /docs and at the top of the document. */
+const DESCRIPTION = `Placard delivers advertising campaigns to partner platforms.
+
+**Partner API** (\`/api/v1\`): call it from your server with \`Authorization: Bearer <API key>\`.
+Fetch campaigns for a placement, render them, report one impression per display and a click
+per genuine user action. Never put the key in browser code: a valid key sent by a browser is
+refused with 403 and reported to the operator.
+
+**Management API** (\`/admin/v1\`): partners, keys, advertisers, campaigns and their review,
+placements, the audit log and reports, with an admin token.
+
+Every error body is \`{"status":"error","message":"..."}\`; every response carries \`X-Request-Id\`.`;
+
+export interface ApiDocsOptions {
+  version: string;
+}
+
+/**
+ * The OpenAPI 3.1 document (`/openapi.json`) and its browsable page (`/docs`), generated from the
+ * route schemas: management routes are collected from Fastify as they are registered, so this
+ * must be registered before them; the partner routes, served outside Fastify, are added from
+ * `partner.ts`.
+ */
+async function documentPlugin(app: FastifyInstance, options: ApiDocsOptions): Promise<void> {
+  for (const schema of [ErrorBody, ...PARTNER_SCHEMAS, ...MANAGEMENT_SCHEMAS]) app.addSchema(schema);
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Placard',
+        version: options.version,
+        description: DESCRIPTION,
+        license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
+      },
+      servers: [{ url: '/', description: 'The instance serving this document' }],
+      tags: [
+        {
+          name: 'Partner API',
+          description: 'Called by partner platforms from their servers, with an API key.',
+        },
+        { name: 'Partners', description: 'The publishers that call the partner API.' },
+        { name: 'API keys', description: 'Partners’ keys: issue, rotate, revoke, suspend, limits.' },
+        { name: 'Advertisers', description: 'Who campaigns belong to.' },
+        { name: 'Campaigns', description: 'Campaigns and their review and lifecycle (D11).' },
+        { name: 'Placements', description: 'The ad slots campaigns are fetched for (D1).' },
+        { name: 'Audit', description: 'Every change, who made it and when.' },
+        { name: 'Reports', description: 'Impressions, clicks and CTR, live.' },
+        { name: 'Operations', description: 'Health, readiness and metrics for operators’ tooling.' },
+      ],
+      components: {
+        securitySchemes: {
+          apiKey: {
+            type: 'http',
+            scheme: 'bearer',
+            description: 'A partner’s API key. Server to server only.',
+          },
+          adminToken: { type: 'http', scheme: 'bearer', description: 'An admin token (`pla_…`).' },
+        },
+      },
+    },
+    // Shared schemas keep their own names in `components.schemas`.
+    refResolver: {
+      buildLocalReference: (json, _baseUri, _fragment, index) =>
+        typeof json['$id'] === 'string' ? json['$id'] : `def-${index}`,
+    },
+    transformObject: (documentObject) => {
+      if (!('openapiObject' in documentObject)) return documentObject.swaggerObject;
+      const document = documentObject.openapiObject;
+      // The partner API first: it is what most readers come for.
+      return { ...document, paths: { ...(PARTNER_PATHS as typeof document.paths), ...document.paths } };
+    },
+  });
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    // swagger-ui's page loads only its own files; its default policy also allows an external
+    // validator and forces https, which breaks a plain-http local instance.
+    staticCSP: HTML_CSP,
+    uiConfig: { docExpansion: 'list', deepLinking: true, validatorUrl: null },
+  });
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+}
+
+/** Not encapsulated, so it sees every route registered after it and `app.swagger()` is visible. */
+export const apiDocs = fastifyPlugin(documentPlugin, { name: 'placard-api-docs' });

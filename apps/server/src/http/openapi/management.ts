@@ -1,0 +1,430 @@
+import { Type, type TSchema } from 'typebox';
+import { CAMPAIGN_STATUSES } from '../../domain/campaigns.js';
+import { CAMPAIGN_ACTIONS } from '../../domain/lifecycle.js';
+import { REPORT_DIMENSIONS } from '../../domain/report-request.js';
+import {
+  errors,
+  IdParams,
+  withOperationIds,
+  Instant,
+  Nullable,
+  NullableInstant,
+  One,
+  Page,
+  PageQuery,
+} from './common.js';
+
+/**
+ * Schemas of the management API (`/admin/v1`), attached to its Fastify routes for the OpenAPI
+ * document. Validation stays in the domain layer (one set of rules and messages for the API and the
+ * CLI), so these describe; a test checks real responses against them.
+ */
+
+const RateLimits = Type.Object({
+  fetchRate: Nullable(Type.Number({ exclusiveMinimum: 0 })),
+  fetchBurst: Nullable(Type.Integer({ minimum: 1 })),
+  eventsRate: Nullable(Type.Number({ exclusiveMinimum: 0 })),
+  eventsBurst: Nullable(Type.Integer({ minimum: 1 })),
+});
+
+const Partner = Type.Object(
+  {
+    id: Type.Integer(),
+    name: Type.String(),
+    blockedCategories: Type.Array(Type.String()),
+    createdAt: Instant,
+    updatedAt: Instant,
+  },
+  { $id: 'Partner' },
+);
+
+const ApiKey = Type.Object(
+  {
+    id: Type.Integer(),
+    partnerId: Type.Integer(),
+    label: Nullable(Type.String()),
+    prefix: Type.String({ description: 'The first characters of the key, to recognise it by.' }),
+    status: Type.Union([Type.Literal('active'), Type.Literal('suspended'), Type.Literal('revoked')]),
+    createdAt: Instant,
+    lastUsedAt: NullableInstant,
+    browserRequests: Type.Integer({ description: 'Requests refused because they came from a browser.' }),
+    lastBrowserRequestAt: NullableInstant,
+    expiresAt: NullableInstant,
+    revokedAt: NullableInstant,
+    suspendedAt: NullableInstant,
+    suspendedReason: Nullable(Type.String()),
+    rateLimits: RateLimits,
+  },
+  { $id: 'ApiKey' },
+);
+
+const NewApiKey = Type.Intersect([
+  Type.Ref('ApiKey'),
+  Type.Object({ key: Type.String({ description: 'The key itself: shown this once, never again.' }) }),
+]);
+
+const Advertiser = Type.Object(
+  { id: Type.Integer(), name: Type.String(), createdAt: Instant, updatedAt: Instant },
+  { $id: 'Advertiser' },
+);
+
+const Caps = Type.Object({
+  impressionsTotal: Nullable(Type.Integer()),
+  clicksTotal: Nullable(Type.Integer()),
+  impressionsDaily: Nullable(Type.Integer()),
+  clicksDaily: Nullable(Type.Integer()),
+});
+
+const Status = Type.Union(CAMPAIGN_STATUSES.map((status) => Type.Literal(status)));
+
+const CampaignRecord = Type.Object(
+  {
+    id: Type.Integer(),
+    advertiserId: Type.Integer(),
+    title: Type.String(),
+    description: Nullable(Type.String()),
+    category: Nullable(Type.String()),
+    destinationUrl: Type.String({ format: 'uri' }),
+    status: Status,
+    priority: Type.Integer(),
+    weight: Type.Integer(),
+    placements: Type.Array(Type.String()),
+    countries: Type.Array(Type.String()),
+    devices: Type.Array(Type.String()),
+    startAt: NullableInstant,
+    endAt: NullableInstant,
+    timeZone: Type.String(),
+    caps: Caps,
+    cappedUntil: NullableInstant,
+    rejectionReason: Nullable(Type.String()),
+    createdAt: Instant,
+    updatedAt: Instant,
+  },
+  { $id: 'CampaignRecord' },
+);
+
+/** The editable fields of a campaign; on create, `advertiserId`, `title` and `destinationUrl` are required. */
+const campaignFields = {
+  title: Type.String({ minLength: 1 }),
+  description: Nullable(Type.String()),
+  category: Nullable(Type.String()),
+  destinationUrl: Type.String({ format: 'uri', description: 'http or https.' }),
+  priority: Type.Integer(),
+  weight: Type.Integer({ minimum: 1 }),
+  placements: Type.Array(Type.String()),
+  countries: Type.Array(Type.String({ description: 'ISO 3166-1 alpha-2; empty: everywhere.' })),
+  devices: Type.Array(Type.String({ description: 'mobile, desktop, tablet; empty: all.' })),
+  startAt: NullableInstant,
+  endAt: NullableInstant,
+  timeZone: Type.String({ description: 'IANA time zone daily caps count in.' }),
+  caps: Type.Partial(Caps),
+};
+
+const Placement = Type.Object(
+  { id: Type.String(), description: Type.String(), enabled: Type.Boolean() },
+  { $id: 'Placement' },
+);
+
+const AuditRecord = Type.Object(
+  {
+    id: Type.Integer(),
+    at: Instant,
+    actor: Type.String(),
+    objectType: Type.String(),
+    objectId: Type.String(),
+    action: Type.String(),
+    reason: Nullable(Type.String()),
+    before: Type.Unknown(),
+    after: Type.Unknown(),
+  },
+  { $id: 'AuditRecord' },
+);
+
+const Counts = {
+  impressions: Type.Integer({ description: 'Billable (counted) impressions.' }),
+  clicks: Type.Integer({ description: 'Billable (counted) clicks.' }),
+  ctr: Nullable(Type.Number({ description: 'Clicks per impression; null without impressions.' })),
+  nonBillableImpressions: Type.Integer(),
+  nonBillableClicks: Type.Integer(),
+};
+
+const Report = Type.Object(
+  {
+    from: Instant,
+    to: Instant,
+    granularity: Type.Union([Type.Literal('minute'), Type.Literal('hour'), Type.Literal('day')]),
+    timeZone: Type.String(),
+    groupBy: Type.Array(Type.String()),
+    rows: Type.Array(
+      Type.Object(
+        {
+          period: Type.String({ description: 'Start of the period, in the report’s time zone.' }),
+          ...Counts,
+        },
+        { additionalProperties: Type.Union([Type.String(), Type.Number(), Type.Null()]) },
+      ),
+    ),
+    totals: Type.Object(Counts),
+  },
+  { $id: 'Report' },
+);
+
+export const MANAGEMENT_SCHEMAS = [
+  Partner,
+  ApiKey,
+  Advertiser,
+  CampaignRecord,
+  Placement,
+  AuditRecord,
+  Report,
+];
+
+const ref = (id: string) => Type.Ref(id);
+
+interface RouteDoc {
+  summary: string;
+  description?: string;
+  params?: TSchema;
+  querystring?: TSchema;
+  body?: TSchema;
+  /** The success status and body. */
+  ok: [number, TSchema] | [number, TSchema, string];
+}
+
+/** A route's schema: tag, summary, admin-token security, success and error responses. */
+function route(tag: string, doc: RouteDoc) {
+  const [status, body, description] = doc.ok;
+  return {
+    tags: [tag],
+    summary: doc.summary,
+    ...(doc.description !== undefined && { description: doc.description }),
+    security: [{ adminToken: [] }],
+    ...(doc.params && { params: doc.params }),
+    ...(doc.querystring && { querystring: doc.querystring }),
+    ...(doc.body && { body: doc.body }),
+    response: {
+      [status]: { ...body, description: description ?? 'Done.' },
+      ...errors(400, 401, 403, 404, 409, 422, 500),
+    },
+  };
+}
+
+const PlacementParams = Type.Object({ id: Type.String() });
+
+const ROUTES = {
+  listPartners: route('Partners', {
+    summary: 'List partners',
+    querystring: PageQuery,
+    ok: [200, Page(ref('Partner'))],
+  }),
+  createPartner: route('Partners', {
+    summary: 'Create a partner',
+    body: Type.Object({ name: Type.String(), blockedCategories: Type.Optional(Type.Array(Type.String())) }),
+    ok: [201, One(ref('Partner')), 'Created.'],
+  }),
+  getPartner: route('Partners', {
+    summary: 'Get a partner',
+    params: IdParams,
+    ok: [200, One(ref('Partner'))],
+  }),
+  updatePartner: route('Partners', {
+    summary: 'Rename a partner or change its blocked categories',
+    params: IdParams,
+    body: Type.Object({
+      name: Type.Optional(Type.String()),
+      blockedCategories: Type.Optional(Type.Array(Type.String())),
+    }),
+    ok: [200, One(ref('Partner'))],
+  }),
+  listKeys: route('API keys', {
+    summary: 'List a partner’s API keys',
+    params: IdParams,
+    querystring: PageQuery,
+    ok: [200, Page(ref('ApiKey'))],
+  }),
+  createKey: route('API keys', {
+    summary: 'Issue an API key',
+    description: 'The key is in the response once; only its SHA-256 digest is stored.',
+    params: IdParams,
+    body: Type.Object({ label: Type.Optional(Type.String()) }),
+    ok: [201, One(NewApiKey), 'Created; `key` is shown this once.'],
+  }),
+  getKey: route('API keys', { summary: 'Get an API key', params: IdParams, ok: [200, One(ref('ApiKey'))] }),
+  rotateKey: route('API keys', {
+    summary: 'Rotate an API key',
+    description: 'Issues a replacement; the old key keeps working for `expiresInHours` (default 24).',
+    params: IdParams,
+    body: Type.Object({ expiresInHours: Type.Optional(Type.Number({ minimum: 0 })) }),
+    ok: [
+      201,
+      One(Type.Intersect([NewApiKey, Type.Object({ previous: ref('ApiKey') })])),
+      'The new key (shown this once) and the old one.',
+    ],
+  }),
+  revokeKey: route('API keys', {
+    summary: 'Revoke an API key',
+    description: 'Every instance answers 401 for it within 2 s.',
+    params: IdParams,
+    ok: [200, One(ref('ApiKey'))],
+  }),
+  suspendKey: route('API keys', {
+    summary: 'Suspend an API key (click fraud)',
+    description: 'Every instance answers 403 `api key suspended` for it within 2 s.',
+    params: IdParams,
+    body: Type.Object({ reason: Type.String() }),
+    ok: [200, One(ref('ApiKey'))],
+  }),
+  reinstateKey: route('API keys', {
+    summary: 'Lift a suspension',
+    params: IdParams,
+    ok: [200, One(ref('ApiKey'))],
+  }),
+  setKeyLimits: route('API keys', {
+    summary: 'Set a key’s own rate limits',
+    description: 'Per second and burst, for fetch and for events; null or absent means the default (D7).',
+    params: IdParams,
+    body: Type.Partial(RateLimits),
+    ok: [200, One(ref('ApiKey'))],
+  }),
+
+  listAdvertisers: route('Advertisers', {
+    summary: 'List advertisers',
+    querystring: PageQuery,
+    ok: [200, Page(ref('Advertiser'))],
+  }),
+  createAdvertiser: route('Advertisers', {
+    summary: 'Create an advertiser',
+    body: Type.Object({ name: Type.String() }),
+    ok: [201, One(ref('Advertiser')), 'Created.'],
+  }),
+  getAdvertiser: route('Advertisers', {
+    summary: 'Get an advertiser',
+    params: IdParams,
+    ok: [200, One(ref('Advertiser'))],
+  }),
+  renameAdvertiser: route('Advertisers', {
+    summary: 'Rename an advertiser',
+    params: IdParams,
+    body: Type.Object({ name: Type.String() }),
+    ok: [200, One(ref('Advertiser'))],
+  }),
+
+  listCampaigns: route('Campaigns', {
+    summary: 'List campaigns',
+    querystring: Type.Intersect([
+      PageQuery,
+      Type.Object({
+        status: Type.Optional(Status),
+        advertiser: Type.Optional(Type.Integer()),
+        placement: Type.Optional(Type.String()),
+      }),
+    ]),
+    ok: [200, Page(ref('CampaignRecord'))],
+  }),
+  createCampaign: route('Campaigns', {
+    summary: 'Create a campaign (as a draft)',
+    body: Type.Intersect([
+      Type.Object({
+        advertiserId: Type.Integer(),
+        title: campaignFields.title,
+        destinationUrl: campaignFields.destinationUrl,
+      }),
+      Type.Partial(Type.Object(campaignFields)),
+    ]),
+    ok: [201, One(ref('CampaignRecord')), 'Created.'],
+  }),
+  getCampaign: route('Campaigns', {
+    summary: 'Get a campaign',
+    params: IdParams,
+    ok: [200, One(ref('CampaignRecord'))],
+  }),
+  updateCampaign: route('Campaigns', {
+    summary: 'Edit a campaign',
+    description:
+      'Status changes only through the actions; editing a running campaign sends it back to review.',
+    params: IdParams,
+    body: Type.Partial(Type.Object(campaignFields)),
+    ok: [200, One(ref('CampaignRecord'))],
+  }),
+  ...(Object.fromEntries(
+    CAMPAIGN_ACTIONS.map((action) => [
+      `${action}Campaign`,
+      route('Campaigns', {
+        summary: `${action[0]!.toUpperCase()}${action.slice(1)} a campaign`,
+        description:
+          action === 'reject' || action === 'pause'
+            ? 'A lifecycle action (D11); `reason` is recorded in the audit log (required to reject).'
+            : 'A lifecycle action (D11); refused with 409 from a state it does not apply to.',
+        params: IdParams,
+        body: Type.Object({ reason: Type.Optional(Type.String()) }),
+        ok: [200, One(ref('CampaignRecord'))],
+      }),
+    ]),
+  ) as Record<`${(typeof CAMPAIGN_ACTIONS)[number]}Campaign`, ReturnType<typeof route>>),
+
+  listPlacements: route('Placements', {
+    summary: 'List placements',
+    ok: [200, Type.Object({ status: Type.Literal('success'), data: Type.Array(ref('Placement')) })],
+  }),
+  addPlacement: route('Placements', {
+    summary: 'Add a placement',
+    body: Type.Object({ id: Type.String({ description: 'A slug.' }), description: Type.String() }),
+    ok: [201, One(ref('Placement')), 'Created.'],
+  }),
+  getPlacement: route('Placements', {
+    summary: 'Get a placement',
+    params: PlacementParams,
+    ok: [200, One(ref('Placement'))],
+  }),
+  updatePlacement: route('Placements', {
+    summary: 'Describe, enable or disable a placement',
+    params: PlacementParams,
+    body: Type.Object({ description: Type.Optional(Type.String()), enabled: Type.Optional(Type.Boolean()) }),
+    ok: [200, One(ref('Placement'))],
+  }),
+  enablePlacement: route('Placements', {
+    summary: 'Enable a placement',
+    params: PlacementParams,
+    ok: [200, One(ref('Placement'))],
+  }),
+  disablePlacement: route('Placements', {
+    summary: 'Disable a placement',
+    description: 'Fetch for it answers 400 `unknown placement` within 2 s.',
+    params: PlacementParams,
+    ok: [200, One(ref('Placement'))],
+  }),
+  listAudit: route('Audit', {
+    summary: 'Read the audit log',
+    querystring: Type.Intersect([
+      PageQuery,
+      Type.Object({ objectType: Type.Optional(Type.String()), objectId: Type.Optional(Type.String()) }),
+    ]),
+    ok: [200, Page(ref('AuditRecord'))],
+  }),
+  report: route('Reports', {
+    summary: 'Report impressions, clicks and CTR',
+    description:
+      'Live, from per-minute rollups. JSON, or CSV with `format=csv` or `Accept: text/csv`. Filters take a comma-separated list; `none` matches an absent country or device.',
+    querystring: Type.Object({
+      from: Type.Optional(
+        Type.String({
+          description: 'A date (YYYY-MM-DD, in `timeZone`) or an ISO instant; default: start of today.',
+        }),
+      ),
+      to: Type.Optional(Type.String({ description: 'A date (inclusive) or an ISO instant; default: now.' })),
+      granularity: Type.Optional(
+        Type.Union([Type.Literal('minute'), Type.Literal('hour'), Type.Literal('day')], { default: 'day' }),
+      ),
+      timeZone: Type.Optional(Type.String({ default: 'UTC', description: 'IANA time zone.' })),
+      groupBy: Type.Optional(
+        Type.String({ description: `Comma-separated: ${REPORT_DIMENSIONS.join(', ')}.` }),
+      ),
+      format: Type.Optional(Type.Union([Type.Literal('json'), Type.Literal('csv')])),
+      ...Object.fromEntries(REPORT_DIMENSIONS.map((dimension) => [dimension, Type.Optional(Type.String())])),
+    }),
+    ok: [200, One(ref('Report'))],
+  }),
+};
+
+/** Each management route's schema, by operation id. */
+export const MANAGEMENT_ROUTES = withOperationIds(ROUTES);

@@ -1,0 +1,44 @@
+import { Type } from 'typebox';
+import { errors, withOperationIds } from './common.js';
+
+const Checks = Type.Record(Type.String(), Type.String(), {
+  description: 'Each check and its state: `ok`, or what is wrong.',
+});
+
+/** Schemas of `/healthz`, `/readyz` and `/metrics`, for the OpenAPI document. */
+export const OPERATIONS_ROUTES = withOperationIds({
+  healthz: {
+    tags: ['Operations'],
+    summary: 'Liveness: the process answers',
+    security: [],
+    response: { 200: Type.Object({ status: Type.Literal('ok') }, { description: 'Alive.' }) },
+  },
+  readyz: {
+    tags: ['Operations'],
+    summary: 'Readiness: store reachable, migrations applied, not shutting down',
+    security: [],
+    description:
+      '`degraded` (still 200) while the configured Redis is unreachable and rate limits are per instance.',
+    response: {
+      200: Type.Object(
+        { status: Type.Union([Type.Literal('ready'), Type.Literal('degraded')]), checks: Checks },
+        { description: 'Can serve.' },
+      ),
+      503: Type.Object(
+        { status: Type.Literal('error'), message: Type.String(), checks: Checks },
+        { description: 'Cannot serve; `message` names the failing check. With `Retry-After`.' },
+      ),
+    },
+  },
+  metrics: {
+    tags: ['Operations'],
+    summary: 'Prometheus metrics',
+    description: 'Request durations, events by kind and verdict, batches, rate limiting, the index.',
+    security: [{ adminToken: [] }],
+    produces: ['text/plain'],
+    response: {
+      200: Type.String({ description: 'Prometheus text format 0.0.4.' }),
+      ...errors(401),
+    },
+  },
+});

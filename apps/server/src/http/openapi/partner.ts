@@ -1,0 +1,225 @@
+import { Type } from 'typebox';
+import { errors } from './common.js';
+
+/**
+ * The partner API (contract sections 2 to 8, decisions D2 to D10), described for the OpenAPI
+ * document. These routes are served by `http/partner-api.ts` outside Fastify (the hot path), so
+ * their schemas are added to the document here rather than collected from Fastify routes; the
+ * examples are the contract's own.
+ */
+
+export const Campaign = Type.Object(
+  {
+    id: Type.Integer({ description: 'Use as `campaignId` when tracking.' }),
+    title: Type.String(),
+    description: Type.Optional(Type.String()),
+    category: Type.Optional(Type.String({ description: 'An open set of words (D3), e.g. `technology`.' })),
+    destinationUrl: Type.String({ format: 'uri', description: 'Send the user here on click, unchanged.' }),
+    status: Type.Literal('running'),
+    createdAt: Type.String({ format: 'date-time' }),
+  },
+  { $id: 'Campaign', description: 'A campaign to render (contract 2.1).', additionalProperties: false },
+);
+
+export const FetchResponse = Type.Object(
+  {
+    status: Type.Literal('success'),
+    data: Type.Array(Type.Ref('Campaign')),
+    count: Type.Integer({ minimum: 0, description: 'The length of `data`.' }),
+  },
+  {
+    $id: 'FetchResponse',
+    additionalProperties: false,
+    examples: [
+      {
+        status: 'success',
+        data: [
+          {
+            id: 123,
+            title: 'Tech Conference 2025',
+            description: 'Join the biggest tech event of the year',
+            category: 'technology',
+            destinationUrl: 'https://example.com/conference',
+            status: 'running',
+            createdAt: '2025-01-15T10:30:00Z',
+          },
+        ],
+        count: 1,
+      },
+    ],
+  },
+);
+
+export const TrackingBody = Type.Object(
+  {
+    campaignId: Type.Integer({ minimum: 1, description: 'The `id` of the displayed campaign.' }),
+    placement: Type.String({ description: 'Where it was rendered: the placement it was fetched for.' }),
+    location: Type.Optional(Type.String({ pattern: '^[A-Za-z]{2}$', description: 'ISO 3166-1 alpha-2.' })),
+    device: Type.Optional(
+      Type.Union([Type.Literal('mobile'), Type.Literal('desktop'), Type.Literal('tablet')]),
+    ),
+  },
+  {
+    $id: 'TrackingBody',
+    examples: [{ campaignId: 123, placement: 'header_banner', location: 'US', device: 'mobile' }],
+  },
+);
+
+export const Acknowledgement = Type.Object(
+  { status: Type.Literal('success'), message: Type.String() },
+  { $id: 'Acknowledgement', additionalProperties: false },
+);
+
+const rateLimitHeaders = {
+  'Retry-After': { description: 'Whole seconds to wait (at least 1).', schema: { type: 'integer' } },
+  'RateLimit-Policy': {
+    description: 'IETF draft: the quota `q` (burst) per window `w` seconds, e.g. `"fetch";q=200;w=2`.',
+    schema: { type: 'string' },
+  },
+  RateLimit: {
+    description: 'IETF draft: remaining `r` and seconds `t` until a token is back, e.g. `"fetch";r=0;t=1`.',
+    schema: { type: 'string' },
+  },
+};
+
+const errorResponse = (description: string, example?: string, headers?: object) => ({
+  description,
+  ...(headers && { headers }),
+  content: {
+    'application/json': {
+      schema: { $ref: '#/components/schemas/Error' },
+      ...(example !== undefined && { example: { status: 'error', message: example } }),
+    },
+  },
+});
+
+const COMMON_ERRORS = {
+  '401': errorResponse('Missing, malformed or unknown key.', 'unauthorized'),
+  '403': errorResponse(
+    'The key is suspended (`api key suspended`), or a valid key was sent by a browser (`api keys must only be used from a server`).',
+    'api key suspended',
+  ),
+  '429': errorResponse(
+    'Over the key’s rate limit, or too many failed authentications.',
+    'Rate limit exceeded',
+    rateLimitHeaders,
+  ),
+  '500': errorResponse('An unexpected fault.', 'internal server error'),
+};
+
+const idempotencyKey = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description:
+    'Makes a retry safe (D9): 1 to 255 visible ASCII characters, per API key, for 24 hours. A repeat is answered 200 and stored as a duplicate, never counted twice.',
+  schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7E]+$' },
+};
+
+function tracking(kind: 'impression' | 'click', message: string) {
+  return {
+    tags: ['Partner API'],
+    operationId: kind === 'impression' ? 'trackImpression' : 'trackClick',
+    summary: kind === 'impression' ? 'Track an impression' : 'Track a click',
+    description:
+      kind === 'impression'
+        ? 'Report one impression per display, once the campaign is visible (contract 4.2). Answered only after the event is durably stored.'
+        : 'Report a click for a genuine user action, then send the user to `destinationUrl` (contract 4.3). Answered only after the event is durably stored.',
+    security: [{ apiKey: [] }],
+    parameters: [idempotencyKey],
+    requestBody: {
+      required: true,
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/TrackingBody' } } },
+    },
+    responses: {
+      '200': {
+        description: 'Stored.',
+        content: {
+          'application/json': {
+            schema: { $ref: '#/components/schemas/Acknowledgement' },
+            example: { status: 'success', message },
+          },
+        },
+      },
+      '400': errorResponse('A required field is missing or a value is invalid.', 'campaignId is required'),
+      ...COMMON_ERRORS,
+      '404': errorResponse('The campaign does not exist or is not running.', 'campaign not found'),
+      '413': errorResponse('The body is over 16 KiB.', 'request body too large'),
+      '415': errorResponse('The body is not `application/json`.', 'Content-Type must be application/json'),
+      '503': errorResponse(
+        'The event could not be stored now; retry with the same Idempotency-Key.',
+        'service unavailable',
+        {
+          'Retry-After': rateLimitHeaders['Retry-After'],
+        },
+      ),
+    },
+  };
+}
+
+/** The `paths` of the partner API, in OpenAPI 3.1 form. */
+export const PARTNER_PATHS = {
+  '/api/v1/campaigns/fetch': {
+    get: {
+      tags: ['Partner API'],
+      operationId: 'fetchCampaigns',
+      summary: 'Fetch campaigns for a placement',
+      description:
+        'Running campaigns for an ad slot, optionally narrowed by country and device (contract 4.1, D2 to D4). Cache the answer for the `max-age` given.',
+      security: [{ apiKey: [] }],
+      parameters: [
+        {
+          name: 'placement',
+          in: 'query',
+          required: true,
+          schema: { type: 'string' },
+          example: 'header_banner',
+        },
+        {
+          name: 'limit',
+          in: 'query',
+          required: false,
+          schema: { type: 'integer', minimum: 1, maximum: 100, default: 10 },
+        },
+        {
+          name: 'location',
+          in: 'query',
+          required: false,
+          description: 'ISO 3166-1 alpha-2 country code.',
+          schema: { type: 'string', pattern: '^[A-Za-z]{2}$' },
+          example: 'US',
+        },
+        {
+          name: 'device',
+          in: 'query',
+          required: false,
+          schema: { type: 'string', enum: ['mobile', 'desktop', 'tablet'] },
+        },
+      ],
+      responses: {
+        '200': {
+          description: 'The matching campaigns (possibly none).',
+          headers: {
+            'Cache-Control': {
+              description: 'How long the answer may be reused, e.g. `private, max-age=30`.',
+              schema: { type: 'string' },
+            },
+          },
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/FetchResponse' } } },
+        },
+        '400': errorResponse(
+          '`placement` is missing or a value is invalid.',
+          'placement parameter is required',
+        ),
+        ...COMMON_ERRORS,
+      },
+    },
+  },
+  '/api/v1/campaigns/impression': { post: tracking('impression', 'Impression tracked successfully') },
+  '/api/v1/campaigns/click': { post: tracking('click', 'Click tracked successfully') },
+};
+
+export const PARTNER_SCHEMAS = [Campaign, FetchResponse, TrackingBody, Acknowledgement];
+
+/** Error statuses of the management routes, shared by their schemas. */
+export const ADMIN_ERRORS = errors(400, 401, 403, 404, 409, 422, 500);
