@@ -20,4 +20,9 @@ export default tseslint.config(
     files: ['**/*.mjs', '**/*.js'],
     languageOptions: { globals: globals.node },
   },
+  {
+    // Scripts the example site serves to browsers.
+    files: ['examples/*/public/**/*.js'],
+    languageOptions: { globals: globals.browser },
+  },
 );

@@ -1,6 +1,6 @@
 // Brings a checkout to a runnable state with no dependencies of its own: installs packages when the
-// lock file changed since the last install, then builds the server when its sources are newer than
-// the build. Used by `npm start`, `npm test` and the benchmarks, so each does its own set-up.
+// lock file changed since the last install, then builds the server, the partner SDK and the example
+// site when their sources are newer than their builds. Used by `npm start`, `npm test` and the benchmarks, so each does its own set-up.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
@@ -42,19 +42,58 @@ export function ensureInstalled() {
   fs.writeFileSync(stamp, digest);
 }
 
-export function ensureBuilt() {
-  const server = path.join(root, 'apps', 'server');
-  const built = path.join(server, 'dist', 'cli', 'main.js');
+/** Runs `build` when any of `inputs` (files or folders) is newer than `output`, then stamps `output`. */
+function buildIfStale(name, output, inputs, build) {
   const sourceTime = Math.max(
-    newestMtime(path.join(server, 'src')),
-    fs.statSync(path.join(server, 'tsconfig.json')).mtimeMs,
+    ...inputs.map((input) =>
+      fs.statSync(input).isDirectory() ? newestMtime(input) : fs.statSync(input).mtimeMs,
+    ),
   );
-  if (fs.existsSync(built) && fs.statSync(built).mtimeMs >= sourceTime) return;
-  console.log('setup: building the server…');
-  run('npx', ['tsc', '-b', 'apps/server']);
+  if (fs.existsSync(output) && fs.statSync(output).mtimeMs >= sourceTime) return;
+  console.log(`setup: building ${name}…`);
+  build();
   // tsc -b skips unchanged outputs; touch the entry point so the freshness check above holds.
   const now = new Date();
-  fs.utimesSync(built, now, now);
+  fs.utimesSync(output, now, now);
+}
+
+/** Builds the server, the partner SDK and the example partner site where their sources changed. */
+export function ensureBuilt() {
+  const server = path.join(root, 'apps', 'server');
+  buildIfStale(
+    'the server',
+    path.join(server, 'dist', 'cli', 'main.js'),
+    [path.join(server, 'src'), path.join(server, 'tsconfig.json')],
+    () => run('npx', ['tsc', '-b', 'apps/server']),
+  );
+  const client = path.join(root, 'packages', 'client');
+  buildIfStale(
+    'the partner SDK',
+    path.join(client, 'dist', 'esm', 'index.js'),
+    [path.join(client, 'src'), path.join(client, 'tsconfig.json'), path.join(client, 'build.mjs')],
+    () => run(process.execPath, [path.join(client, 'build.mjs')]),
+  );
+  const site = path.join(root, 'examples', 'partner-site');
+  buildIfStale(
+    'the example partner site',
+    path.join(site, 'dist', 'main.js'),
+    [path.join(site, 'src'), path.join(site, 'tsconfig.json'), path.join(client, 'dist', 'esm', 'index.js')],
+    () => run('npx', ['tsc', '-p', 'examples/partner-site']),
+  );
+}
+
+/** Debian's chromium for the browser test, installed with apt-get when missing (no browser downloads). */
+export function ensureChromium() {
+  if (fs.existsSync('/usr/bin/chromium')) return;
+  console.log('setup: installing chromium (apt-get) for the browser test…');
+  const sudo = process.getuid?.() === 0 ? [] : ['sudo'];
+  for (const args of [
+    ['apt-get', 'update', '-qq'],
+    ['apt-get', 'install', '-y', '-qq', '--no-install-recommends', 'chromium'],
+  ]) {
+    const [command, ...rest] = [...sudo, ...args];
+    run(command, rest, { DEBIAN_FRONTEND: 'noninteractive' });
+  }
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

@@ -5,11 +5,13 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ensureBuilt, ensureInstalled } from './setup.mjs';
+import { ensureBuilt, ensureChromium, ensureInstalled } from './setup.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const steps = [
   ['type-check (tests included)', 'npx', ['tsc', '-p', 'apps/server/tsconfig.test.json']],
+  ['type-check the partner SDK', 'npx', ['tsc', '-p', 'packages/client/tsconfig.test.json']],
+  ['type-check the example site', 'npx', ['tsc', '-p', 'examples/partner-site/tsconfig.test.json']],
   ['lint', 'npx', ['eslint', '--max-warnings=0', '.']],
   ['format', 'npx', ['prettier', '--check', '.']],
   ['API document lint', 'npx', ['redocly', 'lint', '--format=stylish', 'docs/openapi.json']],
@@ -26,6 +28,7 @@ if (process.argv.length > 2) steps.splice(-2);
 
 ensureInstalled();
 ensureBuilt();
+ensureChromium();
 for (const [name, command, args] of steps) {
   console.log(`\n== ${name}: ${command} ${args.join(' ')}`);
   const result = spawnSync(command, args, { cwd: root, stdio: 'inherit' });

@@ -1,0 +1,185 @@
+import { maxAgeMs, ResponseCache } from './cache.js';
+import { Display, type TrackOptions, type Tracker } from './display.js';
+import { assertServerSide } from './environment.js';
+import { PlacardError, UsageError } from './errors.js';
+import type { Campaign, FetchResponse } from './generated.js';
+import { isAcknowledgement, isFetchResponse } from './response.js';
+import { DEFAULT_RETRY, type RetryPolicy } from './retry.js';
+import { checkFetchArguments, checkTracking, type FetchArguments, type TrackingContext } from './rules.js';
+import { call, type TransportOptions } from './transport.js';
+
+export const VERSION = '0.1.0';
+
+export interface ClientOptions {
+  /** The partner's secret API key; keep it in server-side configuration. */
+  apiKey: string;
+  /** Placard's address, e.g. `https://ads.example.com`. */
+  baseUrl: string;
+  /** Per attempt, in milliseconds. Default 5,000. */
+  timeoutMs?: number;
+  /** How 429, 5xx and network failures are retried. */
+  retry?: Partial<RetryPolicy>;
+  /** Reuse fetched campaigns for the `max-age` the server sends. Default true. */
+  cache?: boolean;
+  /** The platform `fetch` by default. */
+  fetch?: typeof globalThis.fetch;
+  /** For tests: the time source (ms), randomness in [0, 1), the wait between attempts, and idempotency keys. */
+  clock?: () => number;
+  random?: () => number;
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  newIdempotencyKey?: () => string;
+}
+
+export interface FetchOptions {
+  signal?: AbortSignal;
+}
+
+export interface TrackCallOptions extends TrackOptions {
+  /** Reused across retries; a fresh one per call by default. Pass your own to make your own retries safe. */
+  idempotencyKey?: string;
+}
+
+function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/**
+ * A Placard partner client that follows the contract by construction: arguments checked locally
+ * with the server's rules, fetched campaigns cached for as long as the server allows, failed or
+ * malformed responses never returned as data, typed errors, retries only where they can help, and
+ * display handles that report one impression per display and clicks only after it.
+ */
+export class PlacardClient implements Tracker {
+  private readonly transport: TransportOptions;
+  private readonly cache: ResponseCache<readonly Campaign[]> | null;
+  /** The placement each campaign object was fetched for: rendering it elsewhere is refused. */
+  private readonly fetchedFor = new WeakMap<Campaign, string>();
+  private readonly newIdempotencyKey: () => string;
+
+  constructor(options: ClientOptions) {
+    assertServerSide();
+    if (typeof options.apiKey !== 'string' || options.apiKey.trim() === '') {
+      throw new PlacardError('apiKey is required');
+    }
+    let baseUrl: URL;
+    try {
+      baseUrl = new URL(options.baseUrl);
+    } catch {
+      throw new PlacardError(
+        `baseUrl must be an absolute http(s) URL (got ${JSON.stringify(options.baseUrl)})`,
+      );
+    }
+    const clock = options.clock ?? Date.now;
+    this.transport = {
+      baseUrl: baseUrl.href,
+      apiKey: options.apiKey,
+      fetch: options.fetch ?? globalThis.fetch.bind(globalThis),
+      retry: { ...DEFAULT_RETRY, ...options.retry },
+      timeoutMs: options.timeoutMs ?? 5_000,
+      clock,
+      random: options.random ?? Math.random,
+      sleep: options.sleep ?? abortableSleep,
+      userAgent: `placard-client/${VERSION}`,
+    };
+    this.cache = options.cache === false ? null : new ResponseCache(clock);
+    this.newIdempotencyKey = options.newIdempotencyKey ?? (() => globalThis.crypto.randomUUID());
+  }
+
+  /** Running campaigns for a placement (contract 4.1), from the cache while the server allows. */
+  async fetchCampaigns(args: FetchArguments, options: FetchOptions = {}): Promise<readonly Campaign[]> {
+    const checked = checkFetchArguments(args);
+    const query = new URLSearchParams({ placement: checked.placement, limit: String(checked.limit) });
+    if (checked.location !== undefined) query.set('location', checked.location);
+    if (checked.device !== undefined) query.set('device', checked.device);
+    const key = query.toString();
+    const cached = this.cache?.get(key);
+    if (cached !== undefined) return cached;
+
+    const answer = await call(this.transport, {
+      method: 'GET',
+      path: `/api/v1/campaigns/fetch?${key}`,
+      accept: isFetchResponse,
+      ...(options.signal && { signal: options.signal }),
+    });
+    const campaigns = Object.freeze(
+      (answer.body as FetchResponse).data.map((campaign) => Object.freeze(campaign)),
+    );
+    for (const campaign of campaigns) this.fetchedFor.set(campaign, checked.placement);
+    this.cache?.set(key, campaigns, maxAgeMs(answer.headers.get('cache-control')));
+    return campaigns;
+  }
+
+  /**
+   * A handle for one showing of `campaign` in `placement`, which must be the placement it was
+   * fetched for (contract 1.7).
+   */
+  display(campaign: Campaign, placement: string, context: TrackingContext = {}): Display {
+    const fetched = this.fetchedFor.get(campaign);
+    if (fetched === undefined) {
+      throw new UsageError(
+        `campaign ${campaign.id} was not fetched by this client: fetch it for its placement first`,
+      );
+    }
+    if (fetched !== placement) {
+      throw new UsageError(
+        `campaign ${campaign.id} was fetched for ${fetched}; it must not be rendered in ${placement}`,
+      );
+    }
+    return new Display(this, campaign, placement, context);
+  }
+
+  /** Reports an impression (contract 4.2); prefer `display(...).impression()`, which reports once. */
+  trackImpression(
+    campaignId: number,
+    placement: string,
+    context?: TrackingContext,
+    options?: TrackCallOptions,
+  ): Promise<void> {
+    return this.track('impression', campaignId, placement, context, options);
+  }
+
+  /** Reports a click (contract 4.3); prefer `display(...).click()`, which requires the impression first. */
+  trackClick(
+    campaignId: number,
+    placement: string,
+    context?: TrackingContext,
+    options?: TrackCallOptions,
+  ): Promise<void> {
+    return this.track('click', campaignId, placement, context, options);
+  }
+
+  /** Forgets cached fetches, e.g. after the operator changed campaigns. */
+  clearCache(): void {
+    this.cache?.clear();
+  }
+
+  private async track(
+    kind: 'impression' | 'click',
+    campaignId: number,
+    placement: string,
+    context: TrackingContext = {},
+    options: TrackCallOptions = {},
+  ): Promise<void> {
+    const body = checkTracking(campaignId, placement, context);
+    await call(this.transport, {
+      method: 'POST',
+      path: `/api/v1/campaigns/${kind}`,
+      body,
+      // One key for every attempt of this call: a retry after a lost answer is never counted twice.
+      idempotencyKey: options.idempotencyKey ?? this.newIdempotencyKey(),
+      accept: isAcknowledgement,
+      ...(options.signal && { signal: options.signal }),
+    });
+  }
+}

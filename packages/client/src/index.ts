@@ -1,0 +1,29 @@
+export {
+  PlacardClient,
+  VERSION,
+  type ClientOptions,
+  type FetchOptions,
+  type TrackCallOptions,
+} from './client.js';
+export { Display, type TrackOptions } from './display.js';
+export {
+  AuthenticationError,
+  ForbiddenError,
+  KeySuspendedError,
+  NotFoundError,
+  PlacardError,
+  RateLimitedError,
+  ServerError,
+  UsageError,
+  ValidationError,
+} from './errors.js';
+export type {
+  Acknowledgement,
+  Campaign,
+  Device,
+  ErrorBody,
+  FetchResponse,
+  TrackingBody,
+} from './generated.js';
+export { DEFAULT_RETRY, type RetryPolicy } from './retry.js';
+export type { FetchArguments, TrackingContext } from './rules.js';
