@@ -49,7 +49,8 @@ export interface Services {
 export function wireServices(store: Store, logger: Logger, options: WiringOptions): Services {
   const clock = options.clock ?? Date.now;
   const state = new ServingState(store, logger, options.refreshIntervalMs, clock);
-  const metrics = new Metrics(state);
+  const limiter = options.limiter ?? new MemoryRateLimiter(clock);
+  const metrics = new Metrics(state, limiter);
   const refreshNow = (): void =>
     void state
       .refresh()
@@ -75,7 +76,6 @@ export function wireServices(store: Store, logger: Logger, options: WiringOption
   const keyUsage = new KeyUsage(store, logger);
   const lifecycle = new LifecycleJob(store, logger, options.refreshIntervalMs, clock);
   const retention = new RetentionJob(store, logger, options.eventRetentionDays, clock);
-  const limiter = options.limiter ?? new MemoryRateLimiter(clock);
   const appDeps: AppDeps = {
     version: VERSION,
     limiter,

@@ -74,6 +74,8 @@ describe('health, readiness and metrics', () => {
     expect(text).toContain('placard_event_batch_size_count 1');
     expect(text).toContain('placard_event_commit_seconds_count 1');
     expect(text).toContain('placard_rate_limited_total{operation="fetch"} 1');
+    expect(text).toContain('placard_rate_limits_mode{mode="memory"} 1');
+    expect(text).toContain('placard_rate_limits_mode{mode="shared"} 0');
     expect(text).toContain('placard_index_campaigns 1');
     expect(text).toMatch(/placard_index_refresh_age_seconds \d/);
     expect(text).toMatch(/placard_process_resident_memory_bytes \d+/);

@@ -97,6 +97,10 @@ describe('rate limits shared through Redis', () => {
     const body = (await ready.json()) as { status: string; checks: Record<string, string> };
     expect(body.status).toBe('degraded');
     expect(body.checks['rateLimits']).toMatch(/^redis unavailable since .*: limits are per instance$/);
+    const metrics = await fetch(`${server!.url}/metrics`, {
+      headers: { authorization: `Bearer ${server!.summary.adminToken}` },
+    });
+    expect(await metrics.text()).toContain('placard_rate_limits_mode{mode="degraded"} 1');
     await expect
       .poll(() =>
         server!.output.some((line) => line.includes('redis is unavailable: rate limits are per instance')),

@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { OperationClass } from '../domain/rate-limits.js';
+import type { RateLimiter } from '../limits/rate-limiter.js';
 import { RequestHistogram } from './request-histogram.js';
 import type { ServingState } from './serving-state.js';
 
@@ -10,7 +11,8 @@ const BATCH_BUCKETS = [1, 2, 5, 10, 20, 50, 100, 200, 500];
 
 /**
  * The instance's Prometheus metrics (served at /metrics): request durations by route and status,
- * events by kind and verdict, batch sizes and commit latency, rate-limited requests, the serving
+ * events by kind and verdict, batch sizes and commit latency, rate-limited requests and where limits
+ * live, the serving
  * index's size and refresh age, and Node's process metrics. One registry per instance, so tests
  * can run several in one process.
  */
@@ -51,7 +53,18 @@ export class Metrics {
     registers: [this.registry],
   });
 
-  constructor(state: ServingState) {
+  constructor(state: ServingState, limiter: RateLimiter) {
+    new Gauge({
+      name: 'placard_rate_limits_mode',
+      help: 'Where rate limits live: 1 for the current mode (memory, shared in Redis, or degraded: Redis unreachable, per instance)',
+      labelNames: ['mode'] as const,
+      registers: [this.registry],
+      collect() {
+        const current = limiter.health().mode;
+        for (const mode of ['memory', 'shared', 'degraded'] as const)
+          this.labels(mode).set(mode === current ? 1 : 0);
+      },
+    });
     new Gauge({
       name: 'placard_index_campaigns',
       help: 'Running campaigns in the serving index',
