@@ -183,6 +183,39 @@ export function partnerApi(deps: PartnerApiDeps): PartnerHandler {
     await deps.delivery.track(kind, parseTrackingBody(body), caller, idempotencyKey);
   }
 
+  /** Serves a request the limiter has ruled on: 429 when it must wait, the operation otherwise. */
+  function serve(
+    request: IncomingMessage,
+    response: ServerResponse,
+    id: string,
+    url: string,
+    mark: number,
+    path: string,
+    started: number,
+    caller: Caller,
+    retryAfter: number,
+  ): void {
+    const kind = TRACKING[path];
+    if (retryAfter > 0) {
+      const operation = kind === undefined ? 'fetch' : 'events';
+      deps.metrics.countRateLimited(operation);
+      throw new HttpError(
+        429,
+        'Rate limit exceeded',
+        rateLimitHeaders(operation, caller.policies[operation], retryAfter),
+      );
+    }
+    if (kind === undefined) {
+      const query = parseFetchQuery(readFetchParams(mark === -1 ? '' : url.slice(mark + 1)));
+      respond(request, response, id, path, started, 200, deps.delivery.fetch(query, caller), fetchHeaders);
+    } else {
+      track(request, kind, caller).then(
+        () => respond(request, response, id, path, started, 200, ACKNOWLEDGEMENTS[kind]),
+        (error: unknown) => fail(request, response, id, path, started, error),
+      );
+    }
+  }
+
   return (request, response) => {
     const url = request.url ?? '/';
     const mark = url.indexOf('?');
@@ -207,36 +240,14 @@ export function partnerApi(deps: PartnerApiDeps): PartnerHandler {
       }
       const kind = TRACKING[path];
       const operation = kind === undefined ? 'fetch' : 'events';
-      const policy = caller.policies[operation];
-      /** Serves the request once the limiter has let it through, or answers 429. */
-      const serve = (retryAfter: number): void => {
-        if (retryAfter > 0) {
-          deps.metrics.countRateLimited(operation);
-          throw new HttpError(429, 'Rate limit exceeded', rateLimitHeaders(operation, policy, retryAfter));
-        }
-        if (kind === undefined) {
-          const query = parseFetchQuery(readFetchParams(mark === -1 ? '' : url.slice(mark + 1)));
-          respond(
-            request,
-            response,
-            id,
-            path,
-            started,
-            200,
-            deps.delivery.fetch(query, caller),
-            fetchHeaders,
-          );
-        } else {
-          track(request, kind, caller).then(
-            () => respond(request, response, id, path, started, 200, ACKNOWLEDGEMENTS[kind]),
-            (error: unknown) => fail(request, response, id, path, started, error),
-          );
-        }
-      };
-      const decided = deps.limiter.take(operation, caller.apiKeyId, policy);
-      // The memory limiter answers at once, keeping the default path free of promises.
-      if (typeof decided === 'number') serve(decided);
-      else decided.then(serve).catch((error: unknown) => fail(request, response, id, path, started, error));
+      const decided = deps.limiter.take(operation, caller.apiKeyId, caller.policies[operation]);
+      // The memory limiter answers at once: the default path allocates no closure and no promise.
+      if (typeof decided === 'number')
+        serve(request, response, id, url, mark, path, started, caller, decided);
+      else
+        decided
+          .then((retryAfter) => serve(request, response, id, url, mark, path, started, caller, retryAfter))
+          .catch((error: unknown) => fail(request, response, id, path, started, error));
     } catch (error) {
       fail(request, response, id, path, started, error);
     }
