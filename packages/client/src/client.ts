@@ -66,6 +66,7 @@ export class PlacardClient implements Tracker {
   /** The placement each campaign object was fetched for: rendering it elsewhere is refused. */
   private readonly fetchedFor = new WeakMap<Campaign, string>();
   private readonly newIdempotencyKey: () => string;
+  private readonly inFlight = new Map<string, Promise<readonly Campaign[]>>();
 
   constructor(options: ClientOptions) {
     assertServerSide();
@@ -105,7 +106,23 @@ export class PlacardClient implements Tracker {
     const key = query.toString();
     const cached = this.cache?.get(key);
     if (cached !== undefined) return cached;
+    // Identical fetches in flight share one request (a page rendering the same slot twice); one
+    // with its own abort signal goes alone, so another caller's cancellation never reaches it.
+    if (options.signal) return this.fetchFresh(key, checked.placement, options);
+    const inFlight = this.inFlight.get(key);
+    if (inFlight !== undefined) return inFlight;
+    const fetching = this.fetchFresh(key, checked.placement, options).finally(() =>
+      this.inFlight.delete(key),
+    );
+    this.inFlight.set(key, fetching);
+    return fetching;
+  }
 
+  private async fetchFresh(
+    key: string,
+    placement: string,
+    options: FetchOptions,
+  ): Promise<readonly Campaign[]> {
     const answer = await call(this.transport, {
       method: 'GET',
       path: `/api/v1/campaigns/fetch?${key}`,
@@ -115,7 +132,7 @@ export class PlacardClient implements Tracker {
     const campaigns = Object.freeze(
       (answer.body as FetchResponse).data.map((campaign) => Object.freeze(campaign)),
     );
-    for (const campaign of campaigns) this.fetchedFor.set(campaign, checked.placement);
+    for (const campaign of campaigns) this.fetchedFor.set(campaign, placement);
     this.cache?.set(key, campaigns, maxAgeMs(answer.headers.get('cache-control')));
     return campaigns;
   }

@@ -219,6 +219,19 @@ describe('cache', () => {
     expect(sent).toHaveLength(3);
   });
 
+  it('shares one request between identical fetches in flight', async () => {
+    const { client, sent } = scripted([ok([CAMPAIGN]), ok([CAMPAIGN])]);
+    const [first, second] = await Promise.all([
+      client.fetchCampaigns({ placement: 'header_banner' }),
+      client.fetchCampaigns({ placement: 'header_banner' }),
+    ]);
+    expect(first).toBe(second);
+    expect(sent).toHaveLength(1);
+    // Without a max-age nothing is cached: once answered, the next call asks again.
+    await client.fetchCampaigns({ placement: 'header_banner' });
+    expect(sent).toHaveLength(2);
+  });
+
   it('does not cache without max-age, with no-store, or failures', async () => {
     const { client, sent } = scripted([
       ok([CAMPAIGN]),

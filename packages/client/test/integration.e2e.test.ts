@@ -151,8 +151,9 @@ describe('@placard/client against the real server (a started process)', () => {
     const limited = await placard.newKey('Limited Partner', { rate: 1, burst: 2 });
     const once = client({ apiKey: limited.key, cache: false, retry: { maxAttempts: 1 } });
     const outcomes = await Promise.all(
-      Array.from({ length: 4 }, () =>
-        once.fetchCampaigns({ placement: 'header_banner' }).then(
+      // Four different argument sets: identical fetches in flight would share one request.
+      Array.from({ length: 4 }, (_, index) =>
+        once.fetchCampaigns({ placement: 'header_banner', limit: index + 1 }).then(
           () => 'ok',
           (error: unknown) => error,
         ),
