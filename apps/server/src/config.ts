@@ -1,5 +1,8 @@
 import path from 'node:path';
 
+/** How long partners may reuse a fetch answer unless configured: changes reach pages within this. */
+export const DEFAULT_FETCH_MAX_AGE_SECONDS = 5;
+
 /** The whole service configuration, parsed once at start and frozen. */
 export interface Config {
   readonly host: string;
@@ -151,8 +154,8 @@ export const SETTINGS: ReadonlyArray<Setting<keyof Config>> = [
     env: 'PLACARD_FETCH_MAX_AGE',
     description:
       'Seconds a partner may reuse a fetch answer, sent as `Cache-Control: private, max-age=N` (`no-store` when 0). A paused or capped campaign can stay on partners’ pages this long.',
-    defaultText: '5',
-    parse: (raw) => integer('PLACARD_FETCH_MAX_AGE', raw, 5, 0, 3_600),
+    defaultText: String(DEFAULT_FETCH_MAX_AGE_SECONDS),
+    parse: (raw) => integer('PLACARD_FETCH_MAX_AGE', raw, DEFAULT_FETCH_MAX_AGE_SECONDS, 0, 3_600),
   },
   {
     key: 'redisUrl',

@@ -37,9 +37,6 @@ const ACKNOWLEDGEMENTS: Readonly<Record<EventKind, string>> = {
   click: JSON.stringify({ status: 'success', message: 'Click tracked successfully' }),
 };
 
-/** How long partners may reuse a fetch answer by default: changes reach pages within this. */
-export const DEFAULT_FETCH_MAX_AGE_SECONDS = 5;
-
 export interface PartnerApiDeps {
   state: ServingState;
   delivery: DeliveryService;

@@ -11,8 +11,8 @@ export const ErrorBody = Type.Object(
 
 /** An ISO 8601 instant, as every management response writes times. */
 export const Instant = Type.String({ format: 'date-time' });
-export const NullableInstant = Type.Union([Instant, Type.Null()]);
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+export const NullableInstant = Nullable(Instant);
 
 /** `{status: "success", data}`: the envelope of single management results. */
 export const One = <T extends TSchema>(data: T) => Type.Object({ status: Type.Literal('success'), data });

@@ -1,5 +1,4 @@
 import { Type } from 'typebox';
-import { errors } from './common.js';
 
 /**
  * The partner API (contract sections 2 to 8, decisions D2 to D10), described for the OpenAPI
@@ -220,6 +219,3 @@ export const PARTNER_PATHS = {
 };
 
 export const PARTNER_SCHEMAS = [Campaign, FetchResponse, TrackingBody, Acknowledgement];
-
-/** Error statuses of the management routes, shared by their schemas. */
-export const ADMIN_ERRORS = errors(400, 401, 403, 404, 409, 422, 500);
