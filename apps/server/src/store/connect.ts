@@ -10,6 +10,8 @@ export type Engine = 'sqlite' | 'postgres';
 export interface Connection {
   readonly db: Kysely<Database>;
   readonly engine: Engine;
+  /** The SQLite handle under `db`, for the event ledger's prepared statements (SQLite only). */
+  readonly sqlite?: BetterSqlite3.Database;
   /** Where the data lives, without credentials, for logs and `placard` output. */
   readonly location: string;
   close(): Promise<void>;
@@ -74,7 +76,7 @@ export function connect(
     const file = databaseUrl.slice('sqlite:'.length);
     const sqlite = cachingStatements(openSqliteFile(file));
     const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
-    return { db, engine: 'sqlite', location: file, close: () => db.destroy() };
+    return { db, sqlite, engine: 'sqlite', location: file, close: () => db.destroy() };
   }
   const pool = new pg.Pool({
     connectionString: databaseUrl,

@@ -1,10 +1,13 @@
+import type BetterSqlite3 from 'better-sqlite3';
 import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type { Campaign, CampaignInput, CampaignStatus } from '../domain/campaigns.js';
 import { localDate, startOfNextLocalDay } from '../domain/time-zones.js';
 import { keyPolicies, type KeyPolicies } from '../domain/rate-limits.js';
 import type { Device } from '../domain/targeting.js';
 import type { Verdict } from '../domain/verdicts.js';
-import { pruneEvents, pruneIdempotencyKeys, settleIdempotency, storeEvents } from './event-ledger.js';
+import { pruneEvents, pruneIdempotencyKeys } from './event-ledger.js';
+import { storeBatchSqlite } from './event-ledger-sqlite.js';
+import { storeBatchPostgres } from './event-ledger-postgres.js';
 import type { Connection, Engine } from './connect.js';
 import { migrateToLatest, pendingMigrations, type MigrationReport } from './migrate.js';
 import {
@@ -156,6 +159,15 @@ export class Store {
   ) {
     this.engine = connection.engine;
     this.location = connection.location;
+  }
+
+  /**
+   * The SQLite handle under Kysely. SQLite has one connection, so statements run on it inside a
+   * Kysely transaction belong to that transaction.
+   */
+  private sqliteHandle(): BetterSqlite3.Database {
+    if (!this.connection.sqlite) throw new Error('this SQLite store has no database handle');
+    return this.connection.sqlite;
   }
 
   migrate(): Promise<MigrationReport> {
@@ -754,24 +766,31 @@ export class Store {
   // ---- events ------------------------------------------------------------------------------
 
   /**
-   * Stores tracked events and enforces caps, all in one transaction that resolves only once
-   * durable: counters of capped campaigns are advanced, a total cap completes the campaign, a daily
-   * cap holds it until the next local midnight of its time zone.
-   */
-  /**
-   * Stores a batch of events in one transaction: idempotent replays become duplicates, the raw
-   * events and their per-minute rollups are written together, and caps are applied to what counts.
+   * Stores a batch of events atomically: idempotent replays become duplicates, the raw events and
+   * their per-minute rollups are written together, and caps are applied to what counts (counters of
+   * capped campaigns advance, a total cap completes the campaign, a daily cap holds it until the
+   * next local midnight of its time zone). Resolves only once durable.
    */
   async insertEvents(events: readonly TrackedEvent[]): Promise<BatchOutcome> {
     const effects: BatchOutcome = { completed: [], cappedForTheDay: [], stored: new Map() };
     if (events.length === 0) return effects;
-    await this.transaction(async (tx) => {
-      const settled = await settleIdempotency(tx.db, events);
-      await storeEvents(tx.db, this.engine, settled);
+    const count = (settled: readonly TrackedEvent[]): void => {
       for (const { kind, verdict } of settled) {
         const key = `${kind}:${verdict}`;
         effects.stored.set(key, (effects.stored.get(key) ?? 0) + 1);
       }
+    };
+    // On PostgreSQL a batch without capped campaigns is one statement, which commits by itself.
+    if (this.engine === 'postgres' && !this.db.isTransaction && !events.some((event) => event.mayHitCap)) {
+      count(await storeBatchPostgres(this.db, events));
+      return effects;
+    }
+    await this.transaction(async (tx) => {
+      const settled =
+        this.engine === 'sqlite'
+          ? storeBatchSqlite(this.sqliteHandle(), events)
+          : await storeBatchPostgres(tx.db, events);
+      count(settled);
       await tx.applyCaps(settled, effects);
     });
     return effects;
