@@ -280,6 +280,88 @@ describe.each(ENGINES)('store contract on %s', (engine) => {
     expect(isDataError(new Error('connection refused'))).toBe(false);
   });
 
+  it('settles idempotent replays in a batch, across batches, per key and after 24 hours', async () => {
+    const { campaignIds } = await store.importCampaigns([{ name: 'Replays', campaigns: [input()] }]);
+    const partner = await store.createPartner('Replays Partner');
+    const [first, second] = await Promise.all(
+      ['d-replay-1', 'd-replay-2'].map((digest) =>
+        store.createApiKey({ partnerId: partner.id, label: null, displayPrefix: 'p', digest }),
+      ),
+    );
+    const at = 1_800_000_000_000;
+    const event = (apiKeyId: number, idempotencyKey: string | null, occurredAt = at): TrackedEvent => ({
+      kind: 'impression',
+      campaignId: campaignIds[0]!,
+      placement: 'header_banner',
+      country: null,
+      device: null,
+      partnerId: partner.id,
+      apiKeyId,
+      occurredAt,
+      verdict: 'counted',
+      reason: null,
+      idempotencyKey,
+      mayHitCap: false,
+    });
+    const stored = async (batch: TrackedEvent[]) =>
+      Object.fromEntries((await store.insertEvents(batch)).stored);
+
+    // In one batch: the first use of a key counts, its repeats do not; the same key string under
+    // another API key is a different key; events without a key always count.
+    expect(
+      await stored([
+        event(first!.id, 'k1'),
+        event(first!.id, 'k1'),
+        event(second!.id, 'k1'),
+        event(first!.id, null),
+        event(first!.id, null),
+        event(first!.id, 'k1'),
+      ]),
+    ).toEqual({ 'impression:counted': 4, 'impression:duplicate': 2 });
+    // In a later batch, a live key is a replay; a new one counts.
+    expect(await stored([event(first!.id, 'k1', at + 1000), event(first!.id, 'k2', at + 1000)])).toEqual({
+      'impression:counted': 1,
+      'impression:duplicate': 1,
+    });
+    // 24 hours after its first use, a key protects nothing: it counts again, once.
+    const later = at + 24 * 60 * 60 * 1000;
+    expect(await stored([event(first!.id, 'k1', later), event(first!.id, 'k1', later)])).toEqual({
+      'impression:counted': 1,
+      'impression:duplicate': 1,
+    });
+
+    // What was answered is what was stored: raw events and rollups agree.
+    const rows = await store.db
+      .selectFrom('events')
+      .select(['verdict', 'reason', 'idempotency_key'])
+      .where('campaign_id', '=', campaignIds[0]!)
+      .orderBy('id')
+      .execute();
+    expect(rows.map((row) => `${row.verdict}:${row.idempotency_key ?? '-'}`)).toEqual([
+      'counted:k1',
+      'duplicate:k1',
+      'counted:k1',
+      'counted:-',
+      'counted:-',
+      'duplicate:k1',
+      'duplicate:k1',
+      'counted:k2',
+      'counted:k1',
+      'duplicate:k1',
+    ]);
+    expect(rows.filter((row) => row.verdict === 'duplicate').map((row) => row.reason)).toEqual(
+      Array(4).fill('idempotent replay'),
+    );
+    const rollups = await store.db
+      .selectFrom('event_rollups')
+      .select(['verdict', (eb) => eb.fn.sum<number>('count').as('n')])
+      .where('campaign_id', '=', campaignIds[0]!)
+      .groupBy('verdict')
+      .orderBy('verdict')
+      .execute();
+    expect(rollups.map((row) => `${row.verdict}:${Number(row.n)}`)).toEqual(['counted:6', 'duplicate:4']);
+  });
+
   it('appends and lists the audit log per object, in order', async () => {
     for (const action of ['create', 'update']) {
       await store.appendAudit({
