@@ -12,4 +12,11 @@ const child = spawn(process.execPath, [path.join(root, 'apps/server/dist/cli/mai
   stdio: 'inherit',
 });
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
+// npm runs this script through `sh -c`; a SIGTERM sent to npm alone (a process manager, `timeout`)
+// ends npm and that shell without reaching us, which would leave the server running on its own.
+// When our parent is gone, stop the server as if we had been told to.
+const parent = process.ppid;
+setInterval(() => {
+  if (process.ppid !== parent) child.kill('SIGTERM');
+}, 1000).unref();
 child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
