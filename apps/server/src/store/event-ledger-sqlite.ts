@@ -29,7 +29,9 @@ function statementsOf(sqlite: BetterSqlite3.Database): Statements {
   let statements = prepared.get(sqlite);
   if (!statements) {
     statements = {
-      claim: sqlite.prepare(CLAIM).pluck(),
+      // Not `pluck()`: statements are shared through the connection's statement cache, and a
+      // mode set here would change them for every other user of the same SQL.
+      claim: sqlite.prepare(CLAIM),
       insertEvent: sqlite.prepare(INSERT_EVENT),
       addToRollup: sqlite.prepare(ADD_TO_ROLLUP),
     };
@@ -64,7 +66,8 @@ export function storeBatchSqlite(
     if (key === null) return event;
     const pair = `${event.apiKeyId} ${key}`;
     const claimed =
-      !claimedInBatch.has(pair) && claim.get(event.apiKeyId, key, event.occurredAt, expiredBefore) === 1;
+      !claimedInBatch.has(pair) &&
+      claim.get(event.apiKeyId, key, event.occurredAt, expiredBefore) !== undefined;
     claimedInBatch.add(pair);
     return claimed ? event : { ...event, verdict: 'duplicate' as const, reason: REASONS.idempotentReplay };
   });
