@@ -80,9 +80,16 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   }
 }
 
-/** Closes the server on SIGTERM or SIGINT, forcing an exit if draining takes longer than 10 s. */
+/**
+ * Closes the server on SIGTERM or SIGINT, forcing an exit if draining takes longer than 10 s. A
+ * second signal while draining is ignored rather than left to end the process at once: Ctrl-C in a
+ * terminal reaches both the server and the npm script wrapping it, which passes it on too.
+ */
 export function closeOnSignals(server: RunningServer): void {
+  let closing = false;
   const shutdown = (signal: string): void => {
+    if (closing) return;
+    closing = true;
     server.logger.info({ signal }, 'shutting down');
     const force = setTimeout(() => {
       server.logger.error('shutdown took longer than 10 s; exiting');
@@ -99,6 +106,6 @@ export function closeOnSignals(server: RunningServer): void {
       },
     );
   };
-  process.once('SIGTERM', () => shutdown('SIGTERM'));
-  process.once('SIGINT', () => shutdown('SIGINT'));
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
 }
