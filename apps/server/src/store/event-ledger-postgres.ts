@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
-import { IDEMPOTENCY_WINDOW_MS, REASONS } from '../domain/verdicts.js';
+import { REASONS } from '../domain/verdicts.js';
+import { idempotencyExpiry } from './event-ledger.js';
 import type { Db, TrackedEvent } from './store.js';
 
 /**
@@ -8,7 +9,7 @@ import type { Db, TrackedEvent } from './store.js';
  * transaction, its own atomic commit: a batch without capped campaigns needs no BEGIN and COMMIT,
  * so it costs the database one message exchange instead of four.
  *
- * Same rules as the SQLite path in `event-ledger.ts`: the first event of each (API key,
+ * Same rules as the SQLite path in `event-ledger-sqlite.ts`: the first event of each (API key,
  * Idempotency-Key) pair in the batch claims the pair, unless a live claim (younger than 24 hours)
  * exists; every other event carrying the pair becomes a `duplicate`. Keys and rollup rows are
  * written in key order, so concurrent batches lock rows in one order and wait rather than deadlock.
@@ -82,8 +83,6 @@ const STATEMENT = (
 /** Stores a batch (see above) and returns it settled: replays marked `duplicate`. */
 export async function storeBatchPostgres(db: Db, events: readonly TrackedEvent[]): Promise<TrackedEvent[]> {
   if (events.length === 0) return [];
-  let now = -Infinity;
-  for (const event of events) if (event.occurredAt > now) now = event.occurredAt;
   const { rows } = await STATEMENT(
     events.map((event) => event.kind),
     events.map((event) => event.campaignId),
@@ -96,7 +95,7 @@ export async function storeBatchPostgres(db: Db, events: readonly TrackedEvent[]
     events.map((event) => event.verdict),
     events.map((event) => event.reason),
     events.map((event) => event.idempotencyKey),
-    now - IDEMPOTENCY_WINDOW_MS,
+    idempotencyExpiry(events),
   ).execute(db);
   if (rows.length === 0) return [...events];
   // `with ordinality` numbers from 1.

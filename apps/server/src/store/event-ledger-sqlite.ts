@@ -1,6 +1,6 @@
 import type BetterSqlite3 from 'better-sqlite3';
-import { IDEMPOTENCY_WINDOW_MS, REASONS } from '../domain/verdicts.js';
-import { minuteOf } from './event-ledger.js';
+import { REASONS } from '../domain/verdicts.js';
+import { idempotencyExpiry, minuteOf } from './event-ledger.js';
 import type { TrackedEvent } from './store.js';
 
 const CLAIM = `insert into idempotency_keys (api_key_id, key, created_at) values (?, ?, ?)
@@ -56,23 +56,16 @@ export function storeBatchSqlite(
   events: readonly TrackedEvent[],
 ): TrackedEvent[] {
   const { claim, insertEvent, addToRollup } = statementsOf(sqlite);
-  let now = -Infinity;
-  for (const event of events) if (event.occurredAt > now) now = event.occurredAt;
-  const expiredBefore = now - IDEMPOTENCY_WINDOW_MS;
-
-  const claimedInBatch = new Set<string>();
+  const expiredBefore = idempotencyExpiry(events);
+  // A repeat within the batch finds the claim its first event just made (live), like any replay.
   const settled = events.map((event) => {
     const key = event.idempotencyKey;
-    if (key === null) return event;
-    const pair = `${event.apiKeyId} ${key}`;
-    const claimed =
-      !claimedInBatch.has(pair) &&
-      claim.get(event.apiKeyId, key, event.occurredAt, expiredBefore) !== undefined;
-    claimedInBatch.add(pair);
-    return claimed ? event : { ...event, verdict: 'duplicate' as const, reason: REASONS.idempotentReplay };
+    if (key === null || claim.get(event.apiKeyId, key, event.occurredAt, expiredBefore) !== undefined)
+      return event;
+    return { ...event, verdict: 'duplicate' as const, reason: REASONS.idempotentReplay };
   });
 
-  const rollups = new Map<string, { event: TrackedEvent; count: number }>();
+  const rollups = new Map<string, { event: TrackedEvent; minute: number; count: number }>();
   for (const event of settled) {
     insertEvent.run(
       event.kind,
@@ -91,11 +84,11 @@ export function storeBatchSqlite(
     const dimensions = `${minute}\0${event.campaignId}\0${event.partnerId}\0${event.placement}\0${event.country ?? ''}\0${event.device ?? ''}\0${event.kind}\0${event.verdict}`;
     const rollup = rollups.get(dimensions);
     if (rollup) rollup.count++;
-    else rollups.set(dimensions, { event, count: 1 });
+    else rollups.set(dimensions, { event, minute, count: 1 });
   }
-  for (const { event, count } of rollups.values()) {
+  for (const { event, minute, count } of rollups.values()) {
     addToRollup.run(
-      minuteOf(event.occurredAt),
+      minute,
       event.campaignId,
       event.partnerId,
       event.placement,

@@ -4,10 +4,21 @@
  * the hot path of tracking, written for its engine.
  */
 import { IDEMPOTENCY_WINDOW_MS } from '../domain/verdicts.js';
-import type { Db } from './store.js';
+import type { Db, TrackedEvent } from './store.js';
 
 /** The minute an instant falls in, as epoch milliseconds (the rollups' time key). */
 export const minuteOf = (at: number): number => at - (at % 60_000);
+
+/**
+ * Idempotency keys created at or before this instant no longer protect anything (D9): 24 hours
+ * before the newest event of the batch. Both ledgers take over such a key instead of calling its
+ * reuse a replay.
+ */
+export function idempotencyExpiry(events: readonly TrackedEvent[]): number {
+  let newest = -Infinity;
+  for (const event of events) if (event.occurredAt > newest) newest = event.occurredAt;
+  return newest - IDEMPOTENCY_WINDOW_MS;
+}
 
 /**
  * Deletes up to `limit` raw events that occurred before `before` (retention); rollups are kept.
