@@ -1,0 +1,115 @@
+// bench/fetch/profile.mjs: where the fetch path's CPU time goes, per request. Runs the fetch load
+// (1,000 campaigns, as bench/fetch) against the server started with V8's CPU profiler, as shipped
+// and as a copy of the build that leaves V8's allocation-site pretenuring on (see
+// apps/server/src/cli/v8-flags.ts), alternating, RUNS times each. Only the profiler samples taken
+// while the measured load ran count, so start-up and warm-up are left out. Prints, per build, the
+// median throughput, busy CPU time per request and the functions with the most self time per
+// request. The profiler slows the server, so these throughputs are not the benchmark's figures.
+import fs from 'node:fs';
+import path from 'node:path';
+import { patchedBuild } from '../../scripts/patched-build.mjs';
+import {
+  checkCores,
+  CLI,
+  ensureWrk,
+  median,
+  ROOT,
+  RUNS,
+  SECONDS,
+  startPinned,
+  tempDir,
+  wrk,
+} from '../lib.mjs';
+import { seedStore } from '../seed.mjs';
+
+const SCRIPT = path.join(ROOT, 'bench/fetch/fetch.lua');
+const TOP = 12;
+
+checkCores();
+ensureWrk();
+
+const pretenuringCli = path.join(
+  patchedBuild('bench-pretenuring', [
+    {
+      file: 'cli/v8-flags.js',
+      from: "v8.setFlagsFromString('--no-allocation-site-pretenuring');",
+      to: '',
+    },
+  ]),
+  'cli/main.js',
+);
+
+const dir = tempDir('placard-bench-profile-');
+const key = await seedStore(`sqlite:${path.join(dir, 'placard.db')}`, 1_000);
+
+/** Self time (µs) by function over the samples taken between `from` and `to` (µs, monotonic). */
+function selfTimes(profile, from, to) {
+  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+  const times = new Map();
+  let at = profile.startTime;
+  profile.samples.forEach((id, i) => {
+    at += profile.timeDeltas[i] ?? 0;
+    if (at < from || at > to) return;
+    const { functionName, url, lineNumber } = byId.get(id).callFrame;
+    const name = `${functionName || '(anonymous)'} ${url.split('/').slice(-2).join('/')}:${lineNumber + 1}`;
+    times.set(name, (times.get(name) ?? 0) + (profile.timeDeltas[i + 1] ?? 0));
+  });
+  return times;
+}
+
+async function profiled(cli) {
+  const profileDir = fs.mkdtempSync(path.join(dir, 'profile-'));
+  const server = await startPinned([`--cpu-prof`, `--cpu-prof-dir=${profileDir}`, cli, 'serve', '--json'], {
+    PLACARD_DATA_DIR: dir,
+    PLACARD_PORT: '0',
+    PLACARD_LOG_LEVEL: 'warn',
+  });
+  let result;
+  let from;
+  let to;
+  try {
+    wrk(server.url, { seconds: 2, script: SCRIPT, scriptEnv: { PLACARD_BENCH_KEY: key } });
+    from = Number(process.hrtime.bigint() / 1000n);
+    result = wrk(server.url, { seconds: SECONDS, script: SCRIPT, scriptEnv: { PLACARD_BENCH_KEY: key } });
+    to = Number(process.hrtime.bigint() / 1000n);
+  } finally {
+    await server.stop();
+  }
+  const file = fs.readdirSync(profileDir).find((name) => name.endsWith('.cpuprofile'));
+  if (!file) throw new Error('the server wrote no CPU profile');
+  const times = selfTimes(JSON.parse(fs.readFileSync(path.join(profileDir, file), 'utf8')), from, to);
+  const requests = result.rps * ((to - from) / 1e6);
+  const perRequest = new Map([...times].map(([name, us]) => [name, us / requests]));
+  let busy = 0;
+  for (const [name, us] of perRequest) if (!name.startsWith('(idle)')) busy += us;
+  return { rps: result.rps, busy, perRequest };
+}
+
+const builds = { shipped: CLI, 'pretenuring on': pretenuringCli };
+const results = { shipped: [], 'pretenuring on': [] };
+for (let run = 1; run <= RUNS; run++) {
+  for (const [label, cli] of Object.entries(builds)) {
+    const measured = await profiled(cli);
+    results[label].push(measured);
+    console.log(
+      `run ${run}, ${label}: ${measured.rps.toFixed(0)} req/s under the profiler, ` +
+        `${measured.busy.toFixed(1)} µs busy per request`,
+    );
+  }
+}
+
+for (const [label, measured] of Object.entries(results)) {
+  const names = new Set(measured.flatMap((m) => [...m.perRequest.keys()]));
+  const medians = [...names]
+    .filter((name) => !name.startsWith('(idle)'))
+    .map((name) => [name, median(measured.map((m) => m.perRequest.get(name) ?? 0))])
+    .sort((a, b) => b[1] - a[1]);
+  console.log(
+    `\n${label}: median ${median(measured.map((m) => m.rps)).toFixed(0)} req/s under the profiler, ` +
+      `${median(measured.map((m) => m.busy)).toFixed(1)} µs busy per request; self time per request:`,
+  );
+  for (const [name, us] of medians.slice(0, TOP)) console.log(`  ${us.toFixed(2).padStart(6)} µs  ${name}`);
+  const tick = medians.find(([name]) => name.startsWith('nextTick '));
+  console.log(`  process.nextTick: ${(tick?.[1] ?? 0).toFixed(2)} µs per request`);
+}
+fs.rmSync(dir, { recursive: true, force: true });
