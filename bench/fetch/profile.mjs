@@ -1,13 +1,12 @@
 // bench/fetch/profile.mjs: where the fetch path's CPU time goes, per request. Runs the fetch load
-// (1,000 campaigns, as bench/fetch) against the server started with V8's CPU profiler, as shipped
-// and as a copy of the build that leaves V8's allocation-site pretenuring on (see
-// apps/server/src/cli/v8-flags.ts), alternating, RUNS times each. Only the profiler samples taken
-// while the measured load ran count, so start-up and warm-up are left out. Prints, per build, the
-// median throughput, busy CPU time per request and the functions with the most self time per
-// request. The profiler slows the server, so these throughputs are not the benchmark's figures.
+// (1,000 campaigns, as bench/fetch) against the server started with V8's CPU profiler, RUNS times,
+// each in a new server process. Only the profiler samples taken while the measured load ran count,
+// so start-up and warm-up are left out. Prints each run's busy CPU time per request and the share
+// of Node's `process.nextTick` in it (which varies from process to process; docs/benchmarks.md),
+// then the functions with the most self time per request (medians over the runs). The profiler
+// slows the server, so these throughputs are not the benchmark's figures.
 import fs from 'node:fs';
 import path from 'node:path';
-import { patchedBuild } from '../../scripts/patched-build.mjs';
 import {
   checkCores,
   CLI,
@@ -27,17 +26,6 @@ const TOP = 12;
 
 checkCores();
 ensureWrk();
-
-const pretenuringCli = path.join(
-  patchedBuild('bench-pretenuring', [
-    {
-      file: 'cli/v8-flags.js',
-      from: "v8.setFlagsFromString('--no-allocation-site-pretenuring');",
-      to: '',
-    },
-  ]),
-  'cli/main.js',
-);
 
 const dir = tempDir('placard-bench-profile-');
 const key = await seedStore(`sqlite:${path.join(dir, 'placard.db')}`, 1_000);
@@ -87,31 +75,24 @@ async function profiled(cli) {
   return { rps: result.rps, busy, tick, perRequest };
 }
 
-const builds = { shipped: CLI, 'pretenuring on': pretenuringCli };
-const results = { shipped: [], 'pretenuring on': [] };
+const measured = [];
 for (let run = 1; run <= RUNS; run++) {
-  for (const [label, cli] of Object.entries(builds)) {
-    const measured = await profiled(cli);
-    results[label].push(measured);
-    console.log(
-      `run ${run}, ${label}: ${measured.rps.toFixed(0)} req/s under the profiler, ` +
-        `${measured.busy.toFixed(1)} µs busy per request, of which process.nextTick ${measured.tick.toFixed(2)} µs`,
-    );
-  }
+  const result = await profiled(CLI);
+  measured.push(result);
+  console.log(
+    `run ${run}: ${result.rps.toFixed(0)} req/s under the profiler, ` +
+      `${result.busy.toFixed(1)} µs busy per request, of which process.nextTick ${result.tick.toFixed(2)} µs`,
+  );
 }
 
-for (const [label, measured] of Object.entries(results)) {
-  const names = new Set(measured.flatMap((m) => [...m.perRequest.keys()]));
-  const medians = [...names]
-    .filter((name) => !name.startsWith('(idle)'))
-    .map((name) => [name, median(measured.map((m) => m.perRequest.get(name) ?? 0))])
-    .sort((a, b) => b[1] - a[1]);
-  console.log(
-    `\n${label}: median ${median(measured.map((m) => m.rps)).toFixed(0)} req/s under the profiler, ` +
-      `${median(measured.map((m) => m.busy)).toFixed(1)} µs busy per request; self time per request:`,
-  );
-  for (const [name, us] of medians.slice(0, TOP)) console.log(`  ${us.toFixed(2).padStart(6)} µs  ${name}`);
-  const ticks = measured.map((m) => m.tick.toFixed(2)).join(', ');
-  console.log(`  process.nextTick per run: ${ticks} µs per request`);
-}
+const names = new Set(measured.flatMap((m) => [...m.perRequest.keys()]));
+const medians = [...names]
+  .filter((name) => !name.startsWith('(idle)'))
+  .map((name) => [name, median(measured.map((m) => m.perRequest.get(name) ?? 0))])
+  .sort((a, b) => b[1] - a[1]);
+console.log(
+  `\nmedian of ${RUNS} runs: ${median(measured.map((m) => m.rps)).toFixed(0)} req/s under the profiler, ` +
+    `${median(measured.map((m) => m.busy)).toFixed(1)} µs busy per request; self time per request:`,
+);
+for (const [name, us] of medians.slice(0, TOP)) console.log(`  ${us.toFixed(2).padStart(6)} µs  ${name}`);
 fs.rmSync(dir, { recursive: true, force: true });

@@ -1,6 +1,4 @@
 #!/usr/bin/env node
-// First, so the V8 settings apply before anything else allocates (see v8-flags.ts).
-import './v8-flags.js';
 import { Command } from 'commander';
 import { registerCampaigns } from './commands/campaigns.js';
 import { registerDemo } from './commands/demo.js';
