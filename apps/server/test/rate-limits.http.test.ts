@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { campaign, createTestApp, type TestApp } from './helpers/app.js';
+import { campaign, createTestApp, withWrongLastCharacter, type TestApp } from './helpers/app.js';
 
 describe('rate limits per key and operation class (D7)', () => {
   let t: TestApp;
@@ -67,7 +67,9 @@ describe('rate limits per key and operation class (D7)', () => {
   it('never spends a real key’s quota on failed authentication', async () => {
     await limitKey({ fetchRate: 1, fetchBurst: 2 });
     for (let i = 0; i < 5; i++) {
-      expect((await t.fetch('placement=header_banner', `${t.apiKey.slice(0, -1)}x`)).statusCode).toBe(401);
+      expect((await t.fetch('placement=header_banner', withWrongLastCharacter(t.apiKey))).statusCode).toBe(
+        401,
+      );
     }
     expect((await fetchOnce()).statusCode).toBe(200);
     expect((await fetchOnce()).statusCode).toBe(200);

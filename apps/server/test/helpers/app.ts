@@ -79,6 +79,15 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
+/**
+ * A well-formed key that differs from `key` in its last character only, so its checksum no longer
+ * matches. The replacement always differs: a fixed letter would give back the key itself whenever
+ * the key happened to end in it.
+ */
+export function withWrongLastCharacter(key: string): string {
+  return `${key.slice(0, -1)}${key.endsWith('a') ? 'b' : 'a'}`;
+}
+
 /** A campaign for the import format with sensible defaults; override what the test is about. */
 export function campaign(fields: Record<string, unknown> = {}): Record<string, unknown> {
   return {
