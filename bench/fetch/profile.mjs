@@ -45,9 +45,10 @@ function selfTimes(profile, from, to) {
   return times;
 }
 
-async function profiled(cli) {
+/** One profiled measurement in a new server process. */
+async function profiled() {
   const profileDir = fs.mkdtempSync(path.join(dir, 'profile-'));
-  const server = await startPinned([`--cpu-prof`, `--cpu-prof-dir=${profileDir}`, cli, 'serve', '--json'], {
+  const server = await startPinned(['--cpu-prof', `--cpu-prof-dir=${profileDir}`, CLI, 'serve', '--json'], {
     PLACARD_DATA_DIR: dir,
     PLACARD_PORT: '0',
     PLACARD_LOG_LEVEL: 'warn',
@@ -69,15 +70,17 @@ async function profiled(cli) {
   const requests = result.rps * ((to - from) / 1e6);
   const perRequest = new Map([...times].map(([name, us]) => [name, us / requests]));
   let busy = 0;
-  for (const [name, us] of perRequest) if (!name.startsWith('(idle)')) busy += us;
   let tick = 0;
-  for (const [name, us] of perRequest) if (name.startsWith('nextTick ')) tick += us;
+  for (const [name, us] of perRequest) {
+    if (!name.startsWith('(idle)')) busy += us;
+    if (name.startsWith('nextTick ')) tick += us;
+  }
   return { rps: result.rps, busy, tick, perRequest };
 }
 
 const measured = [];
 for (let run = 1; run <= RUNS; run++) {
-  const result = await profiled(CLI);
+  const result = await profiled();
   measured.push(result);
   console.log(
     `run ${run}: ${result.rps.toFixed(0)} req/s under the profiler, ` +
