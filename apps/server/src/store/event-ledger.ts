@@ -1,7 +1,7 @@
 /**
- * What both engines' event ledgers share: the rollups' time key and retention. The batch writes
- * themselves are engine-specific (`event-ledger-sqlite.ts`, `event-ledger-postgres.ts`): each is
- * the hot path of tracking, written for its engine.
+ * What both engines' event ledgers share: the rollups' time key, when an idempotency key expires,
+ * and retention. The batch writes themselves are engine-specific (`event-ledger-sqlite.ts`,
+ * `event-ledger-postgres.ts`): each is the hot path of tracking, written for its engine.
  */
 import { IDEMPOTENCY_WINDOW_MS } from '../domain/verdicts.js';
 import type { Db, TrackedEvent } from './store.js';
