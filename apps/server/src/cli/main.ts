@@ -1,4 +1,6 @@
 #!/usr/bin/env node
+// First, before the rest of the process can collect garbage (see tick-shape.ts).
+import './tick-shape.js';
 import { Command } from 'commander';
 import { registerCampaigns } from './commands/campaigns.js';
 import { registerDemo } from './commands/demo.js';

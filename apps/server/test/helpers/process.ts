@@ -51,12 +51,16 @@ export interface ServerProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** Starts `placard serve --json` on a free port and resolves once it is listening. */
+/**
+ * Starts `placard serve --json` on a free port and resolves once it is listening; `nodeArgs` go to
+ * Node itself, before the script.
+ */
 export async function startServerProcess(
   env: Record<string, string>,
   args: string[] = [],
+  nodeArgs: string[] = [],
 ): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [CLI, 'serve', '--json', ...args], {
+  const child = spawn(process.execPath, [...nodeArgs, CLI, 'serve', '--json', ...args], {
     cwd: ROOT,
     env: { ...process.env, PLACARD_PORT: '0', PLACARD_HOST: '127.0.0.1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
