@@ -2,9 +2,10 @@
 // (1,000 campaigns, as bench/fetch) against the server started with V8's CPU profiler, RUNS times,
 // each in a new server process. Only the profiler samples taken while the measured load ran count,
 // so start-up and warm-up are left out. Prints each run's busy CPU time per request and the share
-// of Node's `process.nextTick` in it (which varies from process to process; docs/benchmarks.md),
-// then the functions with the most self time per request (medians over the runs). The profiler
-// slows the server, so these throughputs are not the benchmark's figures.
+// of Node's `process.nextTick` in it (5 to 7 µs in about half the processes until the server kept
+// its queue entries' shape, apps/server/src/cli/tick-shape.ts; docs/benchmarks.md), then the
+// functions with the most self time per request (medians over the runs). The profiler slows the
+// server, so these throughputs are not the benchmark's figures.
 import fs from 'node:fs';
 import path from 'node:path';
 import {
