@@ -29,6 +29,8 @@ checkCores();
 ensureWrk();
 
 const dir = tempDir('placard-bench-profile-');
+// Removed however the script ends, a failed measurement included.
+process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
 const key = await seedStore(`sqlite:${path.join(dir, 'placard.db')}`, 1_000);
 
 /** Self time (µs) by function over the samples taken between `from` and `to` (µs, monotonic). */
@@ -99,4 +101,3 @@ console.log(
     `${median(measured.map((m) => m.busy)).toFixed(1)} µs busy per request; self time per request:`,
 );
 for (const [name, us] of medians.slice(0, TOP)) console.log(`  ${us.toFixed(2).padStart(6)} µs  ${name}`);
-fs.rmSync(dir, { recursive: true, force: true });

@@ -28,6 +28,8 @@ ensureWrk();
 
 async function prepare(count) {
   const dir = tempDir(`placard-bench-${count}-`);
+  // Removed however the benchmark ends, a failed measurement included.
+  process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
   const started = Date.now();
   const key = await seedStore(`sqlite:${path.join(dir, 'placard.db')}`, count);
   console.log(`bench: seeded ${count} campaigns in ${((Date.now() - started) / 1000).toFixed(1)} s`);
@@ -108,4 +110,3 @@ fetch, ${summary.method}
   limiter + browser check       cost ${pct(summary.guardsCost)} of the 1k throughput (target < 5%: ${verdict(summary.guardsCost < 0.05)})
   limits shared in Redis        ${pct(summary.redisRatioTo1k)} of the 1k figure (for information)
 results: ${path.relative(ROOT, file)}`);
-for (const { dir } of [small, large]) fs.rmSync(dir, { recursive: true, force: true });
