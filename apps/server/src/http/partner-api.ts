@@ -16,6 +16,7 @@ import type { RateLimiter } from '../limits/rate-limiter.js';
 import { IDEMPOTENCY_KEY_MESSAGE, isValidIdempotencyKey } from '../domain/verdicts.js';
 import { describeError, errorBody, HttpError, JSON_TYPE } from './errors.js';
 import { requestId } from './request-id.js';
+import { ResponseBatch } from './response-batch.js';
 
 /** Paths and methods of the partner API (contract section 4), also used to answer 405 (D8). */
 export const PARTNER_ROUTES: ReadonlyMap<string, readonly string[]> = new Map([
@@ -58,6 +59,18 @@ export interface PartnerApiDeps {
   limiter: RateLimiter;
 }
 
+/** A partner response waiting in the current round's batch (see `response-batch.ts`). */
+interface Answer {
+  request: IncomingMessage;
+  response: ServerResponse;
+  id: string;
+  path: string;
+  started: number;
+  status: number;
+  body: string | Buffer;
+  headers: Record<string, string> | undefined;
+}
+
 /** Handles a request if it is for the partner API; returns false to pass it on. */
 export type PartnerHandler = (request: IncomingMessage, response: ServerResponse) => boolean;
 
@@ -86,7 +99,7 @@ function fromBrowser(request: IncomingMessage): boolean {
 
 export const BROWSER_REFUSAL = 'api keys must only be used from a server';
 
-/** Writes a complete JSON response; the one place partner responses are sent. */
+/** Writes a complete JSON response; the one place partner responses are written. */
 function send(
   response: ServerResponse,
   id: string,
@@ -152,16 +165,8 @@ export function partnerApi(deps: PartnerApiDeps): PartnerHandler {
     else respond(request, response, id, path, started, status, errorBody(message), headers);
   }
 
-  function respond(
-    request: IncomingMessage,
-    response: ServerResponse,
-    id: string,
-    path: string,
-    started: number,
-    status: number,
-    body: string | Buffer,
-    headers?: Record<string, string>,
-  ): void {
+  /** Writes an answer, then records it: its duration includes the wait for its round to end. */
+  function write({ request, response, id, path, started, status, body, headers }: Answer): void {
     // While shutting down, every answer ends its connection, so no request races an idle close.
     send(response, id, status, body, deps.isClosing() ? { ...headers, connection: 'close' } : headers);
     const ms = performance.now() - started;
@@ -172,6 +177,24 @@ export function partnerApi(deps: PartnerApiDeps): PartnerHandler {
         'request',
       );
     }
+  }
+
+  const answers = new ResponseBatch<Answer>(write, (answer, error) => {
+    deps.logger.error({ err: error, reqId: answer.id, route: answer.path }, 'writing a response failed');
+    answer.response.destroy();
+  });
+
+  function respond(
+    request: IncomingMessage,
+    response: ServerResponse,
+    id: string,
+    path: string,
+    started: number,
+    status: number,
+    body: string | Buffer,
+    headers?: Record<string, string>,
+  ): void {
+    answers.add({ request, response, id, path, started, status, body, headers });
   }
 
   async function track(request: IncomingMessage, kind: EventKind, caller: Caller): Promise<void> {
