@@ -3,11 +3,11 @@
  * writes them back to back when that round ends (`setImmediate` runs right after the poll phase).
  *
  * Why: each response write wakes the client that waits for it. On the virtual machines Placard
- * is measured on, waking a client whose core has gone idle costs the writer more than the rest of
- * a fetch together (an inter-processor interrupt through the hypervisor, with interrupts off).
- * Written one by one, between requests that each take tens of microseconds, nearly every write
- * found the load generator idle again and paid that cost; written together, only the first of a
- * round does. A response waits at most for the rest of its round, which is the work that was
+ * is measured on, waking a client whose core has gone idle costs the writer about as much as the
+ * rest of a fetch together (an inter-processor interrupt through the hypervisor, with interrupts
+ * off). Written one by one, between requests that each take tens of microseconds, nearly every
+ * write found the load generator idle again and paid that cost; written together, only the first
+ * of a round does. A response waits at most for the rest of its round, which is the work that was
  * already queued ahead of it on this one thread (docs/benchmarks.md, "Writing a round's responses
  * together").
  */
