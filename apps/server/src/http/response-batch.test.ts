@@ -15,10 +15,8 @@ describe('ResponseBatch', () => {
     await Promise.resolve(); // microtasks of the round still belong to it
     batch.add('c');
     expect(written).toEqual([]);
-    expect(batch.pending).toBe(3);
     await nextImmediate();
     expect(written).toEqual(['a', 'b', 'c']);
-    expect(batch.pending).toBe(0);
   });
 
   it('starts a new batch for the next round', async () => {
@@ -68,6 +66,5 @@ describe('ResponseBatch', () => {
     batch.add('a');
     await nextImmediate();
     expect(written).toEqual(['a', 'added while writing']);
-    expect(batch.pending).toBe(0);
   });
 });

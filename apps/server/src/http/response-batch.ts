@@ -31,11 +31,6 @@ export class ResponseBatch<T> {
     }
   }
 
-  /** How many items wait to be written. */
-  get pending(): number {
-    return this.queue.length;
-  }
-
   private readonly flush = (): void => {
     const queue = this.queue;
     // By index, re-reading the length: an item added while writing is written in this flush too.
