@@ -22,9 +22,10 @@ export function idempotencyExpiry(events: readonly TrackedEvent[]): number {
 
 /**
  * The statement that deletes up to `limit` of the oldest raw events that occurred before `before`.
- * It picks them through the `occurred_at` index: picked in id order, both engines walked the whole
- * table to find that nothing was old enough, which on SQLite held the server's only thread for
- * about 0.2 s per 3 million events at every retention pass (docs/benchmarks.md).
+ * It picks them through the `occurred_at` index. Picked in id order, SQLite (which plans without
+ * statistics) read the whole table to find that nothing was old enough yet, holding the server's
+ * only thread for longer the more events it kept, at every retention pass; that was most of the
+ * events benchmark's p99 (docs/benchmarks.md).
  */
 export function pruneEventsQuery(db: Db, before: number, limit: number) {
   return db
