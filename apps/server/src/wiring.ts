@@ -55,6 +55,8 @@ export function wireServices(store: Store, logger: Logger, options: WiringOption
     void state
       .refresh()
       .catch((error: unknown) => logger.error({ err: error }, 'refreshing the serving index failed'));
+  // The partner API subscribes when it is built; the batcher tells it of each settled batch.
+  const settledListeners: Array<() => void> = [];
   const events =
     options.events?.(store, refreshNow) ??
     new GroupCommitSink(
@@ -69,6 +71,9 @@ export function wireServices(store: Store, logger: Logger, options: WiringOption
       {
         committed: (size, seconds, failed) => metrics.observeBatch(size, seconds, failed),
         stored: (counts) => metrics.countEvents(counts),
+        settled: () => {
+          for (const listener of settledListeners) listener();
+        },
       },
     );
   const delivery = new DeliveryService(state, events, clock);
@@ -90,6 +95,7 @@ export function wireServices(store: Store, logger: Logger, options: WiringOption
     admin: { store, tokens, clock, afterChange: refreshNow },
     onKeyUse: keyUsage.touch,
     onBrowserUse: keyUsage.browserUse,
+    onEventsSettled: (listener) => settledListeners.push(listener),
   };
   return { state, events, delivery, tokens, keyUsage, lifecycle, retention, metrics, limiter, appDeps };
 }

@@ -250,6 +250,16 @@ describe('event durability (D5, D8)', () => {
     }
   });
 
+  it('tells the partner API of each settled batch, so it writes their answers at once', async () => {
+    let settled = 0;
+    t.services.appDeps.onEventsSettled?.(() => settled++);
+    const body = { campaignId: bannerCampaign, placement: 'header_banner' };
+    expect((await t.track('impression', body)).statusCode).toBe(200);
+    expect(settled).toBe(1);
+    expect((await t.track('click', body)).statusCode).toBe(200);
+    expect(settled).toBe(2);
+  });
+
   it('answers only after the event is committed: the row is visible to another connection at once', async () => {
     const other = await t.database.open();
     try {

@@ -25,6 +25,8 @@ export interface AppDeps {
   admin: AdminDeps;
   onKeyUse?: (apiKeyId: number, at: number) => void;
   onBrowserUse?: (apiKeyId: number, at: number) => void;
+  /** Subscribes to the event batcher's settled batches (see `PartnerApiDeps`). */
+  onEventsSettled?: (listener: () => void) => void;
   /** Set when shutdown begins; the server may set it before closing the listener (see server.ts). */
   shutdown: Shutdown;
   metrics: Metrics;

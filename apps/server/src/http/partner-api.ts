@@ -51,6 +51,11 @@ export interface PartnerApiDeps {
   onKeyUse?: (apiKeyId: number, at: number) => void;
   /** Told when a valid key came from a browser and was refused (contract 1.5). */
   onBrowserUse?: (apiKeyId: number, at: number) => void;
+  /**
+   * Subscribes to the event batcher: told each time a batch's requests have been told their
+   * outcome, so their answers are written at once instead of after the next round's reads.
+   */
+  onEventsSettled?: (listener: () => void) => void;
   /** The time source for key expiry; the same one the delivery service uses. */
   clock?: () => number;
   metrics: Metrics;
@@ -183,6 +188,7 @@ export function partnerApi(deps: PartnerApiDeps): PartnerHandler {
     deps.logger.error({ err: error, reqId: answer.id, route: answer.path }, 'writing a response failed');
     answer.response.destroy();
   });
+  deps.onEventsSettled?.(() => answers.flushAfterMicrotasks());
 
   function respond(
     request: IncomingMessage,

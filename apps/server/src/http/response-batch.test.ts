@@ -67,4 +67,50 @@ describe('ResponseBatch', () => {
     await nextImmediate();
     expect(written).toEqual(['a', 'added while writing']);
   });
+
+  it('on request, writes what settled promises answer once their continuations ran, before the next round', async () => {
+    const order: string[] = [];
+    const batch = new ResponseBatch<string>(
+      (item) => order.push(item),
+      () => undefined,
+    );
+    /** A request handler: a few awaits between the commit it waits on and its answer. */
+    const handle = async (commit: Promise<void>, name: string): Promise<void> => {
+      await commit;
+      await Promise.resolve();
+      await Promise.resolve();
+      batch.add(name);
+    };
+    await new Promise<void>((done) => {
+      // A commit runs in a setImmediate callback, as SQLite's group commit does.
+      setImmediate(() => {
+        let release = (): void => undefined;
+        const commit = new Promise<void>((resolve) => (release = resolve));
+        const handled = Promise.all([handle(commit, 'first'), handle(commit, 'second')]);
+        // Scheduled from this round, so it runs in the next one, as the end-of-round flush would.
+        setImmediate(() => order.push('next round'));
+        release();
+        batch.flushAfterMicrotasks();
+        void handled.then(() => setImmediate(() => setImmediate(done)));
+      });
+    });
+    expect(order).toEqual(['first', 'second', 'next round']);
+  });
+
+  it('after an early flush, writes later items at the end of their round as before', async () => {
+    const order: string[] = [];
+    const batch = new ResponseBatch<string>(
+      (item) => order.push(item),
+      () => undefined,
+    );
+    setImmediate(() => order.push('round end'));
+    batch.add('a');
+    batch.flushAfterMicrotasks();
+    await nextImmediate();
+    expect(order).toEqual(['a', 'round end']);
+    batch.add('b');
+    expect(order).toEqual(['a', 'round end']);
+    await nextImmediate();
+    expect(order).toEqual(['a', 'round end', 'b']);
+  });
 });

@@ -10,10 +10,18 @@
  * of a round does. A response waits at most for the rest of its round, which is the work that was
  * already queued ahead of it on this one thread (docs/benchmarks.md, "Writing a round's responses
  * together").
+ *
+ * Responses produced outside the poll phase are the exception: a SQLite group commit runs in a
+ * `setImmediate` callback, and the answers it releases would wait for the next round, which first
+ * reads every request that arrived during the commit. `flushAfterMicrotasks` lets the committer
+ * write them as soon as its requests' continuations have run (docs/benchmarks.md, "Answering a
+ * commit's requests at once").
  */
 export class ResponseBatch<T> {
   private readonly queue: T[] = [];
-  private scheduled = false;
+  /** The end-of-round flush, while one is scheduled. */
+  private immediate: NodeJS.Immediate | undefined;
+  private flushingEarly = false;
 
   constructor(
     /** Writes one item's response; called in the order the items were added. */
@@ -25,13 +33,23 @@ export class ResponseBatch<T> {
   /** Queues an item to be written at the end of the current round. */
   add(item: T): void {
     this.queue.push(item);
-    if (!this.scheduled) {
-      this.scheduled = true;
-      setImmediate(this.flush);
-    }
+    this.immediate ??= setImmediate(this.flush);
+  }
+
+  /**
+   * Writes what is queued once the microtasks queued so far, and those they queue in turn, have
+   * run, instead of at the end of the round. A `nextTick` queued from a microtask runs only after
+   * the whole microtask queue has drained, so every `await` between a settled promise and the
+   * `add` of its answer has happened by then.
+   */
+  flushAfterMicrotasks(): void {
+    if (this.flushingEarly) return;
+    this.flushingEarly = true;
+    queueMicrotask(() => process.nextTick(this.flush));
   }
 
   private readonly flush = (): void => {
+    this.flushingEarly = false;
     const queue = this.queue;
     // By index, re-reading the length: an item added while writing is written in this flush too.
     for (let i = 0; i < queue.length; i++) {
@@ -43,6 +61,8 @@ export class ResponseBatch<T> {
       }
     }
     queue.length = 0;
-    this.scheduled = false;
+    // Cleared only now, so an item added while writing did not schedule a flush of its own.
+    if (this.immediate !== undefined) clearImmediate(this.immediate);
+    this.immediate = undefined;
   };
 }

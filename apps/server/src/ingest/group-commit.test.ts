@@ -62,6 +62,26 @@ describe('group commit (D9)', () => {
     expect(DEFAULT_GROUP_COMMIT.lingerMs).toBe(0);
   });
 
+  it('tells the observer a batch has settled right after its requests learn the outcome, stored or not', async () => {
+    const { store, commits } = manualStore();
+    const seen: string[] = [];
+    const sink = new GroupCommitSink(store, () => undefined, undefined, options, {
+      settled: () => seen.push('settled'),
+    });
+    const stored = sink.record(event(1)).then(() => seen.push('stored answered'));
+    await tick();
+    expect(seen).toEqual([]);
+    commits[0]!.finish();
+    await stored;
+    // Told before the requests' continuations ran, so it can act once they have.
+    expect(seen).toEqual(['settled', 'stored answered']);
+    const refused = sink.record(event(2)).catch(() => seen.push('refused answered'));
+    await tick();
+    commits[1]!.finish(new Error('disk full'));
+    await refused;
+    expect(seen).toEqual(['settled', 'stored answered', 'settled', 'refused answered']);
+  });
+
   it('gathers events that arrive while a batch commits into the next batch, at most maxBatch each', async () => {
     const { store, commits } = manualStore();
     const sink = new GroupCommitSink(store, () => undefined, undefined, options);

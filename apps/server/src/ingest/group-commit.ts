@@ -36,6 +36,11 @@ export interface BatchObserver {
   committed?(size: number, seconds: number, failed: boolean): void;
   /** A batch was stored: events by `kind:verdict`. */
   stored?(counts: ReadonlyMap<string, number>): void;
+  /**
+   * Every request of a batch has just been told its outcome (stored or 503); their continuations
+   * run as microtasks once this returns. Lets the HTTP layer write their answers at once.
+   */
+  settled?(): void;
 }
 
 interface Pending {
@@ -134,6 +139,7 @@ export class GroupCommitSink implements EventSink {
       const effects = await this.store.insertEvents(batch.map((pending) => pending.event));
       this.observer.committed?.(batch.length, (performance.now() - started) / 1000, false);
       for (const pending of batch) pending.resolve();
+      this.observer.settled?.();
       this.observer.stored?.(effects.stored);
       if (effects.completed.length > 0 || effects.cappedForTheDay.length > 0) this.onCapReached(effects);
     } catch (error) {
@@ -147,6 +153,7 @@ export class GroupCommitSink implements EventSink {
       // Never a 200 for an event that was not stored (D8): the clients retry the 503.
       this.onError(error);
       for (const pending of batch) pending.reject(unavailable());
+      this.observer.settled?.();
     }
   }
 
