@@ -14,8 +14,8 @@
  * Responses produced outside the poll phase are the exception: a SQLite group commit runs in a
  * `setImmediate` callback, and the answers it releases would wait for the next round, which first
  * reads every request that arrived during the commit. `flushAfterMicrotasks` lets the committer
- * write them as soon as its requests' continuations have run (docs/benchmarks.md, "Answering a
- * commit's requests at once").
+ * write them as soon as its requests' continuations have run (docs/benchmarks.md, the events run
+ * of 2026-11-23 07:12 UTC, "A commit's answers go out at once").
  */
 export class ResponseBatch<T> {
   private readonly queue: T[] = [];
