@@ -2,7 +2,7 @@ import { CompiledQuery, sql } from 'kysely';
 import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RetentionJob } from '../src/services/retention-job.js';
-import { pruneEventsQuery } from '../src/store/event-ledger.js';
+import { pruneEventsQuery, pruneIdempotencyKeysQuery } from '../src/store/event-ledger.js';
 import { campaign, createTestApp, type TestApp } from './helpers/app.js';
 import { ENGINES } from './helpers/engines.js';
 
@@ -314,6 +314,22 @@ describe.each(ENGINES)('events, idempotency and reports on %s', (engine) => {
       expect(await report('from=2026-11-22&to=2026-11-23&groupBy=campaign')).toEqual(before);
     });
 
+    /** The plan of a compiled statement, one JSON line per row of EXPLAIN's answer. */
+    async function planOf(query: CompiledQuery): Promise<string> {
+      const explain = engine === 'sqlite' ? 'explain query plan ' : 'explain ';
+      const plan = await t.store.db.executeQuery(
+        CompiledQuery.raw(explain + query.sql, [...query.parameters]),
+      );
+      return plan.rows.map((row) => JSON.stringify(row)).join('\n');
+    }
+
+    // SQLite plans without statistics (the store never runs ANALYZE): that is where picking rows
+    // in key order walked a whole table. PostgreSQL plans from the statistics its autovacuum
+    // keeps, and without them would rightly scan tables this small.
+    const analyze = async (table: string): Promise<void> => {
+      if (engine === 'postgres') await sql`analyze ${sql.table(table)}`.execute(t.store.db);
+    };
+
     it('finds the events to prune through the occurred_at index, never by reading the whole table', async () => {
       expect((await impression(first)).statusCode).toBe(200);
       const owner = await t.store.db
@@ -333,22 +349,42 @@ describe.each(ENGINES)('events, idempotency and reports on %s', (engine) => {
           .insertInto('events')
           .values(rows.slice(i, i + 500))
           .execute();
-      // SQLite plans without statistics (the store never runs ANALYZE): that is where picking the
-      // events in id order walked the whole table. PostgreSQL plans from the statistics its
-      // autovacuum keeps, and without them would rightly scan a table this small.
-      if (engine === 'postgres') await sql`analyze events`.execute(t.store.db);
+      await analyze('events');
 
-      const query = pruneEventsQuery(t.store.db, now - 90 * DAY, 5_000).compile();
-      const explain = engine === 'sqlite' ? 'explain query plan ' : 'explain ';
-      const plan = await t.store.db.executeQuery(
-        CompiledQuery.raw(explain + query.sql, [...query.parameters]),
-      );
-      const text = plan.rows.map((row) => JSON.stringify(row)).join('\n');
+      const text = await planOf(pruneEventsQuery(t.store.db, now - 90 * DAY, 1_000).compile());
       // The old events are found by a range on the index, not by a filter over every row.
       expect(text).toContain(
         engine === 'sqlite' ? 'INDEX events_occurred (occurred_at<?)' : 'Index Cond: (occurred_at <',
       );
       expect(text).not.toMatch(/"SCAN events"|Seq Scan on events|Filter: \(occurred_at/);
+    });
+
+    it('finds the idempotency keys to forget through the created_at index and deletes them by key', async () => {
+      const rows = Array.from({ length: 5_000 }, (_, i) => ({
+        api_key_id: t.apiKeyId,
+        key: `key-${i}`,
+        created_at: now - i * 1_000,
+      }));
+      for (let i = 0; i < rows.length; i += 500)
+        await t.store.db
+          .insertInto('idempotency_keys')
+          .values(rows.slice(i, i + 500))
+          .execute();
+      await analyze('idempotency_keys');
+
+      const text = await planOf(pruneIdempotencyKeysQuery(t.store.db, now, 1_000).compile());
+      expect(text).toMatch(
+        engine === 'sqlite'
+          ? /INDEX idempotency_keys_created \(created_at<\?\)/
+          : /Index Cond: \(created_at <=/,
+      );
+      expect(text).not.toMatch(/"SCAN idempotency_keys"|Seq Scan on idempotency_keys|Filter: \(created_at/);
+      // Each chosen pair is then found by its primary key.
+      expect(text).toMatch(
+        engine === 'sqlite'
+          ? /idempotency_keys_1 \(api_key_id=\? AND key=\?\)/
+          : /Index Scan using idempotency_keys_pk on idempotency_keys /,
+      );
     });
 
     it('refuses bad parameters with 400 and anonymous callers with 401', async () => {

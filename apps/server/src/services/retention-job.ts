@@ -3,8 +3,13 @@ import type { Store } from '../store/store.js';
 import { Periodic } from './periodic.js';
 
 const DAY = 24 * 60 * 60 * 1000;
-/** Rows deleted per transaction, so pruning never holds the store's write lock for long. */
-const CHUNK = 5_000;
+/**
+ * Rows deleted per statement, so pruning never holds the store (and, on SQLite, the server's only
+ * thread) for long. Idempotency keys are random, so each one deleted dirties a page of its own:
+ * the chunk is small enough that a statement costs a few milliseconds on SQLite, where a chunk of
+ * 5,000 keys cost about 0.2 s (`npm run bench:retention`, docs/benchmarks.md).
+ */
+export const RETENTION_CHUNK = 250;
 
 /**
  * Keeps raw events for the configured number of days and forgets idempotency keys after their
@@ -13,6 +18,8 @@ const CHUNK = 5_000;
  */
 export class RetentionJob {
   private readonly periodic: Periodic;
+  /** Set by `stop`: a pass in progress ends after its current statement; the next pass goes on. */
+  private stopping = false;
 
   constructor(
     private readonly store: Store,
@@ -32,27 +39,38 @@ export class RetentionJob {
   async runOnce(): Promise<{ events: number; idempotencyKeys: number }> {
     const now = this.clock();
     const before = now - this.retentionDays * DAY;
-    let events = 0;
-    for (;;) {
-      const deleted = await this.store.pruneEvents(before, CHUNK);
-      events += deleted;
-      if (deleted < CHUNK) break;
-      // Let requests through between chunks.
-      await new Promise((resolve) => setImmediate(resolve));
-    }
-    const idempotencyKeys = await this.store.pruneIdempotencyKeys(now);
+    const events = await this.inChunks((limit) => this.store.pruneEvents(before, limit));
+    const idempotencyKeys = await this.inChunks((limit) => this.store.pruneIdempotencyKeys(now, limit));
     if (events > 0 || idempotencyKeys > 0) {
       this.log.info({ events, idempotencyKeys, retentionDays: this.retentionDays }, 'old events pruned');
     }
     return { events, idempotencyKeys };
   }
 
+  /**
+   * Runs a delete of at most RETENTION_CHUNK rows until one deletes fewer, or until the job is
+   * stopped (a pass can take many seconds, and shutdown must not wait for it); returns how many.
+   */
+  private async inChunks(prune: (limit: number) => Promise<number>): Promise<number> {
+    let total = 0;
+    while (!this.stopping) {
+      const deleted = await prune(RETENTION_CHUNK);
+      total += deleted;
+      if (deleted < RETENTION_CHUNK) break;
+      // Let requests through between chunks.
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    return total;
+  }
+
   start(): void {
+    this.stopping = false;
     // Not at the very start: let the instance begin serving first.
     this.periodic.start(5_000);
   }
 
   stop(): Promise<void> {
+    this.stopping = true;
     return this.periodic.stop();
   }
 }

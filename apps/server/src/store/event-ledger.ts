@@ -49,11 +49,29 @@ export async function pruneEvents(db: Db, before: number, limit: number): Promis
   return Number(result.numDeletedRows);
 }
 
-/** Forgets (API key, Idempotency-Key) pairs older than the 24-hour window. */
-export async function pruneIdempotencyKeys(db: Db, now: number): Promise<number> {
-  const result = await db
-    .deleteFrom('idempotency_keys')
-    .where('created_at', '<=', now - IDEMPOTENCY_WINDOW_MS)
-    .executeTakeFirst();
+/**
+ * The statement that forgets up to `limit` of the oldest (API key, Idempotency-Key) pairs past the
+ * 24-hour window, picked through the `created_at` index and deleted by primary key. Limited
+ * because every retention pass finds ten minutes' worth of keys, and in one statement SQLite
+ * would hold the server's only thread for seconds (`npm run bench:retention`).
+ */
+export function pruneIdempotencyKeysQuery(db: Db, now: number, limit: number) {
+  return db.deleteFrom('idempotency_keys').where(({ eb, refTuple, selectFrom }) =>
+    eb(
+      refTuple('api_key_id', 'key'),
+      'in',
+      selectFrom('idempotency_keys')
+        .select(['api_key_id', 'key'])
+        .where('created_at', '<=', now - IDEMPOTENCY_WINDOW_MS)
+        .orderBy('created_at')
+        .limit(limit)
+        .$asTuple('api_key_id', 'key'),
+    ),
+  );
+}
+
+/** Forgets up to `limit` pairs past their window; returns how many, as `pruneEvents` does. */
+export async function pruneIdempotencyKeys(db: Db, now: number, limit: number): Promise<number> {
+  const result = await pruneIdempotencyKeysQuery(db, now, limit).executeTakeFirst();
   return Number(result.numDeletedRows);
 }

@@ -801,9 +801,9 @@ export class Store {
     return pruneEvents(this.db, before, limit);
   }
 
-  /** Forgets idempotency keys past their 24-hour window; returns how many. */
-  pruneIdempotencyKeys(now: number): Promise<number> {
-    return pruneIdempotencyKeys(this.db, now);
+  /** Forgets up to `limit` idempotency keys past their 24-hour window; returns how many. */
+  pruneIdempotencyKeys(now: number, limit: number): Promise<number> {
+    return pruneIdempotencyKeys(this.db, now, limit);
   }
 
   private async applyCaps(events: readonly TrackedEvent[], effects: BatchOutcome): Promise<void> {
