@@ -1,8 +1,9 @@
-import { CompiledQuery, sql } from 'kysely';
+import { CompiledQuery, sql, type Insertable } from 'kysely';
 import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RetentionJob } from '../src/services/retention-job.js';
 import { pruneEventsQuery, pruneIdempotencyKeysQuery } from '../src/store/event-ledger.js';
+import type { Database } from '../src/store/schema.js';
 import { campaign, createTestApp, type TestApp } from './helpers/app.js';
 import { ENGINES } from './helpers/engines.js';
 
@@ -323,12 +324,23 @@ describe.each(ENGINES)('events, idempotency and reports on %s', (engine) => {
       return plan.rows.map((row) => JSON.stringify(row)).join('\n');
     }
 
-    // SQLite plans without statistics (the store never runs ANALYZE): that is where picking rows
-    // in key order walked a whole table. PostgreSQL plans from the statistics its autovacuum
-    // keeps, and without them would rightly scan tables this small.
-    const analyze = async (table: string): Promise<void> => {
+    /**
+     * Inserts rows in batches, then has PostgreSQL gather the table's statistics. SQLite plans
+     * without statistics (the store never runs ANALYZE): that is where picking rows in key order
+     * walked a whole table. PostgreSQL plans from the statistics its autovacuum keeps, and without
+     * them would rightly scan tables this small.
+     */
+    async function fill<T extends 'events' | 'idempotency_keys'>(
+      table: T,
+      rows: ReadonlyArray<Insertable<Database[T]>>,
+    ): Promise<void> {
+      for (let i = 0; i < rows.length; i += 500)
+        await t.store.db
+          .insertInto(table)
+          .values(rows.slice(i, i + 500))
+          .execute();
       if (engine === 'postgres') await sql`analyze ${sql.table(table)}`.execute(t.store.db);
-    };
+    }
 
     it('finds the events to prune through the occurred_at index, never by reading the whole table', async () => {
       expect((await impression(first)).statusCode).toBe(200);
@@ -344,12 +356,7 @@ describe.each(ENGINES)('events, idempotency and reports on %s', (engine) => {
         occurred_at: now - i * 1_000,
         verdict: 'counted',
       }));
-      for (let i = 0; i < rows.length; i += 500)
-        await t.store.db
-          .insertInto('events')
-          .values(rows.slice(i, i + 500))
-          .execute();
-      await analyze('events');
+      await fill('events', rows);
 
       const text = await planOf(pruneEventsQuery(t.store.db, now - 90 * DAY, 1_000).compile());
       // The old events are found by a range on the index, not by a filter over every row.
@@ -365,12 +372,7 @@ describe.each(ENGINES)('events, idempotency and reports on %s', (engine) => {
         key: `key-${i}`,
         created_at: now - i * 1_000,
       }));
-      for (let i = 0; i < rows.length; i += 500)
-        await t.store.db
-          .insertInto('idempotency_keys')
-          .values(rows.slice(i, i + 500))
-          .execute();
-      await analyze('idempotency_keys');
+      await fill('idempotency_keys', rows);
 
       const text = await planOf(pruneIdempotencyKeysQuery(t.store.db, now, 1_000).compile());
       expect(text).toMatch(
