@@ -250,7 +250,7 @@ describe('event durability (D5, D8)', () => {
     }
   });
 
-  it('tells the partner API of each settled batch, so it writes their answers at once', async () => {
+  it('tells every subscriber (the partner API among them) of each settled batch', async () => {
     let settled = 0;
     t.services.appDeps.onEventsSettled?.(() => settled++);
     const body = { campaignId: bannerCampaign, placement: 'header_banner' };

@@ -21,7 +21,6 @@ export class ResponseBatch<T> {
   private readonly queue: T[] = [];
   /** The end-of-round flush, while one is scheduled. */
   private immediate: NodeJS.Immediate | undefined;
-  private flushingEarly = false;
 
   constructor(
     /** Writes one item's response; called in the order the items were added. */
@@ -40,16 +39,14 @@ export class ResponseBatch<T> {
    * Writes what is queued once the microtasks queued so far, and those they queue in turn, have
    * run, instead of at the end of the round. A `nextTick` queued from a microtask runs only after
    * the whole microtask queue has drained, so every `await` between a settled promise and the
-   * `add` of its answer has happened by then.
+   * `add` of its answer has happened by then. Called twice in a turn, the second flush finds
+   * nothing left and writes nothing.
    */
   flushAfterMicrotasks(): void {
-    if (this.flushingEarly) return;
-    this.flushingEarly = true;
     queueMicrotask(() => process.nextTick(this.flush));
   }
 
   private readonly flush = (): void => {
-    this.flushingEarly = false;
     const queue = this.queue;
     // By index, re-reading the length: an item added while writing is written in this flush too.
     for (let i = 0; i < queue.length; i++) {
