@@ -85,9 +85,13 @@ export function connect(
     // Acknowledged events must survive a crash (D9), whatever the server's default is.
     options: '-c synchronous_commit=on',
   });
-  // Without a listener, an idle client's error (the server restarting, say) is an uncaught
-  // exception that ends the process; the pool already discards that client and reconnects.
+  // Without a listener, a connection's error (the server restarting, an administrator ending the
+  // backend, a proxy resetting it) is an uncaught exception that ends the process. The pool listens
+  // only while a client is idle; a client checked out for a transaction needs its own listener for
+  // the moment between two of its statements. Either way the statement in flight fails (its batch
+  // answers 503) and the pool discards the broken client on release and connects a new one.
   pool.on('error', onConnectionError);
+  pool.on('connect', (client) => client.on('error', onConnectionError));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   const url = new URL(databaseUrl);
   return {

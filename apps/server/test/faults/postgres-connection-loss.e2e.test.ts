@@ -1,0 +1,184 @@
+import http from 'node:http';
+import net from 'node:net';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDatabase, type TestDatabase } from '../helpers/engines.js';
+import { ensureBuilt, startServerProcess, type ServerProcess } from '../helpers/process.js';
+
+/**
+ * PostgreSQL connections die in production: failovers, restarts, an administrator's
+ * pg_terminate_backend, a proxy or firewall that resets connections. The server must live through
+ * it: a batch that loses its connection answers 503 with Retry-After, the pool reconnects, and a
+ * client that retries with the same Idempotency-Key gets every event stored exactly once.
+ */
+
+interface Answer {
+  /** 0 when the connection failed before an answer came. */
+  status: number;
+  retryAfter: string | undefined;
+  error?: string;
+}
+
+const agent = new http.Agent({ keepAlive: true, maxSockets: 16 });
+
+function impression(url: string, apiKey: string, body: string, key: string): Promise<Answer> {
+  return new Promise((resolve) => {
+    const request = http.request(
+      `${url}/api/v1/campaigns/impression`,
+      {
+        method: 'POST',
+        agent,
+        headers: {
+          authorization: `Bearer ${apiKey}`,
+          'content-type': 'application/json',
+          'idempotency-key': key,
+        },
+      },
+      (response) => {
+        response.resume();
+        response.on('end', () =>
+          resolve({ status: response.statusCode ?? 0, retryAfter: response.headers['retry-after'] }),
+        );
+      },
+    );
+    request.on('error', (error: NodeJS.ErrnoException) =>
+      resolve({ status: 0, retryAfter: undefined, error: error.code ?? error.message }),
+    );
+    request.end(body);
+  });
+}
+
+/** A TCP proxy to PostgreSQL whose `reset()` sends a RST on every connection it carries. */
+async function resettingProxy(target: URL): Promise<{ url: string; reset(): number; close(): void }> {
+  const sockets = new Set<net.Socket>();
+  const proxy = net.createServer((client) => {
+    const upstream = net.connect(Number(target.port || 5432), target.hostname);
+    for (const socket of [client, upstream]) {
+      sockets.add(socket);
+      socket.on('close', () => sockets.delete(socket));
+      socket.on('error', () => socket.destroy());
+    }
+    client.pipe(upstream).pipe(client);
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+  const url = new URL(target);
+  url.host = `127.0.0.1:${(proxy.address() as net.AddressInfo).port}`;
+  return {
+    url: url.toString(),
+    reset() {
+      const count = sockets.size;
+      for (const socket of sockets) socket.resetAndDestroy();
+      return count;
+    },
+    close() {
+      for (const socket of sockets) socket.destroy();
+      proxy.close();
+    },
+  };
+}
+
+/**
+ * Eight clients send impressions one after another for six seconds, retrying a refused one with
+ * the same key, while `fault` runs every 250 ms; returns what the clients saw.
+ */
+async function loadThroughFaults(server: ServerProcess, fault: () => Promise<number>, keyPrefix: string) {
+  const apiKey = server.summary.demoApiKey!;
+  const fetched = await fetch(`${server.url}/api/v1/campaigns/fetch?placement=header_banner`, {
+    headers: { authorization: `Bearer ${apiKey}` },
+  });
+  const campaignId = ((await fetched.json()) as { data: Array<{ id: number }> }).data[0]!.id;
+  const body = JSON.stringify({ campaignId, placement: 'header_banner' });
+  const seen = { unexpected: [] as string[], refused: 0, faults: 0, acknowledged: new Set<string>() };
+  const stopAt = Date.now() + 6_000;
+  const client = async (n: number) => {
+    for (let i = 0; Date.now() < stopAt; i++) {
+      const key = `${keyPrefix}-${n}-${i}`;
+      for (let attempt = 0; attempt < 50; attempt++) {
+        const answer = await impression(server.url, apiKey, body, key);
+        if (answer.status === 200) {
+          seen.acknowledged.add(key);
+          break;
+        }
+        if (answer.status === 503 && answer.retryAfter) seen.refused++;
+        else seen.unexpected.push(`${key}: ${answer.error ?? answer.status}`);
+        if (server.child.exitCode !== null) return;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    }
+  };
+  const faults = async () => {
+    while (Date.now() < stopAt) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      seen.faults += await fault();
+    }
+  };
+  await Promise.all([faults(), ...Array.from({ length: 8 }, (_, n) => client(n))]);
+  return seen;
+}
+
+describe('PostgreSQL connections lost under load', () => {
+  let database: TestDatabase;
+  let admin: pg.Client;
+
+  beforeAll(async () => {
+    ensureBuilt();
+    database = await createDatabase('postgres');
+    admin = new pg.Client({ connectionString: database.url });
+    await admin.connect();
+  });
+  afterAll(async () => {
+    await admin?.end();
+    await database?.drop();
+  });
+
+  /** Runs the load against a server on `databaseUrl`, then checks the outcome against the store. */
+  async function survives(databaseUrl: string, fault: () => Promise<number>, prefix: string) {
+    const server = await startServerProcess({ PLACARD_DATABASE_URL: databaseUrl }, ['--demo']);
+    try {
+      const seen = await loadThroughFaults(server, fault, prefix);
+      expect(server.child.exitCode, server.output.slice(-20).join('\n')).toBeNull();
+      expect(seen.unexpected.slice(0, 5)).toEqual([]);
+      // The faults really happened, and the service went on acknowledging events through them.
+      expect(seen.faults).toBeGreaterThan(5);
+      expect(seen.acknowledged.size).toBeGreaterThan(100);
+      console.log(
+        `${prefix}: ${seen.faults} connections ended, ${seen.acknowledged.size} events acknowledged, ${seen.refused} attempts refused with 503`,
+      );
+      // Every acknowledged event is counted exactly once, and nothing else is counted. A retry of
+      // an event whose commit went through but whose answer was lost is stored as a duplicate.
+      const rows = await admin.query<{ idempotency_key: string; counted: string }>(
+        `select idempotency_key, count(*) filter (where verdict = 'counted') as counted
+           from events where idempotency_key like $1 group by idempotency_key`,
+        [`${prefix}-%`],
+      );
+      expect(rows.rows.filter((row) => Number(row.counted) !== 1)).toEqual([]);
+      expect(rows.rows.map((row) => row.idempotency_key).sort()).toEqual([...seen.acknowledged].sort());
+    } finally {
+      await server.stop();
+    }
+  }
+
+  it('survives an administrator terminating its backends every 250 ms', async () => {
+    const name = new URL(database.url).pathname.slice(1);
+    await survives(
+      database.url,
+      async () =>
+        (
+          await admin.query(
+            'select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()',
+            [name],
+          )
+        ).rowCount ?? 0,
+      'terminated',
+    );
+  }, 60_000);
+
+  it('survives a proxy that resets its connections every 250 ms', async () => {
+    const proxy = await resettingProxy(new URL(database.url));
+    try {
+      await survives(proxy.url, async () => proxy.reset(), 'reset');
+    } finally {
+      proxy.close();
+    }
+  }, 60_000);
+});
