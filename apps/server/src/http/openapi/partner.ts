@@ -207,7 +207,7 @@ export const PARTNER_PATHS = {
           content: { 'application/json': { schema: { $ref: '#/components/schemas/FetchResponse' } } },
         },
         '400': errorResponse(
-          '`placement` is missing or a value is invalid.',
+          '`placement` is missing, a value is invalid, a parameter is given twice, or the query has more than 100 parameters.',
           'placement parameter is required',
         ),
         ...COMMON_ERRORS,
