@@ -79,7 +79,8 @@ export const SETTINGS: ReadonlyArray<Setting<keyof Config>> = [
   {
     key: 'dataDir',
     env: 'PLACARD_DATA_DIR',
-    description: 'Directory for the embedded SQLite database and the demo key file.',
+    description:
+      'Directory for the embedded SQLite database and the demo key file; Placard creates it and its files readable by their owner only.',
     defaultText: './data',
     parse: (raw) => path.resolve(raw === undefined || raw === '' ? 'data' : raw),
   },

@@ -81,7 +81,7 @@ export async function seedDemo(store: Store, dataDir: string): Promise<DemoResul
   await new CampaignService(store).import(demoImportDocument());
   const partner = (await store.findPartner(DEMO_PARTNER)) ?? (await partners.createPartner(DEMO_PARTNER));
   const { plaintext } = await partners.createKey(partner.id, 'demo');
-  fs.mkdirSync(dataDir, { recursive: true });
+  fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   fs.writeFileSync(keyFile, `${plaintext}\n`, { mode: 0o600 });
   await store.setMeta(SEEDED_FLAG, new Date().toISOString());
   return { created: true, apiKey: plaintext, keyFile };

@@ -7,6 +7,9 @@ import type { Database } from './schema.js';
 
 export type Engine = 'sqlite' | 'postgres';
 
+const OWNER_ONLY_DIRECTORY = 0o700;
+const OWNER_ONLY_FILE = 0o600;
+
 export interface Connection {
   readonly db: Kysely<Database>;
   readonly engine: Engine;
@@ -21,9 +24,15 @@ export interface Connection {
  * Opens a SQLite file with the settings every connection must have: WAL so readers never block the
  * writer, synchronous=FULL so a committed event survives a power loss (D9), foreign keys on, and
  * a busy timeout so the CLI and the server can write the same file.
+ *
+ * The store holds key digests, admin token digests and every partner's traffic, so a directory it
+ * creates and a file it creates are its owner's only (0700 and 0600, whatever the umask); SQLite
+ * gives the `-wal` and `-shm` files the database file's own permissions. Existing files and
+ * directories keep the permissions their operator chose.
  */
 export function openSqliteFile(file: string): BetterSqlite3.Database {
-  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.mkdirSync(path.dirname(file), { recursive: true, mode: OWNER_ONLY_DIRECTORY });
+  if (!fs.existsSync(file)) fs.closeSync(fs.openSync(file, 'a', OWNER_ONLY_FILE));
   const sqlite = new BetterSqlite3(file);
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = FULL');

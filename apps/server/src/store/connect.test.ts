@@ -1,0 +1,38 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openSqliteFile } from './connect.js';
+
+const mode = (file: string) => fs.statSync(file).mode & 0o777;
+
+describe('openSqliteFile', () => {
+  let parent = '';
+  beforeEach(() => {
+    parent = fs.mkdtempSync(path.join(os.tmpdir(), 'placard-connect-'));
+  });
+  afterEach(() => fs.rmSync(parent, { recursive: true, force: true }));
+
+  it('creates the data directory and the database, WAL and shared-memory files for its owner only', () => {
+    const previous = process.umask(0o022); // the usual umask, which would leave them world-readable
+    try {
+      const file = path.join(parent, 'data', 'placard.db');
+      const sqlite = openSqliteFile(file);
+      sqlite.exec('create table t (x); insert into t values (1)');
+      expect(mode(path.dirname(file)).toString(8)).toBe('700');
+      for (const created of [file, `${file}-wal`, `${file}-shm`])
+        expect(mode(created).toString(8)).toBe('600');
+      sqlite.close();
+    } finally {
+      process.umask(previous);
+    }
+  });
+
+  it('leaves an existing file with the permissions its operator gave it', () => {
+    const file = path.join(parent, 'shared.db');
+    fs.writeFileSync(file, '');
+    fs.chmodSync(file, 0o640);
+    openSqliteFile(file).close();
+    expect(mode(file).toString(8)).toBe('640');
+  });
+});
