@@ -9,6 +9,7 @@ import type { Store } from '../store/store.js';
 import type { ServingState } from '../services/serving-state.js';
 import { adminApi, type AdminDeps } from './admin/plugin.js';
 import { errorBody, installErrorHandling, JSON_TYPE } from './errors.js';
+import { refuseExpectation, refuseMissingHost } from './edge-requests.js';
 import { apiDocs } from './openapi/document.js';
 import { operationsRoutes } from './operations.js';
 import { partnerApi } from './partner-api.js';
@@ -91,9 +92,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     return503OnClosing: true,
     clientErrorHandler: answerClientError,
     serverFactory: (fastifyHandler) => {
-      const server = http.createServer((request, response) => {
+      const server = http.createServer({ requireHostHeader: false }, (request, response) => {
+        if (refuseMissingHost(request, response)) return;
         if (!partner(request, response)) fastifyHandler(request, response);
       });
+      server.on('checkExpectation', refuseExpectation);
       // Partners keep connections open between calls; load balancers commonly idle out at 60 s.
       server.keepAliveTimeout = 72_000;
       server.headersTimeout = 20_000;
