@@ -18,7 +18,7 @@ describe('health, readiness and metrics', () => {
     expect(res.json()).toEqual({ status: 'ok' });
   });
 
-  it('/readyz checks the store, the migrations and shutdown, naming the failing check', async () => {
+  it('/readyz checks the store, the migrations and shutdown, naming the failing check and its details only to admins', async () => {
     const ready = await get('/readyz');
     expect(ready.statusCode).toBe(200);
     expect(ready.json()).toEqual({
@@ -33,15 +33,24 @@ describe('health, readiness and metrics', () => {
 
     const ping = t.store.ping.bind(t.store);
     t.store.ping = async () => {
-      throw new Error('connection refused');
+      throw new Error('connect ECONNREFUSED 10.0.3.7:5432');
     };
+    // Anyone sees which check fails and its class, never the driver's message with its address.
     const unreachable = await get('/readyz');
     expect(unreachable.statusCode).toBe(503);
     expect(unreachable.headers['retry-after']).toBe('1');
     expect(unreachable.json()).toMatchObject({
       status: 'error',
-      message: 'not ready: store (connection refused)',
-      checks: { store: 'connection refused', migrations: 'ok' },
+      message: 'not ready: store (unavailable)',
+      checks: { store: 'unavailable', migrations: 'ok' },
+    });
+    expect(unreachable.body).not.toContain('10.0.3.7');
+    // An admin token sees the detail.
+    const detailed = await get('/readyz', t.adminToken);
+    expect(detailed.statusCode).toBe(503);
+    expect(detailed.json()).toMatchObject({
+      message: 'not ready: store (connect ECONNREFUSED 10.0.3.7:5432)',
+      checks: { store: 'connect ECONNREFUSED 10.0.3.7:5432' },
     });
     t.store.ping = ping;
 

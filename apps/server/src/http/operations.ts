@@ -17,16 +17,32 @@ export interface OperationsDeps {
 /** A readiness check that takes longer than this counts as failed. */
 const CHECK_TIMEOUT_MS = 2_000;
 
+/** A check that did not answer in time: its message names no address, so anyone may read it. */
+class CheckTimeout extends Error {}
+
 function withTimeout<T>(work: Promise<T>, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(
-      () => reject(new Error(`${what} did not answer within ${CHECK_TIMEOUT_MS} ms`)),
+      () => reject(new CheckTimeout(`${what} did not answer within ${CHECK_TIMEOUT_MS} ms`)),
       CHECK_TIMEOUT_MS,
     );
   });
   return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
 }
+
+/**
+ * A failed check as anyone may see it. A driver's message can name internal hosts and ports
+ * (`connect ECONNREFUSED 10.0.3.7:5432`), so readiness answers without an admin token give the
+ * reason's class only; the full message is in the log and in answers to an admin token.
+ */
+function publicReason(error: unknown): string {
+  if (error instanceof CheckTimeout || error instanceof PublicReason) return error.message;
+  return 'unavailable';
+}
+
+/** A failure whose message is safe to show anyone (it comes from this file, not a driver). */
+class PublicReason extends Error {}
 
 /**
  * What an operator's tooling calls: `/healthz` (the process is alive), `/readyz` (it can serve:
@@ -36,22 +52,34 @@ function withTimeout<T>(work: Promise<T>, what: string): Promise<T> {
  */
 export async function operationsRoutes(app: FastifyInstance, deps: OperationsDeps): Promise<void> {
   let migrationsApplied = false;
+  /** The last detail logged per check, so a load balancer probing every second logs a change once. */
+  const logged = new Map<string, string>();
 
   app.get('/healthz', { schema: OPERATIONS_ROUTES.healthz }, async () => ({ status: 'ok' }));
 
-  app.get('/readyz', { schema: OPERATIONS_ROUTES.readyz }, async (_request, reply) => {
+  app.get('/readyz', { schema: OPERATIONS_ROUTES.readyz }, async (request, reply) => {
+    const detailed = await deps.tokens.authenticate(request.headers.authorization).then(
+      () => true,
+      () => false,
+    );
     const checks: Record<string, string> = {};
     let failing: string | undefined;
     const check = async (name: string, run: () => Promise<string>): Promise<void> => {
       try {
         checks[name] = await withTimeout(run(), name);
+        logged.delete(name);
       } catch (error) {
-        checks[name] = error instanceof Error ? error.message : String(error);
+        const detail = error instanceof Error ? error.message : String(error);
+        if (logged.get(name) !== detail) {
+          logged.set(name, detail);
+          request.log.warn({ check: name, detail }, 'readiness check failing');
+        }
+        checks[name] = detailed ? detail : publicReason(error);
         failing ??= name;
       }
     };
     await check('shutdown', async () => {
-      if (deps.shutdown.closing) throw new Error('shutting down');
+      if (deps.shutdown.closing) throw new PublicReason('shutting down');
       return 'ok';
     });
     await check('store', async () => {
@@ -62,15 +90,21 @@ export async function operationsRoutes(app: FastifyInstance, deps: OperationsDep
       // Applied migrations stay applied: after the first success there is nothing to ask.
       if (!migrationsApplied) {
         const pending = await deps.store.pendingMigrations();
-        if (pending.length > 0) throw new Error(`pending: ${pending.join(', ')}`);
+        if (pending.length > 0) throw new PublicReason(`pending: ${pending.join(', ')}`);
         migrationsApplied = true;
       }
       return 'ok';
     });
     // A lost Redis is reported, not failed: the instance still serves with its own limits (D7),
-    // and failing readiness would take every instance out of the load balancer at once.
+    // and failing readiness would take every instance out of the load balancer at once. The
+    // limiter logs the cause when it degrades.
     const limits = deps.limiter.health();
-    checks['rateLimits'] = limits.mode === 'shared' ? 'ok' : limits.detail;
+    checks['rateLimits'] =
+      limits.mode === 'shared'
+        ? 'ok'
+        : detailed && limits.cause
+          ? `${limits.detail} (${limits.cause})`
+          : limits.detail;
     if (failing !== undefined) {
       return reply
         .code(503)

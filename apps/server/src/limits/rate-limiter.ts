@@ -5,7 +5,10 @@ import { BucketMap, type BucketPolicy } from '../domain/token-bucket.js';
 export interface LimiterHealth {
   /** `memory`: per instance by design; `shared`: in Redis; `degraded`: Redis is gone, per instance for now. */
   mode: 'memory' | 'shared' | 'degraded';
+  /** What anyone may read: names no host or port. */
   detail: string;
+  /** The connection error behind `degraded`, which may name hosts: for the log and admins only. */
+  cause?: string;
 }
 
 /**

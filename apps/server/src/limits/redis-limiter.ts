@@ -123,7 +123,8 @@ export class RedisRateLimiter implements RateLimiter {
     const since = new Date(this.degradedSince).toISOString();
     return {
       mode: 'degraded',
-      detail: `redis unavailable since ${since} (${this.reason}): limits are per instance`,
+      detail: `redis unavailable since ${since}: limits are per instance`,
+      cause: this.reason,
     };
   }
 

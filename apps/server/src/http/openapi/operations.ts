@@ -18,7 +18,9 @@ export const OPERATIONS_ROUTES = withOperationIds({
     summary: 'Readiness: store reachable, migrations applied, not shutting down',
     security: [],
     description:
-      '`degraded` (still 200) while the configured Redis is unreachable and rate limits are per instance.',
+      '`degraded` (still 200) while the configured Redis is unreachable and rate limits are per instance. ' +
+      'A failing check is named with its class only (`unavailable`, a timeout, `shutting down`, pending ' +
+      'migrations); send an admin token to see the underlying error, which may name internal hosts.',
     response: {
       200: Type.Object(
         { status: Type.Union([Type.Literal('ready'), Type.Literal('degraded')]), checks: Checks },
