@@ -45,6 +45,11 @@ describe('configuration', () => {
       '10',
       'PLACARD_REFRESH_INTERVAL_MS must be an integer between 50 and 60000',
     ],
+    [
+      'PLACARD_REDIS_KEY_PREFIX',
+      'my app:',
+      'PLACARD_REDIS_KEY_PREFIX must be 1 to 64 visible ASCII characters',
+    ],
   ])('refuses %s=%s with a message naming it', (name, value, message) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(message);

@@ -3,6 +3,9 @@ import path from 'node:path';
 /** How long partners may reuse a fetch answer unless configured: changes reach pages within this. */
 export const DEFAULT_FETCH_MAX_AGE_SECONDS = 5;
 
+/** Where every key this deployment writes in Redis starts unless configured. */
+export const DEFAULT_REDIS_KEY_PREFIX = 'placard:';
+
 /** The whole service configuration, parsed once at start and frozen. */
 export interface Config {
   readonly host: string;
@@ -23,6 +26,8 @@ export interface Config {
   readonly fetchMaxAgeSeconds: number;
   /** A `redis://` URL to share rate limits between instances; unset keeps them in memory. */
   readonly redisUrl: string | undefined;
+  /** Start of every key this deployment writes in Redis, so deployments can share one database. */
+  readonly redisKeyPrefix: string;
 }
 
 /** Thrown for a bad environment value; `main` prints the message and exits non-zero. */
@@ -168,6 +173,20 @@ export const SETTINGS: ReadonlyArray<Setting<keyof Config>> = [
       if (raw === undefined || raw === '') return undefined;
       if (!/^rediss?:\/\/[^\s]+$/.test(raw)) {
         throw new ConfigError('PLACARD_REDIS_URL must be a redis:// or rediss:// URL');
+      }
+      return raw;
+    },
+  },
+  {
+    key: 'redisKeyPrefix',
+    env: 'PLACARD_REDIS_KEY_PREFIX',
+    description:
+      'Start of every key Placard writes in Redis. Give each deployment that shares one Redis database its own (say `placard-staging:`), or their rate limits are one.',
+    defaultText: DEFAULT_REDIS_KEY_PREFIX,
+    parse: (raw) => {
+      if (raw === undefined || raw === '') return DEFAULT_REDIS_KEY_PREFIX;
+      if (!/^[\x21-\x7e]{1,64}$/.test(raw)) {
+        throw new ConfigError('PLACARD_REDIS_KEY_PREFIX must be 1 to 64 visible ASCII characters');
       }
       return raw;
     },

@@ -41,7 +41,9 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     const { applied } = await store.migrate();
     if (applied.length > 0) logger.info({ applied }, 'migrations applied');
     await options.beforeLoad?.(store);
-    const limiter = config.redisUrl ? await RedisRateLimiter.connect(config.redisUrl, logger) : undefined;
+    const limiter = config.redisUrl
+      ? await RedisRateLimiter.connect(config.redisUrl, logger, Date.now, config.redisKeyPrefix)
+      : undefined;
     const { state, events, tokens, keyUsage, lifecycle, retention, appDeps } = wireServices(store, logger, {
       ...config,
       ...(limiter && { limiter }),

@@ -8,8 +8,8 @@ const quiet = pino({ level: 'silent' });
 
 describe('RedisRateLimiter', () => {
   const opened: RedisRateLimiter[] = [];
-  const open = async (url = SHARED_REDIS_URL, logger = quiet) => {
-    const limiter = await RedisRateLimiter.connect(url, logger);
+  const open = async (url = SHARED_REDIS_URL, logger = quiet, keyPrefix?: string) => {
+    const limiter = await RedisRateLimiter.connect(url, logger, Date.now, keyPrefix);
     opened.push(limiter);
     return limiter;
   };
@@ -34,6 +34,18 @@ describe('RedisRateLimiter', () => {
       Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? first : second).take('fetch', id, policy)),
     );
     expect(answers.filter((wait) => wait === 0)).toHaveLength(10);
+  });
+
+  it('keeps the buckets of deployments with different key prefixes apart in one Redis', async () => {
+    const [staging, production] = [await open(undefined, quiet, 'staging:'), await open()];
+    const id = randomInt(1, 2 ** 47);
+    const policy = { perSecond: 0.5, burst: 2 };
+    expect([await staging.take('fetch', id, policy), await staging.take('fetch', id, policy)]).toEqual([
+      0, 0,
+    ]);
+    expect(await staging.take('fetch', id, policy)).toBeGreaterThan(0);
+    // The same key id in the other deployment still has its whole burst.
+    expect(await production.take('fetch', id, policy)).toBe(0);
   });
 
   it('falls back to per-instance limits while Redis is gone, says so, and shares again when it is back', async () => {

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import { createClient } from 'redis';
+import { DEFAULT_REDIS_KEY_PREFIX } from '../config.js';
 import type { OperationClass } from '../domain/rate-limits.js';
 import type { BucketPolicy } from '../domain/token-bucket.js';
 import { MemoryRateLimiter, type LimiterHealth, type RateLimiter } from './rate-limiter.js';
@@ -30,8 +31,6 @@ redis.call('PEXPIRE', KEYS[1], math.ceil(burst / rate * 1000) + 1000)
 return wait
 `;
 const TAKE_SHA = createHash('sha1').update(TAKE_SCRIPT).digest('hex');
-
-const KEY_PREFIX = 'placard:ratelimit:';
 
 /** A Redis answer slower than this counts as Redis being unavailable for that request. */
 const COMMAND_TIMEOUT_MS = 250;
@@ -67,6 +66,8 @@ export class RedisRateLimiter implements RateLimiter {
     private readonly client: Client,
     private readonly logger: Logger,
     private readonly clock: () => number,
+    /** Every bucket key starts with this, so deployments sharing one Redis never share buckets. */
+    private readonly bucketPrefix: string,
   ) {
     this.fallback = new MemoryRateLimiter(clock);
     client.on('error', (error: Error) => this.degrade(error.message));
@@ -78,6 +79,7 @@ export class RedisRateLimiter implements RateLimiter {
     url: string,
     logger: Logger,
     clock: () => number = Date.now,
+    keyPrefix = DEFAULT_REDIS_KEY_PREFIX,
   ): Promise<RedisRateLimiter> {
     const client = createClient({
       url,
@@ -88,7 +90,7 @@ export class RedisRateLimiter implements RateLimiter {
         reconnectStrategy: (retries: number) => Math.min(100 * 2 ** retries, 2_000),
       },
     });
-    const limiter = new RedisRateLimiter(client as Client, logger, clock);
+    const limiter = new RedisRateLimiter(client as Client, logger, clock, `${keyPrefix}ratelimit:`);
     limiter.degradedSince = clock();
     const connected = client.connect().then(
       () => true,
@@ -106,7 +108,7 @@ export class RedisRateLimiter implements RateLimiter {
     if (!this.client.isReady || (this.degradedSince !== null && !this.probeDue())) {
       return this.fallback.take(operation, apiKeyId, policy);
     }
-    return this.takeShared(`${KEY_PREFIX}${apiKeyId}:${operation}`, policy).then(
+    return this.takeShared(`${this.bucketPrefix}${apiKeyId}:${operation}`, policy).then(
       (wait) => {
         if (this.degradedSince !== null) this.recover();
         return wait;
