@@ -24,6 +24,8 @@ export interface Config {
   readonly eventRetentionDays: number;
   /** Seconds partners may reuse a fetch answer (`Cache-Control: private, max-age=N`); 0 forbids it. */
   readonly fetchMaxAgeSeconds: number;
+  /** PostgreSQL: how long a statement or a new connection may take before its request gets 503. */
+  readonly storeDeadlineMs: number;
   /** A `redis://` URL to share rate limits between instances; unset keeps them in memory. */
   readonly redisUrl: string | undefined;
   /** Start of every key this deployment writes in Redis, so deployments can share one database. */
@@ -162,6 +164,14 @@ export const SETTINGS: ReadonlyArray<Setting<keyof Config>> = [
       'Seconds a partner may reuse a fetch answer, sent as `Cache-Control: private, max-age=N` (`no-store` when 0). A paused or capped campaign can stay on partners’ pages this long.',
     defaultText: String(DEFAULT_FETCH_MAX_AGE_SECONDS),
     parse: (raw) => integer('PLACARD_FETCH_MAX_AGE', raw, DEFAULT_FETCH_MAX_AGE_SECONDS, 0, 3_600),
+  },
+  {
+    key: 'storeDeadlineMs',
+    env: 'PLACARD_STORE_DEADLINE_MS',
+    description:
+      'PostgreSQL: milliseconds a statement or a new connection may take while serving; past it the request gets `503` with `Retry-After`. Migrations and the CLI have no deadline.',
+    defaultText: '5000',
+    parse: (raw) => integer('PLACARD_STORE_DEADLINE_MS', raw, 5_000, 100, 600_000),
   },
   {
     key: 'redisUrl',

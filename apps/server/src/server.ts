@@ -32,14 +32,21 @@ export interface StartOptions {
 /** Opens the store, migrates it, loads the serving index and listens. */
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
   const logger = options.logger ?? pino({ level: config.logLevel });
+  const onConnectionError = (error: Error) =>
+    logger.warn({ err: error }, 'the database closed a connection; it is replaced on next use');
+  // Migrations may run long statements on purpose (an index on a large table), so they run on a
+  // connection of their own without the serving deadline.
+  const migrator = new Store(connect(config.databaseUrl, onConnectionError));
+  try {
+    const { applied } = await migrator.migrate();
+    if (applied.length > 0) logger.info({ applied }, 'migrations applied');
+  } finally {
+    await migrator.close();
+  }
   const store = new Store(
-    connect(config.databaseUrl, (error) =>
-      logger.warn({ err: error }, 'the database closed an idle connection; it is replaced on next use'),
-    ),
+    connect(config.databaseUrl, onConnectionError, { deadlineMs: config.storeDeadlineMs }),
   );
   try {
-    const { applied } = await store.migrate();
-    if (applied.length > 0) logger.info({ applied }, 'migrations applied');
     await options.beforeLoad?.(store);
     const limiter = config.redisUrl
       ? await RedisRateLimiter.connect(config.redisUrl, logger, Date.now, config.redisKeyPrefix)

@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError, type ErrorKind } from '../domain/errors.js';
+import { isUnavailableError } from '../store/errors.js';
 
 /** An HTTP-only failure (wrong method, media type, size) raised inside `http/`. */
 export class HttpError extends Error {
@@ -57,6 +58,10 @@ export function describeError(error: unknown): ErrorResponse {
   if (error instanceof HttpError) {
     return { status: error.statusCode, message: error.message, headers: error.headers, fault: false };
   }
+  // The store gone or overloaded: the request may succeed when retried (D8). Logged as a fault,
+  // since the operator must see it.
+  if (isUnavailableError(error))
+    return { status: 503, message: 'service unavailable', headers: { 'retry-after': '1' }, fault: true };
   const fastifyError = error as Partial<FastifyError>;
   const known = fastifyError.code !== undefined ? FRAMEWORK_ERRORS[fastifyError.code] : undefined;
   if (known) return { ...known, fault: false };

@@ -76,10 +76,43 @@ function cachingStatements(database: BetterSqlite3.Database, size = 256): Better
   return database;
 }
 
+export interface ConnectOptions {
+  /**
+   * PostgreSQL only: how long a statement may go unanswered, and how long getting a connection may
+   * take, before it fails (0: no deadline). A server that accepts connections but stops answering
+   * (stalled, or behind a black-holed network) then costs a request this long and a 503, instead
+   * of holding it, and every request queued behind it, without end. The serving process sets it;
+   * migrations and the CLI, which may run long statements on purpose, do not.
+   */
+  deadlineMs?: number;
+}
+
+/** The text pg gives a statement that outlived `query_timeout`. */
+export const QUERY_DEADLINE_MESSAGE = 'Query read timeout';
+
+/**
+ * A statement past its deadline leaves the connection waiting for an answer that may never come,
+ * and every later statement on it would queue behind that one: the connection is closed instead,
+ * so the pool discards it and connects afresh.
+ */
+function discardOnDeadline(client: pg.PoolClient): void {
+  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  (client as { query: unknown }).query = (...args: unknown[]) => {
+    const result = query(...args);
+    if (result instanceof Promise)
+      result.catch((error: unknown) => {
+        if (error instanceof Error && error.message === QUERY_DEADLINE_MESSAGE)
+          (client as unknown as { connection: { stream: { destroy(): void } } }).connection.stream.destroy();
+      });
+    return result;
+  };
+}
+
 /** Connects to the store named by a config `databaseUrl` (`sqlite:<file>` or `postgres://…`). */
 export function connect(
   databaseUrl: string,
   onConnectionError: ConnectionErrorHandler = warnOnStderr,
+  options: ConnectOptions = {},
 ): Connection {
   if (databaseUrl.startsWith('sqlite:')) {
     const file = databaseUrl.slice('sqlite:'.length);
@@ -87,12 +120,14 @@ export function connect(
     const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
     return { db, sqlite, engine: 'sqlite', location: file, close: () => db.destroy() };
   }
+  const deadline = options.deadlineMs ?? 0;
   const pool = new pg.Pool({
     connectionString: databaseUrl,
     max: 10,
     types: pgTypes,
     // Acknowledged events must survive a crash (D9), whatever the server's default is.
     options: '-c synchronous_commit=on',
+    ...(deadline > 0 && { query_timeout: deadline, connectionTimeoutMillis: deadline }),
   });
   // Without a listener, a connection's error (the server restarting, an administrator ending the
   // backend, a proxy resetting it) is an uncaught exception that ends the process. The pool listens
@@ -100,7 +135,10 @@ export function connect(
   // the moment between two of its statements. Either way the statement in flight fails (its batch
   // answers 503) and the pool discards the broken client on release and connects a new one.
   pool.on('error', onConnectionError);
-  pool.on('connect', (client) => client.on('error', onConnectionError));
+  pool.on('connect', (client) => {
+    client.on('error', onConnectionError);
+    if (deadline > 0) discardOnDeadline(client);
+  });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   const url = new URL(databaseUrl);
   return {

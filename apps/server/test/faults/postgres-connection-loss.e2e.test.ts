@@ -1,9 +1,9 @@
 import http from 'node:http';
-import net from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase, type TestDatabase } from '../helpers/engines.js';
 import { ensureBuilt, startServerProcess, type ServerProcess } from '../helpers/process.js';
+import { tcpProxy } from '../helpers/tcp-proxy.js';
 
 /**
  * PostgreSQL connections die in production: failovers, restarts, an administrator's
@@ -46,35 +46,6 @@ function impression(url: string, apiKey: string, body: string, key: string): Pro
     );
     request.end(body);
   });
-}
-
-/** A TCP proxy to PostgreSQL whose `reset()` sends a RST on every connection it carries. */
-async function resettingProxy(target: URL): Promise<{ url: string; reset(): number; close(): void }> {
-  const sockets = new Set<net.Socket>();
-  const proxy = net.createServer((client) => {
-    const upstream = net.connect(Number(target.port || 5432), target.hostname);
-    for (const socket of [client, upstream]) {
-      sockets.add(socket);
-      socket.on('close', () => sockets.delete(socket));
-      socket.on('error', () => socket.destroy());
-    }
-    client.pipe(upstream).pipe(client);
-  });
-  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
-  const url = new URL(target);
-  url.host = `127.0.0.1:${(proxy.address() as net.AddressInfo).port}`;
-  return {
-    url: url.toString(),
-    reset() {
-      const count = sockets.size;
-      for (const socket of sockets) socket.resetAndDestroy();
-      return count;
-    },
-    close() {
-      for (const socket of sockets) socket.destroy();
-      proxy.close();
-    },
-  };
 }
 
 /**
@@ -174,7 +145,7 @@ describe('PostgreSQL connections lost under load', () => {
   }, 60_000);
 
   it('survives a proxy that resets its connections every 250 ms', async () => {
-    const proxy = await resettingProxy(new URL(database.url));
+    const proxy = await tcpProxy(new URL(database.url));
     try {
       await survives(proxy.url, async () => proxy.reset(), 'reset');
     } finally {
