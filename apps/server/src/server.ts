@@ -9,6 +9,11 @@ import { wireServices, type Services } from './wiring.js';
 
 /** How long a closing instance keeps accepting connections only to answer them 503. */
 const DRAIN_GRACE_MS = 500;
+/**
+ * How long, after that, open connections have to finish (a request still arriving, a client that
+ * has not yet read its answer) before they are cut; what remains of the 10 s is for the flushes.
+ */
+const CONNECTIONS_BUDGET_MS = 7_000;
 
 export interface RunningServer {
   app: FastifyInstance;
@@ -70,9 +75,11 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       (closing ??= (async () => {
         // First refuse new partner requests with 503 while still listening, so connections
         // already queued or on their way are accepted and answered rather than reset; then
-        // stop listening and wait for the requests in flight.
+        // stop listening and let the open connections finish (see ConnectionDrain), cutting
+        // stragglers after a budget so that the events are always flushed.
         appDeps.shutdown.begin();
         await new Promise((resolve) => setTimeout(resolve, DRAIN_GRACE_MS));
+        await appDeps.shutdown.drainConnections(CONNECTIONS_BUDGET_MS);
         await app.close();
         await events.close();
         await lifecycle.stop();

@@ -9,6 +9,7 @@ import type { Store } from '../store/store.js';
 import type { ServingState } from '../services/serving-state.js';
 import { adminApi, type AdminDeps } from './admin/plugin.js';
 import { errorBody, installErrorHandling, JSON_TYPE } from './errors.js';
+import { ConnectionDrain } from './connection-drain.js';
 import { refuseExpectation, refuseMissingHost } from './edge-requests.js';
 import { apiDocs } from './openapi/document.js';
 import { operationsRoutes } from './operations.js';
@@ -41,9 +42,16 @@ export interface AppDeps {
 /** Whether the instance is shutting down: new partner requests get 503 and connections close. */
 export class Shutdown {
   closing = false;
+  /** The listening server's connections, once `buildApp` has made it. */
+  connections: ConnectionDrain | undefined;
 
   begin(): void {
     this.closing = true;
+  }
+
+  /** Stops listening and closes every connection within `budgetMs` (see `ConnectionDrain`). */
+  async drainConnections(budgetMs: number): Promise<void> {
+    await this.connections?.drain(budgetMs);
   }
 }
 
@@ -97,6 +105,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         if (!partner(request, response)) fastifyHandler(request, response);
       });
       server.on('checkExpectation', refuseExpectation);
+      shutdown.connections = new ConnectionDrain(server);
       // Partners keep connections open between calls; load balancers commonly idle out at 60 s.
       server.keepAliveTimeout = 72_000;
       server.headersTimeout = 20_000;
@@ -106,6 +115,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   app.addHook('preClose', async () => shutdown.begin());
+  // While shutting down, every answer ends its connection, as the partner API's do.
+  app.addHook('onSend', async (_request, reply) => {
+    if (shutdown.closing) reply.header('connection', 'close');
+  });
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });

@@ -1,0 +1,183 @@
+import fs from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { connect } from '../../src/store/connect.js';
+import { Store } from '../../src/store/store.js';
+import { tempDir } from '../helpers/engines.js';
+import { ensureBuilt, startServerProcess, type ServerProcess } from '../helpers/process.js';
+
+/**
+ * SIGTERM while partners keep connections open between calls, and while one client has sent only
+ * half of its request. Clients that were answered never see their connection reset; the process
+ * flushes what it acknowledged and exits 0 within 10 s whatever a straggler does.
+ */
+
+interface Outcome {
+  key: string;
+  status: number;
+  retryAfter?: string | undefined;
+  error?: string;
+  /** Whether the request went on a kept-alive connection that had carried an earlier answer. */
+  reused?: boolean;
+}
+
+function impression(
+  agent: http.Agent,
+  url: string,
+  apiKey: string,
+  body: string,
+  key: string,
+): Promise<Outcome> {
+  return new Promise((resolve) => {
+    const request = http.request(
+      `${url}/api/v1/campaigns/impression`,
+      {
+        method: 'POST',
+        agent,
+        headers: {
+          authorization: `Bearer ${apiKey}`,
+          'content-type': 'application/json',
+          'idempotency-key': key,
+        },
+      },
+      (response) => {
+        response.resume();
+        response.on('end', () =>
+          resolve({
+            key,
+            status: response.statusCode ?? 0,
+            retryAfter: response.headers['retry-after'],
+          }),
+        );
+      },
+    );
+    request.on('error', (error: NodeJS.ErrnoException) =>
+      resolve({
+        key,
+        status: 0,
+        error: error.code ?? error.message,
+        reused: request.reusedSocket,
+      }),
+    );
+    request.end(body);
+  });
+}
+
+async function firstCampaign(server: ServerProcess): Promise<string> {
+  const fetched = await fetch(`${server.url}/api/v1/campaigns/fetch?placement=header_banner`, {
+    headers: { authorization: `Bearer ${server.summary.demoApiKey}` },
+  });
+  const campaignId = ((await fetched.json()) as { data: Array<{ id: number }> }).data[0]!.id;
+  return JSON.stringify({ campaignId, placement: 'header_banner' });
+}
+
+async function countedKeys(dataDir: string, prefix: string): Promise<string[]> {
+  const store = new Store(connect(`sqlite:${path.join(dataDir, 'placard.db')}`));
+  try {
+    const rows = await store.db
+      .selectFrom('events')
+      .select('idempotency_key')
+      .where('idempotency_key', 'like', `${prefix}%`)
+      .where('verdict', '=', 'counted')
+      .execute();
+    return rows.map((row) => row.idempotency_key!).sort();
+  } finally {
+    await store.close();
+  }
+}
+
+describe('shutdown with open connections', () => {
+  const dirs: string[] = [];
+  afterEach(() => {
+    for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('resets no connection that carried an answer, refuses only with 503 or at connect, and loses nothing', async () => {
+    ensureBuilt();
+    const dataDir = tempDir('placard-shutdown-ka-');
+    dirs.push(dataDir);
+    const server = await startServerProcess({ PLACARD_DATA_DIR: dataDir }, ['--demo']);
+    const body = await firstCampaign(server);
+    const apiKey = server.summary.demoApiKey!;
+
+    // 48 partners' servers, each with its own keep-alive connection, sending one event after another.
+    const outcomes: Outcome[] = [];
+    let exit: Promise<number | null> | undefined;
+    let signalledAt = 0;
+    let exitedAt = 0;
+    const client = async (n: number) => {
+      const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+      try {
+        for (let i = 0; ; i++) {
+          const outcome = await impression(agent, server.url, apiKey, body, `ka-${n}-${i}`);
+          outcomes.push(outcome);
+          if (outcomes.length === 48 * 20 && !exit) {
+            signalledAt = Date.now();
+            exit = server.stop('SIGTERM').then((code) => {
+              exitedAt = Date.now();
+              return code;
+            });
+          }
+          if (outcome.error === 'ECONNREFUSED' || (exit && Date.now() - signalledAt > 12_000)) return;
+        }
+      } finally {
+        agent.destroy();
+      }
+    };
+    await Promise.all(Array.from({ length: 48 }, (_, n) => client(n)));
+    expect(await exit).toBe(0);
+    expect(exitedAt - signalledAt).toBeLessThan(10_000);
+    // A client that was answered on a connection never sees that connection reset: every
+    // request sent on a kept-alive connection got an answer, 200 or 503 with Retry-After.
+    expect(outcomes.filter((o) => o.reused && o.status === 0)).toEqual([]);
+    // New connections are refused once the instance stops listening: at connect, or, for one
+    // still in the kernel's accept queue at that moment, by a reset before any byte was read.
+    const kinds = new Set(
+      outcomes.map((o) =>
+        o.status === 200
+          ? 'ok'
+          : o.status === 503 && o.retryAfter
+            ? 'unavailable'
+            : (o.error ?? `status ${o.status}`),
+      ),
+    );
+    const allowed = ['ok', 'unavailable', 'ECONNREFUSED', 'ECONNRESET'];
+    expect([...kinds].filter((kind) => !allowed.includes(kind))).toEqual([]);
+    // Nothing unacknowledged was stored (a reset request was never read), nothing acknowledged lost.
+    const acknowledged = outcomes
+      .filter((o) => o.status === 200)
+      .map((o) => o.key)
+      .sort();
+    expect(await countedKeys(dataDir, 'ka-')).toEqual(acknowledged);
+  }, 60_000);
+
+  it('exits 0 within 10 s with a half-sent request open, after storing what it acknowledged', async () => {
+    ensureBuilt();
+    const dataDir = tempDir('placard-shutdown-half-');
+    dirs.push(dataDir);
+    const server = await startServerProcess({ PLACARD_DATA_DIR: dataDir }, ['--demo']);
+    const body = await firstCampaign(server);
+    const agent = new http.Agent({ keepAlive: false });
+    const acknowledged = await impression(agent, server.url, server.summary.demoApiKey!, body, 'half-acked');
+    expect(acknowledged.status).toBe(200);
+
+    // Headers and half of the body, then nothing more.
+    const { port } = new URL(server.url);
+    const straggler = net.connect(Number(port), '127.0.0.1');
+    straggler.on('error', () => undefined);
+    await new Promise((resolve) => straggler.once('connect', resolve));
+    straggler.write(
+      `POST /api/v1/campaigns/impression HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${server.summary.demoApiKey}\r\n` +
+        `Content-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 10)}`,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 200));
+
+    const signalledAt = Date.now();
+    expect(await server.stop('SIGTERM')).toBe(0);
+    expect(Date.now() - signalledAt).toBeLessThan(10_000);
+    straggler.destroy();
+    expect(await countedKeys(dataDir, 'half-')).toEqual(['half-acked']);
+  }, 60_000);
+});
