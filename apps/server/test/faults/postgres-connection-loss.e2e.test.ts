@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase, type TestDatabase } from '../helpers/engines.js';
 import { ensureBuilt, startServerProcess, type ServerProcess } from '../helpers/process.js';
 import { tcpProxy } from '../helpers/tcp-proxy.js';
+import { demoImpressionBody, postImpression } from '../helpers/tracking-client.js';
 
 /**
  * PostgreSQL connections die in production: failovers, restarts, an administrator's
@@ -12,41 +13,7 @@ import { tcpProxy } from '../helpers/tcp-proxy.js';
  * client that retries with the same Idempotency-Key gets every event stored exactly once.
  */
 
-interface Answer {
-  /** 0 when the connection failed before an answer came. */
-  status: number;
-  retryAfter: string | undefined;
-  error?: string;
-}
-
 const agent = new http.Agent({ keepAlive: true, maxSockets: 16 });
-
-function impression(url: string, apiKey: string, body: string, key: string): Promise<Answer> {
-  return new Promise((resolve) => {
-    const request = http.request(
-      `${url}/api/v1/campaigns/impression`,
-      {
-        method: 'POST',
-        agent,
-        headers: {
-          authorization: `Bearer ${apiKey}`,
-          'content-type': 'application/json',
-          'idempotency-key': key,
-        },
-      },
-      (response) => {
-        response.resume();
-        response.on('end', () =>
-          resolve({ status: response.statusCode ?? 0, retryAfter: response.headers['retry-after'] }),
-        );
-      },
-    );
-    request.on('error', (error: NodeJS.ErrnoException) =>
-      resolve({ status: 0, retryAfter: undefined, error: error.code ?? error.message }),
-    );
-    request.end(body);
-  });
-}
 
 /**
  * Eight clients send impressions one after another for six seconds, retrying a refused one with
@@ -54,18 +21,14 @@ function impression(url: string, apiKey: string, body: string, key: string): Pro
  */
 async function loadThroughFaults(server: ServerProcess, fault: () => Promise<number>, keyPrefix: string) {
   const apiKey = server.summary.demoApiKey!;
-  const fetched = await fetch(`${server.url}/api/v1/campaigns/fetch?placement=header_banner`, {
-    headers: { authorization: `Bearer ${apiKey}` },
-  });
-  const campaignId = ((await fetched.json()) as { data: Array<{ id: number }> }).data[0]!.id;
-  const body = JSON.stringify({ campaignId, placement: 'header_banner' });
+  const body = await demoImpressionBody(server);
   const seen = { unexpected: [] as string[], refused: 0, faults: 0, acknowledged: new Set<string>() };
   const stopAt = Date.now() + 6_000;
   const client = async (n: number) => {
     for (let i = 0; Date.now() < stopAt; i++) {
       const key = `${keyPrefix}-${n}-${i}`;
       for (let attempt = 0; attempt < 50; attempt++) {
-        const answer = await impression(server.url, apiKey, body, key);
+        const answer = await postImpression(server.url, apiKey, body, key, agent);
         if (answer.status === 200) {
           seen.acknowledged.add(key);
           break;

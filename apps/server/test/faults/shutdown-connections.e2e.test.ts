@@ -6,7 +6,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { connect } from '../../src/store/connect.js';
 import { Store } from '../../src/store/store.js';
 import { tempDir } from '../helpers/engines.js';
-import { ensureBuilt, startServerProcess, type ServerProcess } from '../helpers/process.js';
+import { ensureBuilt, startServerProcess } from '../helpers/process.js';
+import { demoImpressionBody, postImpression, type TrackingAnswer } from '../helpers/tracking-client.js';
 
 /**
  * SIGTERM while partners keep connections open between calls, and while one client has sent only
@@ -14,64 +15,7 @@ import { ensureBuilt, startServerProcess, type ServerProcess } from '../helpers/
  * flushes what it acknowledged and exits 0 within 10 s whatever a straggler does.
  */
 
-interface Outcome {
-  key: string;
-  status: number;
-  retryAfter?: string | undefined;
-  error?: string;
-  /** Whether the request went on a kept-alive connection that had carried an earlier answer. */
-  reused?: boolean;
-}
-
-function impression(
-  agent: http.Agent,
-  url: string,
-  apiKey: string,
-  body: string,
-  key: string,
-): Promise<Outcome> {
-  return new Promise((resolve) => {
-    const request = http.request(
-      `${url}/api/v1/campaigns/impression`,
-      {
-        method: 'POST',
-        agent,
-        headers: {
-          authorization: `Bearer ${apiKey}`,
-          'content-type': 'application/json',
-          'idempotency-key': key,
-        },
-      },
-      (response) => {
-        response.resume();
-        response.on('end', () =>
-          resolve({
-            key,
-            status: response.statusCode ?? 0,
-            retryAfter: response.headers['retry-after'],
-          }),
-        );
-      },
-    );
-    request.on('error', (error: NodeJS.ErrnoException) =>
-      resolve({
-        key,
-        status: 0,
-        error: error.code ?? error.message,
-        reused: request.reusedSocket,
-      }),
-    );
-    request.end(body);
-  });
-}
-
-async function firstCampaign(server: ServerProcess): Promise<string> {
-  const fetched = await fetch(`${server.url}/api/v1/campaigns/fetch?placement=header_banner`, {
-    headers: { authorization: `Bearer ${server.summary.demoApiKey}` },
-  });
-  const campaignId = ((await fetched.json()) as { data: Array<{ id: number }> }).data[0]!.id;
-  return JSON.stringify({ campaignId, placement: 'header_banner' });
-}
+type Outcome = TrackingAnswer & { key: string };
 
 async function countedKeys(dataDir: string, prefix: string): Promise<string[]> {
   const store = new Store(connect(`sqlite:${path.join(dataDir, 'placard.db')}`));
@@ -94,12 +38,17 @@ describe('shutdown with open connections', () => {
     for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  it('resets no connection that carried an answer, refuses only with 503 or at connect, and loses nothing', async () => {
+  /** A demo server on a data directory of its own, and a tracking body for one of its campaigns. */
+  async function startDemo() {
     ensureBuilt();
-    const dataDir = tempDir('placard-shutdown-ka-');
+    const dataDir = tempDir('placard-shutdown-');
     dirs.push(dataDir);
     const server = await startServerProcess({ PLACARD_DATA_DIR: dataDir }, ['--demo']);
-    const body = await firstCampaign(server);
+    return { dataDir, server, body: await demoImpressionBody(server) };
+  }
+
+  it('resets no connection that carried an answer, refuses only with 503 or at connect, and loses nothing', async () => {
+    const { dataDir, server, body } = await startDemo();
     const apiKey = server.summary.demoApiKey!;
 
     // 48 partners' servers, each with its own keep-alive connection, sending one event after another.
@@ -111,7 +60,8 @@ describe('shutdown with open connections', () => {
       const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
       try {
         for (let i = 0; ; i++) {
-          const outcome = await impression(agent, server.url, apiKey, body, `ka-${n}-${i}`);
+          const key = `ka-${n}-${i}`;
+          const outcome = { key, ...(await postImpression(server.url, apiKey, body, key, agent)) };
           outcomes.push(outcome);
           if (outcomes.length === 48 * 20 && !exit) {
             signalledAt = Date.now();
@@ -154,13 +104,15 @@ describe('shutdown with open connections', () => {
   }, 60_000);
 
   it('exits 0 within 10 s with a half-sent request open, after storing what it acknowledged', async () => {
-    ensureBuilt();
-    const dataDir = tempDir('placard-shutdown-half-');
-    dirs.push(dataDir);
-    const server = await startServerProcess({ PLACARD_DATA_DIR: dataDir }, ['--demo']);
-    const body = await firstCampaign(server);
+    const { dataDir, server, body } = await startDemo();
     const agent = new http.Agent({ keepAlive: false });
-    const acknowledged = await impression(agent, server.url, server.summary.demoApiKey!, body, 'half-acked');
+    const acknowledged = await postImpression(
+      server.url,
+      server.summary.demoApiKey!,
+      body,
+      'half-acked',
+      agent,
+    );
     expect(acknowledged.status).toBe(200);
 
     // Headers and half of the body, then nothing more.
