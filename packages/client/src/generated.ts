@@ -29,7 +29,8 @@ export interface TrackingBody {
   placement: string;
   /** ISO 3166-1 alpha-2. */
   location?: string;
-  device?: 'mobile' | 'desktop' | 'tablet';
+  /** One of mobile, desktop, tablet, in any letter case. */
+  device?: string;
 }
 
 export interface Acknowledgement {

@@ -12,7 +12,7 @@ export interface CreatedKey {
 
 /** How long a rotated-out key keeps working unless the operator says otherwise. */
 export const DEFAULT_ROTATION_HOURS = 24;
-const MAX_ROTATION_HOURS = 24 * 30;
+export const MAX_ROTATION_HOURS = 24 * 30;
 
 function checkName(name: unknown, what: string): string {
   if (typeof name !== 'string' || name.trim() === '' || name.trim().length > 100) {

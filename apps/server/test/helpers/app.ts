@@ -9,6 +9,7 @@ import { PartnerService } from '../../src/services/partners.js';
 import type { Store } from '../../src/store/store.js';
 import { wireServices, type Services, type WiringOptions } from '../../src/wiring.js';
 import { createDatabase, type TestDatabase } from './engines.js';
+import { committedConformance } from './openapi-conformance.js';
 
 /** A response read in full, shaped like Fastify's inject response so tests read naturally. */
 export interface TestResponse {
@@ -27,7 +28,10 @@ export interface RequestOptions {
 
 const agent = new http.Agent({ keepAlive: true });
 
-/** One HTTP request over loopback to a listening server. */
+/**
+ * One HTTP request over loopback to a listening server. Every answer a test sees is checked against
+ * the committed API document, so an answer the document does not describe fails the test that saw it.
+ */
 export function request(base: string, options: RequestOptions): Promise<TestResponse> {
   return new Promise((resolve, reject) => {
     const req = http.request(
@@ -38,6 +42,12 @@ export function request(base: string, options: RequestOptions): Promise<TestResp
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
         res.on('end', () => {
           const body = Buffer.concat(chunks).toString('utf8');
+          const answer = { statusCode: res.statusCode ?? 0, headers: res.headers, body };
+          const problem = committedConformance().problem(options.method, options.url, answer);
+          if (problem !== undefined) {
+            reject(new Error(`undocumented answer: ${problem}`));
+            return;
+          }
           resolve({
             statusCode: res.statusCode ?? 0,
             headers: res.headers,

@@ -3,6 +3,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';
 import { HTML_CSP } from '../security-headers.js';
+import { markOptionalBodies, withBodyErrors } from './bodies.js';
 import { ErrorBody } from './common.js';
 import { MANAGEMENT_SCHEMAS } from './management.js';
 import { PARTNER_PATHS, PARTNER_SCHEMAS } from './partner.js';
@@ -72,11 +73,16 @@ async function documentPlugin(app: FastifyInstance, options: ApiDocsOptions): Pr
       buildLocalReference: (json, _baseUri, _fragment, index) =>
         typeof json['$id'] === 'string' ? json['$id'] : `def-${index}`,
     },
+    transform: withBodyErrors,
     transformObject: (documentObject) => {
       if (!('openapiObject' in documentObject)) return documentObject.swaggerObject;
       const document = documentObject.openapiObject;
       // The partner API first: it is what most readers come for.
-      return { ...document, paths: { ...(PARTNER_PATHS as typeof document.paths), ...document.paths } };
+      const paths = {
+        ...(PARTNER_PATHS as typeof document.paths),
+        ...markOptionalBodies(document.paths ?? {}),
+      };
+      return { ...document, paths };
     },
   });
   await app.register(swaggerUi, {

@@ -1,7 +1,9 @@
 import { Type, type TSchema } from 'typebox';
 import { CAMPAIGN_STATUSES } from '../../domain/campaigns.js';
 import { CAMPAIGN_ACTIONS } from '../../domain/lifecycle.js';
+import { MAX_LIMIT_SETTING } from '../../domain/rate-limits.js';
 import { REPORT_DIMENSIONS } from '../../domain/report-request.js';
+import { MAX_ROTATION_HOURS } from '../../services/partners.js';
 import {
   errors,
   IdParams,
@@ -20,11 +22,14 @@ import {
  * CLI), so these describe; a test checks real responses against them.
  */
 
+/** A rate (per second) or burst: a whole number, as the server accepts them. */
+const LimitSetting = Nullable(Type.Integer({ minimum: 1, maximum: MAX_LIMIT_SETTING }));
+
 const RateLimits = Type.Object({
-  fetchRate: Nullable(Type.Number({ exclusiveMinimum: 0 })),
-  fetchBurst: Nullable(Type.Integer({ minimum: 1 })),
-  eventsRate: Nullable(Type.Number({ exclusiveMinimum: 0 })),
-  eventsBurst: Nullable(Type.Integer({ minimum: 1 })),
+  fetchRate: LimitSetting,
+  fetchBurst: LimitSetting,
+  eventsRate: LimitSetting,
+  eventsBurst: LimitSetting,
 });
 
 const Partner = Type.Object(
@@ -189,6 +194,17 @@ interface RouteDoc {
   body?: TSchema;
   /** The success status and body. */
   ok: [number, TSchema] | [number, TSchema, string];
+  /** Other media types the success may be answered in, beside JSON, and their bodies. */
+  alsoAs?: Record<string, TSchema>;
+}
+
+/** A success response: its JSON body, and its other media types when it has some. */
+function success(body: TSchema, description: string, alsoAs?: Record<string, TSchema>) {
+  if (alsoAs === undefined) return { ...body, description };
+  const content = Object.fromEntries(
+    Object.entries({ 'application/json': body, ...alsoAs }).map(([type, schema]) => [type, { schema }]),
+  );
+  return { description, content };
 }
 
 /** A route's schema: tag, summary, admin-token security, success and error responses. */
@@ -203,7 +219,7 @@ function route(tag: string, doc: RouteDoc) {
     ...(doc.querystring && { querystring: doc.querystring }),
     ...(doc.body && { body: doc.body }),
     response: {
-      [status]: { ...body, description: description ?? 'Done.' },
+      [status]: success(body, description ?? 'Done.', doc.alsoAs),
       ...errors(400, 401, 403, 404, 409, 422, 500),
     },
   };
@@ -252,9 +268,20 @@ const ROUTES = {
   getKey: route('API keys', { summary: 'Get an API key', params: IdParams, ok: [200, One(ref('ApiKey'))] }),
   rotateKey: route('API keys', {
     summary: 'Rotate an API key',
-    description: 'Issues a replacement; the old key keeps working for `expiresInHours` (default 24).',
+    description:
+      'Issues a replacement; the old key keeps working for `expiresInHours` (default 24; 0 ends it now). The body may be left out.',
     params: IdParams,
-    body: Type.Object({ expiresInHours: Type.Optional(Type.Number({ minimum: 0 })) }),
+    body: Type.Object({
+      expiresInHours: Type.Optional(
+        Nullable(
+          Type.Number({
+            minimum: 0,
+            maximum: MAX_ROTATION_HOURS,
+            description: 'Hours, fractions allowed; null or absent means 24.',
+          }),
+        ),
+      ),
+    }),
     ok: [
       201,
       One(Type.Intersect([NewApiKey, Type.Object({ previous: ref('ApiKey') })])),
@@ -354,9 +381,14 @@ const ROUTES = {
         description:
           action === 'reject' || action === 'pause'
             ? 'A lifecycle action (D11); `reason` is recorded in the audit log (required to reject).'
-            : 'A lifecycle action (D11); refused with 409 from a state it does not apply to.',
+            : 'A lifecycle action (D11); refused with 409 from a state it does not apply to. The body may be left out.',
         params: IdParams,
-        body: Type.Object({ reason: Type.Optional(Type.String()) }),
+        body: Type.Object({
+          reason:
+            action === 'reject'
+              ? Type.String({ pattern: '\\S', description: 'Not blank.' })
+              : Type.Optional(Type.String()),
+        }),
         ok: [200, One(ref('CampaignRecord'))],
       }),
     ]),
@@ -423,6 +455,11 @@ const ROUTES = {
       ...Object.fromEntries(REPORT_DIMENSIONS.map((dimension) => [dimension, Type.Optional(Type.String())])),
     }),
     ok: [200, One(ref('Report'))],
+    alsoAs: {
+      'text/csv': Type.String({
+        description: 'A header line, then one line per row; sent as the attachment `placard-report.csv`.',
+      }),
+    },
   }),
 };
 

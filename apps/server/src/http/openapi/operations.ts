@@ -37,9 +37,12 @@ export const OPERATIONS_ROUTES = withOperationIds({
     summary: 'Prometheus metrics',
     description: 'Request durations, events by kind and verdict, batches, rate limiting, the index.',
     security: [{ adminToken: [] }],
-    produces: ['text/plain'],
     response: {
-      200: Type.String({ description: 'Prometheus text format 0.0.4.' }),
+      // Only the success is text; a refused token gets the JSON error body every route gives.
+      200: {
+        description: 'Prometheus text format 0.0.4.',
+        content: { 'text/plain': { schema: Type.String() } },
+      },
       ...errors(401),
     },
   },

@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { DEVICES } from '../../domain/targeting.js';
 
 /**
  * The partner API (contract sections 2 to 8, decisions D2 to D10), described for the OpenAPI
@@ -49,14 +50,26 @@ export const FetchResponse = Type.Object(
   },
 );
 
+/**
+ * A device type in any letter case (`Mobile` is `mobile`), as the server accepts it: JSON Schema
+ * patterns have no case-insensitive flag, so each letter lists both cases.
+ */
+const deviceSchema = {
+  pattern: `^(?:${DEVICES.map((device) =>
+    [...device].map((letter) => `[${letter}${letter.toUpperCase()}]`).join(''),
+  ).join('|')})$`,
+  description: `One of ${DEVICES.join(', ')}, in any letter case.`,
+};
+
 export const TrackingBody = Type.Object(
   {
     campaignId: Type.Integer({ minimum: 1, description: 'The `id` of the displayed campaign.' }),
-    placement: Type.String({ description: 'Where it was rendered: the placement it was fetched for.' }),
+    placement: Type.String({
+      minLength: 1,
+      description: 'Where it was rendered: the placement it was fetched for.',
+    }),
     location: Type.Optional(Type.String({ pattern: '^[A-Za-z]{2}$', description: 'ISO 3166-1 alpha-2.' })),
-    device: Type.Optional(
-      Type.Union([Type.Literal('mobile'), Type.Literal('desktop'), Type.Literal('tablet')]),
-    ),
+    device: Type.Optional(Type.String(deviceSchema)),
   },
   {
     $id: 'TrackingBody',
@@ -156,64 +169,88 @@ function tracking(kind: 'impression' | 'click', message: string) {
   };
 }
 
+const fetchCampaigns = {
+  tags: ['Partner API'],
+  operationId: 'fetchCampaigns',
+  summary: 'Fetch campaigns for a placement',
+  description:
+    'Running campaigns for an ad slot, optionally narrowed by country and device (contract 4.1, D2 to D4). Cache the answer for the `max-age` given.',
+  security: [{ apiKey: [] }],
+  parameters: [
+    {
+      name: 'placement',
+      in: 'query',
+      required: true,
+      schema: { type: 'string', minLength: 1 },
+      example: 'header_banner',
+    },
+    {
+      name: 'limit',
+      in: 'query',
+      required: false,
+      schema: { type: 'integer', minimum: 1, maximum: 100, default: 10 },
+    },
+    {
+      name: 'location',
+      in: 'query',
+      required: false,
+      description: 'ISO 3166-1 alpha-2 country code.',
+      schema: { type: 'string', pattern: '^[A-Za-z]{2}$' },
+      example: 'US',
+    },
+    {
+      name: 'device',
+      in: 'query',
+      required: false,
+      description: deviceSchema.description,
+      schema: { type: 'string', pattern: deviceSchema.pattern },
+      example: 'mobile',
+    },
+  ],
+  responses: {
+    '200': {
+      description: 'The matching campaigns (possibly none).',
+      headers: {
+        'Cache-Control': {
+          description: 'How long the answer may be reused, e.g. `private, max-age=30`.',
+          schema: { type: 'string' },
+        },
+      },
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/FetchResponse' } } },
+    },
+    '400': errorResponse(
+      '`placement` is missing, a value is invalid, a parameter is given twice, or the query has more than 100 parameters.',
+      'placement parameter is required',
+    ),
+    ...COMMON_ERRORS,
+    '503': errorResponse(
+      'The instance is shutting down: retry after `Retry-After` seconds, on a new connection.',
+      'service unavailable',
+      { 'Retry-After': rateLimitHeaders['Retry-After'] },
+    ),
+  },
+};
+
+/**
+ * HEAD on fetch is served as GET is (Node's HTTP server sends no body for it): the same checks and
+ * statuses, with the headers only.
+ */
+const fetchCampaignsHead = {
+  ...fetchCampaigns,
+  operationId: 'fetchCampaignsHead',
+  summary: 'Fetch campaigns for a placement, headers only',
+  description: 'As `GET`, without a body: the same checks, statuses and headers.',
+  responses: Object.fromEntries(
+    Object.entries(fetchCampaigns.responses).map(([status, { content: _content, ...response }]) => [
+      status,
+      response,
+    ]),
+  ),
+};
+
 /** The `paths` of the partner API, in OpenAPI 3.1 form. */
 export const PARTNER_PATHS = {
-  '/api/v1/campaigns/fetch': {
-    get: {
-      tags: ['Partner API'],
-      operationId: 'fetchCampaigns',
-      summary: 'Fetch campaigns for a placement',
-      description:
-        'Running campaigns for an ad slot, optionally narrowed by country and device (contract 4.1, D2 to D4). Cache the answer for the `max-age` given.',
-      security: [{ apiKey: [] }],
-      parameters: [
-        {
-          name: 'placement',
-          in: 'query',
-          required: true,
-          schema: { type: 'string' },
-          example: 'header_banner',
-        },
-        {
-          name: 'limit',
-          in: 'query',
-          required: false,
-          schema: { type: 'integer', minimum: 1, maximum: 100, default: 10 },
-        },
-        {
-          name: 'location',
-          in: 'query',
-          required: false,
-          description: 'ISO 3166-1 alpha-2 country code.',
-          schema: { type: 'string', pattern: '^[A-Za-z]{2}$' },
-          example: 'US',
-        },
-        {
-          name: 'device',
-          in: 'query',
-          required: false,
-          schema: { type: 'string', enum: ['mobile', 'desktop', 'tablet'] },
-        },
-      ],
-      responses: {
-        '200': {
-          description: 'The matching campaigns (possibly none).',
-          headers: {
-            'Cache-Control': {
-              description: 'How long the answer may be reused, e.g. `private, max-age=30`.',
-              schema: { type: 'string' },
-            },
-          },
-          content: { 'application/json': { schema: { $ref: '#/components/schemas/FetchResponse' } } },
-        },
-        '400': errorResponse(
-          '`placement` is missing, a value is invalid, a parameter is given twice, or the query has more than 100 parameters.',
-          'placement parameter is required',
-        ),
-        ...COMMON_ERRORS,
-      },
-    },
-  },
+  '/api/v1/campaigns/fetch': { get: fetchCampaigns, head: fetchCampaignsHead },
   '/api/v1/campaigns/impression': { post: tracking('impression', 'Impression tracked successfully') },
   '/api/v1/campaigns/click': { post: tracking('click', 'Click tracked successfully') },
 };
