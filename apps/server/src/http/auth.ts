@@ -1,4 +1,5 @@
 import { bearerToken, digestApiKey, isWellFormedApiKey } from '../domain/api-keys.js';
+import { isExpired } from '../domain/credentials.js';
 import { DomainError } from '../domain/errors.js';
 import type { Caller } from '../services/delivery.js';
 import type { ServingState } from '../services/serving-state.js';
@@ -31,7 +32,7 @@ export function partnerAuthenticator(
     const key = state.key(digest);
     const now = clock();
     // A rotated key keeps working until its expiry, then is as unknown as a revoked one.
-    if (!key || (key.expiresAt !== null && key.expiresAt <= now)) throw unauthorized();
+    if (!key || isExpired(key.expiresAt, now)) throw unauthorized();
     if (key.status === 'suspended') throw new DomainError('forbidden', 'api key suspended');
     if (remembered.size >= MAX_REMEMBERED) remembered.clear();
     remembered.set(token, digest);

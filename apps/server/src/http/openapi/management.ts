@@ -44,7 +44,10 @@ const ApiKey = Type.Object(
     partnerId: Type.Integer(),
     label: Nullable(Type.String()),
     prefix: Type.String({ description: 'The first characters of the key, to recognise it by.' }),
-    status: Type.Union([Type.Literal('active'), Type.Literal('suspended'), Type.Literal('revoked')]),
+    status: Type.Union(
+      [Type.Literal('active'), Type.Literal('suspended'), Type.Literal('expired'), Type.Literal('revoked')],
+      { description: '`expired`: rotated out and past `expiresAt`; it answers 401 like a revoked key.' },
+    ),
     createdAt: Instant,
     lastUsedAt: NullableInstant,
     browserRequests: Type.Integer({ description: 'Requests refused because they came from a browser.' }),
@@ -252,7 +255,8 @@ const ROUTES = {
   getKey: route('API keys', { summary: 'Get an API key', params: IdParams, ok: [200, One(ref('ApiKey'))] }),
   rotateKey: route('API keys', {
     summary: 'Rotate an API key',
-    description: 'Issues a replacement; the old key keeps working for `expiresInHours` (default 24).',
+    description:
+      'Issues a replacement; the old key keeps working for `expiresInHours` (default 24). Only an active key that was never rotated can be: 409 otherwise.',
     params: IdParams,
     body: Type.Object({ expiresInHours: Type.Optional(Type.Number({ minimum: 0 })) }),
     ok: [
@@ -280,8 +284,9 @@ const ROUTES = {
     ok: [200, One(ref('ApiKey'))],
   }),
   setKeyLimits: route('API keys', {
-    summary: 'Set a key’s own rate limits',
-    description: 'Per second and burst, for fetch and for events; null or absent means the default (D7).',
+    summary: 'Change a key’s own rate limits',
+    description:
+      'Per second and burst, for fetch and for events. Only the fields given change: an absent field keeps its value, `null` puts it back to the default (D7).',
     params: IdParams,
     body: Type.Partial(RateLimits),
     ok: [200, One(ref('ApiKey'))],
