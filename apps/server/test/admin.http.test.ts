@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { generateApiKey } from '../src/domain/api-keys.js';
 import { CAMPAIGN_STATUSES } from '../src/domain/campaigns.js';
 import { campaign, createTestApp, type TestApp } from './helpers/app.js';
 import { ENGINES } from './helpers/engines.js';
@@ -34,20 +35,37 @@ const served = async (query = 'placement=header_banner') =>
   (await t.fetch(query)).json().data.map((c: { id: number }) => c.id) as number[];
 
 describe('admin authentication', () => {
-  it('answers 401 without a token, with a wrong one, and with a partner key', async () => {
+  const get = (url: string, authorization?: string) =>
+    t.request({ method: 'GET', url, headers: authorization ? { authorization } : {} });
+
+  it('answers 401 without a token, with a wrong one, and with a malformed or unknown key, saying nothing more', async () => {
     for (const authorization of [
       undefined,
       'Bearer pla_' + 'x'.repeat(40),
-      `Bearer ${t.apiKey}`,
+      `Bearer ${t.apiKey.slice(0, -1)}${t.apiKey.endsWith('a') ? 'b' : 'a'}`,
+      'Bearer plc_not-a-key',
       'Basic abc',
     ]) {
-      const res = await t.request({
-        method: 'GET',
-        url: '/admin/v1/partners',
-        headers: authorization ? { authorization } : {},
-      });
+      const res = await get('/admin/v1/partners', authorization);
       expect(res.statusCode).toBe(401);
       expect(res.json()).toEqual({ status: 'error', message: 'unauthorized' });
+      expect(res.headers['www-authenticate']).toBe('Bearer');
+    }
+  });
+
+  it('tells a caller with a partner key that the route takes an admin token, still with 401', async () => {
+    for (const key of [t.apiKey, generateApiKey().plaintext]) {
+      for (const url of ['/admin/v1/partners', '/metrics']) {
+        const res = await get(url, `Bearer ${key}`);
+        expect(res.statusCode).toBe(401);
+        expect(res.json()).toEqual({
+          status: 'error',
+          message: 'unauthorized: this route takes an admin token (pla_...), not a partner API key',
+        });
+        expect(res.headers['www-authenticate']).toBe(
+          'Bearer error="invalid_token", error_description="this route takes an admin token (pla_...), not a partner API key"',
+        );
+      }
     }
   });
 });

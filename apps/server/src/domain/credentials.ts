@@ -15,3 +15,8 @@ export function lifecycleStatus(
   if (revoked) return 'revoked';
   return isExpired(expiresAt, now) ? 'expired' : 'active';
 }
+
+// What a caller who sent the wrong kind of credential is told. Plain ASCII: it also goes into the
+// `WWW-Authenticate` header, where RFC 6750 allows nothing else.
+export const PARTNER_ROUTE_HINT = 'this route takes a partner API key (plc_...), not an admin token';
+export const ADMIN_ROUTE_HINT = 'this route takes an admin token (pla_...), not a partner API key';

@@ -1,5 +1,12 @@
-import { bearerToken, digestApiKey, generateAdminToken, isWellFormedAdminToken } from '../domain/api-keys.js';
-import { DomainError } from '../domain/errors.js';
+import {
+  bearerToken,
+  digestApiKey,
+  generateAdminToken,
+  isWellFormedAdminToken,
+  isWellFormedApiKey,
+} from '../domain/api-keys.js';
+import { ADMIN_ROUTE_HINT } from '../domain/credentials.js';
+import { DomainError, WrongCredential } from '../domain/errors.js';
 import type { Store } from '../store/store.js';
 import type { Actor } from './audit.js';
 
@@ -44,6 +51,8 @@ export class AdminTokens {
   /** The actor behind an `Authorization: Bearer <admin token>` header, or a 401. */
   async authenticate(header: string | undefined): Promise<Actor> {
     const token = bearerToken(header);
+    if (token !== undefined && isWellFormedApiKey(token))
+      throw new WrongCredential(ADMIN_ROUTE_HINT, `unauthorized: ${ADMIN_ROUTE_HINT}`);
     if (token === undefined || !isWellFormedAdminToken(token))
       throw new DomainError('unauthorized', 'unauthorized');
     const found = await this.store.findAdminToken(digestApiKey(token));
