@@ -149,4 +149,29 @@ describe('placard management commands', () => {
     const token = cliJson<{ token: string }>(['admin-token', '--label', 'ops'], env).token;
     expect(token).toMatch(/^pla_[0-9A-Za-z]{40}$/);
   });
+
+  it('creates, lists and revokes admin tokens, never listing one, and audits them as cli', () => {
+    const created = cliJson<{ id: number; token: string; status: string; expiresAt: string }>(
+      ['tokens', 'create', '--label', 'ci', '--expires-in-hours', '2'],
+      env,
+    );
+    expect(created.token).toMatch(/^pla_[0-9A-Za-z]{40}$/);
+    expect(created.status).toBe('active');
+    expect(Date.parse(created.expiresAt) - Date.now()).toBeGreaterThan(119 * 60_000);
+    const table = runCli(['tokens', 'list'], env);
+    expect(table.stdout).toMatch(/^ID\s+LABEL\s+PREFIX\s+STATUS\s+CREATEDAT\s+LASTUSEDAT\s+EXPIRESAT/);
+    expect(table.stdout).toMatch(
+      new RegExp(`^${created.id}\\s+ci\\s+${created.token.slice(0, 10)}\\s+active`, 'm'),
+    );
+    expect(table.stdout).not.toContain(created.token);
+    expect(cliJson<{ status: string }>(['tokens', 'revoke', String(created.id)], env).status).toBe('revoked');
+    const again = runCli(['tokens', 'revoke', String(created.id)], env);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain(`admin token ${created.id} is already revoked`);
+    const trail = cliJson<Array<{ actor: string; action: string }>>(
+      ['audit', '--type', 'admin_token', '--id', String(created.id)],
+      env,
+    );
+    expect(trail.map((entry) => `${entry.actor} ${entry.action}`)).toEqual(['cli create', 'cli revoke']);
+  });
 });

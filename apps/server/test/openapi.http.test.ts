@@ -106,6 +106,11 @@ describe('the OpenAPI document', () => {
     check('get', '/admin/v1/placements', await t.admin('GET', '/placements'));
     check('get', '/admin/v1/placements/{id}', await t.admin('GET', '/placements/nowhere'), 404);
     check('get', '/admin/v1/audit', await t.admin('GET', '/audit'));
+    const token = await t.admin('POST', '/tokens', { label: 'docs', expiresInHours: 1 });
+    check('post', '/admin/v1/tokens', token, 201);
+    const tokenId = (token.json() as { data: { id: number } }).data.id;
+    check('get', '/admin/v1/tokens', await t.admin('GET', '/tokens'));
+    check('post', '/admin/v1/tokens/{id}/revoke', await t.admin('POST', `/tokens/${tokenId}/revoke`));
     check('get', '/admin/v1/reports', await t.admin('GET', '/reports?groupBy=campaign,country'));
     check('get', '/readyz', await t.request({ method: 'GET', url: '/readyz' }));
   });

@@ -12,9 +12,11 @@ import type { Connection, Engine } from './connect.js';
 import { migrateToLatest, pendingMigrations, type MigrationReport } from './migrate.js';
 import {
   campaignColumns,
+  toAdminToken,
   toApiKey,
   toCampaign,
   toPartner,
+  type AdminTokenRecord,
   type ApiKeyRecord,
   type ApiKeyStatus,
   type Partner,
@@ -22,7 +24,19 @@ import {
 } from './rows.js';
 import type { CampaignTable, Database } from './schema.js';
 
-export type { ApiKeyRecord, ApiKeyStatus, Partner, RateLimits } from './rows.js';
+export type { AdminTokenRecord, ApiKeyRecord, ApiKeyStatus, Partner, RateLimits } from './rows.js';
+
+/** Every column of an admin token but its digest, which never leaves the store. */
+const ADMIN_TOKEN_COLUMNS = [
+  'id',
+  'label',
+  'display_prefix',
+  'scope',
+  'created_at',
+  'expires_at',
+  'revoked_at',
+  'last_used_at',
+] as const;
 
 export interface Placement {
   id: string;
@@ -685,7 +699,10 @@ export class Store {
 
   // ---- admin tokens ------------------------------------------------------------------------
 
-  async createAdminToken(token: { digest: string; displayPrefix: string; label: string }, now = Date.now()) {
+  async createAdminToken(
+    token: { digest: string; displayPrefix: string; label: string; expiresAt?: number | null },
+    now = Date.now(),
+  ): Promise<AdminTokenRecord> {
     const row = await this.db
       .insertInto('admin_tokens')
       .values({
@@ -694,26 +711,55 @@ export class Store {
         label: token.label,
         created_at: now,
         revoked_at: null,
+        expires_at: token.expiresAt ?? null,
       })
-      .returning(['id', 'label', 'display_prefix', 'created_at'])
+      .returning(ADMIN_TOKEN_COLUMNS)
       .executeTakeFirstOrThrow();
-    return { id: row.id, label: row.label, displayPrefix: row.display_prefix, createdAt: row.created_at };
+    return toAdminToken(row);
   }
 
-  async findAdminToken(digest: string): Promise<{ id: number; label: string; scope: string } | undefined> {
-    return this.db
+  /** The token with this digest, revoked and expired ones included: the caller decides. */
+  async findAdminToken(digest: string): Promise<AdminTokenRecord | undefined> {
+    const row = await this.db
       .selectFrom('admin_tokens')
-      .select(['id', 'label', 'scope'])
+      .select(ADMIN_TOKEN_COLUMNS)
       .where('digest', '=', digest)
-      .where('revoked_at', 'is', null)
       .executeTakeFirst();
+    return row && toAdminToken(row);
   }
 
-  async countAdminTokens(): Promise<number> {
+  async getAdminToken(id: number): Promise<AdminTokenRecord | undefined> {
+    const row = await this.db
+      .selectFrom('admin_tokens')
+      .select(ADMIN_TOKEN_COLUMNS)
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return row && toAdminToken(row);
+  }
+
+  async listAdminTokens(request: PageRequest = { limit: 1_000_000 }): Promise<AdminTokenRecord[]> {
+    const query = this.db.selectFrom('admin_tokens').select(ADMIN_TOKEN_COLUMNS);
+    return (await page(query, request, 'id').execute()).map(toAdminToken);
+  }
+
+  async updateAdminToken(id: number, changes: { revokedAt?: number; lastUsedAt?: number }): Promise<void> {
+    await this.db
+      .updateTable('admin_tokens')
+      .set({
+        ...(changes.revokedAt !== undefined && { revoked_at: changes.revokedAt }),
+        ...(changes.lastUsedAt !== undefined && { last_used_at: changes.lastUsedAt }),
+      })
+      .where('id', '=', id)
+      .execute();
+  }
+
+  /** Tokens that can authenticate at `now`: neither revoked nor expired. */
+  async countAdminTokens(now = Date.now()): Promise<number> {
     const row = await this.db
       .selectFrom('admin_tokens')
       .select((eb) => eb.fn.countAll<number>().as('n'))
       .where('revoked_at', 'is', null)
+      .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
       .executeTakeFirstOrThrow();
     return Number(row.n);
   }

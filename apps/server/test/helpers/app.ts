@@ -127,7 +127,7 @@ export async function createTestApp(
   });
   const { state, events } = services;
   await state.load();
-  const adminToken = await services.tokens.create('tests');
+  const adminToken = (await services.tokens.create({ label: 'tests' })).plaintext;
   const app = await buildApp(services.appDeps);
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
   const call = (options: RequestOptions) => request(url, options);

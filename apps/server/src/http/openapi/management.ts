@@ -66,6 +66,20 @@ const NewApiKey = Type.Intersect([
   Type.Object({ key: Type.String({ description: 'The key itself: shown this once, never again.' }) }),
 ]);
 
+const AdminToken = Type.Object(
+  {
+    id: Type.Integer(),
+    label: Type.String(),
+    prefix: Type.String({ description: 'The first characters of the token, to recognise it by.' }),
+    status: Type.Union([Type.Literal('active'), Type.Literal('expired'), Type.Literal('revoked')]),
+    createdAt: Instant,
+    lastUsedAt: Type.Union([Instant, Type.Null()], { description: 'Written at most once a minute.' }),
+    expiresAt: NullableInstant,
+    revokedAt: NullableInstant,
+  },
+  { $id: 'AdminToken' },
+);
+
 const Advertiser = Type.Object(
   { id: Type.Integer(), name: Type.String(), createdAt: Instant, updatedAt: Instant },
   { $id: 'Advertiser' },
@@ -175,6 +189,7 @@ const Report = Type.Object(
 export const MANAGEMENT_SCHEMAS = [
   Partner,
   ApiKey,
+  AdminToken,
   Advertiser,
   CampaignRecord,
   Placement,
@@ -405,6 +420,45 @@ const ROUTES = {
       Type.Object({ objectType: Type.Optional(Type.String()), objectId: Type.Optional(Type.String()) }),
     ]),
     ok: [200, Page(ref('AuditRecord'))],
+  }),
+  listAdminTokens: route('Admin tokens', {
+    summary: 'List admin tokens',
+    description: 'Every token ever issued, with its prefix, status and last use; never the token itself.',
+    querystring: PageQuery,
+    ok: [200, Page(ref('AdminToken'))],
+  }),
+  createAdminToken: route('Admin tokens', {
+    summary: 'Issue an admin token',
+    description:
+      'The token is in the response once; only its SHA-256 digest is stored. Without `expiresInHours` it never expires. Audited.',
+    body: Type.Object({
+      label: Type.String({ minLength: 1, maxLength: 100, description: 'Who or what it is for.' }),
+      expiresInHours: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 87_600 })),
+    }),
+    ok: [
+      201,
+      One(
+        Type.Intersect([
+          ref('AdminToken'),
+          Type.Object({
+            token: Type.String({ description: 'The token itself: shown this once, never again.' }),
+          }),
+        ]),
+      ),
+      'Created; `token` is shown this once.',
+    ],
+  }),
+  getAdminToken: route('Admin tokens', {
+    summary: 'Get an admin token',
+    params: IdParams,
+    ok: [200, One(ref('AdminToken'))],
+  }),
+  revokeAdminToken: route('Admin tokens', {
+    summary: 'Revoke an admin token',
+    description:
+      'It answers 401 from the next request on. A token may revoke itself; the last active token cannot be revoked (409): create its successor first. Audited.',
+    params: IdParams,
+    ok: [200, One(ref('AdminToken'))],
   }),
   report: route('Reports', {
     summary: 'Report impressions, clicks and CTR',
