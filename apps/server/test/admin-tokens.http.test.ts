@@ -15,16 +15,7 @@ describe.each(ENGINES)('admin tokens on %s', (engine) => {
   afterEach(() => t.close());
 
   /** A management call with a given token rather than the test's own. */
-  const as = (token: string, method: string, path: string, body?: unknown) =>
-    t.request({
-      method,
-      url: `/admin/v1${path}`,
-      headers: {
-        authorization: `Bearer ${token}`,
-        ...(body !== undefined && { 'content-type': 'application/json' }),
-      },
-      ...(body !== undefined && { payload: JSON.stringify(body) }),
-    });
+  const as = (token: string, method: string, path: string) => t.admin(method, path, undefined, token);
   const ownId = async () =>
     ((await t.admin('GET', '/tokens')).json().data as Array<{ id: number; label: string }>).find(
       (token) => token.label === 'tests',

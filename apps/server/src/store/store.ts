@@ -719,20 +719,19 @@ export class Store {
   }
 
   /** The token with this digest, revoked and expired ones included: the caller decides. */
-  async findAdminToken(digest: string): Promise<AdminTokenRecord | undefined> {
-    const row = await this.db
-      .selectFrom('admin_tokens')
-      .select(ADMIN_TOKEN_COLUMNS)
-      .where('digest', '=', digest)
-      .executeTakeFirst();
-    return row && toAdminToken(row);
+  findAdminToken(digest: string): Promise<AdminTokenRecord | undefined> {
+    return this.oneAdminToken('digest', digest);
   }
 
-  async getAdminToken(id: number): Promise<AdminTokenRecord | undefined> {
+  getAdminToken(id: number): Promise<AdminTokenRecord | undefined> {
+    return this.oneAdminToken('id', id);
+  }
+
+  private async oneAdminToken(column: 'id' | 'digest', value: number | string) {
     const row = await this.db
       .selectFrom('admin_tokens')
       .select(ADMIN_TOKEN_COLUMNS)
-      .where('id', '=', id)
+      .where(column, '=', value)
       .executeTakeFirst();
     return row && toAdminToken(row);
   }

@@ -67,8 +67,8 @@ export interface TestApp {
   request(options: RequestOptions): Promise<TestResponse>;
   /** An admin token for the management API. */
   adminToken: string;
-  /** A management API call with the admin token; `body` is sent as JSON. */
-  admin(method: string, path: string, body?: unknown): Promise<TestResponse>;
+  /** A management API call with the admin token (or `token`); `body` is sent as JSON. */
+  admin(method: string, path: string, body?: unknown, token?: string): Promise<TestResponse>;
   /** A valid key of a partner created for the test. */
   apiKey: string;
   apiKeyId: number;
@@ -147,12 +147,12 @@ export async function createTestApp(
     services,
     request: call,
     adminToken,
-    admin: (method, path, body) =>
+    admin: (method, path, body, token = adminToken) =>
       call({
         method,
         url: `/admin/v1${path}`,
         headers: {
-          authorization: `Bearer ${adminToken}`,
+          authorization: `Bearer ${token}`,
           ...(body !== undefined && { 'content-type': 'application/json' }),
         },
         ...(body !== undefined && { payload: JSON.stringify(body) }),
