@@ -106,6 +106,24 @@ describe.each(ENGINES)('admin tokens on %s', (engine) => {
     expect((await as(successor, 'GET', '/partners')).statusCode).toBe(200);
   });
 
+  it('keeps one token active when the last two are revoked at the same moment', async () => {
+    const me = await ownId();
+    const other = (await t.admin('POST', '/tokens', { label: 'other' })).json().data.id;
+    const answers = await Promise.all(
+      [t.services.tokens.revoke(me), t.services.tokens.revoke(other)].map((revocation) =>
+        revocation.then(
+          () => 'revoked',
+          (error: Error) => error.message,
+        ),
+      ),
+    );
+    expect(answers.sort()).toEqual([
+      'cannot revoke the last active admin token: create another one first',
+      'revoked',
+    ]);
+    expect(await t.store.countAdminTokens(now)).toBe(1);
+  });
+
   it('validates the label and the expiry', async () => {
     for (const body of [{}, { label: '' }, { label: 'x'.repeat(101) }, { label: 'ok', expiresInHours: 0 }]) {
       expect((await t.admin('POST', '/tokens', body)).statusCode).toBe(400);

@@ -154,7 +154,7 @@ export class AdminTokens {
       if (!before) throw notFound(`admin token ${id} not found`);
       if (before.revokedAt !== null)
         throw new DomainError('conflict', `admin token ${id} is already revoked`);
-      if (isActive(before, now) && (await tx.countAdminTokens(now)) <= 1) {
+      if (isActive(before, now) && (await tx.countAdminTokens(now, { lock: true })) <= 1) {
         throw new DomainError(
           'conflict',
           'cannot revoke the last active admin token: create another one first',

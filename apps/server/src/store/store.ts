@@ -752,15 +752,19 @@ export class Store {
       .execute();
   }
 
-  /** Tokens that can authenticate at `now`: neither revoked nor expired. */
-  async countAdminTokens(now = Date.now()): Promise<number> {
-    const row = await this.db
+  /**
+   * Tokens that can authenticate at `now`: neither revoked nor expired. With `lock` (inside a
+   * transaction) PostgreSQL locks those rows until it ends, so two revocations running at once
+   * cannot each see the other's token as the one left; SQLite runs one writer at a time anyway.
+   */
+  async countAdminTokens(now = Date.now(), options: { lock?: boolean } = {}): Promise<number> {
+    let query = this.db
       .selectFrom('admin_tokens')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .select('id')
       .where('revoked_at', 'is', null)
-      .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
-      .executeTakeFirstOrThrow();
-    return Number(row.n);
+      .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]));
+    if (options.lock && this.engine === 'postgres') query = query.forUpdate();
+    return (await query.execute()).length;
   }
 
   // ---- audit -------------------------------------------------------------------------------
