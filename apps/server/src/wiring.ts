@@ -77,7 +77,7 @@ export function wireServices(store: Store, logger: Logger, options: WiringOption
       },
     );
   const delivery = new DeliveryService(state, events, clock);
-  const tokens = new AdminTokens(store);
+  const tokens = new AdminTokens(store, clock);
   const keyUsage = new KeyUsage(store, logger);
   const lifecycle = new LifecycleJob(store, logger, options.refreshIntervalMs, clock);
   const retention = new RetentionJob(store, logger, options.eventRetentionDays, clock);

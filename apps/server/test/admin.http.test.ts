@@ -1,6 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { generateApiKey } from '../src/domain/api-keys.js';
 import { CAMPAIGN_STATUSES } from '../src/domain/campaigns.js';
 import { campaign, createTestApp, type TestApp } from './helpers/app.js';
+import { ENGINES } from './helpers/engines.js';
 
 let t: TestApp;
 let now: number;
@@ -33,20 +35,37 @@ const served = async (query = 'placement=header_banner') =>
   (await t.fetch(query)).json().data.map((c: { id: number }) => c.id) as number[];
 
 describe('admin authentication', () => {
-  it('answers 401 without a token, with a wrong one, and with a partner key', async () => {
+  const get = (url: string, authorization?: string) =>
+    t.request({ method: 'GET', url, headers: authorization ? { authorization } : {} });
+
+  it('answers 401 without a token, with a wrong one, and with a malformed or unknown key, saying nothing more', async () => {
     for (const authorization of [
       undefined,
       'Bearer pla_' + 'x'.repeat(40),
-      `Bearer ${t.apiKey}`,
+      `Bearer ${t.apiKey.slice(0, -1)}${t.apiKey.endsWith('a') ? 'b' : 'a'}`,
+      'Bearer plc_not-a-key',
       'Basic abc',
     ]) {
-      const res = await t.request({
-        method: 'GET',
-        url: '/admin/v1/partners',
-        headers: authorization ? { authorization } : {},
-      });
+      const res = await get('/admin/v1/partners', authorization);
       expect(res.statusCode).toBe(401);
       expect(res.json()).toEqual({ status: 'error', message: 'unauthorized' });
+      expect(res.headers['www-authenticate']).toBe('Bearer');
+    }
+  });
+
+  it('tells a caller with a partner key that the route takes an admin token, still with 401', async () => {
+    for (const key of [t.apiKey, generateApiKey().plaintext]) {
+      for (const url of ['/admin/v1/partners', '/metrics']) {
+        const res = await get(url, `Bearer ${key}`);
+        expect(res.statusCode).toBe(401);
+        expect(res.json()).toEqual({
+          status: 'error',
+          message: 'unauthorized: this route takes an admin token (pla_...), not a partner API key',
+        });
+        expect(res.headers['www-authenticate']).toBe(
+          'Bearer error="invalid_token", error_description="this route takes an admin token (pla_...), not a partner API key"',
+        );
+      }
     }
   });
 });
@@ -216,6 +235,43 @@ describe('keys (D6)', () => {
     expect(await fetchWith(newKeyText)).toBe(200);
   });
 
+  it('lists a rotated-out key as expired once it answers 401, and never rotates it back to life', async () => {
+    const created = await newKey();
+    const rotated = await t.admin('POST', `/keys/${created.id}/rotate`, { expiresInHours: 0 });
+    expect(rotated.json().data.previous.status).toBe('expired');
+    await t.state.refresh();
+    expect(await fetchWith(created.key)).toBe(401);
+    const listed = (await t.admin('GET', `/partners/${created.partner.id}/keys`)).json().data;
+    expect(listed.map((k: { id: number; status: string }) => [k.id, k.status])).toEqual([
+      [created.id, 'expired'],
+      [rotated.json().data.id, 'active'],
+    ]);
+    expect((await t.admin('GET', `/keys/${created.id}`)).json().data.status).toBe('expired');
+
+    const again = await t.admin('POST', `/keys/${created.id}/rotate`, { expiresInHours: 24 });
+    expect(again.statusCode).toBe(409);
+    expect(again.json().message).toBe('cannot rotate an api key that is expired');
+    await t.state.refresh();
+    expect(await fetchWith(created.key)).toBe(401);
+    const suspend = await t.admin('POST', `/keys/${created.id}/suspend`, { reason: 'late' });
+    expect(suspend.json().message).toBe('cannot suspend an api key that is expired');
+    const revoked = await t.admin('POST', `/keys/${created.id}/revoke`);
+    expect(revoked.json().data.status).toBe('revoked');
+  });
+
+  it('refuses to rotate a key again while its replacement overlaps it', async () => {
+    const created = await newKey();
+    expect((await t.admin('POST', `/keys/${created.id}/rotate`, { expiresInHours: 2 })).statusCode).toBe(201);
+    const again = await t.admin('POST', `/keys/${created.id}/rotate`, { expiresInHours: 24 });
+    expect(again.statusCode).toBe(409);
+    expect(again.json().message).toBe(
+      `api key ${created.id} was already rotated and stops working at ${new Date(now + 2 * HOUR).toISOString()}; rotate its replacement instead`,
+    );
+    expect((await t.admin('GET', `/keys/${created.id}`)).json().data.expiresAt).toBe(
+      new Date(now + 2 * HOUR).toISOString(),
+    );
+  });
+
   it('revokes, suspends and reinstates, refusing moves that make no sense', async () => {
     const created = await newKey();
     await t.state.refresh();
@@ -259,6 +315,46 @@ describe('keys (D6)', () => {
     });
     expect((await t.admin('PUT', `/keys/${created.id}/rate-limits`, { fetchRate: 0 })).statusCode).toBe(400);
     expect((await t.admin('PUT', `/keys/${created.id}/rate-limits`, { speed: 1 })).statusCode).toBe(400);
+  });
+});
+
+describe.each(ENGINES)('per-key rate limits on %s (D7)', (engine) => {
+  let app: TestApp;
+  beforeEach(async () => {
+    // A clock that stands still: no bucket refills between the requests, however slow the machine.
+    const frozen = Date.parse('2026-06-01T12:00:00Z');
+    app = await createTestApp({ engine, clock: () => frozen });
+  });
+  afterEach(() => app.close());
+
+  it('changes only the limits given: the others keep their value, null restores the default', async () => {
+    const limits = (body: unknown) => app.admin('PUT', `/keys/${app.apiKeyId}/rate-limits`, body);
+    await limits({ fetchRate: 5, fetchBurst: 10, eventsRate: null, eventsBurst: null });
+    const events = await limits({ eventsRate: 10 });
+    expect(events.statusCode).toBe(200);
+    expect(events.json().data.rateLimits).toEqual({
+      fetchRate: 5,
+      fetchBurst: 10,
+      eventsRate: 10,
+      eventsBurst: null,
+    });
+    expect((await limits({ fetchRate: null })).json().data.rateLimits).toEqual({
+      fetchRate: null,
+      fetchBurst: 10,
+      eventsRate: 10,
+      eventsBurst: null,
+    });
+    expect((await limits({})).json().data.rateLimits).toEqual({
+      fetchRate: null,
+      fetchBurst: 10,
+      eventsRate: 10,
+      eventsBurst: null,
+    });
+    await app.state.refresh();
+    // The kept burst is what the serving key uses: the eleventh fetch at once is refused.
+    const answers = [];
+    for (let i = 0; i < 11; i++) answers.push((await app.fetch('placement=header_banner')).statusCode);
+    expect(answers.filter((status) => status === 429)).toHaveLength(1);
   });
 });
 

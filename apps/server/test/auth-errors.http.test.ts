@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { generateApiKey } from '../src/domain/api-keys.js';
+import { generateAdminToken, generateApiKey } from '../src/domain/api-keys.js';
 import { createTestApp, eachTestWithCampaign, withWrongLastCharacter, type TestApp } from './helpers/app.js';
 
 let t: TestApp;
@@ -50,6 +50,21 @@ describe('authentication (contract section 5; D6)', () => {
       expect(await t.store.countEvents()).toBe(0);
     },
   );
+
+  it('answers an admin token with the contract body, saying only in WWW-Authenticate which credential the route takes', async () => {
+    // A real admin token and one never issued get the same answer: the shape alone decides.
+    for (const token of [t.adminToken, generateAdminToken().plaintext]) {
+      for (const call of operations({ authorization: `Bearer ${token}` })) {
+        const res = await call();
+        expect(res.statusCode).toBe(401);
+        expect(res.body).toBe('{"status":"error","message":"unauthorized"}');
+        expect(res.headers['www-authenticate']).toBe(
+          'Bearer error="invalid_token", error_description="this route takes a partner API key (plc_...), not an admin token"',
+        );
+      }
+    }
+    expect(await t.store.countEvents()).toBe(0);
+  });
 
   it('limits repeated failures from one address with 429, never a valid key from it', async () => {
     let now = Date.parse('2026-06-01T12:00:00Z');

@@ -101,9 +101,42 @@ describe('placard management commands', () => {
       eventsRate: null,
       eventsBurst: null,
     });
+    const limits = (...args: string[]) =>
+      cliJson<{ rateLimits: Record<string, number | null> }>(['keys', 'limits', String(key.id), ...args], env)
+        .rateLimits;
+    expect(limits('--events-rate', '10', '--events-burst', '30')).toEqual({
+      fetchRate: 20,
+      fetchBurst: null,
+      eventsRate: 10,
+      eventsBurst: 30,
+    });
+    expect(limits('--fetch-rate', 'default')).toEqual({
+      fetchRate: null,
+      fetchBurst: null,
+      eventsRate: 10,
+      eventsBurst: 30,
+    });
     const listing = runCli(['keys', 'list', '--partner', 'CLI Partner', '--json'], env).stdout;
     expect(listing).not.toContain(key.key);
     expect(listing).not.toMatch(/[0-9a-f]{64}/);
+  });
+
+  it('lists a rotated-out key past its expiry as expired, with its expiry, and will not rotate it again', () => {
+    cliJson(['partners', 'create', 'Expiring Partner'], env);
+    const key = cliJson<{ id: number }>(['keys', 'create', '--partner', 'Expiring Partner'], env);
+    const rotated = cliJson<{ id: number; previous: { status: string; expiresAt: string } }>(
+      ['keys', 'rotate', String(key.id), '--expires-in-hours', '0'],
+      env,
+    );
+    expect(rotated.previous.status).toBe('expired');
+    const table = runCli(['keys', 'list', '--partner', 'Expiring Partner'], env).stdout.split('\n');
+    expect(table[0]).toMatch(/STATUS\s+CREATEDAT\s+EXPIRESAT/);
+    const row = table.find((line) => line.startsWith(`${key.id} `));
+    expect(row).toMatch(/ expired /);
+    expect(row).toContain(rotated.previous.expiresAt);
+    const again = runCli(['keys', 'rotate', String(key.id)], env);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain('cannot rotate an api key that is expired');
   });
 
   it('manages placements and prints an admin token once', () => {
@@ -115,5 +148,30 @@ describe('placard management commands', () => {
     expect(runCli(['placements', 'add', 'cli_slot', 'again'], env).code).toBe(1);
     const token = cliJson<{ token: string }>(['admin-token', '--label', 'ops'], env).token;
     expect(token).toMatch(/^pla_[0-9A-Za-z]{40}$/);
+  });
+
+  it('creates, lists and revokes admin tokens, never listing one, and audits them as cli', () => {
+    const created = cliJson<{ id: number; token: string; status: string; expiresAt: string }>(
+      ['tokens', 'create', '--label', 'ci', '--expires-in-hours', '2'],
+      env,
+    );
+    expect(created.token).toMatch(/^pla_[0-9A-Za-z]{40}$/);
+    expect(created.status).toBe('active');
+    expect(Date.parse(created.expiresAt) - Date.now()).toBeGreaterThan(119 * 60_000);
+    const table = runCli(['tokens', 'list'], env);
+    expect(table.stdout).toMatch(/^ID\s+LABEL\s+PREFIX\s+STATUS\s+CREATEDAT\s+LASTUSEDAT\s+EXPIRESAT/);
+    expect(table.stdout).toMatch(
+      new RegExp(`^${created.id}\\s+ci\\s+${created.token.slice(0, 10)}\\s+active`, 'm'),
+    );
+    expect(table.stdout).not.toContain(created.token);
+    expect(cliJson<{ status: string }>(['tokens', 'revoke', String(created.id)], env).status).toBe('revoked');
+    const again = runCli(['tokens', 'revoke', String(created.id)], env);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain(`admin token ${created.id} is already revoked`);
+    const trail = cliJson<Array<{ actor: string; action: string }>>(
+      ['audit', '--type', 'admin_token', '--id', String(created.id)],
+      env,
+    );
+    expect(trail.map((entry) => `${entry.actor} ${entry.action}`)).toEqual(['cli create', 'cli revoke']);
   });
 });

@@ -153,6 +153,13 @@ describe('the OpenAPI document', () => {
     await expectStatus(t.admin('POST', '/placements/docs_slot/enable'), 200);
     await expectStatus(t.admin('GET', '/audit'), 200);
 
+    const token = idOf(
+      await expectStatus(t.admin('POST', '/tokens', { label: 'docs', expiresInHours: 1 }), 201),
+    );
+    await expectStatus(t.admin('GET', '/tokens'), 200);
+    await expectStatus(t.admin('GET', `/tokens/${token}`), 200);
+    await expectStatus(t.admin('POST', `/tokens/${token}/revoke`), 200);
+
     const csv = await expectStatus(t.admin('GET', '/reports?groupBy=campaign,country&format=csv'), 200);
     expect(csv.headers['content-type']).toMatch(/^text\/csv/);
     const accepted = await expectStatus(

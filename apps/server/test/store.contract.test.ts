@@ -394,20 +394,37 @@ describe.each(ENGINES)('store contract on %s', (engine) => {
     expect(await store.listAudit({ objectId: '77' }, { after: firstPage[0]!.id, limit: 10 })).toHaveLength(2);
   });
 
-  it('keeps admin tokens by digest and forgets none', async () => {
-    const before = await store.countAdminTokens();
-    const token = await store.createAdminToken({
-      digest: 'admin-digest',
-      displayPrefix: 'pla_abcdef',
-      label: 'ops',
-    });
-    expect(await store.findAdminToken('admin-digest')).toEqual({
+  it('keeps admin tokens by digest and forgets none, counting only the active ones', async () => {
+    const now = Date.parse('2026-06-01T12:00:00Z');
+    const before = await store.countAdminTokens(now);
+    const token = await store.createAdminToken(
+      { digest: 'admin-digest', displayPrefix: 'pla_abcdef', label: 'ops', expiresAt: now + 1000 },
+      now,
+    );
+    const record = {
       id: token.id,
       label: 'ops',
+      displayPrefix: 'pla_abcdef',
       scope: 'operator',
-    });
+      createdAt: now,
+      expiresAt: now + 1000,
+      revokedAt: null,
+      lastUsedAt: null,
+    };
+    expect(token).toEqual(record);
+    expect(await store.findAdminToken('admin-digest')).toEqual(record);
     expect(await store.findAdminToken('other')).toBeUndefined();
-    expect(await store.countAdminTokens()).toBe(before + 1);
+    expect(await store.countAdminTokens(now)).toBe(before + 1);
+    expect(await store.countAdminTokens(now + 1000)).toBe(before);
+
+    await store.updateAdminToken(token.id, { lastUsedAt: now + 10 });
+    await store.updateAdminToken(token.id, { revokedAt: now + 20 });
+    const revoked = { ...record, lastUsedAt: now + 10, revokedAt: now + 20 };
+    expect(await store.getAdminToken(token.id)).toEqual(revoked);
+    expect(await store.findAdminToken('admin-digest')).toEqual(revoked);
+    expect(await store.countAdminTokens(now)).toBe(before);
+    expect((await store.listAdminTokens()).at(-1)).toEqual(revoked);
+    expect(await store.listAdminTokens({ after: token.id, limit: 5 })).toEqual([]);
   });
 
   it('changes key lifecycle columns and records last use outside the change feed', async () => {

@@ -9,6 +9,7 @@ import { registerPartners } from './commands/partners.js';
 import { registerRegistry } from './commands/registry.js';
 import { registerReport } from './commands/report.js';
 import { registerServe } from './commands/serve.js';
+import { registerTokens } from './commands/tokens.js';
 
 /** The `placard` command. Configuration comes from PLACARD_* environment variables (see README). */
 const program = new Command('placard')
@@ -25,6 +26,7 @@ registerPartners(program);
 registerCampaigns(program);
 registerRegistry(program);
 registerReport(program);
+registerTokens(program);
 registerDemo(program);
 
 await program.parseAsync(process.argv);

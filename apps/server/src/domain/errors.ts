@@ -26,3 +26,18 @@ export class DomainError extends Error {
 
 export const invalid = (message: string): DomainError => new DomainError('invalid', message);
 export const notFound = (message: string): DomainError => new DomainError('not_found', message);
+
+/**
+ * A credential of the other kind, recognised by its shape alone (no look-up, so it says nothing
+ * about whether any real key or token exists): an admin token on a partner route or a partner key
+ * on a management route. `hint` names the credential the route expects; the message is the body,
+ * which on the partner API stays the contract's bare `unauthorized`.
+ */
+export class WrongCredential extends DomainError {
+  constructor(
+    readonly hint: string,
+    message: string,
+  ) {
+    super('unauthorized', message);
+  }
+}

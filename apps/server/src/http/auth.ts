@@ -1,5 +1,6 @@
-import { bearerToken, digestApiKey, isWellFormedApiKey } from '../domain/api-keys.js';
-import { DomainError } from '../domain/errors.js';
+import { bearerToken, digestApiKey, isWellFormedAdminToken, isWellFormedApiKey } from '../domain/api-keys.js';
+import { isExpired, PARTNER_ROUTE_HINT } from '../domain/credentials.js';
+import { DomainError, WrongCredential } from '../domain/errors.js';
 import type { Caller } from '../services/delivery.js';
 import type { ServingState } from '../services/serving-state.js';
 
@@ -25,13 +26,17 @@ export function partnerAuthenticator(
     if (token === undefined) throw unauthorized();
     let digest = remembered.get(token);
     if (digest === undefined) {
-      if (!isWellFormedApiKey(token)) throw unauthorized();
+      if (!isWellFormedApiKey(token)) {
+        // Contract 5.4 keeps the body bare; only the header says which credential this route takes.
+        if (isWellFormedAdminToken(token)) throw new WrongCredential(PARTNER_ROUTE_HINT, 'unauthorized');
+        throw unauthorized();
+      }
       digest = digestApiKey(token);
     }
     const key = state.key(digest);
     const now = clock();
     // A rotated key keeps working until its expiry, then is as unknown as a revoked one.
-    if (!key || (key.expiresAt !== null && key.expiresAt <= now)) throw unauthorized();
+    if (!key || isExpired(key.expiresAt, now)) throw unauthorized();
     if (key.status === 'suspended') throw new DomainError('forbidden', 'api key suspended');
     if (remembered.size >= MAX_REMEMBERED) remembered.clear();
     remembered.set(token, digest);

@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { DomainError, type ErrorKind } from '../domain/errors.js';
+import { DomainError, WrongCredential, type ErrorKind } from '../domain/errors.js';
 import { isUnavailableError } from '../store/errors.js';
 
 /** An HTTP-only failure (wrong method, media type, size) raised inside `http/`. */
@@ -49,6 +49,11 @@ export interface ErrorResponse {
 export function describeError(error: unknown): ErrorResponse {
   if (error instanceof DomainError) {
     const status = STATUS_BY_KIND[error.kind];
+    if (error instanceof WrongCredential) {
+      const challenge = `Bearer error="invalid_token", error_description="${error.hint}"`;
+      return { status, message: error.message, headers: { 'www-authenticate': challenge }, fault: false };
+    }
+    // Nothing about why any other credential failed: an answer that differs helps probing for keys.
     if (status === 401)
       return { status, message: 'unauthorized', headers: { 'www-authenticate': 'Bearer' }, fault: false };
     if (status === 503)

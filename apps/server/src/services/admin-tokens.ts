@@ -1,18 +1,76 @@
-import { bearerToken, digestApiKey, generateAdminToken, isWellFormedAdminToken } from '../domain/api-keys.js';
-import { DomainError } from '../domain/errors.js';
-import type { Store } from '../store/store.js';
-import type { Actor } from './audit.js';
+import {
+  bearerToken,
+  digestApiKey,
+  generateAdminToken,
+  isWellFormedAdminToken,
+  isWellFormedApiKey,
+} from '../domain/api-keys.js';
+import { ADMIN_ROUTE_HINT, lifecycleStatus } from '../domain/credentials.js';
+import { DomainError, invalid, notFound, WrongCredential } from '../domain/errors.js';
+import type { AdminTokenRecord, PageRequest, Store } from '../store/store.js';
+import { audit, CLI_ACTOR, SYSTEM_ACTOR, type Actor } from './audit.js';
+
+/** "Last used" is written at most this often per token, so reading the API is not a write each time. */
+const LAST_USED_RESOLUTION_MS = 60_000;
+/** Ten years: a token meant to last longer should not expire at all. */
+const MAX_EXPIRY_HOURS = 24 * 3650;
+
+export interface CreatedAdminToken {
+  token: AdminTokenRecord;
+  /** The only time the plaintext exists outside the operator's own configuration. */
+  plaintext: string;
+}
+
+/** An admin token as operators see it at `now`: never the digest or the plaintext. */
+export function adminTokenView(token: AdminTokenRecord, now: number) {
+  return {
+    id: token.id,
+    label: token.label,
+    prefix: token.displayPrefix,
+    status: lifecycleStatus(token.revokedAt !== null, token.expiresAt, now),
+    createdAt: token.createdAt,
+    lastUsedAt: token.lastUsedAt,
+    expiresAt: token.expiresAt,
+    revokedAt: token.revokedAt,
+  };
+}
+
+const isActive = (token: AdminTokenRecord, now: number) =>
+  lifecycleStatus(token.revokedAt !== null, token.expiresAt, now) === 'active';
+
+function checkLabel(label: unknown): string {
+  if (typeof label !== 'string' || label.trim() === '' || label.trim().length > 100) {
+    throw invalid('label must be 1 to 100 characters');
+  }
+  return label.trim();
+}
+
+function checkExpiry(expiresInHours: unknown, now: number): number | null {
+  if (expiresInHours === undefined || expiresInHours === null) return null;
+  if (typeof expiresInHours !== 'number' || !(expiresInHours > 0) || expiresInHours > MAX_EXPIRY_HOURS) {
+    throw invalid(`expiresInHours must be a number above 0 and at most ${MAX_EXPIRY_HOURS}, or absent`);
+  }
+  return now + Math.round(expiresInHours * 3_600_000);
+}
 
 /**
- * Admin tokens for the management API (stored as SHA-256 digests). A token configured in
- * PLACARD_ADMIN_TOKEN is registered at start; with none configured and none stored, one is
- * generated at first start and shown once.
+ * Admin tokens for the management API (stored as SHA-256 digests), with the keys' lifecycle:
+ * labelled, optionally expiring, listed with their last use, revoked at once; creation and
+ * revocation are audited. A token configured in PLACARD_ADMIN_TOKEN is registered at start; with
+ * none configured and none active, one is generated at start and shown once.
  */
 export class AdminTokens {
-  constructor(private readonly store: Store) {}
+  /** When each token's last use was last written, to write it at most once a minute. */
+  private readonly lastWritten = new Map<number, number>();
+
+  constructor(
+    private readonly store: Store,
+    private readonly clock: () => number = Date.now,
+  ) {}
 
   /** Makes sure a token exists; returns a newly generated plaintext to show once, if any. */
   async ensure(configured: string | undefined): Promise<string | undefined> {
+    const now = this.clock();
     if (configured !== undefined) {
       if (!isWellFormedAdminToken(configured)) {
         throw new DomainError(
@@ -20,34 +78,123 @@ export class AdminTokens {
           'PLACARD_ADMIN_TOKEN must be "pla_" followed by 40 letters and digits',
         );
       }
-      const digest = digestApiKey(configured);
-      if (!(await this.store.findAdminToken(digest))) {
-        await this.store.createAdminToken({
-          digest,
-          displayPrefix: configured.slice(0, 10),
-          label: 'configured',
-        });
+      const known = await this.store.findAdminToken(digestApiKey(configured));
+      // Registering it again would undo a revocation: a revoked token stays revoked.
+      if (known && !isActive(known, now)) {
+        throw new DomainError(
+          'invalid',
+          'PLACARD_ADMIN_TOKEN is revoked or expired: configure another token',
+        );
       }
+      if (!known) await this.register(configured, 'configured', null, SYSTEM_ACTOR, 'PLACARD_ADMIN_TOKEN');
       return undefined;
     }
-    if ((await this.store.countAdminTokens()) > 0) return undefined;
-    return this.create('first start');
+    if ((await this.store.countAdminTokens(now)) > 0) return undefined;
+    return (await this.create({ label: 'first start' }, SYSTEM_ACTOR)).plaintext;
   }
 
   /** Issues a new token; its plaintext is returned once. */
-  async create(label: string): Promise<string> {
-    const token = generateAdminToken();
-    await this.store.createAdminToken({ digest: token.digest, displayPrefix: token.displayPrefix, label });
-    return token.plaintext;
+  async create(
+    input: { label: unknown; expiresInHours?: unknown },
+    actor: Actor = CLI_ACTOR,
+  ): Promise<CreatedAdminToken> {
+    const label = checkLabel(input.label);
+    const expiresAt = checkExpiry(input.expiresInHours, this.clock());
+    const generated = generateAdminToken();
+    const token = await this.register(generated.plaintext, label, expiresAt, actor, null);
+    return { token, plaintext: generated.plaintext };
   }
 
-  /** The actor behind an `Authorization: Bearer <admin token>` header, or a 401. */
+  /** Stores a token's digest and audits its creation, in one transaction. */
+  private register(
+    plaintext: string,
+    label: string,
+    expiresAt: number | null,
+    actor: Actor,
+    reason: string | null,
+  ): Promise<AdminTokenRecord> {
+    const now = this.clock();
+    return this.store.transaction(async (tx) => {
+      const token = await tx.createAdminToken(
+        { digest: digestApiKey(plaintext), displayPrefix: plaintext.slice(0, 10), label, expiresAt },
+        now,
+      );
+      const change = {
+        objectType: 'admin_token',
+        objectId: token.id,
+        action: 'create',
+        reason,
+        before: null,
+        after: adminTokenView(token, now),
+      } as const;
+      await audit(tx, actor, change, now);
+      return token;
+    });
+  }
+
+  list(request?: PageRequest): Promise<AdminTokenRecord[]> {
+    return this.store.listAdminTokens(request);
+  }
+
+  async get(id: number): Promise<AdminTokenRecord> {
+    const token = await this.store.getAdminToken(id);
+    if (!token) throw notFound(`admin token ${id} not found`);
+    return token;
+  }
+
+  /**
+   * Revokes a token at once: the next request with it gets 401. A token may revoke itself, but the
+   * last active token cannot be revoked, so the management API always has a way in; to replace a
+   * leaked last token, create its successor first.
+   */
+  revoke(id: number, actor: Actor = CLI_ACTOR): Promise<AdminTokenRecord> {
+    const now = this.clock();
+    return this.store.transaction(async (tx) => {
+      const before = await tx.getAdminToken(id);
+      if (!before) throw notFound(`admin token ${id} not found`);
+      if (before.revokedAt !== null)
+        throw new DomainError('conflict', `admin token ${id} is already revoked`);
+      if (isActive(before, now) && (await tx.countAdminTokens(now, { lock: true })) <= 1) {
+        throw new DomainError(
+          'conflict',
+          'cannot revoke the last active admin token: create another one first',
+        );
+      }
+      await tx.updateAdminToken(id, { revokedAt: now });
+      const after = (await tx.getAdminToken(id))!;
+      const change = {
+        objectType: 'admin_token',
+        objectId: id,
+        action: 'revoke',
+        before: adminTokenView(before, now),
+        after: adminTokenView(after, now),
+      } as const;
+      await audit(tx, actor, change, now);
+      return after;
+    });
+  }
+
+  /**
+   * The actor behind an `Authorization: Bearer <admin token>` header, or a 401. Revocation and
+   * expiry are read from the store on every request, so they take effect at once.
+   */
   async authenticate(header: string | undefined): Promise<Actor> {
     const token = bearerToken(header);
+    if (token !== undefined && isWellFormedApiKey(token))
+      throw new WrongCredential(ADMIN_ROUTE_HINT, `unauthorized: ${ADMIN_ROUTE_HINT}`);
     if (token === undefined || !isWellFormedAdminToken(token))
       throw new DomainError('unauthorized', 'unauthorized');
     const found = await this.store.findAdminToken(digestApiKey(token));
-    if (!found) throw new DomainError('unauthorized', 'unauthorized');
+    const now = this.clock();
+    if (!found || !isActive(found, now)) throw new DomainError('unauthorized', 'unauthorized');
+    await this.touch(found.id, now);
     return { id: `admin:${found.id}`, scope: 'operator' };
+  }
+
+  private async touch(id: number, now: number): Promise<void> {
+    const written = this.lastWritten.get(id);
+    if (written !== undefined && now - written < LAST_USED_RESOLUTION_MS) return;
+    this.lastWritten.set(id, now);
+    await this.store.updateAdminToken(id, { lastUsedAt: now });
   }
 }

@@ -14,7 +14,7 @@ export const CLI_ACTOR: Actor = { id: 'cli', scope: 'operator' };
 export const SYSTEM_ACTOR: Actor = { id: 'system', scope: 'operator' };
 
 export interface Change {
-  objectType: 'partner' | 'api_key' | 'advertiser' | 'campaign' | 'placement';
+  objectType: 'partner' | 'api_key' | 'advertiser' | 'campaign' | 'placement' | 'admin_token';
   objectId: string | number;
   action: string;
   before: unknown;

@@ -1,7 +1,8 @@
 import { generateApiKey } from '../domain/api-keys.js';
+import { isExpired } from '../domain/credentials.js';
 import { DomainError, invalid, notFound } from '../domain/errors.js';
 import { MAX_LIMIT_SETTING } from '../domain/rate-limits.js';
-import type { ApiKeyRecord, PageRequest, Partner, RateLimits, Store } from '../store/store.js';
+import type { ApiKeyRecord, ApiKeyStatus, PageRequest, Partner, RateLimits, Store } from '../store/store.js';
 import { audit, CLI_ACTOR, type Actor } from './audit.js';
 
 export interface CreatedKey {
@@ -31,15 +32,22 @@ function checkCategories(value: unknown): string[] {
   return [...new Set(value as string[])].sort();
 }
 
-function checkLimits(value: unknown): RateLimits {
+/**
+ * The rate limits named in `value`: a field left out keeps the key's current setting, `null`
+ * puts it back to the default, so setting one limit never resets the others.
+ */
+function checkLimits(value: unknown): Partial<RateLimits> {
   const fields = (value ?? {}) as Record<string, unknown>;
   if (typeof fields !== 'object' || Array.isArray(fields)) throw invalid('rateLimits must be an object');
-  const limits: RateLimits = { fetchRate: null, fetchBurst: null, eventsRate: null, eventsBurst: null };
-  for (const name of Object.keys(fields)) {
-    if (!(name in limits)) throw invalid(`rateLimits.${name} is not a rate limit`);
-    const raw = fields[name];
-    if (raw === null || raw === undefined) continue;
-    if (typeof raw !== 'number' || !Number.isInteger(raw) || raw < 1 || raw > MAX_LIMIT_SETTING) {
+  const names: ReadonlyArray<keyof RateLimits> = ['fetchRate', 'fetchBurst', 'eventsRate', 'eventsBurst'];
+  const limits: Partial<RateLimits> = {};
+  for (const [name, raw] of Object.entries(fields)) {
+    if (!names.includes(name as keyof RateLimits)) throw invalid(`rateLimits.${name} is not a rate limit`);
+    if (raw === undefined) continue;
+    if (
+      raw !== null &&
+      (typeof raw !== 'number' || !Number.isInteger(raw) || raw < 1 || raw > MAX_LIMIT_SETTING)
+    ) {
       throw invalid(
         `rateLimits.${name} must be an integer between 1 and ${MAX_LIMIT_SETTING}, or null for the default`,
       );
@@ -49,14 +57,36 @@ function checkLimits(value: unknown): RateLimits {
   return limits;
 }
 
-/** A key as operators see it: never the digest. */
-export function keyView(key: ApiKeyRecord) {
+/** A key's status as operators see it: a rotated-out key past its expiry answers 401, so it is `expired`. */
+export type KeyStatusView = ApiKeyStatus | 'expired';
+
+export function keyStatus(key: ApiKeyRecord, now: number): KeyStatusView {
+  return key.status !== 'revoked' && isExpired(key.expiresAt, now) ? 'expired' : key.status;
+}
+
+/**
+ * Only a live key that was never rotated can be rotated: giving an expired key a new expiry would
+ * bring it back to life, and rotating a key again would extend the life of a key already replaced.
+ */
+function refuseRotation(key: ApiKeyRecord, now: number): void {
+  const status = keyStatus(key, now);
+  if (status !== 'active') throw new DomainError('conflict', `cannot rotate an api key that is ${status}`);
+  if (key.expiresAt !== null) {
+    throw new DomainError(
+      'conflict',
+      `api key ${key.id} was already rotated and stops working at ${new Date(key.expiresAt).toISOString()}; rotate its replacement instead`,
+    );
+  }
+}
+
+/** A key as operators see it at `now`: never the digest. */
+export function keyView(key: ApiKeyRecord, now: number) {
   return {
     id: key.id,
     partnerId: key.partnerId,
     label: key.label,
     prefix: key.displayPrefix,
-    status: key.status,
+    status: keyStatus(key, now),
     createdAt: key.createdAt,
     lastUsedAt: key.lastUsedAt,
     browserRequests: key.browserRequests,
@@ -169,7 +199,7 @@ export class PartnerService {
       action: 'create',
       reason,
       before: null,
-      after: keyView(key),
+      after: keyView(key, now),
     } as const;
     await audit(store, this.actor, change, now);
     return { key, plaintext: generated.plaintext };
@@ -207,8 +237,8 @@ export class PartnerService {
           objectId: id,
           action,
           reason,
-          before: keyView(before),
-          after: keyView(after),
+          before: keyView(before, now),
+          after: keyView(after, now),
         },
         now,
       );
@@ -229,8 +259,9 @@ export class PartnerService {
     if (typeof reason !== 'string' || reason.trim() === '')
       throw invalid('a reason is required to suspend a key');
     return this.changeKey(id, 'suspend', reason.trim(), async (before, tx, now) => {
-      if (before.status !== 'active')
-        throw new DomainError('conflict', `cannot suspend an api key that is ${before.status}`);
+      const status = keyStatus(before, now);
+      if (status !== 'active')
+        throw new DomainError('conflict', `cannot suspend an api key that is ${status}`);
       await tx.updateApiKey(id, { status: 'suspended', suspendedAt: now, suspendedReason: reason.trim() });
     });
   }
@@ -243,10 +274,11 @@ export class PartnerService {
     });
   }
 
+  /** Changes the limits named in `limits`; the others keep their value. */
   setKeyLimits(id: number, limits: unknown): Promise<ApiKeyRecord> {
     const checked = checkLimits(limits);
-    return this.changeKey(id, 'set_rate_limits', null, async (_before, tx) => {
-      await tx.updateApiKey(id, { rateLimits: checked });
+    return this.changeKey(id, 'set_rate_limits', null, async (before, tx) => {
+      await tx.updateApiKey(id, { rateLimits: { ...before.rateLimits, ...checked } });
     });
   }
 
@@ -265,8 +297,7 @@ export class PartnerService {
     return this.store.transaction(async (tx) => {
       const before = await tx.getApiKey(id);
       if (!before) throw notFound(`api key ${id} not found`);
-      if (before.status !== 'active')
-        throw new DomainError('conflict', `cannot rotate an api key that is ${before.status}`);
+      refuseRotation(before, now);
       const expiresAt = now + Math.round(expiresInHours * 3_600_000);
       await tx.updateApiKey(id, { expiresAt });
       const previous = (await tx.getApiKey(id))!;
@@ -278,8 +309,8 @@ export class PartnerService {
           objectType: 'api_key',
           objectId: id,
           action: 'rotate',
-          before: keyView(before),
-          after: keyView(previous),
+          before: keyView(before, now),
+          after: keyView(previous, now),
         },
         now,
       );

@@ -1,7 +1,7 @@
 import type { Selectable } from 'kysely';
 import type { Campaign, CampaignInput, CampaignStatus } from '../domain/campaigns.js';
 import type { Device } from '../domain/targeting.js';
-import type { ApiKeyTable, CampaignTable, PartnerTable } from './schema.js';
+import type { AdminTokenTable, ApiKeyTable, CampaignTable, PartnerTable } from './schema.js';
 
 /** Row ⇄ domain mapping, kept apart from the queries so both engines share it. */
 
@@ -131,5 +131,30 @@ export function toApiKey(
     lastUsedAt: row.last_used_at ?? null,
     browserRequests: Number(row.browser_requests ?? 0),
     lastBrowserRequestAt: row.last_browser_request_at ?? null,
+  };
+}
+
+/** An admin token as stored: never its plaintext, and its digest stays in the store. */
+export interface AdminTokenRecord {
+  id: number;
+  label: string;
+  displayPrefix: string;
+  scope: string;
+  createdAt: number;
+  expiresAt: number | null;
+  revokedAt: number | null;
+  lastUsedAt: number | null;
+}
+
+export function toAdminToken(row: Omit<Selectable<AdminTokenTable>, 'digest'>): AdminTokenRecord {
+  return {
+    id: row.id,
+    label: row.label,
+    displayPrefix: row.display_prefix,
+    scope: row.scope,
+    createdAt: row.created_at,
+    expiresAt: row.expires_at,
+    revokedAt: row.revoked_at,
+    lastUsedAt: row.last_used_at,
   };
 }

@@ -171,6 +171,10 @@ export interface AdminTokenTable {
   scope: Generated<string>;
   created_at: number;
   revoked_at: number | null;
+  /** The token stops working at this instant; null: never. */
+  expires_at: number | null;
+  /** Written at most once a minute per token (see services/admin-tokens.ts). */
+  last_used_at: number | null;
 }
 
 export interface AuditLogTable {

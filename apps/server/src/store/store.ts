@@ -12,9 +12,11 @@ import type { Connection, Engine } from './connect.js';
 import { migrateToLatest, pendingMigrations, type MigrationReport } from './migrate.js';
 import {
   campaignColumns,
+  toAdminToken,
   toApiKey,
   toCampaign,
   toPartner,
+  type AdminTokenRecord,
   type ApiKeyRecord,
   type ApiKeyStatus,
   type Partner,
@@ -22,7 +24,19 @@ import {
 } from './rows.js';
 import type { CampaignTable, Database } from './schema.js';
 
-export type { ApiKeyRecord, ApiKeyStatus, Partner, RateLimits } from './rows.js';
+export type { AdminTokenRecord, ApiKeyRecord, ApiKeyStatus, Partner, RateLimits } from './rows.js';
+
+/** Every column of an admin token but its digest, which never leaves the store. */
+const ADMIN_TOKEN_COLUMNS = [
+  'id',
+  'label',
+  'display_prefix',
+  'scope',
+  'created_at',
+  'expires_at',
+  'revoked_at',
+  'last_used_at',
+] as const;
 
 export interface Placement {
   id: string;
@@ -685,7 +699,10 @@ export class Store {
 
   // ---- admin tokens ------------------------------------------------------------------------
 
-  async createAdminToken(token: { digest: string; displayPrefix: string; label: string }, now = Date.now()) {
+  async createAdminToken(
+    token: { digest: string; displayPrefix: string; label: string; expiresAt?: number | null },
+    now = Date.now(),
+  ): Promise<AdminTokenRecord> {
     const row = await this.db
       .insertInto('admin_tokens')
       .values({
@@ -694,28 +711,60 @@ export class Store {
         label: token.label,
         created_at: now,
         revoked_at: null,
+        expires_at: token.expiresAt ?? null,
       })
-      .returning(['id', 'label', 'display_prefix', 'created_at'])
+      .returning(ADMIN_TOKEN_COLUMNS)
       .executeTakeFirstOrThrow();
-    return { id: row.id, label: row.label, displayPrefix: row.display_prefix, createdAt: row.created_at };
+    return toAdminToken(row);
   }
 
-  async findAdminToken(digest: string): Promise<{ id: number; label: string; scope: string } | undefined> {
-    return this.db
-      .selectFrom('admin_tokens')
-      .select(['id', 'label', 'scope'])
-      .where('digest', '=', digest)
-      .where('revoked_at', 'is', null)
-      .executeTakeFirst();
+  /** The token with this digest, revoked and expired ones included: the caller decides. */
+  findAdminToken(digest: string): Promise<AdminTokenRecord | undefined> {
+    return this.oneAdminToken('digest', digest);
   }
 
-  async countAdminTokens(): Promise<number> {
+  getAdminToken(id: number): Promise<AdminTokenRecord | undefined> {
+    return this.oneAdminToken('id', id);
+  }
+
+  private async oneAdminToken(column: 'id' | 'digest', value: number | string) {
     const row = await this.db
       .selectFrom('admin_tokens')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .select(ADMIN_TOKEN_COLUMNS)
+      .where(column, '=', value)
+      .executeTakeFirst();
+    return row && toAdminToken(row);
+  }
+
+  async listAdminTokens(request: PageRequest = { limit: 1_000_000 }): Promise<AdminTokenRecord[]> {
+    const query = this.db.selectFrom('admin_tokens').select(ADMIN_TOKEN_COLUMNS);
+    return (await page(query, request, 'id').execute()).map(toAdminToken);
+  }
+
+  async updateAdminToken(id: number, changes: { revokedAt?: number; lastUsedAt?: number }): Promise<void> {
+    await this.db
+      .updateTable('admin_tokens')
+      .set({
+        ...(changes.revokedAt !== undefined && { revoked_at: changes.revokedAt }),
+        ...(changes.lastUsedAt !== undefined && { last_used_at: changes.lastUsedAt }),
+      })
+      .where('id', '=', id)
+      .execute();
+  }
+
+  /**
+   * Tokens that can authenticate at `now`: neither revoked nor expired. With `lock` (inside a
+   * transaction) PostgreSQL locks those rows until it ends, so two revocations running at once
+   * cannot each see the other's token as the one left; SQLite runs one writer at a time anyway.
+   */
+  async countAdminTokens(now = Date.now(), options: { lock?: boolean } = {}): Promise<number> {
+    let query = this.db
+      .selectFrom('admin_tokens')
+      .select('id')
       .where('revoked_at', 'is', null)
-      .executeTakeFirstOrThrow();
-    return Number(row.n);
+      .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]));
+    if (options.lock && this.engine === 'postgres') query = query.forUpdate();
+    return (await query.execute()).length;
   }
 
   // ---- audit -------------------------------------------------------------------------------

@@ -207,7 +207,7 @@ export interface paths {
         put?: never;
         /**
          * Rotate an API key
-         * @description Issues a replacement; the old key keeps working for `expiresInHours` (default 24; 0 ends it now). The body may be left out.
+         * @description Issues a replacement; the old key keeps working for `expiresInHours` (default 24; 0 ends it now). Only an active key that was never rotated can be: 409 otherwise. The body may be left out.
          */
         post: operations["rotateKey"];
         delete?: never;
@@ -282,8 +282,8 @@ export interface paths {
         };
         get?: never;
         /**
-         * Set a key’s own rate limits
-         * @description Per second and burst, for fetch and for events; null or absent means the default (D7).
+         * Change a key’s own rate limits
+         * @description Per second and burst, for fetch and for events. Only the fields given change: an absent field keeps its value, `null` puts it back to the default (D7).
          */
         put: operations["setKeyLimits"];
         post?: never;
@@ -598,6 +598,67 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List admin tokens
+         * @description Every token ever issued, with its prefix, status and last use; never the token itself.
+         */
+        get: operations["listAdminTokens"];
+        put?: never;
+        /**
+         * Issue an admin token
+         * @description The token is in the response once; only its SHA-256 digest is stored. Without `expiresInHours` it never expires. Audited.
+         */
+        post: operations["createAdminToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/tokens/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get an admin token */
+        get: operations["getAdminToken"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/tokens/{id}/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke an admin token
+         * @description It answers 401 from the next request on. A token may revoke itself; the last active token cannot be revoked (409): create its successor first. Audited.
+         */
+        post: operations["revokeAdminToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -689,7 +750,8 @@ export interface components {
             label: string | null;
             /** @description The first characters of the key, to recognise it by. */
             prefix: string;
-            status: "active" | "suspended" | "revoked";
+            /** @description `expired`: rotated out and past `expiresAt`; it answers 401 like a revoked key. */
+            status: "active" | "suspended" | "expired" | "revoked";
             /** Format: date-time */
             createdAt: string;
             lastUsedAt: string | null;
@@ -706,6 +768,19 @@ export interface components {
                 eventsRate: number | null;
                 eventsBurst: number | null;
             };
+        };
+        AdminToken: {
+            id: number;
+            label: string;
+            /** @description The first characters of the token, to recognise it by. */
+            prefix: string;
+            status: "active" | "expired" | "revoked";
+            /** Format: date-time */
+            createdAt: string;
+            /** @description Written at most once a minute. */
+            lastUsedAt: string | null;
+            expiresAt: string | null;
+            revokedAt: string | null;
         };
         Advertiser: {
             id: number;
@@ -851,7 +926,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, malformed or unknown key. */
+            /** @description Missing, malformed, unknown, revoked or expired key. An admin token gets the same body, and `WWW-Authenticate: Bearer error="invalid_token", error_description="this route takes a partner API key (plc_...), not an admin token"`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -975,7 +1050,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Missing, malformed or unknown key. */
+            /** @description Missing, malformed, unknown, revoked or expired key. An admin token gets the same body, and `WWW-Authenticate: Bearer error="invalid_token", error_description="this route takes a partner API key (plc_...), not an admin token"`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1066,7 +1141,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, malformed or unknown key. */
+            /** @description Missing, malformed, unknown, revoked or expired key. An admin token gets the same body, and `WWW-Authenticate: Bearer error="invalid_token", error_description="this route takes a partner API key (plc_...), not an admin token"`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1242,7 +1317,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, malformed or unknown key. */
+            /** @description Missing, malformed, unknown, revoked or expired key. An admin token gets the same body, and `WWW-Authenticate: Bearer error="invalid_token", error_description="this route takes a partner API key (plc_...), not an admin token"`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1456,7 +1531,7 @@ export interface operations {
                     "text/plain": string;
                 };
             };
-            /** @description The credentials are missing, malformed or not valid. */
+            /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1504,7 +1579,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The credentials are missing, malformed or not valid. */
+            /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1598,7 +1673,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The credentials are missing, malformed or not valid. */
+            /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1705,7 +1780,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The credentials are missing, malformed or not valid. */
+            /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1801,7 +1876,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The credentials are missing, malformed or not valid. */
+            /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1914,7 +1989,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The credentials are missing, malformed or not valid. */
+            /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2012,7 +2087,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The credentials are missing, malformed or not valid. */
+            /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2119,7 +2194,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The credentials are missing, malformed or not valid. */
+            /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2219,7 +2294,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The credentials are missing, malformed or not valid. */
+            /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2326,7 +2401,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The credentials are missing, malformed or not valid. */
+            /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2439,7 +2514,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The credentials are missing, malformed or not valid. */
+            /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2546,7 +2621,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The credentials are missing, malformed or not valid. */
+            /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2662,7 +2737,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The credentials are missing, malformed or not valid. */
+            /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2773,7 +2848,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The credentials are missing, malformed or not valid. */
+            /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2866,7 +2941,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The credentials are missing, malformed or not valid. */
+            /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2973,7 +3048,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The credentials are missing, malformed or not valid. */
+            /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3068,7 +3143,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The credentials are missing, malformed or not valid. */
+            /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3182,7 +3257,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The credentials are missing, malformed or not valid. */
+            /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3305,7 +3380,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The credentials are missing, malformed or not valid. */
+            /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3412,7 +3487,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The credentials are missing, malformed or not valid. */
+            /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3529,7 +3604,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The credentials are missing, malformed or not valid. */
+            /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3642,7 +3717,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The credentials are missing, malformed or not valid. */
+            /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3755,7 +3830,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The credentials are missing, malformed or not valid. */
+            /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3869,7 +3944,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The credentials are missing, malformed or not valid. */
+            /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3982,7 +4057,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The credentials are missing, malformed or not valid. */
+            /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4095,7 +4170,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The credentials are missing, malformed or not valid. */
+            /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4208,7 +4283,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The credentials are missing, malformed or not valid. */
+            /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4313,7 +4388,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The credentials are missing, malformed or not valid. */
+            /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4408,7 +4483,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The credentials are missing, malformed or not valid. */
+            /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4515,7 +4590,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The credentials are missing, malformed or not valid. */
+            /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4611,7 +4686,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The credentials are missing, malformed or not valid. */
+            /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4718,7 +4793,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The credentials are missing, malformed or not valid. */
+            /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4825,7 +4900,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The credentials are missing, malformed or not valid. */
+            /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4938,7 +5013,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The credentials are missing, malformed or not valid. */
+            /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5043,7 +5118,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The credentials are missing, malformed or not valid. */
+            /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5072,6 +5147,411 @@ export interface operations {
             };
             /** @description The change conflicts with the current state. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The fields were understood but break a rule; the message says which. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected fault; details are only in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listAdminTokens: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description The `nextCursor` of the previous page. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: components["schemas"]["AdminToken"][];
+                        /** @description Pass as `cursor` for the next page; null on the last page. */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description A parameter or field is missing or invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credentials are valid but may not do this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The change conflicts with the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The fields were understood but break a rule; the message says which. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected fault; details are only in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createAdminToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Who or what it is for. */
+                    label: string;
+                    expiresInHours?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Created; `token` is shown this once. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: components["schemas"]["AdminToken"] & {
+                            /** @description The token itself: shown this once, never again. */
+                            token: string;
+                        };
+                    };
+                };
+            };
+            /** @description A parameter or field is missing or invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credentials are valid but may not do this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The change conflicts with the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body of every error response. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The fields were understood but break a rule; the message says which. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected fault; details are only in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAdminToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: components["schemas"]["AdminToken"];
+                    };
+                };
+            };
+            /** @description A parameter or field is missing or invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credentials are valid but may not do this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The change conflicts with the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The fields were understood but break a rule; the message says which. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected fault; details are only in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    revokeAdminToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: components["schemas"]["AdminToken"];
+                    };
+                };
+            };
+            /** @description A parameter or field is missing or invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credentials are valid but may not do this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The change conflicts with the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body of every error response. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -77,8 +77,8 @@ export interface TestApp {
   request(options: RequestOptions): Promise<TestResponse>;
   /** An admin token for the management API. */
   adminToken: string;
-  /** A management API call with the admin token; `body` is sent as JSON. */
-  admin(method: string, path: string, body?: unknown): Promise<TestResponse>;
+  /** A management API call with the admin token (or `token`); `body` is sent as JSON. */
+  admin(method: string, path: string, body?: unknown, token?: string): Promise<TestResponse>;
   /** A valid key of a partner created for the test. */
   apiKey: string;
   apiKeyId: number;
@@ -137,7 +137,7 @@ export async function createTestApp(
   });
   const { state, events } = services;
   await state.load();
-  const adminToken = await services.tokens.create('tests');
+  const adminToken = (await services.tokens.create({ label: 'tests' })).plaintext;
   const app = await buildApp(services.appDeps);
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
   const call = (options: RequestOptions) => request(url, options);
@@ -157,12 +157,12 @@ export async function createTestApp(
     services,
     request: call,
     adminToken,
-    admin: (method, path, body) =>
+    admin: (method, path, body, token = adminToken) =>
       call({
         method,
         url: `/admin/v1${path}`,
         headers: {
-          authorization: `Bearer ${adminToken}`,
+          authorization: `Bearer ${token}`,
           ...(body !== undefined && { 'content-type': 'application/json' }),
         },
         ...(body !== undefined && { payload: JSON.stringify(body) }),

@@ -11,7 +11,8 @@ const partnerJson = (p: Partner) => ({
   blockedCategories: p.blockedCategories,
   createdAt: iso(p.createdAt),
 });
-const keyJson = (k: Parameters<typeof keyView>[0]) => isoTimes(keyView(k)) as Row & { prefix: string };
+const keyJson = (k: Parameters<typeof keyView>[0]) =>
+  isoTimes(keyView(k, Date.now())) as Row & { prefix: string };
 const categories = (value: string) =>
   value
     .split(',')
@@ -90,14 +91,23 @@ export function registerPartners(program: Command): void {
     );
   keys
     .command('list')
-    .description('list API keys (prefix and status only)')
+    .description('list API keys (prefix, status and expiry only)')
     .option('--partner <partner>', 'only this partner (id or name)')
     .option('--json', 'print JSON')
     .action((options: OutputOptions & { partner?: string }) =>
       withStore(options, async (store) => {
         const list = (await new PartnerService(store).listKeys(options.partner)).map(keyJson);
         emit(options, list, () =>
-          printTable(list, ['id', 'partnerId', 'prefix', 'label', 'status', 'createdAt', 'browserRequests']),
+          printTable(list, [
+            'id',
+            'partnerId',
+            'prefix',
+            'label',
+            'status',
+            'createdAt',
+            'expiresAt',
+            'browserRequests',
+          ]),
         );
       }),
     );
@@ -156,21 +166,22 @@ export function registerPartners(program: Command): void {
     );
   keys
     .command('limits <id>')
-    .description("set a key's own rate limits (requests per second and burst); omit one for the default")
-    .option('--fetch-rate <n>')
-    .option('--fetch-burst <n>')
-    .option('--events-rate <n>')
-    .option('--events-burst <n>')
+    .description(
+      "change a key's own rate limits (requests per second and burst); limits not named keep their value",
+    )
+    .option('--fetch-rate <n>', 'a number, or "default"')
+    .option('--fetch-burst <n>', 'a number, or "default"')
+    .option('--events-rate <n>', 'a number, or "default"')
+    .option('--events-burst <n>', 'a number, or "default"')
     .option('--json', 'print JSON')
     .action((id: string, options: OutputOptions & Record<string, string | undefined>) =>
       withStore(options, async (store) => {
-        const limit = (value: string | undefined) => (value === undefined ? null : Number(value));
-        const key = await new PartnerService(store).setKeyLimits(positiveInteger(id, 'key id'), {
-          fetchRate: limit(options['fetchRate']),
-          fetchBurst: limit(options['fetchBurst']),
-          eventsRate: limit(options['eventsRate']),
-          eventsBurst: limit(options['eventsBurst']),
-        });
+        const limits: Record<string, number | null> = {};
+        for (const name of ['fetchRate', 'fetchBurst', 'eventsRate', 'eventsBurst']) {
+          const value = options[name];
+          if (value !== undefined) limits[name] = value === 'default' ? null : Number(value);
+        }
+        const key = await new PartnerService(store).setKeyLimits(positiveInteger(id, 'key id'), limits);
         emit(options, keyJson(key), () => console.log(`set rate limits of key ${key.id}`));
       }),
     );

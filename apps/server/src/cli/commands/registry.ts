@@ -2,11 +2,10 @@ import type { Command } from 'commander';
 import { isoTimes } from '../../http/admin/support.js';
 import { AdvertiserService } from '../../services/advertisers.js';
 import { PlacementService } from '../../services/placements.js';
-import { AdminTokens } from '../../services/admin-tokens.js';
 import { positiveInteger, withStore } from '../context.js';
 import { emit, iso, printTable, type OutputOptions, type Row } from '../output.js';
 
-/** Advertisers, placements, the audit log and admin tokens. */
+/** Advertisers, placements and the audit log. */
 export function registerRegistry(program: Command): void {
   const advertisers = program.command('advertisers').description('the accounts campaigns belong to');
   advertisers
@@ -131,21 +130,6 @@ export function registerRegistry(program: Command): void {
             ['id', 'at', 'actor', 'object', 'action', 'reason'],
           ),
         );
-      }),
-    );
-
-  program
-    .command('admin-token')
-    .description('create an admin token for the management API (printed once)')
-    .option('--label <label>', 'who or what it is for', 'cli')
-    .option('--json', 'print JSON')
-    .action((options: OutputOptions & { label: string }) =>
-      withStore(options, async (store) => {
-        const token = await new AdminTokens(store).create(options.label);
-        emit(options, { token }, () => {
-          console.log('Store this admin token now; it is not shown again:');
-          console.log(token);
-        });
       }),
     );
 }

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { keyView, PartnerService } from '../../services/partners.js';
+import type { ApiKeyRecord } from '../../store/store.js';
 import { MANAGEMENT_ROUTES } from '../openapi/management.js';
 import type { AdminContext } from './plugin.js';
 import { fields, idParam, one, pageOf, pageRequest } from './support.js';
@@ -8,6 +9,7 @@ import { fields, idParam, one, pageOf, pageRequest } from './support.js';
 export async function partnerRoutes(app: FastifyInstance, context: AdminContext): Promise<void> {
   const service = (request: Parameters<AdminContext['actor']>[0]) =>
     new PartnerService(context.store, context.actor(request), context.clock);
+  const view = (key: ApiKeyRecord) => keyView(key, context.clock());
 
   app.get('/partners', { schema: MANAGEMENT_ROUTES.listPartners }, async (request) => {
     const page = pageRequest(request.query as Record<string, unknown>);
@@ -30,7 +32,7 @@ export async function partnerRoutes(app: FastifyInstance, context: AdminContext)
 
   app.get('/partners/:id/keys', { schema: MANAGEMENT_ROUTES.listKeys }, async (request) => {
     const page = pageRequest(request.query as Record<string, unknown>);
-    return pageOf(await service(request).listKeys(idParam(request), page), page, keyView);
+    return pageOf(await service(request).listKeys(idParam(request), page), page, view);
   });
   app.post('/partners/:id/keys', { schema: MANAGEMENT_ROUTES.createKey }, async (request, reply) => {
     const label = fields(request)['label'];
@@ -38,28 +40,28 @@ export async function partnerRoutes(app: FastifyInstance, context: AdminContext)
       idParam(request),
       typeof label === 'string' ? label : null,
     );
-    return reply.code(201).send(one({ ...keyView(key), key: plaintext }));
+    return reply.code(201).send(one({ ...view(key), key: plaintext }));
   });
   app.get('/keys/:id', { schema: MANAGEMENT_ROUTES.getKey }, async (request) =>
-    one(keyView(await service(request).getKey(idParam(request)))),
+    one(view(await service(request).getKey(idParam(request)))),
   );
   app.post('/keys/:id/rotate', { schema: MANAGEMENT_ROUTES.rotateKey }, async (request, reply) => {
     const hours = fields(request)['expiresInHours'];
     const rotated = await service(request).rotateKey(idParam(request), hours ?? undefined);
     return reply
       .code(201)
-      .send(one({ ...keyView(rotated.key), key: rotated.plaintext, previous: keyView(rotated.previous) }));
+      .send(one({ ...view(rotated.key), key: rotated.plaintext, previous: view(rotated.previous) }));
   });
   app.post('/keys/:id/revoke', { schema: MANAGEMENT_ROUTES.revokeKey }, async (request) =>
-    one(keyView(await service(request).revokeKey(idParam(request)))),
+    one(view(await service(request).revokeKey(idParam(request)))),
   );
   app.post('/keys/:id/suspend', { schema: MANAGEMENT_ROUTES.suspendKey }, async (request) =>
-    one(keyView(await service(request).suspendKey(idParam(request), fields(request)['reason']))),
+    one(view(await service(request).suspendKey(idParam(request), fields(request)['reason']))),
   );
   app.post('/keys/:id/reinstate', { schema: MANAGEMENT_ROUTES.reinstateKey }, async (request) =>
-    one(keyView(await service(request).reinstateKey(idParam(request)))),
+    one(view(await service(request).reinstateKey(idParam(request)))),
   );
   app.put('/keys/:id/rate-limits', { schema: MANAGEMENT_ROUTES.setKeyLimits }, async (request) =>
-    one(keyView(await service(request).setKeyLimits(idParam(request), fields(request)))),
+    one(view(await service(request).setKeyLimits(idParam(request), fields(request)))),
   );
 }

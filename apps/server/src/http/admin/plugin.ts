@@ -6,6 +6,7 @@ import { campaignRoutes } from './campaigns.js';
 import { partnerRoutes } from './partners.js';
 import { registryRoutes } from './registry.js';
 import { reportRoutes } from './reports.js';
+import { tokenRoutes } from './tokens.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -50,4 +51,5 @@ export async function adminApi(app: FastifyInstance, deps: AdminDeps): Promise<v
   await app.register(campaignRoutes, context);
   await app.register(registryRoutes, context);
   await app.register(reportRoutes, context);
+  await app.register(tokenRoutes, context);
 }

@@ -39,7 +39,7 @@ const errorRef = Type.Ref('Error');
 /** Error responses by status, each described once. */
 const ERROR_MEANINGS: Record<number, string> = {
   400: 'A parameter or field is missing or invalid.',
-  401: 'The credentials are missing, malformed or not valid.',
+  401: 'The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`).',
   403: 'The credentials are valid but may not do this.',
   404: 'Not found.',
   409: 'The change conflicts with the current state.',

@@ -54,6 +54,10 @@ async function documentPlugin(app: FastifyInstance, options: ApiDocsOptions): Pr
         { name: 'Campaigns', description: 'Campaigns and their review and lifecycle (D11).' },
         { name: 'Placements', description: 'The ad slots campaigns are fetched for (D1).' },
         { name: 'Audit', description: 'Every change, who made it and when.' },
+        {
+          name: 'Admin tokens',
+          description: 'Operators’ tokens for this API: issue, list, revoke, optional expiry.',
+        },
         { name: 'Reports', description: 'Impressions, clicks and CTR, live.' },
         { name: 'Operations', description: 'Health, readiness and metrics for operators’ tooling.' },
       ],

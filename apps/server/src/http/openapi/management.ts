@@ -49,7 +49,10 @@ const ApiKey = Type.Object(
     partnerId: Type.Integer(),
     label: Nullable(Type.String()),
     prefix: Type.String({ description: 'The first characters of the key, to recognise it by.' }),
-    status: Type.Union([Type.Literal('active'), Type.Literal('suspended'), Type.Literal('revoked')]),
+    status: Type.Union(
+      [Type.Literal('active'), Type.Literal('suspended'), Type.Literal('expired'), Type.Literal('revoked')],
+      { description: '`expired`: rotated out and past `expiresAt`; it answers 401 like a revoked key.' },
+    ),
     createdAt: Instant,
     lastUsedAt: NullableInstant,
     browserRequests: Type.Integer({ description: 'Requests refused because they came from a browser.' }),
@@ -67,6 +70,20 @@ const NewApiKey = Type.Intersect([
   Type.Ref('ApiKey'),
   Type.Object({ key: Type.String({ description: 'The key itself: shown this once, never again.' }) }),
 ]);
+
+const AdminToken = Type.Object(
+  {
+    id: Type.Integer(),
+    label: Type.String(),
+    prefix: Type.String({ description: 'The first characters of the token, to recognise it by.' }),
+    status: Type.Union([Type.Literal('active'), Type.Literal('expired'), Type.Literal('revoked')]),
+    createdAt: Instant,
+    lastUsedAt: Type.Union([Instant, Type.Null()], { description: 'Written at most once a minute.' }),
+    expiresAt: NullableInstant,
+    revokedAt: NullableInstant,
+  },
+  { $id: 'AdminToken' },
+);
 
 const Advertiser = Type.Object(
   { id: Type.Integer(), name: Type.String(), createdAt: Instant, updatedAt: Instant },
@@ -177,6 +194,7 @@ const Report = Type.Object(
 export const MANAGEMENT_SCHEMAS = [
   Partner,
   ApiKey,
+  AdminToken,
   Advertiser,
   CampaignRecord,
   Placement,
@@ -269,7 +287,7 @@ const ROUTES = {
   rotateKey: route('API keys', {
     summary: 'Rotate an API key',
     description:
-      'Issues a replacement; the old key keeps working for `expiresInHours` (default 24; 0 ends it now). The body may be left out.',
+      'Issues a replacement; the old key keeps working for `expiresInHours` (default 24; 0 ends it now). Only an active key that was never rotated can be: 409 otherwise. The body may be left out.',
     params: IdParams,
     body: Type.Object({
       expiresInHours: Type.Optional(
@@ -307,8 +325,9 @@ const ROUTES = {
     ok: [200, One(ref('ApiKey'))],
   }),
   setKeyLimits: route('API keys', {
-    summary: 'Set a key’s own rate limits',
-    description: 'Per second and burst, for fetch and for events; null or absent means the default (D7).',
+    summary: 'Change a key’s own rate limits',
+    description:
+      'Per second and burst, for fetch and for events. Only the fields given change: an absent field keeps its value, `null` puts it back to the default (D7).',
     params: IdParams,
     body: Type.Partial(RateLimits),
     ok: [200, One(ref('ApiKey'))],
@@ -432,6 +451,45 @@ const ROUTES = {
       Type.Object({ objectType: Type.Optional(Type.String()), objectId: Type.Optional(Type.String()) }),
     ]),
     ok: [200, Page(ref('AuditRecord'))],
+  }),
+  listAdminTokens: route('Admin tokens', {
+    summary: 'List admin tokens',
+    description: 'Every token ever issued, with its prefix, status and last use; never the token itself.',
+    querystring: PageQuery,
+    ok: [200, Page(ref('AdminToken'))],
+  }),
+  createAdminToken: route('Admin tokens', {
+    summary: 'Issue an admin token',
+    description:
+      'The token is in the response once; only its SHA-256 digest is stored. Without `expiresInHours` it never expires. Audited.',
+    body: Type.Object({
+      label: Type.String({ minLength: 1, maxLength: 100, description: 'Who or what it is for.' }),
+      expiresInHours: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 87_600 })),
+    }),
+    ok: [
+      201,
+      One(
+        Type.Intersect([
+          ref('AdminToken'),
+          Type.Object({
+            token: Type.String({ description: 'The token itself: shown this once, never again.' }),
+          }),
+        ]),
+      ),
+      'Created; `token` is shown this once.',
+    ],
+  }),
+  getAdminToken: route('Admin tokens', {
+    summary: 'Get an admin token',
+    params: IdParams,
+    ok: [200, One(ref('AdminToken'))],
+  }),
+  revokeAdminToken: route('Admin tokens', {
+    summary: 'Revoke an admin token',
+    description:
+      'It answers 401 from the next request on. A token may revoke itself; the last active token cannot be revoked (409): create its successor first. Audited.',
+    params: IdParams,
+    ok: [200, One(ref('AdminToken'))],
   }),
   report: route('Reports', {
     summary: 'Report impressions, clicks and CTR',

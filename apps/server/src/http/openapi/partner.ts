@@ -106,7 +106,10 @@ const errorResponse = (description: string, example?: string, headers?: object) 
 });
 
 const COMMON_ERRORS = {
-  '401': errorResponse('Missing, malformed or unknown key.', 'unauthorized'),
+  '401': errorResponse(
+    'Missing, malformed, unknown, revoked or expired key. An admin token gets the same body, and `WWW-Authenticate: Bearer error="invalid_token", error_description="this route takes a partner API key (plc_...), not an admin token"`.',
+    'unauthorized',
+  ),
   '403': errorResponse(
     'The key is suspended (`api key suspended`), or a valid key was sent by a browser (`api keys must only be used from a server`).',
     'api key suspended',
