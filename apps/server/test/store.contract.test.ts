@@ -36,6 +36,26 @@ describe.each(ENGINES)('store contract on %s', (engine) => {
     await database?.drop();
   });
 
+  /** A new partner and key, and events of theirs: `fields` over a counted impression. */
+  async function eventMaker(digest: string) {
+    const partner = await store.createPartner(`Partner ${digest}`);
+    const key = await store.createApiKey({ partnerId: partner.id, label: null, displayPrefix: 'p', digest });
+    return (fields: Partial<TrackedEvent> & { campaignId: number }): TrackedEvent => ({
+      kind: 'impression',
+      placement: 'header_banner',
+      country: null,
+      device: null,
+      partnerId: partner.id,
+      apiKeyId: key.id,
+      occurredAt: Date.parse('2026-06-01T12:00:00Z'),
+      verdict: 'counted',
+      reason: null,
+      idempotencyKey: null,
+      mayHitCap: false,
+      ...fields,
+    });
+  }
+
   it('seeds the 15 placements of D1, enabled', async () => {
     const placements = await store.listPlacements();
     expect(placements).toHaveLength(15);
@@ -510,6 +530,67 @@ describe.each(ENGINES)('store contract on %s', (engine) => {
         action: 'complete',
       },
     );
+  });
+
+  it('applies caps in a batch that mixes events of capped and uncapped campaigns', async () => {
+    const { campaignIds } = await store.importCampaigns([
+      { name: 'Mixed caps', campaigns: [input({ caps: { impressionsTotal: 1 } }), input()] },
+    ]);
+    const [capped, free] = campaignIds as [number, number];
+    const event = await eventMaker('d-mixed-caps');
+    // Only the capped campaign's event needs the cap counters, and one such event is enough for
+    // the batch to take the path that applies them.
+    const outcome = await store.insertEvents([
+      event({ campaignId: free, mayHitCap: false }),
+      event({ campaignId: capped, mayHitCap: true }),
+    ]);
+    expect(outcome.completed).toEqual([capped]);
+    expect((await store.getCampaign(capped))?.status).toBe('completed');
+  });
+
+  it('stores concurrent batches that share idempotency keys and rollup rows without deadlocking', async () => {
+    const { campaignIds } = await store.importCampaigns([{ name: 'Lock order', campaigns: [input()] }]);
+    const event = await eventMaker('d-lock-order');
+    const at = Date.parse('2026-06-01T12:00:00Z');
+    // Forty requests, each with its own Idempotency-Key and rollup row (its minute and country);
+    // every batch sends all of them, each batch in its own order. Concurrent batches lock the same
+    // rows, so only one lock order for all keeps them waiting for each other instead of deadlocking.
+    const requests = Array.from({ length: 40 }, (_, i) =>
+      event({
+        campaignId: campaignIds[0]!,
+        occurredAt: at + i * 60_000,
+        country: `C${i}`,
+        idempotencyKey: `lock-${i}`,
+      }),
+    );
+    const shuffled = (seed: number) =>
+      requests
+        .map((request, i) => ({ request, rank: (i * 7919 + seed * 104_729) % 40 }))
+        .sort((a, b) => a.rank - b.rank)
+        .map(({ request }) => request);
+    // Rounds with the keys, whose locks come first, and rounds without, which contend on the
+    // rollups alone.
+    const rounds = [true, false, true, false];
+    for (const [round, withKeys] of rounds.entries()) {
+      await Promise.all(
+        Array.from({ length: 8 }, (_, batch) =>
+          store.insertEvents(
+            shuffled(round * 8 + batch).map((request) =>
+              withKeys ? request : { ...request, idempotencyKey: null },
+            ),
+          ),
+        ),
+      );
+    }
+    expect(await store.countEvents({ campaignId: campaignIds[0]! })).toBe(rounds.length * 8 * 40);
+    const counted = await store.db
+      .selectFrom('event_rollups')
+      .select((eb) => eb.fn.sum<number>('count').as('n'))
+      .where('campaign_id', '=', campaignIds[0]!)
+      .where('verdict', '=', 'counted')
+      .executeTakeFirstOrThrow();
+    // Each key counts once; requests without a key always count.
+    expect(Number(counted.n)).toBe(40 + 2 * 8 * 40);
   });
 
   it('moves a campaign status only from the expected one, and finds campaigns due for the clock', async () => {
