@@ -64,6 +64,50 @@ describe.each(ENGINES)('events, idempotency and reports on %s', (engine) => {
     expect(stored.filter((v) => v.startsWith('duplicate'))).toHaveLength(11);
   });
 
+  const click = (campaignId: number, extra: Record<string, unknown> = {}, key?: string) =>
+    t.track(
+      'click',
+      { campaignId, placement: 'header_banner', ...extra },
+      key === undefined ? {} : { 'idempotency-key': key },
+    );
+
+  const REUSED = { status: 'error', message: 'Idempotency-Key was already used for a different request' };
+
+  it('refuses with 422 an Idempotency-Key sent again with a different request, and stores nothing of it', async () => {
+    const target = { location: 'US', device: 'mobile' };
+    expect((await impression(first, { location: 'us', device: 'Mobile' }, 'reused')).statusCode).toBe(200);
+    // The same request as normalised (country and device in any case) is a retry.
+    expect((await impression(first, target, 'reused')).statusCode).toBe(200);
+    const different = [
+      await click(first, target, 'reused'),
+      await impression(second, target, 'reused'),
+      await impression(first, { device: 'mobile' }, 'reused'),
+      await impression(first, { ...target, device: 'desktop' }, 'reused'),
+    ];
+    for (const res of different) {
+      expect(res.statusCode).toBe(422);
+      expect(res.json()).toEqual(REUSED);
+    }
+    expect(await verdicts()).toEqual(['counted::reused', 'duplicate:idempotent replay:reused']);
+  });
+
+  it('answers requests in flight with one Idempotency-Key: one counts, its repeats get 200, others 422', async () => {
+    const kinds = Array.from({ length: 8 }, (_, i) => (i % 2 === 0 ? 'impression' : 'click'));
+    const responses = await Promise.all(
+      kinds.map((kind) =>
+        kind === 'impression' ? impression(first, {}, 'mixed') : click(first, {}, 'mixed'),
+      ),
+    );
+    const stored = await t.store.db.selectFrom('events').select(['kind', 'verdict']).orderBy('id').execute();
+    const winner = stored.find((row) => row.verdict === 'counted')?.kind;
+    expect(responses.map((res) => res.statusCode)).toEqual(
+      kinds.map((kind) => (kind === winner ? 200 : 422)),
+    );
+    expect(stored.map((row) => `${row.kind}:${row.verdict}`).sort()).toEqual(
+      [`${winner}:counted`, ...Array<string>(3).fill(`${winner}:duplicate`)].sort(),
+    );
+  });
+
   it('scopes a key to its API key and forgets it after 24 hours', async () => {
     const partner = await t.partners.createPartner('Other Partner');
     const { plaintext } = await t.partners.createKey(partner.id);

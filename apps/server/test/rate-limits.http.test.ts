@@ -1,14 +1,15 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { campaign, createTestApp, withWrongLastCharacter, type TestApp } from './helpers/app.js';
+import { ENGINES } from './helpers/engines.js';
 
-describe('rate limits per key and operation class (D7)', () => {
+describe.each(ENGINES)('rate limits per key and operation class (D7) on %s', (engine) => {
   let t: TestApp;
   let now: number;
   let campaignId: number;
   beforeEach(async () => {
     now = Date.parse('2026-11-22T12:00:00Z');
     // A frozen clock: buckets refill only when the test moves time.
-    t = await createTestApp({ clock: () => now });
+    t = await createTestApp({ engine, clock: () => now });
     [campaignId] = await t.addCampaigns([campaign()]);
   });
   afterEach(() => t.close());

@@ -36,6 +36,26 @@ describe.each(ENGINES)('store contract on %s', (engine) => {
     await database?.drop();
   });
 
+  /** A new partner and key, and events of theirs: `fields` over a counted impression. */
+  async function eventMaker(digest: string) {
+    const partner = await store.createPartner(`Partner ${digest}`);
+    const key = await store.createApiKey({ partnerId: partner.id, label: null, displayPrefix: 'p', digest });
+    return (fields: Partial<TrackedEvent> & { campaignId: number }): TrackedEvent => ({
+      kind: 'impression',
+      placement: 'header_banner',
+      country: null,
+      device: null,
+      partnerId: partner.id,
+      apiKeyId: key.id,
+      occurredAt: Date.parse('2026-06-01T12:00:00Z'),
+      verdict: 'counted',
+      reason: null,
+      idempotencyKey: null,
+      mayHitCap: false,
+      ...fields,
+    });
+  }
+
   it('seeds the 15 placements of D1, enabled', async () => {
     const placements = await store.listPlacements();
     expect(placements).toHaveLength(15);
@@ -362,6 +382,93 @@ describe.each(ENGINES)('store contract on %s', (engine) => {
     expect(rollups.map((row) => `${row.verdict}:${Number(row.n)}`)).toEqual(['counted:6', 'duplicate:4']);
   });
 
+  it('refuses an Idempotency-Key sent again with a different request, and stores nothing of it', async () => {
+    const { campaignIds } = await store.importCampaigns([{ name: 'Reuse', campaigns: [input(), input()] }]);
+    const [one, two] = campaignIds as [number, number];
+    const event = await eventMaker('d-reuse');
+    const at = Date.parse('2026-06-01T12:00:00Z');
+    const keyed = (idempotencyKey: string, fields: Partial<TrackedEvent> = {}) =>
+      event({ campaignId: one, idempotencyKey, ...fields });
+    const outcome = async (batch: TrackedEvent[]) => {
+      const { refused, stored } = await store.insertEvents(batch);
+      return { refused, stored: Object.fromEntries(stored) };
+    };
+
+    // In one batch: the same request again is a replay; any other kind, campaign, placement,
+    // country or device with the key is refused.
+    expect(
+      await outcome([
+        keyed('a'),
+        keyed('a'),
+        keyed('a', { kind: 'click' }),
+        keyed('a', { campaignId: two }),
+        keyed('a', { placement: 'sidebar_top' }),
+        keyed('a', { country: 'US' }),
+        keyed('a', { device: 'mobile' }),
+        keyed('b', { kind: 'click' }),
+      ]),
+    ).toEqual({
+      refused: [2, 3, 4, 5, 6],
+      stored: { 'impression:counted': 1, 'impression:duplicate': 1, 'click:counted': 1 },
+    });
+    // In a later batch, also when the different request comes first.
+    const soon = at + 1000;
+    expect(
+      await outcome([
+        keyed('a', { kind: 'click', occurredAt: soon }),
+        keyed('a', { occurredAt: soon }),
+        keyed('b', { occurredAt: soon }),
+      ]),
+    ).toEqual({ refused: [0, 2], stored: { 'impression:duplicate': 1 } });
+    // 24 hours on, the key is free again and stands for its new request.
+    const later = at + 24 * 60 * 60 * 1000;
+    expect(
+      await outcome([keyed('a', { kind: 'click', occurredAt: later }), keyed('a', { occurredAt: later })]),
+    ).toEqual({ refused: [1], stored: { 'click:counted': 1 } });
+    // A key claimed before fingerprints were kept matches any request until it expires.
+    await store.db
+      .insertInto('idempotency_keys')
+      .values({ api_key_id: keyed('x').apiKeyId, key: 'old', created_at: at, fingerprint: null })
+      .execute();
+    expect(
+      await outcome([keyed('old', { kind: 'click', occurredAt: soon }), keyed('old', { occurredAt: soon })]),
+    ).toEqual({
+      refused: [],
+      stored: { 'click:duplicate': 1, 'impression:duplicate': 1 },
+    });
+
+    // Batches in flight together: one request claims the key, the same request again is a replay,
+    // a different one is refused, whichever batch commits first.
+    const racing = await Promise.all(
+      (['impression', 'click', 'impression', 'click', 'impression', 'click'] as const).map((kind) =>
+        store.insertEvents([keyed('race', { kind, occurredAt: soon })]),
+      ),
+    );
+    const winner = racing.find((result) => [...result.stored.keys()].some((k) => k.endsWith(':counted')));
+    const winningKind = [...winner!.stored.keys()][0]!.split(':')[0];
+    expect(
+      racing.map((result) => (result.refused.length > 0 ? 'refused' : [...result.stored.keys()][0])),
+    ).toEqual(
+      ['impression', 'click', 'impression', 'click', 'impression', 'click'].map((kind, index) =>
+        racing[index] === winner ? `${kind}:counted` : kind === winningKind ? `${kind}:duplicate` : 'refused',
+      ),
+    );
+
+    // Nothing refused was stored, as raw events or in the rollups.
+    const stored = await store.db
+      .selectFrom('events')
+      .select(['kind', 'verdict'])
+      .where('api_key_id', '=', keyed('x').apiKeyId)
+      .execute();
+    expect(stored).toHaveLength(3 + 1 + 1 + 2 + 3);
+    const rolled = await store.db
+      .selectFrom('event_rollups')
+      .select((eb) => eb.fn.sum<number>('count').as('n'))
+      .where('partner_id', '=', keyed('x').partnerId)
+      .executeTakeFirstOrThrow();
+    expect(Number(rolled.n)).toBe(stored.length);
+  });
+
   it('appends and lists the audit log per object, in order', async () => {
     for (const action of ['create', 'update']) {
       await store.appendAudit({
@@ -506,11 +613,13 @@ describe.each(ENGINES)('store contract on %s', (engine) => {
       mayHitCap: true,
     });
     expect(await store.insertEvents([event(total, 'impression'), event(free, 'impression')])).toEqual({
+      refused: [],
       completed: [],
       cappedForTheDay: [],
       stored: new Map([['impression:counted', 2]]),
     });
     expect(await store.insertEvents([event(total, 'impression'), event(daily, 'click')])).toEqual({
+      refused: [],
       completed: [total],
       cappedForTheDay: [daily],
       stored: new Map([
@@ -527,6 +636,67 @@ describe.each(ENGINES)('store contract on %s', (engine) => {
         action: 'complete',
       },
     );
+  });
+
+  it('applies caps in a batch that mixes events of capped and uncapped campaigns', async () => {
+    const { campaignIds } = await store.importCampaigns([
+      { name: 'Mixed caps', campaigns: [input({ caps: { impressionsTotal: 1 } }), input()] },
+    ]);
+    const [capped, free] = campaignIds as [number, number];
+    const event = await eventMaker('d-mixed-caps');
+    // Only the capped campaign's event needs the cap counters, and one such event is enough for
+    // the batch to take the path that applies them.
+    const outcome = await store.insertEvents([
+      event({ campaignId: free, mayHitCap: false }),
+      event({ campaignId: capped, mayHitCap: true }),
+    ]);
+    expect(outcome.completed).toEqual([capped]);
+    expect((await store.getCampaign(capped))?.status).toBe('completed');
+  });
+
+  it('stores concurrent batches that share idempotency keys and rollup rows without deadlocking', async () => {
+    const { campaignIds } = await store.importCampaigns([{ name: 'Lock order', campaigns: [input()] }]);
+    const event = await eventMaker('d-lock-order');
+    const at = Date.parse('2026-06-01T12:00:00Z');
+    // Forty requests, each with its own Idempotency-Key and rollup row (its minute and country);
+    // every batch sends all of them, each batch in its own order. Concurrent batches lock the same
+    // rows, so only one lock order for all keeps them waiting for each other instead of deadlocking.
+    const requests = Array.from({ length: 40 }, (_, i) =>
+      event({
+        campaignId: campaignIds[0]!,
+        occurredAt: at + i * 60_000,
+        country: `C${i}`,
+        idempotencyKey: `lock-${i}`,
+      }),
+    );
+    const shuffled = (seed: number) =>
+      requests
+        .map((request, i) => ({ request, rank: (i * 7919 + seed * 104_729) % 40 }))
+        .sort((a, b) => a.rank - b.rank)
+        .map(({ request }) => request);
+    // Rounds with the keys, whose locks come first, and rounds without, which contend on the
+    // rollups alone.
+    const rounds = [true, false, true, false];
+    for (const [round, withKeys] of rounds.entries()) {
+      await Promise.all(
+        Array.from({ length: 8 }, (_, batch) =>
+          store.insertEvents(
+            shuffled(round * 8 + batch).map((request) =>
+              withKeys ? request : { ...request, idempotencyKey: null },
+            ),
+          ),
+        ),
+      );
+    }
+    expect(await store.countEvents({ campaignId: campaignIds[0]! })).toBe(rounds.length * 8 * 40);
+    const counted = await store.db
+      .selectFrom('event_rollups')
+      .select((eb) => eb.fn.sum<number>('count').as('n'))
+      .where('campaign_id', '=', campaignIds[0]!)
+      .where('verdict', '=', 'counted')
+      .executeTakeFirstOrThrow();
+    // Each key counts once; requests without a key always count.
+    expect(Number(counted.n)).toBe(40 + 2 * 8 * 40);
   });
 
   it('moves a campaign status only from the expected one, and finds campaigns due for the clock', async () => {

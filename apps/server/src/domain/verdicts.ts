@@ -20,6 +20,13 @@ const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
 export const IDEMPOTENCY_KEY_MESSAGE = 'Idempotency-Key must be 1 to 255 visible ASCII characters';
 
+/**
+ * The answer (422) to a key sent again within 24 hours with a different request: another kind,
+ * campaign, placement, country or device. Such a request is not a retry, and storing it as one
+ * would lose an event, so it is refused and not stored; the client needs a new key.
+ */
+export const IDEMPOTENCY_KEY_REUSED_MESSAGE = 'Idempotency-Key was already used for a different request';
+
 export function isValidIdempotencyKey(value: string): boolean {
   return IDEMPOTENCY_KEY.test(value);
 }

@@ -3,7 +3,7 @@ import { DomainError } from '../domain/errors.js';
 import type { BatchOutcome, TrackedEvent } from '../store/store.js';
 import { DEFAULT_GROUP_COMMIT, GroupCommitSink } from './group-commit.js';
 
-const NO_EFFECTS: BatchOutcome = { completed: [], cappedForTheDay: [], stored: new Map() };
+const NO_EFFECTS: BatchOutcome = { refused: [], completed: [], cappedForTheDay: [], stored: new Map() };
 
 function event(campaignId: number): TrackedEvent {
   return {
@@ -219,9 +219,24 @@ describe('group commit (D9)', () => {
     expect(commits.flatMap((c) => c.events.map((e) => e.campaignId))).toEqual([1, 2, 3, 4]);
   });
 
+  it('refuses with 422 only the events the store refused, and answers the rest of their batch', async () => {
+    const sink = new GroupCommitSink(
+      { insertEvents: async () => ({ ...NO_EFFECTS, refused: [1] }) },
+      () => undefined,
+      undefined,
+      { ...options, lingerMs: 0 },
+    );
+    const outcomes = await Promise.allSettled([1, 2, 3].map((id) => sink.record(event(id))));
+    expect(outcomes.map((outcome) => outcome.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect((outcomes[1] as PromiseRejectedResult).reason).toMatchObject({
+      kind: 'unprocessable',
+      message: 'Idempotency-Key was already used for a different request',
+    });
+  });
+
   it('reports cap effects so serving can react', async () => {
     const seen: BatchOutcome[] = [];
-    const effects: BatchOutcome = { completed: [7], cappedForTheDay: [], stored: new Map() };
+    const effects: BatchOutcome = { refused: [], completed: [7], cappedForTheDay: [], stored: new Map() };
     const sink = new GroupCommitSink(
       { insertEvents: async () => effects },
       () => undefined,

@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { DomainError } from '../domain/errors.js';
+import { IDEMPOTENCY_KEY_REUSED_MESSAGE } from '../domain/verdicts.js';
 import { isDataError } from '../store/errors.js';
 import type { BatchOutcome, Store, TrackedEvent } from '../store/store.js';
 import type { EventSink } from './event-sink.js';
@@ -54,7 +55,8 @@ const unavailable = (): DomainError => new DomainError('unavailable', 'service u
 /**
  * Group commit (D9): each tracked event joins the current batch; one transaction stores the batch
  * and only after it commits is every request in it answered. While a batch commits, the next one
- * fills, so a slow fsync makes batches bigger instead of requests slower. If the commit fails,
+ * fills, so a slow fsync makes batches bigger instead of requests slower. An event the store
+ * refused because its Idempotency-Key stands for a different request gets 422. If the commit fails,
  * every request in the batch gets 503 and nothing of it is stored (the transaction is whole).
  */
 export class GroupCommitSink implements EventSink {
@@ -138,7 +140,12 @@ export class GroupCommitSink implements EventSink {
     try {
       const effects = await this.store.insertEvents(batch.map((pending) => pending.event));
       this.observer.committed?.(batch.length, (performance.now() - started) / 1000, false);
-      for (const pending of batch) pending.resolve();
+      const refused = new Set(effects.refused);
+      for (const [index, pending] of batch.entries()) {
+        if (refused.has(index))
+          pending.reject(new DomainError('unprocessable', IDEMPOTENCY_KEY_REUSED_MESSAGE));
+        else pending.resolve();
+      }
       this.observer.settled?.();
       this.observer.stored?.(effects.stored);
       if (effects.completed.length > 0 || effects.cappedForTheDay.length > 0) this.onCapReached(effects);

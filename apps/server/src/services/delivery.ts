@@ -50,7 +50,8 @@ export class DeliveryService {
 
   /**
    * Records an impression or click; resolves once it is durably stored. A request repeating an
-   * `idempotencyKey` already used with the same API key in 24 hours is stored as a duplicate (D9).
+   * `idempotencyKey` already used with the same API key in 24 hours is stored as a duplicate (D9),
+   * or, if it asks for something else than the key's first request, refused (422) and not stored.
    */
   async track(
     kind: EventKind,

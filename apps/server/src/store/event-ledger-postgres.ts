@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { REASONS } from '../domain/verdicts.js';
-import { idempotencyExpiry } from './event-ledger.js';
+import { idempotencyExpiry, requestFingerprint, type SettledBatch } from './event-ledger.js';
 import type { Db, TrackedEvent } from './store.js';
 
 /**
@@ -10,9 +10,15 @@ import type { Db, TrackedEvent } from './store.js';
  * so it costs the database one message exchange instead of four.
  *
  * Same rules as the SQLite path in `event-ledger-sqlite.ts`: the first event of each (API key,
- * Idempotency-Key) pair in the batch claims the pair, unless a live claim (younger than 24 hours)
- * exists; every other event carrying the pair becomes a `duplicate`. Keys and rollup rows are
- * written in key order, so concurrent batches lock rows in one order and wait rather than deadlock.
+ * Idempotency-Key) pair in the batch claims the pair with its request's fingerprint, unless a live
+ * claim (younger than 24 hours) exists; every other event carrying the pair becomes a `duplicate`
+ * if it asks for what the claim holds and is refused (not stored) if it asks for something else.
+ * A live claim is seen through the upsert, never through a read: a read sees the statement's
+ * snapshot, which misses a claim committed by a concurrent batch while this one waited for its
+ * lock. So a live claim whose fingerprint differs from the first event's, or is null (claimed
+ * before fingerprints were kept, and matching any request), is rewritten unchanged to be returned.
+ * Keys and rollup rows are written in key order, so concurrent batches lock rows in one order and
+ * wait rather than deadlock.
  */
 const STATEMENT = (
   kinds: string[],
@@ -26,41 +32,60 @@ const STATEMENT = (
   verdicts: string[],
   reasons: (string | null)[],
   keys: (string | null)[],
+  fingerprints: string[],
   expiredBefore: number,
-) => sql<{ ord: string | number }>`
+) => sql<{ ord: string | number; outcome: 'replay' | 'refused' }>`
   with input as (
     select * from unnest(
       ${kinds}::text[], ${campaigns}::bigint[], ${placements}::text[], ${countries}::text[],
       ${devices}::text[], ${partners}::bigint[], ${apiKeys}::bigint[], ${times}::bigint[],
-      ${verdicts}::text[], ${reasons}::text[], ${keys}::text[]
+      ${verdicts}::text[], ${reasons}::text[], ${keys}::text[], ${fingerprints}::text[]
     ) with ordinality as t(kind, campaign_id, placement_id, country, device, partner_id, api_key_id,
-      occurred_at, verdict, reason, idempotency_key, ord)
+      occurred_at, verdict, reason, idempotency_key, fingerprint, ord)
   ),
   firsts as (
-    select distinct on (api_key_id, idempotency_key) api_key_id, idempotency_key, ord, occurred_at
+    select distinct on (api_key_id, idempotency_key) api_key_id, idempotency_key, ord, occurred_at,
+      fingerprint
     from input where idempotency_key is not null
     order by api_key_id, idempotency_key, ord
   ),
   claimed as (
-    insert into idempotency_keys as held (api_key_id, key, created_at)
-    select api_key_id, idempotency_key, occurred_at from firsts order by api_key_id, idempotency_key
-    on conflict (api_key_id, key) do update set created_at = excluded.created_at
-      where held.created_at <= ${expiredBefore}
-    returning api_key_id, key
+    insert into idempotency_keys as held (api_key_id, key, created_at, fingerprint)
+    select api_key_id, idempotency_key, occurred_at, fingerprint from firsts
+    order by api_key_id, idempotency_key
+    on conflict (api_key_id, key) do update set
+      created_at = case when held.created_at <= ${expiredBefore} then excluded.created_at
+        else held.created_at end,
+      fingerprint = case when held.created_at <= ${expiredBefore} then excluded.fingerprint
+        else held.fingerprint end
+      where held.created_at <= ${expiredBefore} or held.fingerprint is distinct from excluded.fingerprint
+    returning api_key_id, key, fingerprint
   ),
-  settled as (
-    select i.*,
-      i.idempotency_key is not null and (c.key is null or f.ord <> i.ord) as replay
+  keyed as (
+    select i.*, f.ord = i.ord as first_use, c.key is not null as returned,
+      -- What the pair holds now: what the upsert returned, or, if nothing, the first event's request.
+      case when c.key is null then f.fingerprint else c.fingerprint end as holds
     from input i
     left join firsts f on f.api_key_id = i.api_key_id and f.idempotency_key = i.idempotency_key
     left join claimed c on c.api_key_id = i.api_key_id and c.key = i.idempotency_key
   ),
+  settled as (
+    select *,
+      case
+        when idempotency_key is null then 'new'
+        -- Returned with its own request: the first event inserted the pair or took it over.
+        when first_use and returned and holds = fingerprint then 'new'
+        when holds is null or holds = fingerprint then 'replay'
+        else 'refused'
+      end as outcome
+    from keyed
+  ),
   final as (
     select ord, kind, campaign_id, placement_id, country, device, partner_id, api_key_id, occurred_at,
       idempotency_key,
-      case when replay then 'duplicate' else verdict end as verdict,
-      case when replay then ${REASONS.idempotentReplay} else reason end as reason
-    from settled
+      case when outcome = 'replay' then 'duplicate' else verdict end as verdict,
+      case when outcome = 'replay' then ${REASONS.idempotentReplay} else reason end as reason
+    from settled where outcome <> 'refused'
   ),
   stored as (
     insert into events (kind, campaign_id, placement_id, country, device, partner_id, api_key_id,
@@ -78,11 +103,11 @@ const STATEMENT = (
     on conflict (minute, campaign_id, partner_id, placement_id, country, device, kind, verdict)
       do update set count = rollup.count + excluded.count
   )
-  select ord from settled where replay`;
+  select ord, outcome from settled where outcome <> 'new'`;
 
-/** Stores a batch (see above) and returns it settled: replays marked `duplicate`. */
-export async function storeBatchPostgres(db: Db, events: readonly TrackedEvent[]): Promise<TrackedEvent[]> {
-  if (events.length === 0) return [];
+/** Stores a batch (see above) and returns it settled (see `SettledBatch`). */
+export async function storeBatchPostgres(db: Db, events: readonly TrackedEvent[]): Promise<SettledBatch> {
+  if (events.length === 0) return { stored: [], refused: [] };
   const { rows } = await STATEMENT(
     events.map((event) => event.kind),
     events.map((event) => event.campaignId),
@@ -95,12 +120,20 @@ export async function storeBatchPostgres(db: Db, events: readonly TrackedEvent[]
     events.map((event) => event.verdict),
     events.map((event) => event.reason),
     events.map((event) => event.idempotencyKey),
+    events.map((event) => (event.idempotencyKey === null ? '' : requestFingerprint(event))),
     idempotencyExpiry(events),
   ).execute(db);
-  if (rows.length === 0) return [...events];
+  if (rows.length === 0) return { stored: [...events], refused: [] };
   // `with ordinality` numbers from 1.
-  const replays = new Set(rows.map((row) => Number(row.ord) - 1));
-  return events.map((event, index) =>
-    replays.has(index) ? { ...event, verdict: 'duplicate', reason: REASONS.idempotentReplay } : event,
-  );
+  const outcomes = new Map(rows.map((row) => [Number(row.ord) - 1, row.outcome]));
+  const stored: TrackedEvent[] = [];
+  const refused: number[] = [];
+  for (const [index, event] of events.entries()) {
+    const outcome = outcomes.get(index);
+    if (outcome === 'refused') refused.push(index);
+    else if (outcome === 'replay')
+      stored.push({ ...event, verdict: 'duplicate', reason: REASONS.idempotentReplay });
+    else stored.push(event);
+  }
+  return { stored, refused };
 }

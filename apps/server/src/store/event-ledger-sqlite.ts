@@ -1,12 +1,16 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import { REASONS } from '../domain/verdicts.js';
-import { idempotencyExpiry, minuteOf } from './event-ledger.js';
+import { idempotencyExpiry, minuteOf, requestFingerprint, type SettledBatch } from './event-ledger.js';
 import type { TrackedEvent } from './store.js';
 
-const CLAIM = `insert into idempotency_keys (api_key_id, key, created_at) values (?, ?, ?)
-  on conflict (api_key_id, key) do update set created_at = excluded.created_at
+const CLAIM = `insert into idempotency_keys (api_key_id, key, created_at, fingerprint) values (?, ?, ?, ?)
+  on conflict (api_key_id, key) do update set created_at = excluded.created_at,
+    fingerprint = excluded.fingerprint
   where idempotency_keys.created_at <= ?
   returning 1`;
+
+/** The request a live key stands for, read only when an event did not claim its key. */
+const HELD = `select fingerprint from idempotency_keys where api_key_id = ? and key = ?`;
 
 const INSERT_EVENT = `insert into events (kind, campaign_id, placement_id, country, device, partner_id,
   api_key_id, occurred_at, verdict, reason, idempotency_key) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
@@ -18,6 +22,7 @@ const ADD_TO_ROLLUP = `insert into event_rollups (minute, campaign_id, partner_i
 
 interface Statements {
   claim: BetterSqlite3.Statement;
+  held: BetterSqlite3.Statement<unknown[], { fingerprint: string | null }>;
   insertEvent: BetterSqlite3.Statement;
   addToRollup: BetterSqlite3.Statement;
 }
@@ -32,6 +37,7 @@ function statementsOf(sqlite: BetterSqlite3.Database): Statements {
       // Not `pluck()`: statements are shared through the connection's statement cache, and a
       // mode set here would change them for every other user of the same SQL.
       claim: sqlite.prepare(CLAIM),
+      held: sqlite.prepare<unknown[], { fingerprint: string | null }>(HELD),
       insertEvent: sqlite.prepare(INSERT_EVENT),
       addToRollup: sqlite.prepare(ADD_TO_ROLLUP),
     };
@@ -43,30 +49,43 @@ function statementsOf(sqlite: BetterSqlite3.Database): Statements {
 /**
  * A batch's write on SQLite, to run inside the batch's transaction: idempotent replays settled
  * (D9), raw events inserted, per-minute rollups added to, so a report includes an event from the
- * moment its request is answered. Returns the batch settled: replays marked `duplicate`.
+ * moment its request is answered. Returns the batch settled (see `SettledBatch`).
  *
  * Synchronous and on prepared statements, row by row: this is tracking's hot path, and a query
  * builder compiling three multi-row statements per batch cost more than the statements themselves
  * (docs/benchmarks.md). The first event of each (API key, Idempotency-Key) pair claims the pair
- * unless a live claim (younger than 24 hours) exists, from an earlier batch, another process or
- * before a restart; every other event carrying it becomes a `duplicate`.
+ * with its request's fingerprint unless a live claim (younger than 24 hours) exists, from an
+ * earlier batch, another process or before a restart; every other event carrying it becomes a
+ * `duplicate` if it asks for what the claim holds, and is refused if it asks for something else.
  */
 export function storeBatchSqlite(
   sqlite: BetterSqlite3.Database,
   events: readonly TrackedEvent[],
-): TrackedEvent[] {
-  const { claim, insertEvent, addToRollup } = statementsOf(sqlite);
+): SettledBatch {
+  const { claim, held, insertEvent, addToRollup } = statementsOf(sqlite);
   const expiredBefore = idempotencyExpiry(events);
+  const stored: TrackedEvent[] = [];
+  const refused: number[] = [];
   // A repeat within the batch finds the claim its first event just made (live), like any replay.
-  const settled = events.map((event) => {
+  for (const [index, event] of events.entries()) {
     const key = event.idempotencyKey;
-    if (key === null || claim.get(event.apiKeyId, key, event.occurredAt, expiredBefore) !== undefined)
-      return event;
-    return { ...event, verdict: 'duplicate' as const, reason: REASONS.idempotentReplay };
-  });
+    const fingerprint = key === null ? null : requestFingerprint(event);
+    if (
+      key === null ||
+      claim.get(event.apiKeyId, key, event.occurredAt, fingerprint, expiredBefore) !== undefined
+    ) {
+      stored.push(event);
+      continue;
+    }
+    // A key claimed before fingerprints were kept (null) matches any request, as it did then.
+    const holds = held.get(event.apiKeyId, key)?.fingerprint ?? null;
+    if (holds === null || holds === fingerprint)
+      stored.push({ ...event, verdict: 'duplicate', reason: REASONS.idempotentReplay });
+    else refused.push(index);
+  }
 
   const rollups = new Map<string, { event: TrackedEvent; minute: number; count: number }>();
-  for (const event of settled) {
+  for (const event of stored) {
     insertEvent.run(
       event.kind,
       event.campaignId,
@@ -99,5 +118,5 @@ export function storeBatchSqlite(
       count,
     );
   }
-  return settled;
+  return { stored, refused };
 }

@@ -6,6 +6,26 @@
 import { IDEMPOTENCY_WINDOW_MS } from '../domain/verdicts.js';
 import type { Db, TrackedEvent } from './store.js';
 
+/**
+ * What a batch write did with each event: the events stored, in batch order, with their verdicts
+ * (replays marked `duplicate`), and the positions in the batch of those refused and not stored
+ * because their Idempotency-Key was already used for a different request (D9).
+ */
+export interface SettledBatch {
+  stored: TrackedEvent[];
+  refused: number[];
+}
+
+/**
+ * What an Idempotency-Key stands for: the request that claimed it, as validated and normalised
+ * (kind, campaign, placement, country, device). The key is already per API key; the time is not
+ * part of it, since a retry comes later by nature. A later request with the key and another
+ * fingerprint is not a retry but a different event, which must not be taken for a duplicate.
+ */
+export function requestFingerprint(event: TrackedEvent): string {
+  return JSON.stringify([event.kind, event.campaignId, event.placement, event.country, event.device]);
+}
+
 /** The minute an instant falls in, as epoch milliseconds (the rollups' time key). */
 export const minuteOf = (at: number): number => at - (at % 60_000);
 

@@ -5,6 +5,7 @@ import * as management from './migrations/002-management.js';
 import * as flightIndexes from './migrations/003-flight-indexes.js';
 import * as eventLedger from './migrations/004-event-ledger.js';
 import * as browserUses from './migrations/005-browser-uses.js';
+import * as requestFingerprints from './migrations/006-request-fingerprints.js';
 import * as adminTokenLifecycle from './migrations/007-admin-token-lifecycle.js';
 
 /** Migrations in order; names are sortable and never renamed once released. */
@@ -15,6 +16,7 @@ function migrations(connection: Connection): Record<string, Migration> {
     '003-flight-indexes': { up: (db) => flightIndexes.up(db) },
     '004-event-ledger': { up: (db) => eventLedger.up(db) },
     '005-browser-uses': { up: (db) => browserUses.up(db) },
+    '006-request-fingerprints': { up: (db) => requestFingerprints.up(db) },
     '007-admin-token-lifecycle': { up: (db) => adminTokenLifecycle.up(db) },
   };
 }

@@ -121,6 +121,8 @@ export interface IdempotencyKeyTable {
   api_key_id: number;
   key: string;
   created_at: number;
+  /** The claiming request (`requestFingerprint`); null for keys claimed before it was kept. */
+  fingerprint: string | null;
 }
 
 /** Per-minute event counts by every report dimension; '' stands for an absent country or device. */

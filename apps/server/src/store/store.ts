@@ -5,7 +5,7 @@ import { localDate, startOfNextLocalDay } from '../domain/time-zones.js';
 import { keyPolicies, type KeyPolicies } from '../domain/rate-limits.js';
 import type { Device } from '../domain/targeting.js';
 import type { Verdict } from '../domain/verdicts.js';
-import { pruneEvents, pruneIdempotencyKeys } from './event-ledger.js';
+import { pruneEvents, pruneIdempotencyKeys, type SettledBatch } from './event-ledger.js';
 import { storeBatchSqlite } from './event-ledger-sqlite.js';
 import { storeBatchPostgres } from './event-ledger-postgres.js';
 import type { Connection, Engine } from './connect.js';
@@ -126,9 +126,13 @@ export interface AuditRecord extends AuditEntry {
   id: number;
 }
 
-/** Effects of recording events: campaigns that reached a cap in this write. */
 /** What storing a batch did beyond storing it. */
 export interface BatchOutcome {
+  /**
+   * Positions in the batch of events refused and not stored: their Idempotency-Key was already
+   * used, within 24 hours, for a different request (D9).
+   */
+  refused: number[];
   /** Campaigns completed by reaching a total cap. */
   completed: number[];
   /** Campaigns held for the rest of their day by a daily cap. */
@@ -815,16 +819,18 @@ export class Store {
   // ---- events ------------------------------------------------------------------------------
 
   /**
-   * Stores a batch of events atomically: idempotent replays become duplicates, the raw events and
+   * Stores a batch of events atomically: idempotent replays become duplicates, events whose key was
+   * used for a different request are refused and left out (`BatchOutcome.refused`), the raw events and
    * their per-minute rollups are written together, and caps are applied to what counts (counters of
    * capped campaigns advance, a total cap completes the campaign, a daily cap holds it until the
    * next local midnight of its time zone). Resolves only once durable.
    */
   async insertEvents(events: readonly TrackedEvent[]): Promise<BatchOutcome> {
-    const effects: BatchOutcome = { completed: [], cappedForTheDay: [], stored: new Map() };
+    const effects: BatchOutcome = { refused: [], completed: [], cappedForTheDay: [], stored: new Map() };
     if (events.length === 0) return effects;
-    const count = (settled: readonly TrackedEvent[]): void => {
-      for (const { kind, verdict } of settled) {
+    const count = ({ stored, refused }: SettledBatch): void => {
+      effects.refused = refused;
+      for (const { kind, verdict } of stored) {
         const key = `${kind}:${verdict}`;
         effects.stored.set(key, (effects.stored.get(key) ?? 0) + 1);
       }
@@ -840,7 +846,7 @@ export class Store {
           ? storeBatchSqlite(this.sqliteHandle(), events)
           : await storeBatchPostgres(tx.db, events);
       count(settled);
-      await tx.applyCaps(settled, effects);
+      await tx.applyCaps(settled.stored, effects);
     });
     return effects;
   }

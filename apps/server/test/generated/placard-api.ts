@@ -1099,7 +1099,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe (D9): 1 to 255 visible ASCII characters, per API key, for 24 hours. A repeat is answered 200 and stored as a duplicate, never counted twice. */
+                /** @description Makes a retry safe (D9): 1 to 255 visible ASCII characters, per API key, for 24 hours. A key stands for the request that first used it (kind, campaignId, placement, location and device, as normalised): the same request again is answered 200 and stored as a duplicate, never counted twice; a different request with the key is refused with 422 and not stored. Keys first used before the server kept their request match any request. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -1216,6 +1216,21 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The Idempotency-Key was already used, within 24 hours, for a different request (another kind, campaign, placement, location or device). Nothing is stored; send a new key for a new event. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "Idempotency-Key was already used for a different request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Over the key’s rate limit, or too many failed authentications. */
             429: {
                 headers: {
@@ -1275,7 +1290,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe (D9): 1 to 255 visible ASCII characters, per API key, for 24 hours. A repeat is answered 200 and stored as a duplicate, never counted twice. */
+                /** @description Makes a retry safe (D9): 1 to 255 visible ASCII characters, per API key, for 24 hours. A key stands for the request that first used it (kind, campaignId, placement, location and device, as normalised): the same request again is answered 200 and stored as a duplicate, never counted twice; a different request with the key is refused with 422 and not stored. Keys first used before the server kept their request match any request. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -1387,6 +1402,21 @@ export interface operations {
                      * @example {
                      *       "status": "error",
                      *       "message": "Content-Type must be application/json"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Idempotency-Key was already used, within 24 hours, for a different request (another kind, campaign, placement, location or device). Nothing is stored; send a new key for a new event. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "Idempotency-Key was already used for a different request"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];

@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { DEVICES } from '../../domain/targeting.js';
+import { IDEMPOTENCY_KEY_REUSED_MESSAGE } from '../../domain/verdicts.js';
 
 /**
  * The partner API (contract sections 2 to 8, decisions D2 to D10), described for the OpenAPI
@@ -127,7 +128,7 @@ const idempotencyKey = {
   in: 'header',
   required: false,
   description:
-    'Makes a retry safe (D9): 1 to 255 visible ASCII characters, per API key, for 24 hours. A repeat is answered 200 and stored as a duplicate, never counted twice.',
+    'Makes a retry safe (D9): 1 to 255 visible ASCII characters, per API key, for 24 hours. A key stands for the request that first used it (kind, campaignId, placement, location and device, as normalised): the same request again is answered 200 and stored as a duplicate, never counted twice; a different request with the key is refused with 422 and not stored. Keys first used before the server kept their request match any request.',
   schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7E]+$' },
 };
 
@@ -161,6 +162,10 @@ function tracking(kind: 'impression' | 'click', message: string) {
       '404': errorResponse('The campaign does not exist or is not running.', 'campaign not found'),
       '413': errorResponse('The body is over 16 KiB.', 'request body too large'),
       '415': errorResponse('The body is not `application/json`.', 'Content-Type must be application/json'),
+      '422': errorResponse(
+        'The Idempotency-Key was already used, within 24 hours, for a different request (another kind, campaign, placement, location or device). Nothing is stored; send a new key for a new event.',
+        IDEMPOTENCY_KEY_REUSED_MESSAGE,
+      ),
       '503': errorResponse(
         'The event could not be stored now; retry with the same Idempotency-Key.',
         'service unavailable',
