@@ -8,6 +8,7 @@ import type { RateLimiter } from '../limits/rate-limiter.js';
 import type { Store } from '../store/store.js';
 import type { ServingState } from '../services/serving-state.js';
 import { adminApi, type AdminDeps } from './admin/plugin.js';
+import { AuthFailureLimiter } from './auth-failures.js';
 import { errorBody, installErrorHandling, JSON_TYPE } from './errors.js';
 import { ConnectionDrain } from './connection-drain.js';
 import { refuseExpectation, refuseMissingHost } from './edge-requests.js';
@@ -88,7 +89,14 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
  */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { shutdown } = deps;
-  const partner = partnerApi({ ...deps, clock: deps.admin.clock, isClosing: () => shutdown.closing });
+  // One limiter of failed authentications for every route that takes a credential (D6).
+  const authFailures = new AuthFailureLimiter(undefined, deps.admin.clock);
+  const partner = partnerApi({
+    ...deps,
+    clock: deps.admin.clock,
+    isClosing: () => shutdown.closing,
+    authFailures,
+  });
 
   const app = Fastify({
     // pino's Logger is wider than Fastify's base logger type; the instance is the same one.
@@ -143,7 +151,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     shutdown,
     tokens: deps.admin.tokens,
     limiter: deps.limiter,
+    authFailures,
   });
-  await app.register(adminApi, { ...deps.admin, prefix: '/admin/v1' });
+  await app.register(adminApi, { ...deps.admin, authFailures, prefix: '/admin/v1' });
   return app;
 }

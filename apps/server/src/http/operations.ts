@@ -5,6 +5,7 @@ import type { Metrics } from '../services/metrics.js';
 import type { RateLimiter } from '../limits/rate-limiter.js';
 import type { Store } from '../store/store.js';
 import type { Shutdown } from './app.js';
+import { authenticateLimited, type AuthFailureLimiter } from './auth-failures.js';
 
 export interface OperationsDeps {
   store: Store;
@@ -12,6 +13,8 @@ export interface OperationsDeps {
   shutdown: Shutdown;
   tokens: AdminTokens;
   limiter: RateLimiter;
+  /** Failed authentications, shared with the APIs: `/metrics` takes an admin token too. */
+  authFailures: AuthFailureLimiter;
 }
 
 /** A readiness check that takes longer than this counts as failed. */
@@ -119,7 +122,7 @@ export async function operationsRoutes(app: FastifyInstance, deps: OperationsDep
   });
 
   app.get('/metrics', { schema: OPERATIONS_ROUTES.metrics }, async (request, reply) => {
-    await deps.tokens.authenticate(request.headers.authorization);
+    await authenticateLimited(deps.tokens, deps.authFailures, request);
     const { contentType, body } = await deps.metrics.expose();
     return reply.type(contentType).send(body);
   });

@@ -6,7 +6,7 @@ import type { Caller, DeliveryService } from '../services/delivery.js';
 import type { Metrics } from '../services/metrics.js';
 import type { ServingState } from '../services/serving-state.js';
 import type { EventKind } from '../store/store.js';
-import { AuthFailureLimiter } from './auth-failures.js';
+import { AuthFailureLimiter, isGuess } from './auth-failures.js';
 import { partnerAuthenticator } from './auth.js';
 import { readJsonBody } from './body.js';
 import { readFetchParams } from './query.js';
@@ -57,6 +57,8 @@ export interface PartnerApiDeps {
    */
   onEventsSettled?: (listener: () => void) => void;
   /** The time source for key expiry; the same one the delivery service uses. */
+  /** Failed authentications, shared with the other APIs; one of its own when not given. */
+  authFailures?: AuthFailureLimiter;
   clock?: () => number;
   metrics: Metrics;
   /** Per key and operation class (D7); only authenticated requests reach it, so failed
@@ -130,7 +132,7 @@ function send(
  */
 export function partnerApi(deps: PartnerApiDeps): PartnerHandler {
   const authenticate = partnerAuthenticator(deps.state, deps.onKeyUse, deps.clock);
-  const failures = new AuthFailureLimiter(undefined, deps.clock);
+  const failures = deps.authFailures ?? new AuthFailureLimiter(undefined, deps.clock);
   const clock = deps.clock ?? Date.now;
   // Contract 7: partners should cache fetched campaigns; this says for how long. Private: the
   // answer is per key, never for shared caches.
@@ -144,7 +146,7 @@ export function partnerApi(deps: PartnerApiDeps): PartnerHandler {
     try {
       return authenticate(request.headers.authorization);
     } catch (error) {
-      if (error instanceof DomainError && error.kind === 'unauthorized') {
+      if (isGuess(error, request.headers.authorization)) {
         const retryAfter = failures.fail(request.socket.remoteAddress ?? 'unknown');
         if (retryAfter > 0) {
           deps.metrics.countRateLimited('auth');

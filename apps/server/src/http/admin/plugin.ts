@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AdminTokens } from '../../services/admin-tokens.js';
 import type { Actor } from '../../services/audit.js';
 import type { Store } from '../../store/store.js';
+import { AuthFailureLimiter, authenticateLimited } from '../auth-failures.js';
 import { campaignRoutes } from './campaigns.js';
 import { partnerRoutes } from './partners.js';
 import { registryRoutes } from './registry.js';
@@ -21,6 +22,8 @@ export interface AdminDeps {
   clock: () => number;
   /** Called after every successful change, so this instance serves it at once. */
   afterChange: () => void;
+  /** Failed authentications, shared with the partner API (D6). */
+  authFailures?: AuthFailureLimiter;
 }
 
 export interface AdminContext extends AdminDeps {
@@ -30,8 +33,9 @@ export interface AdminContext extends AdminDeps {
 /** The management API under /admin/v1, authenticated with an admin token. */
 export async function adminApi(app: FastifyInstance, deps: AdminDeps): Promise<void> {
   app.decorateRequest('adminActor', null);
+  const failures = deps.authFailures ?? new AuthFailureLimiter(undefined, deps.clock);
   app.addHook('onRequest', async (request) => {
-    request.adminActor = await deps.tokens.authenticate(request.headers.authorization);
+    request.adminActor = await authenticateLimited(deps.tokens, failures, request);
   });
   app.addHook('onResponse', async (request, reply) => {
     if (request.method !== 'GET' && reply.statusCode < 400) deps.afterChange();

@@ -45,7 +45,7 @@ const ERROR_MEANINGS: Record<number, string> = {
   409: 'The change conflicts with the current state.',
   413: 'The request body is too large.',
   422: 'The fields were understood but break a rule; the message says which.',
-  429: 'Too many requests: wait `Retry-After` seconds.',
+  429: 'Too many failed authentications from this client (its address, or its IPv6 /64), or from all clients of this instance together: wait `Retry-After` seconds. A valid credential is never refused this way.',
   500: 'An unexpected fault; details are only in the server log.',
   503: 'Not available right now: retry after `Retry-After` seconds.',
 };

@@ -238,7 +238,7 @@ function route(tag: string, doc: RouteDoc) {
     ...(doc.body && { body: doc.body }),
     response: {
       [status]: success(body, description ?? 'Done.', doc.alsoAs),
-      ...errors(400, 401, 403, 404, 409, 422, 500),
+      ...errors(400, 401, 403, 404, 409, 422, 429, 500),
     },
   };
 }

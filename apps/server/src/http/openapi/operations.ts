@@ -43,7 +43,7 @@ export const OPERATIONS_ROUTES = withOperationIds({
         description: 'Prometheus text format 0.0.4.',
         content: { 'text/plain': { schema: Type.String() } },
       },
-      ...errors(401),
+      ...errors(401, 429),
     },
   },
 });
