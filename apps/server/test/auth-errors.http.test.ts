@@ -92,6 +92,28 @@ describe('authentication (contract section 5; D6)', () => {
     }
   });
 
+  it('counts failures per client address: one address spending its allowance leaves another unlimited', async () => {
+    const limited = await createTestApp({ clock: () => Date.parse('2026-06-01T12:00:00Z') });
+    try {
+      const bad = { authorization: `Bearer ${generateApiKey().plaintext}` };
+      const attemptFrom = async (localAddress: string) =>
+        (
+          await limited.request({
+            method: 'GET',
+            url: '/api/v1/campaigns/fetch?placement=header_banner',
+            headers: bad,
+            localAddress,
+          })
+        ).statusCode;
+      for (let i = 0; i < 20; i++) expect(await attemptFrom('127.0.0.2')).toBe(401);
+      expect(await attemptFrom('127.0.0.2')).toBe(429);
+      expect(await attemptFrom('127.0.0.1')).toBe(401);
+      expect(await attemptFrom('127.0.0.2')).toBe(429);
+    } finally {
+      await limited.close();
+    }
+  });
+
   it('accepts the scheme word in any case', async () => {
     for (const scheme of ['Bearer', 'bearer', 'BEARER']) {
       for (const call of operations({ authorization: `${scheme} ${t.apiKey}` }))

@@ -13,7 +13,7 @@ export const VERSION = '0.1.0';
 export interface ClientOptions {
   /** The partner's secret API key; keep it in server-side configuration. */
   apiKey: string;
-  /** Placard's address, e.g. `https://ads.example.com`. */
+  /** Placard's address, e.g. `https://ads.example.com`, or with a path: `https://example.com/placard`. */
   baseUrl: string;
   /** Per attempt, in milliseconds. Default 5,000. */
   timeoutMs?: number;
@@ -37,6 +37,30 @@ export interface FetchOptions {
 export interface TrackCallOptions extends TrackOptions {
   /** Reused across retries; a fresh one per call by default. Pass your own to make your own retries safe. */
   idempotencyKey?: string;
+}
+
+/**
+ * Placard's address as a directory URL (its path ending in `/`), so that request paths resolve
+ * under it: a service behind a proxy at `https://host/placard` is called at
+ * `https://host/placard/api/v1/...`, not `https://host/api/v1/...`. A query or fragment would be
+ * dropped from every request, so it is refused rather than ignored.
+ */
+function serviceRoot(value: string): string {
+  const wrong = () =>
+    new PlacardError(
+      `baseUrl must be an absolute http(s) URL without query or fragment (got ${JSON.stringify(value)})`,
+    );
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw wrong();
+  }
+  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.search !== '' || url.hash !== '') {
+    throw wrong();
+  }
+  if (!url.pathname.endsWith('/')) url.pathname += '/';
+  return url.href;
 }
 
 function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
@@ -73,17 +97,9 @@ export class PlacardClient implements Tracker {
     if (typeof options.apiKey !== 'string' || options.apiKey.trim() === '') {
       throw new PlacardError('apiKey is required');
     }
-    let baseUrl: URL;
-    try {
-      baseUrl = new URL(options.baseUrl);
-    } catch {
-      throw new PlacardError(
-        `baseUrl must be an absolute http(s) URL (got ${JSON.stringify(options.baseUrl)})`,
-      );
-    }
     const clock = options.clock ?? Date.now;
     this.transport = {
-      baseUrl: baseUrl.href,
+      baseUrl: serviceRoot(options.baseUrl),
       apiKey: options.apiKey,
       fetch: options.fetch ?? globalThis.fetch.bind(globalThis),
       retry: { ...DEFAULT_RETRY, ...options.retry },

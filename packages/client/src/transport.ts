@@ -13,6 +13,7 @@ import { backoffMs, parseRetryAfter, type RetryPolicy } from './retry.js';
 
 /** What the transport needs from its surroundings; tests pass a controllable clock and sleep. */
 export interface TransportOptions {
+  /** Placard's address, its path ending in `/`: request paths are resolved under it. */
   baseUrl: string;
   apiKey: string;
   fetch: typeof globalThis.fetch;
@@ -27,6 +28,7 @@ export interface TransportOptions {
 
 export interface Call {
   method: 'GET' | 'POST';
+  /** The contract's path, e.g. `/api/v1/campaigns/fetch?…`, relative to `baseUrl`'s path. */
   path: string;
   body?: unknown;
   idempotencyKey?: string;
@@ -120,7 +122,7 @@ async function attemptOnce(
   };
   if (request.body !== undefined) headers['content-type'] = 'application/json';
   if (request.idempotencyKey !== undefined) headers['idempotency-key'] = request.idempotencyKey;
-  const response = await options.fetch(new URL(request.path, options.baseUrl), {
+  const response = await options.fetch(new URL(`.${request.path}`, options.baseUrl), {
     method: request.method,
     headers,
     ...(request.body !== undefined && { body: JSON.stringify(request.body) }),

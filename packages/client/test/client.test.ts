@@ -339,4 +339,29 @@ describe('where it runs', () => {
     expect(() => new PlacardClient({ apiKey: '', baseUrl: 'http://x.test' })).toThrow('apiKey is required');
     expect(() => new PlacardClient({ apiKey: 'k', baseUrl: '/relative' })).toThrow(/baseUrl must be/);
   });
+
+  it('refuses a base URL whose scheme, query or fragment it could not honour', () => {
+    for (const baseUrl of ['ftp://x.test/placard', 'http://x.test/placard?tenant=1', 'http://x.test/#top']) {
+      expect(() => new PlacardClient({ apiKey: 'k', baseUrl })).toThrow(/baseUrl must be/);
+    }
+  });
+});
+
+describe('the base URL', () => {
+  it.each([
+    ['http://placard.test', '/api/v1/campaigns/fetch'],
+    ['http://placard.test/', '/api/v1/campaigns/fetch'],
+    ['http://placard.test/placard', '/placard/api/v1/campaigns/fetch'],
+    ['http://placard.test/placard/', '/placard/api/v1/campaigns/fetch'],
+    ['http://placard.test/ads/placard', '/ads/placard/api/v1/campaigns/fetch'],
+  ])('%s: requests go under its path (%s)', async (baseUrl, fetchPath) => {
+    const { client, sent } = scripted([ok(), ACK], { baseUrl });
+    const [campaign] = await client.fetchCampaigns({ placement: 'header_banner' });
+    await client.display(campaign!, 'header_banner').impression();
+    expect(sent.map((request) => new URL(request.url).pathname)).toEqual([
+      fetchPath,
+      fetchPath.replace(/fetch$/, 'impression'),
+    ]);
+    expect(new URL(sent[0]!.url).searchParams.get('placement')).toBe('header_banner');
+  });
 });

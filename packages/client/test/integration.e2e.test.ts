@@ -17,17 +17,27 @@ type Fault = 'forward' | 'fail-before' | 'fail-after';
 /**
  * A proxy in front of the real server that can fail requests: `fail-before` answers without
  * forwarding, `fail-after` forwards (so the server acts) and then answers with an error instead, as
- * when an answer is lost on the way back.
+ * when an answer is lost on the way back. With a `prefix` it publishes the server under that path
+ * only, as a reverse proxy does (`/placard/api/v1/...` → `/api/v1/...`), and answers 404 elsewhere.
  */
-async function faultyProxy(upstream: string, plan: (index: number, path: string) => [Fault, number?]) {
+async function faultyProxy(
+  upstream: string,
+  plan: (index: number, path: string) => [Fault, number?],
+  prefix = '',
+) {
   let index = 0;
   const seen: string[] = [];
   const server = http.createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', async () => {
-      const path = request.url ?? '/';
-      seen.push(`${request.method} ${path} ${request.headers['idempotency-key'] ?? ''}`);
+      const url = request.url ?? '/';
+      seen.push(`${request.method} ${url} ${request.headers['idempotency-key'] ?? ''}`);
+      if (!url.startsWith(`${prefix}/`)) {
+        response.writeHead(404, { 'content-type': 'text/plain' });
+        return response.end('not published here');
+      }
+      const path = url.slice(prefix.length);
       const [fault, status = 503] = plan(index++, path);
       const failWith = () => {
         response.writeHead(status, { 'content-type': 'application/json', 'retry-after': '0' });
@@ -198,4 +208,30 @@ describe('@placard/client against the real server (a started process)', () => {
     expect(after.impressions - before.impressions).toBe(1);
     expect(after.nonBillableImpressions - before.nonBillableImpressions).toBe(1);
   });
+
+  it.each(['/placard', '/placard/'])(
+    'a base URL with a path (%s) is kept: the whole cycle works behind a proxy publishing Placard there',
+    async (path) => {
+      const before = await placard.counts(campaignId);
+      const proxy = await faultyProxy(placard.url, () => ['forward'], '/placard');
+      try {
+        const sdk = client({ baseUrl: `${proxy.url}${path}`, cache: false });
+        const [campaign] = await sdk.fetchCampaigns({ placement: 'header_banner' });
+        expect(campaign?.id).toBe(campaignId);
+        const display = sdk.display(campaign!, 'header_banner');
+        await display.impression();
+        await display.click();
+        expect(proxy.seen.map((line) => line.split(/[ ?]/)[1])).toEqual([
+          '/placard/api/v1/campaigns/fetch',
+          '/placard/api/v1/campaigns/impression',
+          '/placard/api/v1/campaigns/click',
+        ]);
+      } finally {
+        await proxy.close();
+      }
+      const after = await placard.counts(campaignId);
+      expect(after.impressions - before.impressions).toBe(1);
+      expect(after.clicks - before.clicks).toBe(1);
+    },
+  );
 });

@@ -1,5 +1,6 @@
 import { randomInt } from 'node:crypto';
 import pino from 'pino';
+import { createClient } from 'redis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { OwnRedis, SHARED_REDIS_URL } from '../../test/helpers/redis.js';
 import { RedisRateLimiter } from './redis-limiter.js';
@@ -24,6 +25,23 @@ describe('RedisRateLimiter', () => {
     const policy = { perSecond: 0.5, burst: 3 };
     const answers = await Promise.all(Array.from({ length: 5 }, () => limiter.take('fetch', id, policy)));
     expect(answers).toEqual([0, 0, 0, 2, 2]);
+  });
+
+  it('keeps a spent bucket in Redis at least as long as it takes to refill', async () => {
+    // A bucket that expired sooner would be read back full: a spent key could go again early.
+    const limiter = await open();
+    const id = randomInt(1, 2 ** 47);
+    const policy = { perSecond: 0.01, burst: 3 };
+    const answers = await Promise.all(Array.from({ length: 4 }, () => limiter.take('fetch', id, policy)));
+    expect(answers.at(-1)).toBeGreaterThan(0);
+    const redis = createClient({ url: SHARED_REDIS_URL });
+    await redis.connect();
+    try {
+      const left = Number(await redis.sendCommand(['PTTL', `placard:ratelimit:${id}:fetch`]));
+      expect(left).toBeGreaterThanOrEqual((policy.burst / policy.perSecond) * 1000);
+    } finally {
+      await redis.close();
+    }
   });
 
   it('is one bucket for every limiter sharing the Redis, as for instances', async () => {

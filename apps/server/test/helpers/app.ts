@@ -24,6 +24,8 @@ export interface RequestOptions {
   url: string;
   headers?: Record<string, string>;
   payload?: string;
+  /** The client's own address, e.g. `127.0.0.2` (Linux routes all of 127/8 to loopback). */
+  localAddress?: string;
 }
 
 const agent = new http.Agent({ keepAlive: true });
@@ -36,7 +38,8 @@ export function request(base: string, options: RequestOptions): Promise<TestResp
   return new Promise((resolve, reject) => {
     const req = http.request(
       new URL(options.url, base),
-      { method: options.method, headers: options.headers, agent },
+      // The agent pools connections per local address, so each address keeps its own.
+      { method: options.method, headers: options.headers, agent, localAddress: options.localAddress },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
