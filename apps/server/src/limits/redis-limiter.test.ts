@@ -3,6 +3,7 @@ import pino from 'pino';
 import { createClient } from 'redis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { OwnRedis, SHARED_REDIS_URL } from '../../test/helpers/redis.js';
+import { DEFAULT_REDIS_KEY_PREFIX } from '../config.js';
 import { RedisRateLimiter } from './redis-limiter.js';
 
 const quiet = pino({ level: 'silent' });
@@ -37,7 +38,9 @@ describe('RedisRateLimiter', () => {
     const redis = createClient({ url: SHARED_REDIS_URL });
     await redis.connect();
     try {
-      const left = Number(await redis.sendCommand(['PTTL', `placard:ratelimit:${id}:fetch`]));
+      const left = Number(
+        await redis.sendCommand(['PTTL', `${DEFAULT_REDIS_KEY_PREFIX}ratelimit:${id}:fetch`]),
+      );
       expect(left).toBeGreaterThanOrEqual((policy.burst / policy.perSecond) * 1000);
     } finally {
       await redis.close();
