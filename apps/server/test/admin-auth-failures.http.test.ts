@@ -1,28 +1,13 @@
-import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AUTH_FAILURE_POLICY } from '../src/http/auth-failures.js';
-import { createTestApp, type TestApp } from './helpers/app.js';
+import { createTestApp, request, type TestApp } from './helpers/app.js';
 
 /** A GET from a chosen loopback address (Linux routes all of 127/8 to the loopback interface). */
-function getFrom(
-  localAddress: string,
-  url: string,
-  token: string,
-): Promise<{ status: number; retryAfter?: string }> {
-  return new Promise((resolve, reject) => {
-    const request = http.request(
-      url,
-      { localAddress, headers: token === undefined ? {} : { authorization: `Bearer ${token}` } },
-      (response) => {
-        response.resume();
-        response.on('end', () =>
-          resolve({ status: response.statusCode ?? 0, retryAfter: response.headers['retry-after'] }),
-        );
-      },
-    );
-    request.on('error', reject);
-    request.end();
-  });
+async function getFrom(localAddress: string, url: string, token?: string) {
+  const { origin, pathname, search } = new URL(url);
+  const headers: Record<string, string> = token === undefined ? {} : { authorization: `Bearer ${token}` };
+  const response = await request(origin, { method: 'GET', url: pathname + search, headers, localAddress });
+  return { status: response.statusCode, retryAfter: response.headers['retry-after'] };
 }
 
 describe('failed authentication on the management API', () => {
