@@ -49,7 +49,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     await migrator.close();
   }
   const store = new Store(
-    connect(config.databaseUrl, onConnectionError, { deadlineMs: config.storeDeadlineMs }),
+    connect(config.databaseUrl, onConnectionError, { deadlineMs: config.storeDeadlineMs, busyTimeoutMs: 0 }),
   );
   try {
     await options.beforeLoad?.(store);

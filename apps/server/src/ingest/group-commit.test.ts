@@ -160,7 +160,7 @@ describe('group commit (D9)', () => {
     const store = {
       insertEvents: async () => {
         attempts++;
-        throw Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' });
+        throw Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' });
       },
     };
     const sink = new GroupCommitSink(store, () => undefined, undefined, { ...options, maxBatch: 8 });
@@ -245,5 +245,39 @@ describe('group commit (D9)', () => {
     );
     await sink.record(event(7));
     expect(seen).toEqual([effects]);
+  });
+
+  describe('a store locked by another connection', () => {
+    /** A store that answers SQLite's "database is locked" for its first `times` commits. */
+    function lockedStore(times: number) {
+      let attempts = 0;
+      const store = {
+        insertEvents: async () => {
+          attempts++;
+          if (attempts <= times)
+            throw Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' });
+          return NO_EFFECTS;
+        },
+      };
+      return { store, attempts: () => attempts };
+    }
+
+    it('tries the batch again without blocking, and stores it once the lock is free', async () => {
+      const { store, attempts } = lockedStore(3);
+      const errors: unknown[] = [];
+      const sink = new GroupCommitSink(store, (error) => errors.push(error), undefined, options);
+      await sink.record(event(1));
+      expect(attempts()).toBe(4);
+      expect(errors).toEqual([]);
+    });
+
+    it('answers 503 once the lock has outlasted the retry window', async () => {
+      const { store, attempts } = lockedStore(Infinity);
+      const sink = new GroupCommitSink(store, () => undefined, undefined, { ...options, lockedRetryMs: 50 });
+      const started = performance.now();
+      await expect(sink.record(event(1))).rejects.toMatchObject({ kind: 'unavailable' });
+      expect(performance.now() - started).toBeLessThan(1_000);
+      expect(attempts()).toBeGreaterThan(1);
+    });
   });
 });

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { DomainError } from '../domain/errors.js';
 import { IDEMPOTENCY_KEY_REUSED_MESSAGE } from '../domain/verdicts.js';
-import { isDataError } from '../store/errors.js';
+import { isDataError, isLockedError } from '../store/errors.js';
 import type { BatchOutcome, Store, TrackedEvent } from '../store/store.js';
 import type { EventSink } from './event-sink.js';
 
@@ -23,6 +23,12 @@ export interface GroupCommitOptions {
    * event ledger), so concurrent batches wait for each other but never deadlock.
    */
   concurrency: number;
+  /**
+   * How long a batch the store refused because another connection holds SQLite's write lock is
+   * tried again, every few ms and without blocking, before its requests get 503. Short, so that a
+   * lock held for seconds (a backup, an operator's long transaction) is answered promptly.
+   */
+  lockedRetryMs?: number;
 }
 
 export const DEFAULT_GROUP_COMMIT: GroupCommitOptions = {
@@ -31,6 +37,11 @@ export const DEFAULT_GROUP_COMMIT: GroupCommitOptions = {
   lingerMs: 0,
   concurrency: 1,
 };
+
+const DEFAULT_LOCKED_RETRY_MS = 250;
+
+/** The pause between two tries of a locked batch. */
+const LOCKED_RETRY_INTERVAL_MS = 10;
 
 export interface BatchObserver {
   /** A transaction ended: its size, its duration and whether it failed. */
@@ -135,7 +146,7 @@ export class GroupCommitSink implements EventSink {
    * is split in halves and retried, so one poisoned event costs only its own request a 503 instead
    * of failing every request that happened to share its transaction.
    */
-  private async commit(batch: Pending[]): Promise<void> {
+  private async commit(batch: Pending[], firstTry = performance.now()): Promise<void> {
     const started = performance.now();
     try {
       const effects = await this.store.insertEvents(batch.map((pending) => pending.event));
@@ -151,6 +162,13 @@ export class GroupCommitSink implements EventSink {
       if (effects.completed.length > 0 || effects.cappedForTheDay.length > 0) this.onCapReached(effects);
     } catch (error) {
       this.observer.committed?.(batch.length, (performance.now() - started) / 1000, true);
+      if (
+        isLockedError(error) &&
+        performance.now() - firstTry < (this.options.lockedRetryMs ?? DEFAULT_LOCKED_RETRY_MS)
+      ) {
+        await new Promise((resolve) => setTimeout(resolve, LOCKED_RETRY_INTERVAL_MS));
+        return this.commit(batch, firstTry);
+      }
       if (batch.length > 1 && isDataError(error)) {
         const half = Math.ceil(batch.length / 2);
         await this.commit(batch.slice(0, half));

@@ -30,14 +30,14 @@ export interface Connection {
  * gives the `-wal` and `-shm` files the database file's own permissions. Existing files and
  * directories keep the permissions their operator chose.
  */
-export function openSqliteFile(file: string): BetterSqlite3.Database {
+export function openSqliteFile(file: string, busyTimeoutMs = 5_000): BetterSqlite3.Database {
   fs.mkdirSync(path.dirname(file), { recursive: true, mode: OWNER_ONLY_DIRECTORY });
   if (!fs.existsSync(file)) fs.closeSync(fs.openSync(file, 'a', OWNER_ONLY_FILE));
   const sqlite = new BetterSqlite3(file);
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = FULL');
   sqlite.pragma('foreign_keys = ON');
-  sqlite.pragma('busy_timeout = 5000');
+  sqlite.pragma(`busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
   return sqlite;
 }
 
@@ -85,6 +85,12 @@ export interface ConnectOptions {
    * migrations and the CLI, which may run long statements on purpose, do not.
    */
   deadlineMs?: number;
+  /**
+   * SQLite only: how long a write waits for another connection's write lock, blocking the thread
+   * (default 5000). The serving process sets 0 and retries a locked batch without blocking (see
+   * `GroupCommitSink`), so another process holding the lock never freezes serving.
+   */
+  busyTimeoutMs?: number;
 }
 
 /** The text pg gives a statement that outlived `query_timeout`. */
@@ -116,7 +122,7 @@ export function connect(
 ): Connection {
   if (databaseUrl.startsWith('sqlite:')) {
     const file = databaseUrl.slice('sqlite:'.length);
-    const sqlite = cachingStatements(openSqliteFile(file));
+    const sqlite = cachingStatements(openSqliteFile(file, options.busyTimeoutMs));
     const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
     return { db, sqlite, engine: 'sqlite', location: file, close: () => db.destroy() };
   }

@@ -44,3 +44,12 @@ export function isUnavailableError(error: unknown): boolean {
   }
   return LOST_CONNECTION.test(error.message);
 }
+
+/**
+ * True when SQLite refused a write because another connection (the CLI, another process, a
+ * backup tool) holds the file's write lock: worth retrying a moment later, without blocking.
+ */
+export function isLockedError(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && /^SQLITE_(BUSY|LOCKED)/.test(code);
+}
