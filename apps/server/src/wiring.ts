@@ -5,6 +5,7 @@ import type { EventSink } from './ingest/event-sink.js';
 import { DEFAULT_GROUP_COMMIT, GroupCommitSink } from './ingest/group-commit.js';
 import { AdminTokens } from './services/admin-tokens.js';
 import { DeliveryService } from './services/delivery.js';
+import { EventWrites } from './services/event-writes.js';
 import { KeyUsage } from './services/key-usage.js';
 import { LifecycleJob } from './services/lifecycle-job.js';
 import { MemoryRateLimiter, type RateLimiter } from './limits/rate-limiter.js';
@@ -57,11 +58,12 @@ export function wireServices(store: Store, logger: Logger, options: WiringOption
       .catch((error: unknown) => logger.error({ err: error }, 'refreshing the serving index failed'));
   // The partner API subscribes when it is built; the batcher tells it of each settled batch.
   const settledListeners: Array<() => void> = [];
+  const writes = new EventWrites(logger, clock);
   const events =
     options.events?.(store, refreshNow) ??
     new GroupCommitSink(
       store,
-      (error) => logger.error({ err: error }, 'storing events failed'),
+      (error) => writes.failed(error),
       refreshNow,
       {
         ...DEFAULT_GROUP_COMMIT,
@@ -69,7 +71,10 @@ export function wireServices(store: Store, logger: Logger, options: WiringOption
         concurrency: store.engine === 'postgres' ? 4 : 1,
       },
       {
-        committed: (size, seconds, failed) => metrics.observeBatch(size, seconds, failed),
+        committed: (size, seconds, failed) => {
+          metrics.observeBatch(size, seconds, failed);
+          if (!failed) writes.stored();
+        },
         stored: (counts) => metrics.countEvents(counts),
         settled: () => {
           for (const listener of settledListeners) listener();
@@ -87,6 +92,7 @@ export function wireServices(store: Store, logger: Logger, options: WiringOption
     shutdown: new Shutdown(),
     metrics,
     store,
+    writes,
     logger,
     state,
     delivery,

@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import type { DeliveryService } from '../services/delivery.js';
 import type { Metrics } from '../services/metrics.js';
 import type { RateLimiter } from '../limits/rate-limiter.js';
+import type { EventWrites } from '../services/event-writes.js';
 import type { Store } from '../store/store.js';
 import type { ServingState } from '../services/serving-state.js';
 import { adminApi, type AdminDeps } from './admin/plugin.js';
@@ -35,6 +36,8 @@ export interface AppDeps {
   metrics: Metrics;
   /** For readiness checks. */
   store: Store;
+  /** Whether events are being stored, for readiness. */
+  writes?: EventWrites;
   limiter: RateLimiter;
   /** The product's version, for the API document. */
   version: string;
@@ -147,6 +150,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(apiDocs, { version: deps.version });
   await app.register(operationsRoutes, {
     store: deps.store,
+    ...(deps.writes && { writes: deps.writes }),
     metrics: deps.metrics,
     shutdown,
     tokens: deps.admin.tokens,

@@ -3,12 +3,14 @@ import { OPERATIONS_ROUTES } from './openapi/operations.js';
 import type { AdminTokens } from '../services/admin-tokens.js';
 import type { Metrics } from '../services/metrics.js';
 import type { RateLimiter } from '../limits/rate-limiter.js';
+import type { EventWrites } from '../services/event-writes.js';
 import type { Store } from '../store/store.js';
 import type { Shutdown } from './app.js';
 import { authenticateLimited, type AuthFailureLimiter } from './auth-failures.js';
 
 export interface OperationsDeps {
   store: Store;
+  writes?: EventWrites;
   metrics: Metrics;
   shutdown: Shutdown;
   tokens: AdminTokens;
@@ -41,11 +43,15 @@ function withTimeout<T>(work: Promise<T>, what: string): Promise<T> {
  */
 function publicReason(error: unknown): string {
   if (error instanceof CheckTimeout || error instanceof PublicReason) return error.message;
+  if (error instanceof WritesFailing) return 'writes failing';
   return 'unavailable';
 }
 
 /** A failure whose message is safe to show anyone (it comes from this file, not a driver). */
 class PublicReason extends Error {}
+
+/** Events are not being stored; the detail is the store's own error, for admins and the log. */
+class WritesFailing extends Error {}
 
 /**
  * What an operator's tooling calls: `/healthz` (the process is alive), `/readyz` (it can serve:
@@ -87,6 +93,9 @@ export async function operationsRoutes(app: FastifyInstance, deps: OperationsDep
     });
     await check('store', async () => {
       await deps.store.ping();
+      // Reads can work while every write fails (a full disk): then the store is failing too.
+      const writesFailing = deps.writes?.failing();
+      if (writesFailing) throw new WritesFailing(writesFailing);
       return 'ok';
     });
     await check('migrations', async () => {

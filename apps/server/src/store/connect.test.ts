@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openSqliteFile } from './connect.js';
+import { sql } from 'kysely';
+import { connect, openSqliteFile } from './connect.js';
 
 const mode = (file: string) => fs.statSync(file).mode & 0o777;
 
@@ -34,5 +35,23 @@ describe('openSqliteFile', () => {
     fs.chmodSync(file, 0o640);
     openSqliteFile(file).close();
     expect(mode(file).toString(8)).toBe('640');
+  });
+});
+
+describe('a SQLite transaction that SQLite itself ended', () => {
+  it('fails with the error that ended it, not with the rollback that finds nothing to roll back', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'placard-rollback-'));
+    const connection = connect(`sqlite:${path.join(dir, 'placard.db')}`);
+    try {
+      // As after a full disk or an I/O error at commit: the transaction is gone when Kysely rolls back.
+      const failing = connection.db.transaction().execute(async (tx) => {
+        await sql`rollback`.execute(tx);
+        throw new Error('database or disk is full');
+      });
+      await expect(failing).rejects.toThrow('database or disk is full');
+    } finally {
+      await connection.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

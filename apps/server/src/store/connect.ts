@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, type Driver } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.js';
 
@@ -114,6 +114,27 @@ function discardOnDeadline(client: pg.PoolClient): void {
   };
 }
 
+/**
+ * SQLite ends a transaction by itself after some errors (a full disk, an I/O error). Kysely then
+ * sends its ROLLBACK anyway, which fails with "cannot rollback - no transaction is active", and that
+ * error, not the one that says what went wrong, is what the caller got: thousands of log lines that
+ * never said "disk full". This driver rolls back only a transaction that is still open.
+ */
+class SqliteDialectKeepingErrors extends SqliteDialect {
+  constructor(private readonly sqlite: BetterSqlite3.Database) {
+    super({ database: sqlite });
+  }
+
+  override createDriver(): Driver {
+    const driver = super.createDriver();
+    const rollback = driver.rollbackTransaction.bind(driver);
+    driver.rollbackTransaction = async (connection) => {
+      if (this.sqlite.inTransaction) await rollback(connection);
+    };
+    return driver;
+  }
+}
+
 /** Connects to the store named by a config `databaseUrl` (`sqlite:<file>` or `postgres://…`). */
 export function connect(
   databaseUrl: string,
@@ -123,7 +144,7 @@ export function connect(
   if (databaseUrl.startsWith('sqlite:')) {
     const file = databaseUrl.slice('sqlite:'.length);
     const sqlite = cachingStatements(openSqliteFile(file, options.busyTimeoutMs));
-    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+    const db = new Kysely<Database>({ dialect: new SqliteDialectKeepingErrors(sqlite) });
     return { db, sqlite, engine: 'sqlite', location: file, close: () => db.destroy() };
   }
   const deadline = options.deadlineMs ?? 0;

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach } from 'vitest';
 import http from 'node:http';
 import type { FastifyInstance } from 'fastify';
-import pino from 'pino';
+import pino, { type Logger } from 'pino';
 import { HIGHEST_LIMITS } from '../../src/domain/rate-limits.js';
 import { buildApp } from '../../src/http/app.js';
 import { CampaignService } from '../../src/services/campaigns.js';
@@ -122,11 +122,13 @@ export async function createTestApp(
     events?: WiringOptions['events'];
     clock?: () => number;
     fetchMaxAgeSeconds?: number;
+    /** Where the service logs; silent by default. */
+    logger?: Logger;
   } = {},
 ): Promise<TestApp> {
   const database = await createDatabase(options.engine ?? 'sqlite');
   const store = await database.open();
-  const logger = pino({ level: 'silent' });
+  const logger = options.logger ?? pino({ level: 'silent' });
   const clock = options.clock ?? Date.now;
   // The production wiring, with a poll so slow that only explicit refreshes (and the product's own
   // refresh-on-change paths) move the serving state.
