@@ -670,6 +670,20 @@ export interface components {
             /** @description What went wrong, for people; never a stack trace. */
             message: string;
         };
+        /** @description The body of a management 400 or 422: the error body with each problem and its field. */
+        ManagementError: {
+            /** @enum {string} */
+            status: "error";
+            /** @description What went wrong, for people: every problem, each after the field it concerns. */
+            message: string;
+            /** @description One entry per problem; empty when the mistake concerns no one field (a body that is not JSON). */
+            problems: {
+                /** @description The body field or query parameter, as a path for nested ones: `caps.clicksDaily`, `advertisers[0].campaigns[2].endAt`. */
+                field: string;
+                /** @description What is wrong with it: `is required`, `is not a known field`. */
+                message: string;
+            }[];
+        };
         /** @description A campaign to render (contract 2.1). */
         Campaign: {
             /** @description Use as `campaignId` when tracking. */
@@ -1570,13 +1584,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description A parameter or field is missing or invalid. */
+            /** @description A parameter or field is missing or invalid; on the management API, `problems` names it. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -1615,13 +1629,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The fields were understood but break a rule; the message says which. */
+            /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description An unexpected fault; details are only in the server log. */
@@ -1664,13 +1678,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description A parameter or field is missing or invalid. */
+            /** @description A parameter or field is missing or invalid; on the management API, `problems` names it. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -1727,13 +1741,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The fields were understood but break a rule; the message says which. */
+            /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description An unexpected fault; details are only in the server log. */
@@ -1771,13 +1785,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description A parameter or field is missing or invalid. */
+            /** @description A parameter or field is missing or invalid; on the management API, `problems` names it. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -1816,13 +1830,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The fields were understood but break a rule; the message says which. */
+            /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description An unexpected fault; details are only in the server log. */
@@ -1867,13 +1881,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description A parameter or field is missing or invalid. */
+            /** @description A parameter or field is missing or invalid; on the management API, `problems` names it. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -1930,13 +1944,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The fields were understood but break a rule; the message says which. */
+            /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description An unexpected fault; details are only in the server log. */
@@ -1980,13 +1994,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description A parameter or field is missing or invalid. */
+            /** @description A parameter or field is missing or invalid; on the management API, `problems` names it. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -2025,13 +2039,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The fields were understood but break a rule; the message says which. */
+            /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description An unexpected fault; details are only in the server log. */
@@ -2078,13 +2092,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description A parameter or field is missing or invalid. */
+            /** @description A parameter or field is missing or invalid; on the management API, `problems` names it. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -2141,13 +2155,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The fields were understood but break a rule; the message says which. */
+            /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description An unexpected fault; details are only in the server log. */
@@ -2185,13 +2199,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description A parameter or field is missing or invalid. */
+            /** @description A parameter or field is missing or invalid; on the management API, `problems` names it. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -2230,13 +2244,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The fields were understood but break a rule; the message says which. */
+            /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description An unexpected fault; details are only in the server log. */
@@ -2285,13 +2299,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description A parameter or field is missing or invalid. */
+            /** @description A parameter or field is missing or invalid; on the management API, `problems` names it. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -2348,13 +2362,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The fields were understood but break a rule; the message says which. */
+            /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description An unexpected fault; details are only in the server log. */
@@ -2392,13 +2406,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description A parameter or field is missing or invalid. */
+            /** @description A parameter or field is missing or invalid; on the management API, `problems` names it. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -2455,13 +2469,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The fields were understood but break a rule; the message says which. */
+            /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description An unexpected fault; details are only in the server log. */
@@ -2505,13 +2519,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description A parameter or field is missing or invalid. */
+            /** @description A parameter or field is missing or invalid; on the management API, `problems` names it. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -2568,13 +2582,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The fields were understood but break a rule; the message says which. */
+            /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description An unexpected fault; details are only in the server log. */
@@ -2612,13 +2626,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description A parameter or field is missing or invalid. */
+            /** @description A parameter or field is missing or invalid; on the management API, `problems` names it. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -2675,13 +2689,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The fields were understood but break a rule; the message says which. */
+            /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description An unexpected fault; details are only in the server log. */
@@ -2728,13 +2742,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description A parameter or field is missing or invalid. */
+            /** @description A parameter or field is missing or invalid; on the management API, `problems` names it. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -2791,13 +2805,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The fields were understood but break a rule; the message says which. */
+            /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description An unexpected fault; details are only in the server log. */
@@ -2839,13 +2853,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description A parameter or field is missing or invalid. */
+            /** @description A parameter or field is missing or invalid; on the management API, `problems` names it. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -2884,13 +2898,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The fields were understood but break a rule; the message says which. */
+            /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description An unexpected fault; details are only in the server log. */
@@ -2932,13 +2946,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description A parameter or field is missing or invalid. */
+            /** @description A parameter or field is missing or invalid; on the management API, `problems` names it. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -2995,13 +3009,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The fields were understood but break a rule; the message says which. */
+            /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description An unexpected fault; details are only in the server log. */
@@ -3039,13 +3053,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description A parameter or field is missing or invalid. */
+            /** @description A parameter or field is missing or invalid; on the management API, `problems` names it. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -3084,13 +3098,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The fields were understood but break a rule; the message says which. */
+            /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description An unexpected fault; details are only in the server log. */
@@ -3134,13 +3148,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description A parameter or field is missing or invalid. */
+            /** @description A parameter or field is missing or invalid; on the management API, `problems` names it. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -3197,13 +3211,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The fields were understood but break a rule; the message says which. */
+            /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description An unexpected fault; details are only in the server log. */
@@ -3248,13 +3262,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description A parameter or field is missing or invalid. */
+            /** @description A parameter or field is missing or invalid; on the management API, `problems` names it. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -3293,13 +3307,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The fields were understood but break a rule; the message says which. */
+            /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description An unexpected fault; details are only in the server log. */
@@ -3371,13 +3385,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description A parameter or field is missing or invalid. */
+            /** @description A parameter or field is missing or invalid; on the management API, `problems` names it. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -3434,13 +3448,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The fields were understood but break a rule; the message says which. */
+            /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description An unexpected fault; details are only in the server log. */
@@ -3478,13 +3492,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description A parameter or field is missing or invalid. */
+            /** @description A parameter or field is missing or invalid; on the management API, `problems` names it. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -3523,13 +3537,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The fields were understood but break a rule; the message says which. */
+            /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description An unexpected fault; details are only in the server log. */
@@ -3595,13 +3609,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description A parameter or field is missing or invalid. */
+            /** @description A parameter or field is missing or invalid; on the management API, `problems` names it. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -3658,13 +3672,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The fields were understood but break a rule; the message says which. */
+            /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description An unexpected fault; details are only in the server log. */
@@ -3708,13 +3722,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description A parameter or field is missing or invalid. */
+            /** @description A parameter or field is missing or invalid; on the management API, `problems` names it. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -3771,13 +3785,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The fields were understood but break a rule; the message says which. */
+            /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description An unexpected fault; details are only in the server log. */
@@ -3821,13 +3835,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description A parameter or field is missing or invalid. */
+            /** @description A parameter or field is missing or invalid; on the management API, `problems` names it. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -3884,13 +3898,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The fields were understood but break a rule; the message says which. */
+            /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description An unexpected fault; details are only in the server log. */
@@ -3935,13 +3949,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description A parameter or field is missing or invalid. */
+            /** @description A parameter or field is missing or invalid; on the management API, `problems` names it. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -3998,13 +4012,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The fields were understood but break a rule; the message says which. */
+            /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description An unexpected fault; details are only in the server log. */
@@ -4048,13 +4062,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description A parameter or field is missing or invalid. */
+            /** @description A parameter or field is missing or invalid; on the management API, `problems` names it. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -4111,13 +4125,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The fields were understood but break a rule; the message says which. */
+            /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description An unexpected fault; details are only in the server log. */
@@ -4161,13 +4175,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description A parameter or field is missing or invalid. */
+            /** @description A parameter or field is missing or invalid; on the management API, `problems` names it. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -4224,13 +4238,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The fields were understood but break a rule; the message says which. */
+            /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description An unexpected fault; details are only in the server log. */
@@ -4274,13 +4288,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description A parameter or field is missing or invalid. */
+            /** @description A parameter or field is missing or invalid; on the management API, `problems` names it. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -4337,13 +4351,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The fields were understood but break a rule; the message says which. */
+            /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description An unexpected fault; details are only in the server log. */
@@ -4379,13 +4393,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description A parameter or field is missing or invalid. */
+            /** @description A parameter or field is missing or invalid; on the management API, `problems` names it. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -4424,13 +4438,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The fields were understood but break a rule; the message says which. */
+            /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description An unexpected fault; details are only in the server log. */
@@ -4474,13 +4488,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description A parameter or field is missing or invalid. */
+            /** @description A parameter or field is missing or invalid; on the management API, `problems` names it. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -4537,13 +4551,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The fields were understood but break a rule; the message says which. */
+            /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description An unexpected fault; details are only in the server log. */
@@ -4581,13 +4595,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description A parameter or field is missing or invalid. */
+            /** @description A parameter or field is missing or invalid; on the management API, `problems` names it. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -4626,13 +4640,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The fields were understood but break a rule; the message says which. */
+            /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description An unexpected fault; details are only in the server log. */
@@ -4677,13 +4691,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description A parameter or field is missing or invalid. */
+            /** @description A parameter or field is missing or invalid; on the management API, `problems` names it. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -4740,13 +4754,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The fields were understood but break a rule; the message says which. */
+            /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description An unexpected fault; details are only in the server log. */
@@ -4784,13 +4798,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description A parameter or field is missing or invalid. */
+            /** @description A parameter or field is missing or invalid; on the management API, `problems` names it. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -4847,13 +4861,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The fields were understood but break a rule; the message says which. */
+            /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description An unexpected fault; details are only in the server log. */
@@ -4891,13 +4905,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description A parameter or field is missing or invalid. */
+            /** @description A parameter or field is missing or invalid; on the management API, `problems` names it. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -4954,13 +4968,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The fields were understood but break a rule; the message says which. */
+            /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description An unexpected fault; details are only in the server log. */
@@ -5004,13 +5018,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description A parameter or field is missing or invalid. */
+            /** @description A parameter or field is missing or invalid; on the management API, `problems` names it. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -5049,13 +5063,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The fields were understood but break a rule; the message says which. */
+            /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description An unexpected fault; details are only in the server log. */
@@ -5109,13 +5123,13 @@ export interface operations {
                     "text/csv": string;
                 };
             };
-            /** @description A parameter or field is missing or invalid. */
+            /** @description A parameter or field is missing or invalid; on the management API, `problems` names it. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -5154,13 +5168,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The fields were understood but break a rule; the message says which. */
+            /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description An unexpected fault; details are only in the server log. */
@@ -5202,13 +5216,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description A parameter or field is missing or invalid. */
+            /** @description A parameter or field is missing or invalid; on the management API, `problems` names it. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -5247,13 +5261,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The fields were understood but break a rule; the message says which. */
+            /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description An unexpected fault; details are only in the server log. */
@@ -5300,13 +5314,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description A parameter or field is missing or invalid. */
+            /** @description A parameter or field is missing or invalid; on the management API, `problems` names it. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -5363,13 +5377,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The fields were understood but break a rule; the message says which. */
+            /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description An unexpected fault; details are only in the server log. */
@@ -5407,13 +5421,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description A parameter or field is missing or invalid. */
+            /** @description A parameter or field is missing or invalid; on the management API, `problems` names it. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -5452,13 +5466,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The fields were understood but break a rule; the message says which. */
+            /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description An unexpected fault; details are only in the server log. */
@@ -5496,13 +5510,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description A parameter or field is missing or invalid. */
+            /** @description A parameter or field is missing or invalid; on the management API, `problems` names it. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -5559,13 +5573,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The fields were understood but break a rule; the message says which. */
+            /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description An unexpected fault; details are only in the server log. */

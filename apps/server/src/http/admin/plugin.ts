@@ -2,7 +2,10 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AdminTokens } from '../../services/admin-tokens.js';
 import type { Actor } from '../../services/audit.js';
 import type { Store } from '../../store/store.js';
+import { installErrorHandler, managementErrorBody } from '../errors.js';
 import { campaignRoutes } from './campaigns.js';
+import { refuseUnknownInput } from './known-fields.js';
+import { refuseNulCharacters } from './nul-characters.js';
 import { partnerRoutes } from './partners.js';
 import { registryRoutes } from './registry.js';
 import { reportRoutes } from './reports.js';
@@ -33,6 +36,12 @@ export async function adminApi(app: FastifyInstance, deps: AdminDeps): Promise<v
   app.addHook('onRequest', async (request) => {
     request.adminActor = await deps.tokens.authenticate(request.headers.authorization);
   });
+  // After authentication, so an unknown caller learns nothing about the fields a route takes.
+  app.addHook('preValidation', async (request) => {
+    refuseUnknownInput(request);
+    refuseNulCharacters(request);
+  });
+  installErrorHandler(app, managementErrorBody);
   app.addHook('onResponse', async (request, reply) => {
     if (request.method !== 'GET' && reply.statusCode < 400) deps.afterChange();
   });
