@@ -207,15 +207,15 @@ describe('end to end: built server, CLI and real HTTP', () => {
     expect(bad.code).toBe(1);
     const report = JSON.parse(bad.stdout) as {
       status: string;
-      details: Array<{ path: string; message: string }>;
+      problems: Array<{ field: string; message: string }>;
     };
     expect(report.status).toBe('error');
-    expect(report.details).toContainEqual({
-      path: 'advertisers[0].campaigns[0].destinationUrl',
+    expect(report.problems).toContainEqual({
+      field: 'advertisers[0].campaigns[0].destinationUrl',
       message: 'is required: an absolute http or https URL',
     });
-    expect(report.details).toContainEqual({
-      path: 'advertisers[0].campaigns[0].placements',
+    expect(report.problems).toContainEqual({
+      field: 'advertisers[0].campaigns[0].placements',
       message: 'unknown placement "nowhere"',
     });
 

@@ -1,4 +1,4 @@
-import { DomainError } from '../domain/errors.js';
+import { DomainError, MESSAGE_PROBLEMS } from '../domain/errors.js';
 import { ConfigError } from '../config.js';
 
 /** Output options every command accepts. */
@@ -37,14 +37,16 @@ export function emit(options: OutputOptions, value: unknown, human: () => void):
 export function reportFailure(options: OutputOptions, error: unknown): void {
   const known = error instanceof DomainError || error instanceof ConfigError;
   const message = error instanceof Error ? error.message : String(error);
-  const details = error instanceof DomainError ? error.details : [];
+  const problems = error instanceof DomainError ? error.problems : [];
   if (options.json) {
     console.log(
-      JSON.stringify({ status: 'error', message, ...(details.length ? { details } : {}) }, null, 2),
+      JSON.stringify({ status: 'error', message, ...(problems.length ? { problems } : {}) }, null, 2),
     );
   } else {
     console.error(`error: ${message}`);
-    for (const detail of details) console.error(`  ${detail.path}: ${detail.message}`);
+    // The message spells out the first problems; a long list (a large import file) follows in full.
+    if (problems.length > MESSAGE_PROBLEMS)
+      for (const problem of problems) console.error(`  ${problem.field}: ${problem.message}`);
     if (!known && error instanceof Error && error.stack && process.env['PLACARD_DEBUG'])
       console.error(error.stack);
   }

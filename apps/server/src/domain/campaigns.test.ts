@@ -3,7 +3,7 @@ import { isHttpUrl, isInFlight, validateCampaignInput } from './campaigns.js';
 
 const base = { title: 'T', destinationUrl: 'https://a.example/', placements: ['header_banner'] };
 const problems = (fields: Record<string, unknown>) =>
-  validateCampaignInput({ ...base, ...fields }, 'c').problems.map((p) => `${p.path}: ${p.message}`);
+  validateCampaignInput({ ...base, ...fields }, 'c').problems.map((p) => `${p.field}: ${p.message}`);
 
 describe('campaign input', () => {
   it('applies defaults and normalises targeting', () => {

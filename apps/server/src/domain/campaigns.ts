@@ -1,3 +1,4 @@
+import type { FieldProblem } from './errors.js';
 import { isPlacementId } from './placements.js';
 import { isTimeZone } from './time-zones.js';
 import { COUNTRY_CODES, DEVICES, type Device } from './targeting.js';
@@ -68,16 +69,12 @@ export const MIN_PRIORITY = -1000;
 export const MAX_PRIORITY = 1000;
 export const MAX_WEIGHT = 1_000_000;
 
-/** A field-level problem found while validating operator input. */
-export interface FieldProblem {
-  path: string;
-  message: string;
-}
+export type { FieldProblem };
 
 function optionalText(value: unknown, path: string, max: number, problems: FieldProblem[]): string | null {
   if (value === undefined || value === null || value === '') return null;
-  if (typeof value !== 'string') problems.push({ path, message: 'must be a string' });
-  else if (value.length > max) problems.push({ path, message: `must be at most ${max} characters` });
+  if (typeof value !== 'string') problems.push({ field: path, message: 'must be a string' });
+  else if (value.length > max) problems.push({ field: path, message: `must be at most ${max} characters` });
   else return value;
   return null;
 }
@@ -88,14 +85,14 @@ function time(value: unknown, path: string, problems: FieldProblem[]): number | 
     const ms = Date.parse(value);
     if (Number.isFinite(ms)) return ms;
   }
-  problems.push({ path, message: 'must be an ISO 8601 date-time such as 2026-01-31T00:00:00Z' });
+  problems.push({ field: path, message: 'must be an ISO 8601 date-time such as 2026-01-31T00:00:00Z' });
   return null;
 }
 
 function stringList(value: unknown, path: string, problems: FieldProblem[]): string[] {
   if (value === undefined || value === null) return [];
   if (!Array.isArray(value) || value.some((item) => typeof item !== 'string')) {
-    problems.push({ path, message: 'must be an array of strings' });
+    problems.push({ field: path, message: 'must be an array of strings' });
     return [];
   }
   return [...new Set(value as string[])];
@@ -111,7 +108,7 @@ function integerIn(
 ): number {
   if (value === undefined || value === null) return fallback;
   if (typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max) return value;
-  problems.push({ path, message: `must be an integer between ${min} and ${max}` });
+  problems.push({ field: path, message: `must be an integer between ${min} and ${max}` });
   return fallback;
 }
 
@@ -138,62 +135,63 @@ export function validateCampaignInput(
 ): { value?: CampaignInput; problems: FieldProblem[] } {
   const problems: FieldProblem[] = [];
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
-    return { problems: [{ path, message: 'must be an object' }] };
+    return { problems: [{ field: path || 'body', message: 'must be an object' }] };
   }
   const fields = raw as Record<string, unknown>;
-  const at = (name: string): string => `${path}.${name}`;
+  // The root of a single campaign (the API's body) has no path: its fields are named alone.
+  const at = (name: string): string => (path === '' ? name : `${path}.${name}`);
 
   const title = fields['title'];
   if (typeof title !== 'string' || title.trim() === '' || title.length > 200) {
-    problems.push({ path: at('title'), message: 'is required: a string of 1 to 200 characters' });
+    problems.push({ field: at('title'), message: 'is required: a string of 1 to 200 characters' });
   }
   const description = optionalText(fields['description'], at('description'), 1000, problems);
   const category = optionalText(fields['category'], at('category'), 64, problems);
   if (category !== null && !/^[a-z][a-z0-9_-]*$/.test(category)) {
-    problems.push({ path: at('category'), message: 'must be a lower-case word such as "technology"' });
+    problems.push({ field: at('category'), message: 'must be a lower-case word such as "technology"' });
   }
   const destinationUrl = fields['destinationUrl'];
   if (typeof destinationUrl !== 'string' || !isHttpUrl(destinationUrl)) {
-    problems.push({ path: at('destinationUrl'), message: 'is required: an absolute http or https URL' });
+    problems.push({ field: at('destinationUrl'), message: 'is required: an absolute http or https URL' });
   }
   const status = fields['status'] ?? 'draft';
   if (typeof status !== 'string' || !(CAMPAIGN_STATUSES as readonly string[]).includes(status)) {
-    problems.push({ path: at('status'), message: `must be one of: ${CAMPAIGN_STATUSES.join(', ')}` });
+    problems.push({ field: at('status'), message: `must be one of: ${CAMPAIGN_STATUSES.join(', ')}` });
   }
   const priority = integerIn(fields['priority'], 0, MIN_PRIORITY, MAX_PRIORITY, at('priority'), problems);
   const weight = integerIn(fields['weight'], 1, 1, MAX_WEIGHT, at('weight'), problems);
 
   const placements = stringList(fields['placements'], at('placements'), problems);
   if (placements.length === 0) {
-    problems.push({ path: at('placements'), message: 'must name at least one placement' });
+    problems.push({ field: at('placements'), message: 'must name at least one placement' });
   }
   for (const id of placements) {
     if (!isPlacementId(id)) {
-      problems.push({ path: at('placements'), message: `"${id}" is not a placement id` });
+      problems.push({ field: at('placements'), message: `"${id}" is not a placement id` });
     } else if (knownPlacements && !knownPlacements.has(id)) {
-      problems.push({ path: at('placements'), message: `unknown placement "${id}"` });
+      problems.push({ field: at('placements'), message: `unknown placement "${id}"` });
     }
   }
   const countries = stringList(fields['countries'], at('countries'), problems).map((c) => c.toUpperCase());
   for (const code of countries) {
     if (!COUNTRY_CODES.has(code)) {
-      problems.push({ path: at('countries'), message: `"${code}" is not an ISO 3166-1 alpha-2 code` });
+      problems.push({ field: at('countries'), message: `"${code}" is not an ISO 3166-1 alpha-2 code` });
     }
   }
   const devices = stringList(fields['devices'], at('devices'), problems).map((d) => d.toLowerCase());
   for (const device of devices) {
     if (!(DEVICES as readonly string[]).includes(device)) {
-      problems.push({ path: at('devices'), message: `"${device}" is not one of: ${DEVICES.join(', ')}` });
+      problems.push({ field: at('devices'), message: `"${device}" is not one of: ${DEVICES.join(', ')}` });
     }
   }
   const startAt = time(fields['startAt'], at('startAt'), problems);
   const endAt = time(fields['endAt'], at('endAt'), problems);
   if (startAt !== null && endAt !== null && endAt <= startAt) {
-    problems.push({ path: at('endAt'), message: 'must be after startAt' });
+    problems.push({ field: at('endAt'), message: 'must be after startAt' });
   }
   const timeZone = fields['timeZone'] ?? 'UTC';
   if (typeof timeZone !== 'string' || !isTimeZone(timeZone)) {
-    problems.push({ path: at('timeZone'), message: 'must be an IANA time zone such as "Europe/Paris"' });
+    problems.push({ field: at('timeZone'), message: 'must be an IANA time zone such as "Europe/Paris"' });
   }
   const caps = validateCaps(fields['caps'], at('caps'), problems);
 
@@ -225,7 +223,7 @@ function validateCaps(raw: unknown, path: string, problems: FieldProblem[]): Cap
   if (raw === undefined || raw === null) return NO_CAPS;
   if (typeof raw !== 'object' || Array.isArray(raw)) {
     problems.push({
-      path,
+      field: path,
       message: 'must be an object with impressionsTotal, clicksTotal, impressionsDaily, clicksDaily',
     });
     return NO_CAPS;
@@ -233,16 +231,23 @@ function validateCaps(raw: unknown, path: string, problems: FieldProblem[]): Cap
   const fields = raw as Record<string, unknown>;
   const caps = { ...NO_CAPS };
   for (const name of Object.keys(fields)) {
-    if (!(name in NO_CAPS)) problems.push({ path: `${path}.${name}`, message: 'is not a cap' });
+    if (!(name in NO_CAPS)) problems.push({ field: `${path}.${name}`, message: 'is not a cap' });
   }
   for (const name of Object.keys(NO_CAPS) as Array<keyof Caps>) {
     const value = fields[name];
     if (value === undefined || value === null) continue;
     if (typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= MAX_CAP)
       caps[name] = value;
-    else problems.push({ path: `${path}.${name}`, message: 'must be a positive integer or null' });
+    else problems.push({ field: `${path}.${name}`, message: 'must be a positive integer or null' });
   }
   return caps;
+}
+
+/** A problem for each field of `fields` not in `known`, named under `path` (a file's fields are never dropped). */
+export function unknownFieldProblems(fields: object, known: readonly string[], path: string): FieldProblem[] {
+  return Object.keys(fields)
+    .filter((name) => !known.includes(name))
+    .map((name) => ({ field: path === '' ? name : `${path}.${name}`, message: 'is not a known field' }));
 }
 
 /** True when the campaign's flight window contains `now` (a missing bound is open). */

@@ -11,20 +11,54 @@ export type ErrorKind =
   | 'unprocessable' // well-formed input the service cannot act on (422)
   | 'unavailable'; // a dependency is down or overloaded; retry later (503)
 
+/**
+ * One thing wrong with one input: `field` names it as the caller wrote it (`title`, `caps.clicksDaily`,
+ * `advertisers[0].campaigns[2].endAt`, a query parameter), `message` says what is wrong with it.
+ */
+export interface FieldProblem {
+  field: string;
+  message: string;
+}
+
 /** A failure the caller can act on; its message is safe to show to the client. */
 export class DomainError extends Error {
   override readonly name = 'DomainError';
   constructor(
     readonly kind: ErrorKind,
     message: string,
-    /** Field-level problems, for inputs with several (an import file, a campaign form). */
-    readonly details: ReadonlyArray<{ path: string; message: string }> = [],
+    /** The fields the failure concerns, each with its problem; empty when it is about no one field. */
+    readonly problems: readonly FieldProblem[] = [],
   ) {
     super(message);
   }
 }
 
 export const invalid = (message: string): DomainError => new DomainError('invalid', message);
+
+/** More problems than this are counted in the message rather than spelled out (a large import). */
+export const MESSAGE_PROBLEMS = 10;
+
+/** The problems as one sentence a person can read: `title is required; weight must be …`. */
+function spelledOut(problems: readonly FieldProblem[]): string {
+  const shown = problems.slice(0, MESSAGE_PROBLEMS).map(({ field, message }) => `${field} ${message}`);
+  const more = problems.length - shown.length;
+  return `${shown.join('; ')}${more > 0 ? `; and ${more} more` : ''}`;
+}
+
+/** A 400 about fields, each named in the message and one by one in `problems`. */
+export const invalidFields = (problems: readonly FieldProblem[]): DomainError =>
+  new DomainError('invalid', spelledOut(problems), problems);
+
+/** A 400 about one field: the message reads `<field> <problem>`. */
+export const invalidField = (field: string, message: string): DomainError =>
+  invalidFields([{ field, message }]);
+
+/**
+ * A 422 listing every problem found, in a message readable on its own
+ * (`invalid campaign: title is required; weight must be …`) and one by one in `problems`.
+ */
+export const unprocessable = (what: string, problems: readonly FieldProblem[]): DomainError =>
+  new DomainError('unprocessable', `${what}: ${spelledOut(problems)}`, problems);
 export const notFound = (message: string): DomainError => new DomainError('not_found', message);
 
 /**

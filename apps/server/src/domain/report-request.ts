@@ -1,4 +1,4 @@
-import { invalid } from './errors.js';
+import { invalidField } from './errors.js';
 import { parseDevice, parseLocation } from './targeting.js';
 import { isTimeZone, startOfLocalDay, type Granularity } from './time-zones.js';
 
@@ -37,7 +37,7 @@ const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}
 function text(params: Record<string, unknown>, name: string): string | undefined {
   const value = params[name];
   if (value === undefined || value === '') return undefined;
-  if (typeof value !== 'string') throw invalid(`${name} must be given once`);
+  if (typeof value !== 'string') throw invalidField(name, 'must be given once');
   return value;
 }
 
@@ -51,12 +51,12 @@ function instant(value: string, name: 'from' | 'to', timeZone: string): number {
     const [year, month, day] = [Number(date[1]), Number(date[2]), Number(date[3])];
     const check = new Date(Date.UTC(year, month - 1, day));
     if (check.getUTCMonth() !== month - 1 || check.getUTCDate() !== day)
-      throw invalid(`${name} is not a valid date`);
+      throw invalidField(name, 'is not a valid date');
     return startOfLocalDay(year, month, name === 'to' ? day + 1 : day, timeZone);
   }
   const ms = INSTANT.test(value) ? Date.parse(value) : NaN;
   if (Number.isNaN(ms)) {
-    throw invalid(`${name} must be a date (YYYY-MM-DD) or an ISO 8601 date-time with an offset`);
+    throw invalidField(name, 'must be a date (YYYY-MM-DD) or an ISO 8601 date-time with an offset');
   }
   return ms;
 }
@@ -69,12 +69,12 @@ function filterValues(dimension: ReportDimension, raw: string): (string | number
       case 'advertiser':
       case 'partner': {
         if (!/^\d{1,15}$/.test(value) || Number(value) === 0) {
-          throw invalid(`${dimension} must be a list of positive integers`);
+          throw invalidField(dimension, 'must be a list of positive integers');
         }
         return Number(value);
       }
       case 'placement':
-        if (value === '') throw invalid('placement must not be empty');
+        if (value === '') throw invalidField('placement', 'must not be empty');
         return value;
       case 'country':
         return value === 'none' ? '' : parseLocation(value);
@@ -92,10 +92,12 @@ function filterValues(dimension: ReportDimension, raw: string): (string | number
  */
 export function parseReportRequest(params: Record<string, unknown>, now: number): ReportRequest {
   const timeZone = text(params, 'timeZone') ?? 'UTC';
-  if (!isTimeZone(timeZone)) throw invalid(`unknown time zone: ${timeZone}`);
+  if (!isTimeZone(timeZone))
+    throw invalidField('timeZone', 'must be an IANA time zone such as "Europe/Paris"');
 
   const granularity = (text(params, 'granularity') ?? 'day') as Granularity;
-  if (!GRANULARITIES.includes(granularity)) throw invalid('granularity must be one of: minute, hour, day');
+  if (!GRANULARITIES.includes(granularity))
+    throw invalidField('granularity', 'must be one of: minute, hour, day');
 
   const rawFrom = text(params, 'from');
   const rawTo = text(params, 'to');
@@ -106,9 +108,9 @@ export function parseReportRequest(params: Record<string, unknown>, now: number)
   // Rollups count whole minutes: the range is widened to the minutes it touches.
   const fromMinute = Math.floor(from / MINUTE) * MINUTE;
   const toMinute = Math.ceil(to / MINUTE) * MINUTE;
-  if (fromMinute >= toMinute) throw invalid('from must be before to');
+  if (fromMinute >= toMinute) throw invalidField('from', 'must be before to');
   if (granularity === 'minute' && toMinute - fromMinute > MAX_MINUTE_RANGE_MS) {
-    throw invalid('a report by minute covers at most 31 days; use granularity=hour or day');
+    throw invalidField('granularity', 'must be hour or day: a report by minute covers at most 31 days');
   }
 
   const groupBy: ReportDimension[] = [];
@@ -116,7 +118,7 @@ export function parseReportRequest(params: Record<string, unknown>, now: number)
     const dimension = item.trim();
     if (dimension === '') continue;
     if (!(REPORT_DIMENSIONS as readonly string[]).includes(dimension)) {
-      throw invalid(`groupBy must be a list of: ${REPORT_DIMENSIONS.join(', ')}`);
+      throw invalidField('groupBy', `must be a list of: ${REPORT_DIMENSIONS.join(', ')}`);
     }
     if (!groupBy.includes(dimension as ReportDimension)) groupBy.push(dimension as ReportDimension);
   }

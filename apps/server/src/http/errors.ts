@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { DomainError, WrongCredential, type ErrorKind } from '../domain/errors.js';
+import { DomainError, WrongCredential, type ErrorKind, type FieldProblem } from '../domain/errors.js';
 import { isUnavailableError } from '../store/errors.js';
 
 /** An HTTP-only failure (wrong method, media type, size) raised inside `http/`. */
@@ -40,6 +40,8 @@ export interface ErrorResponse {
   headers?: Record<string, string>;
   /** True for faults the operator must see in the log (500s, not client mistakes). */
   fault: boolean;
+  /** The fields a client mistake concerns; only the management API's body lists them. */
+  problems?: readonly FieldProblem[];
 }
 
 /**
@@ -58,7 +60,7 @@ export function describeError(error: unknown): ErrorResponse {
       return { status, message: 'unauthorized', headers: { 'www-authenticate': 'Bearer' }, fault: false };
     if (status === 503)
       return { status, message: error.message, headers: { 'retry-after': '1' }, fault: false };
-    return { status, message: error.message, fault: false };
+    return { status, message: error.message, fault: false, problems: error.problems };
   }
   if (error instanceof HttpError) {
     return { status: error.statusCode, message: error.message, headers: error.headers, fault: false };
@@ -83,16 +85,36 @@ export function describeError(error: unknown): ErrorResponse {
 /** The error body of the contract (section 7). */
 export const errorBody = (message: string): string => JSON.stringify({ status: 'error', message });
 
+/** Statuses whose management error body lists `problems`: the client's input was wrong. */
+export const INPUT_STATUSES: ReadonlySet<number> = new Set([400, 422]);
+
+/**
+ * The management API's error body: the contract's, plus on 400 and 422 the `problems`, one per
+ * field (an empty list when the mistake concerns no one field, such as a body that is not JSON).
+ */
+export function managementErrorBody({ status, message, problems }: ErrorResponse): string {
+  if (!INPUT_STATUSES.has(status)) return errorBody(message);
+  return JSON.stringify({ status: 'error', message, problems: problems ?? [] });
+}
+
 export const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** Answers every error thrown in `app`'s routes through `describeError`, in the body `body` writes. */
+export function installErrorHandler(
+  app: FastifyInstance,
+  body: (response: ErrorResponse) => string = (response) => errorBody(response.message),
+): void {
+  app.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) => {
+    const response = describeError(error);
+    if (response.fault) request.log.error({ err: error }, 'request failed');
+    if (response.headers) reply.headers(response.headers);
+    return reply.code(response.status).header('content-type', JSON_TYPE).send(body(response));
+  });
+}
 
 /** Installs Fastify's error and not-found handlers over the same mapping (D8). */
 export function installErrorHandling(app: FastifyInstance): void {
-  app.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) => {
-    const { status, message, headers, fault } = describeError(error);
-    if (fault) request.log.error({ err: error }, 'request failed');
-    if (headers) reply.headers(headers);
-    return reply.code(status).header('content-type', JSON_TYPE).send(errorBody(message));
-  });
+  installErrorHandler(app);
   app.setNotFoundHandler((_request: FastifyRequest, reply: FastifyReply) =>
     reply.code(404).header('content-type', JSON_TYPE).send(errorBody('not found')),
   );

@@ -6,7 +6,7 @@ import {
   isWellFormedApiKey,
 } from '../domain/api-keys.js';
 import { ADMIN_ROUTE_HINT, lifecycleStatus } from '../domain/credentials.js';
-import { DomainError, invalid, notFound, WrongCredential } from '../domain/errors.js';
+import { DomainError, invalidField, notFound, WrongCredential } from '../domain/errors.js';
 import type { AdminTokenRecord, PageRequest, Store } from '../store/store.js';
 import { audit, CLI_ACTOR, SYSTEM_ACTOR, type Actor } from './audit.js';
 
@@ -40,7 +40,7 @@ const isActive = (token: AdminTokenRecord, now: number) =>
 
 function checkLabel(label: unknown): string {
   if (typeof label !== 'string' || label.trim() === '' || label.trim().length > 100) {
-    throw invalid('label must be 1 to 100 characters');
+    throw invalidField('label', 'must be 1 to 100 characters');
   }
   return label.trim();
 }
@@ -48,7 +48,10 @@ function checkLabel(label: unknown): string {
 function checkExpiry(expiresInHours: unknown, now: number): number | null {
   if (expiresInHours === undefined || expiresInHours === null) return null;
   if (typeof expiresInHours !== 'number' || !(expiresInHours > 0) || expiresInHours > MAX_EXPIRY_HOURS) {
-    throw invalid(`expiresInHours must be a number above 0 and at most ${MAX_EXPIRY_HOURS}, or absent`);
+    throw invalidField(
+      'expiresInHours',
+      `must be a number above 0 and at most ${MAX_EXPIRY_HOURS}, or absent`,
+    );
   }
   return now + Math.round(expiresInHours * 3_600_000);
 }

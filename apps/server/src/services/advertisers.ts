@@ -1,10 +1,10 @@
-import { DomainError, invalid, notFound } from '../domain/errors.js';
+import { DomainError, invalidField, notFound } from '../domain/errors.js';
 import type { Advertiser, PageRequest, Store } from '../store/store.js';
 import { audit, CLI_ACTOR, type Actor } from './audit.js';
 
 function checkName(name: unknown): string {
   if (typeof name !== 'string' || name.trim() === '' || name.trim().length > 100) {
-    throw invalid('advertiser name must be 1 to 100 characters');
+    throw invalidField('name', 'must be 1 to 100 characters');
   }
   return name.trim();
 }

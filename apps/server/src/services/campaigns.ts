@@ -1,10 +1,11 @@
 import {
+  unknownFieldProblems,
   validateCampaignInput,
   type Campaign,
   type CampaignInput,
   type FieldProblem,
 } from '../domain/campaigns.js';
-import { DomainError, invalid, notFound } from '../domain/errors.js';
+import { invalid, invalidField, notFound, unprocessable } from '../domain/errors.js';
 import {
   CAMPAIGN_ACTIONS,
   statusAfterAction,
@@ -40,11 +41,6 @@ export function campaignToJson(campaign: Campaign): Record<string, unknown> {
   };
 }
 
-function failed(problems: FieldProblem[], what: string): DomainError {
-  const plural = problems.length === 1 ? 'problem' : 'problems';
-  return new DomainError('unprocessable', `${what}: ${problems.length} ${plural}`, problems);
-}
-
 /** Fields an edit may change; status moves only through actions (D11). */
 const EDITABLE = [
   'title',
@@ -61,6 +57,9 @@ const EDITABLE = [
   'timeZone',
   'caps',
 ] as const;
+
+/** The fields of a campaign in an import file: the editable ones and the status it starts in. */
+const IMPORTED = [...EDITABLE, 'status'];
 
 /** Advertisers' campaigns: bulk import, creation, editing under review rules, lifecycle actions. */
 export class CampaignService {
@@ -84,29 +83,37 @@ export class CampaignService {
     const advertisers: AdvertiserImport[] = [];
     const list = (document as { advertisers?: unknown } | null)?.advertisers;
     if (!Array.isArray(list) || list.length === 0) {
-      throw failed([{ path: 'advertisers', message: 'must be a non-empty array' }], 'invalid import file');
+      throw unprocessable('invalid import file', [
+        { field: 'advertisers', message: 'must be a non-empty array' },
+      ]);
     }
+    problems.push(...unknownFieldProblems(document as object, ['advertisers'], ''));
     const known = await this.knownPlacements();
     list.forEach((raw: unknown, i) => {
       const path = `advertisers[${i}]`;
       const entry = raw as { name?: unknown; campaigns?: unknown } | null;
+      if (entry !== null && typeof entry === 'object')
+        problems.push(...unknownFieldProblems(entry, ['name', 'campaigns'], path));
       const name = entry?.name;
       if (typeof name !== 'string' || name.trim() === '' || name.length > 100) {
-        problems.push({ path: `${path}.name`, message: 'is required: a string of 1 to 100 characters' });
+        problems.push({ field: `${path}.name`, message: 'is required: a string of 1 to 100 characters' });
       }
       if (!Array.isArray(entry?.campaigns)) {
-        problems.push({ path: `${path}.campaigns`, message: 'must be an array' });
+        problems.push({ field: `${path}.campaigns`, message: 'must be an array' });
         return;
       }
       const campaigns: CampaignInput[] = [];
       entry.campaigns.forEach((rawCampaign: unknown, j) => {
-        const result = validateCampaignInput(rawCampaign, `${path}.campaigns[${j}]`, known);
+        const at = `${path}.campaigns[${j}]`;
+        const result = validateCampaignInput(rawCampaign, at, known);
         problems.push(...result.problems);
+        if (rawCampaign !== null && typeof rawCampaign === 'object' && !Array.isArray(rawCampaign))
+          problems.push(...unknownFieldProblems(rawCampaign, IMPORTED, at));
         if (result.value) campaigns.push(result.value);
       });
       if (typeof name === 'string') advertisers.push({ name: name.trim(), campaigns });
     });
-    if (problems.length > 0) throw failed(problems, 'invalid import file');
+    if (problems.length > 0) throw unprocessable('invalid import file', problems);
     const now = this.clock();
     return this.store.transaction(async (tx) => {
       const summary = await tx.importCampaigns(advertisers, now);
@@ -132,12 +139,8 @@ export class CampaignService {
     const now = this.clock();
     return this.store.transaction(async (tx) => {
       if (!(await tx.findAdvertiser(advertiserId))) throw notFound(`advertiser ${advertiserId} not found`);
-      const result = validateCampaignInput(
-        { ...input, status: 'draft' },
-        'campaign',
-        await this.knownPlacements(tx),
-      );
-      if (!result.value) throw failed(result.problems, 'invalid campaign');
+      const result = validateCampaignInput({ ...input, status: 'draft' }, '', await this.knownPlacements(tx));
+      if (!result.value) throw unprocessable('invalid campaign', result.problems);
       const id = await tx.createCampaign(advertiserId, result.value, now);
       const campaign = (await tx.getCampaign(id))!;
       await audit(
@@ -179,20 +182,20 @@ export class CampaignService {
       (field) => !(EDITABLE as readonly string[]).includes(field),
     );
     if (unknownFields.includes('status')) {
-      throw invalid('status changes through actions: submit, approve, reject, pause, resume, archive');
+      throw invalidField(
+        'status',
+        'changes through actions: submit, approve, reject, pause, resume, archive',
+      );
     }
-    if (unknownFields.length > 0) throw invalid(`not editable: ${unknownFields.join(', ')}`);
+    if (unknownFields.length > 0)
+      throw unprocessable(`invalid change to campaign ${id}`, unknownFieldProblems(changes, EDITABLE, ''));
     const now = this.clock();
     return this.store.transaction(async (tx) => {
       const current = await tx.getCampaign(id);
       if (!current) throw notFound(`campaign ${id} not found`);
       const before = campaignToJson(current);
-      const result = validateCampaignInput(
-        { ...before, ...changes },
-        'campaign',
-        await this.knownPlacements(tx),
-      );
-      if (!result.value) throw failed(result.problems, `invalid change to campaign ${id}`);
+      const result = validateCampaignInput({ ...before, ...changes }, '', await this.knownPlacements(tx));
+      if (!result.value) throw unprocessable(`invalid change to campaign ${id}`, result.problems);
       const candidate = campaignToJson({ ...current, ...result.value });
       const changed = EDITABLE.filter(
         (field) => JSON.stringify(candidate[field]) !== JSON.stringify(before[field]),
@@ -214,8 +217,10 @@ export class CampaignService {
     if (!(CAMPAIGN_ACTIONS as readonly string[]).includes(action)) {
       throw invalid(`unknown action "${action}"; actions: ${CAMPAIGN_ACTIONS.join(', ')}`);
     }
+    if (reason !== undefined && reason !== null && typeof reason !== 'string')
+      throw invalidField('reason', 'must be a string');
     const why = typeof reason === 'string' && reason.trim() !== '' ? reason.trim() : null;
-    if (action === 'reject' && why === null) throw invalid('a reason is required to reject a campaign');
+    if (action === 'reject' && why === null) throw invalidField('reason', 'is required to reject a campaign');
     const now = this.clock();
     return this.store.transaction(async (tx) => {
       const current = await tx.getCampaign(id);

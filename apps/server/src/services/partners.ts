@@ -1,6 +1,6 @@
 import { generateApiKey } from '../domain/api-keys.js';
 import { isExpired } from '../domain/credentials.js';
-import { DomainError, invalid, notFound } from '../domain/errors.js';
+import { DomainError, invalid, invalidField, notFound, unprocessable } from '../domain/errors.js';
 import { MAX_LIMIT_SETTING } from '../domain/rate-limits.js';
 import type { ApiKeyRecord, ApiKeyStatus, PageRequest, Partner, RateLimits, Store } from '../store/store.js';
 import { audit, CLI_ACTOR, type Actor } from './audit.js';
@@ -15,11 +15,19 @@ export interface CreatedKey {
 export const DEFAULT_ROTATION_HOURS = 24;
 export const MAX_ROTATION_HOURS = 24 * 30;
 
-function checkName(name: unknown, what: string): string {
+function checkName(name: unknown): string {
   if (typeof name !== 'string' || name.trim() === '' || name.trim().length > 100) {
-    throw invalid(`${what} name must be 1 to 100 characters`);
+    throw invalidField('name', 'must be 1 to 100 characters');
   }
   return name.trim();
+}
+
+/** A key's label: optional, but text when given (a number or a list is a mistake, not "no label"). */
+function checkLabel(label: unknown): string | null {
+  if (label === undefined || label === null) return null;
+  if (typeof label !== 'string' || label.length > 100)
+    throw invalidField('label', 'must be a string of at most 100 characters');
+  return label;
 }
 
 function checkCategories(value: unknown): string[] {
@@ -27,7 +35,7 @@ function checkCategories(value: unknown): string[] {
     !Array.isArray(value) ||
     value.some((item) => typeof item !== 'string' || !/^[a-z][a-z0-9_-]{0,63}$/.test(item))
   ) {
-    throw invalid('blockedCategories must be an array of lower-case category words');
+    throw invalidField('blockedCategories', 'must be an array of lower-case category words');
   }
   return [...new Set(value as string[])].sort();
 }
@@ -38,18 +46,21 @@ function checkCategories(value: unknown): string[] {
  */
 function checkLimits(value: unknown): Partial<RateLimits> {
   const fields = (value ?? {}) as Record<string, unknown>;
-  if (typeof fields !== 'object' || Array.isArray(fields)) throw invalid('rateLimits must be an object');
+  if (typeof fields !== 'object' || Array.isArray(fields))
+    throw invalid('the rate limits must be a JSON object');
   const names: ReadonlyArray<keyof RateLimits> = ['fetchRate', 'fetchBurst', 'eventsRate', 'eventsBurst'];
   const limits: Partial<RateLimits> = {};
   for (const [name, raw] of Object.entries(fields)) {
-    if (!names.includes(name as keyof RateLimits)) throw invalid(`rateLimits.${name} is not a rate limit`);
+    if (!names.includes(name as keyof RateLimits))
+      throw unprocessable('invalid rate limits', [{ field: name, message: 'is not a rate limit' }]);
     if (raw === undefined) continue;
     if (
       raw !== null &&
       (typeof raw !== 'number' || !Number.isInteger(raw) || raw < 1 || raw > MAX_LIMIT_SETTING)
     ) {
-      throw invalid(
-        `rateLimits.${name} must be an integer between 1 and ${MAX_LIMIT_SETTING}, or null for the default`,
+      throw invalidField(
+        name,
+        `must be an integer between 1 and ${MAX_LIMIT_SETTING}, or null for the default`,
       );
     }
     limits[name as keyof RateLimits] = raw;
@@ -111,7 +122,7 @@ export class PartnerService {
   ) {}
 
   async createPartner(name: string, blockedCategories: unknown = []): Promise<Partner> {
-    const checked = checkName(name, 'partner');
+    const checked = checkName(name);
     const blocked = checkCategories(blockedCategories);
     const now = this.clock();
     return this.store.transaction(async (tx) => {
@@ -131,7 +142,7 @@ export class PartnerService {
   }
 
   async updatePartner(ref: string | number, changes: Record<string, unknown>): Promise<Partner> {
-    const name = changes['name'] === undefined ? undefined : checkName(changes['name'], 'partner');
+    const name = changes['name'] === undefined ? undefined : checkName(changes['name']);
     const blocked =
       changes['blockedCategories'] === undefined ? undefined : checkCategories(changes['blockedCategories']);
     const now = this.clock();
@@ -171,11 +182,12 @@ export class PartnerService {
     return partner;
   }
 
-  async createKey(partnerRef: string | number, label: string | null = null): Promise<CreatedKey> {
+  async createKey(partnerRef: string | number, label: unknown = null): Promise<CreatedKey> {
+    const checked = checkLabel(label);
     const now = this.clock();
     return this.store.transaction(async (tx) => {
       const partner = await this.findPartnerIn(tx, partnerRef);
-      const created = await this.issueKey(tx, partner.id, label, now, null);
+      const created = await this.issueKey(tx, partner.id, checked, now, null);
       return created;
     });
   }
@@ -257,7 +269,7 @@ export class PartnerService {
   /** Suspends a key (fraud or operator decision); it gets 403 everywhere within 2 s. */
   suspendKey(id: number, reason: unknown): Promise<ApiKeyRecord> {
     if (typeof reason !== 'string' || reason.trim() === '')
-      throw invalid('a reason is required to suspend a key');
+      throw invalidField('reason', 'is required to suspend a key');
     return this.changeKey(id, 'suspend', reason.trim(), async (before, tx, now) => {
       const status = keyStatus(before, now);
       if (status !== 'active')
@@ -291,7 +303,7 @@ export class PartnerService {
     expiresInHours: unknown = DEFAULT_ROTATION_HOURS,
   ): Promise<CreatedKey & { previous: ApiKeyRecord }> {
     if (typeof expiresInHours !== 'number' || !(expiresInHours >= 0) || expiresInHours > MAX_ROTATION_HOURS) {
-      throw invalid(`expiresInHours must be a number from 0 to ${MAX_ROTATION_HOURS}`);
+      throw invalidField('expiresInHours', `must be a number from 0 to ${MAX_ROTATION_HOURS}`);
     }
     const now = this.clock();
     return this.store.transaction(async (tx) => {

@@ -1,11 +1,12 @@
-import { DomainError, invalid, notFound } from '../domain/errors.js';
+import { DomainError, invalidField, notFound, unprocessable } from '../domain/errors.js';
+import { unknownFieldProblems } from '../domain/campaigns.js';
 import { isPlacementId } from '../domain/placements.js';
 import type { Placement, Store } from '../store/store.js';
 import { audit, CLI_ACTOR, type Actor } from './audit.js';
 
 function checkDescription(value: unknown): string {
   if (typeof value !== 'string' || value.trim() === '' || value.length > 200) {
-    throw invalid('description must be 1 to 200 characters');
+    throw invalidField('description', 'must be 1 to 200 characters');
   }
   return value.trim();
 }
@@ -33,7 +34,7 @@ export class PlacementService {
 
   async add(id: unknown, description: unknown): Promise<Placement> {
     if (typeof id !== 'string' || !isPlacementId(id)) {
-      throw invalid('placement id must be a lower-case slug such as "video_preroll" (at most 64 characters)');
+      throw invalidField('id', 'must be a lower-case slug such as "video_preroll" (at most 64 characters)');
     }
     const checked = checkDescription(description);
     const now = this.clock();
@@ -52,12 +53,10 @@ export class PlacementService {
   }
 
   async update(id: string, changes: Record<string, unknown>): Promise<Placement> {
-    const unknownFields = Object.keys(changes).filter(
-      (field) => field !== 'description' && field !== 'enabled',
-    );
-    if (unknownFields.length > 0) throw invalid(`not editable: ${unknownFields.join(', ')}`);
+    const unknown = unknownFieldProblems(changes, ['description', 'enabled'], '');
+    if (unknown.length > 0) throw unprocessable(`invalid change to placement ${id}`, unknown);
     if (changes['enabled'] !== undefined && typeof changes['enabled'] !== 'boolean')
-      throw invalid('enabled must be true or false');
+      throw invalidField('enabled', 'must be true or false');
     const description =
       changes['description'] === undefined ? undefined : checkDescription(changes['description']);
     const enabled = changes['enabled'] as boolean | undefined;

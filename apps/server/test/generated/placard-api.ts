@@ -670,6 +670,20 @@ export interface components {
             /** @description What went wrong, for people; never a stack trace. */
             message: string;
         };
+        /** @description The body of a management 400 or 422: the error body with each problem and its field. */
+        ManagementError: {
+            /** @enum {string} */
+            status: "error";
+            /** @description What went wrong, for people: every problem, each after the field it concerns. */
+            message: string;
+            /** @description One entry per problem; empty when the mistake concerns no one field (a body that is not JSON). */
+            problems: {
+                /** @description The body field or query parameter, as a path for nested ones: `caps.clicksDaily`, `advertisers[0].campaigns[2].endAt`. */
+                field: string;
+                /** @description What is wrong with it: `is required`, `is not a known field`. */
+                message: string;
+            }[];
+        };
         /** @description A campaign to render (contract 2.1). */
         Campaign: {
             /** @description Use as `campaignId` when tracking. */
@@ -1609,13 +1623,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description A parameter or field is missing or invalid. */
+            /** @description A parameter or field is missing or invalid; on the management API, `problems` names it. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -1654,13 +1668,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The fields were understood but break a rule; the message says which. */
+            /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description Too many failed authentications from this client (its address, or its IPv6 /64), or from all clients of this instance together: wait `Retry-After` seconds. A valid credential is never refused this way. */
@@ -1712,13 +1726,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description A parameter or field is missing or invalid. */
+            /** @description A parameter or field is missing or invalid; on the management API, `problems` names it. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -1775,13 +1789,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The fields were understood but break a rule; the message says which. */
+            /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description Too many failed authentications from this client (its address, or its IPv6 /64), or from all clients of this instance together: wait `Retry-After` seconds. A valid credential is never refused this way. */
@@ -1828,13 +1842,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description A parameter or field is missing or invalid. */
+            /** @description A parameter or field is missing or invalid; on the management API, `problems` names it. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -1873,13 +1887,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The fields were understood but break a rule; the message says which. */
+            /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description Too many failed authentications from this client (its address, or its IPv6 /64), or from all clients of this instance together: wait `Retry-After` seconds. A valid credential is never refused this way. */
@@ -1933,13 +1947,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description A parameter or field is missing or invalid. */
+            /** @description A parameter or field is missing or invalid; on the management API, `problems` names it. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -1996,13 +2010,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The fields were understood but break a rule; the message says which. */
+            /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description Too many failed authentications from this client (its address, or its IPv6 /64), or from all clients of this instance together: wait `Retry-After` seconds. A valid credential is never refused this way. */
@@ -2055,13 +2069,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description A parameter or field is missing or invalid. */
+            /** @description A parameter or field is missing or invalid; on the management API, `problems` names it. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -2100,13 +2114,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The fields were understood but break a rule; the message says which. */
+            /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description Too many failed authentications from this client (its address, or its IPv6 /64), or from all clients of this instance together: wait `Retry-After` seconds. A valid credential is never refused this way. */
@@ -2162,13 +2176,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description A parameter or field is missing or invalid. */
+            /** @description A parameter or field is missing or invalid; on the management API, `problems` names it. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -2225,13 +2239,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The fields were understood but break a rule; the message says which. */
+            /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description Too many failed authentications from this client (its address, or its IPv6 /64), or from all clients of this instance together: wait `Retry-After` seconds. A valid credential is never refused this way. */
@@ -2278,13 +2292,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description A parameter or field is missing or invalid. */
+            /** @description A parameter or field is missing or invalid; on the management API, `problems` names it. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -2323,13 +2337,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The fields were understood but break a rule; the message says which. */
+            /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description Too many failed authentications from this client (its address, or its IPv6 /64), or from all clients of this instance together: wait `Retry-After` seconds. A valid credential is never refused this way. */
@@ -2387,13 +2401,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description A parameter or field is missing or invalid. */
+            /** @description A parameter or field is missing or invalid; on the management API, `problems` names it. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -2450,13 +2464,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The fields were understood but break a rule; the message says which. */
+            /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description Too many failed authentications from this client (its address, or its IPv6 /64), or from all clients of this instance together: wait `Retry-After` seconds. A valid credential is never refused this way. */
@@ -2503,13 +2517,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description A parameter or field is missing or invalid. */
+            /** @description A parameter or field is missing or invalid; on the management API, `problems` names it. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -2566,13 +2580,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The fields were understood but break a rule; the message says which. */
+            /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description Too many failed authentications from this client (its address, or its IPv6 /64), or from all clients of this instance together: wait `Retry-After` seconds. A valid credential is never refused this way. */
@@ -2625,13 +2639,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description A parameter or field is missing or invalid. */
+            /** @description A parameter or field is missing or invalid; on the management API, `problems` names it. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -2688,13 +2702,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The fields were understood but break a rule; the message says which. */
+            /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description Too many failed authentications from this client (its address, or its IPv6 /64), or from all clients of this instance together: wait `Retry-After` seconds. A valid credential is never refused this way. */
@@ -2741,13 +2755,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description A parameter or field is missing or invalid. */
+            /** @description A parameter or field is missing or invalid; on the management API, `problems` names it. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -2804,13 +2818,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The fields were understood but break a rule; the message says which. */
+            /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description Too many failed authentications from this client (its address, or its IPv6 /64), or from all clients of this instance together: wait `Retry-After` seconds. A valid credential is never refused this way. */
@@ -2866,13 +2880,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description A parameter or field is missing or invalid. */
+            /** @description A parameter or field is missing or invalid; on the management API, `problems` names it. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -2929,13 +2943,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The fields were understood but break a rule; the message says which. */
+            /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description Too many failed authentications from this client (its address, or its IPv6 /64), or from all clients of this instance together: wait `Retry-After` seconds. A valid credential is never refused this way. */
@@ -2986,13 +3000,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description A parameter or field is missing or invalid. */
+            /** @description A parameter or field is missing or invalid; on the management API, `problems` names it. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -3031,13 +3045,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The fields were understood but break a rule; the message says which. */
+            /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description Too many failed authentications from this client (its address, or its IPv6 /64), or from all clients of this instance together: wait `Retry-After` seconds. A valid credential is never refused this way. */
@@ -3088,13 +3102,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description A parameter or field is missing or invalid. */
+            /** @description A parameter or field is missing or invalid; on the management API, `problems` names it. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -3151,13 +3165,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The fields were understood but break a rule; the message says which. */
+            /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description Too many failed authentications from this client (its address, or its IPv6 /64), or from all clients of this instance together: wait `Retry-After` seconds. A valid credential is never refused this way. */
@@ -3204,13 +3218,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description A parameter or field is missing or invalid. */
+            /** @description A parameter or field is missing or invalid; on the management API, `problems` names it. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -3249,13 +3263,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The fields were understood but break a rule; the message says which. */
+            /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description Too many failed authentications from this client (its address, or its IPv6 /64), or from all clients of this instance together: wait `Retry-After` seconds. A valid credential is never refused this way. */
@@ -3308,13 +3322,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description A parameter or field is missing or invalid. */
+            /** @description A parameter or field is missing or invalid; on the management API, `problems` names it. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -3371,13 +3385,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The fields were understood but break a rule; the message says which. */
+            /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description Too many failed authentications from this client (its address, or its IPv6 /64), or from all clients of this instance together: wait `Retry-After` seconds. A valid credential is never refused this way. */
@@ -3431,13 +3445,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description A parameter or field is missing or invalid. */
+            /** @description A parameter or field is missing or invalid; on the management API, `problems` names it. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -3476,13 +3490,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The fields were understood but break a rule; the message says which. */
+            /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description Too many failed authentications from this client (its address, or its IPv6 /64), or from all clients of this instance together: wait `Retry-After` seconds. A valid credential is never refused this way. */
@@ -3563,13 +3577,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description A parameter or field is missing or invalid. */
+            /** @description A parameter or field is missing or invalid; on the management API, `problems` names it. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -3626,13 +3640,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The fields were understood but break a rule; the message says which. */
+            /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description Too many failed authentications from this client (its address, or its IPv6 /64), or from all clients of this instance together: wait `Retry-After` seconds. A valid credential is never refused this way. */
@@ -3679,13 +3693,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description A parameter or field is missing or invalid. */
+            /** @description A parameter or field is missing or invalid; on the management API, `problems` names it. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -3724,13 +3738,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The fields were understood but break a rule; the message says which. */
+            /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description Too many failed authentications from this client (its address, or its IPv6 /64), or from all clients of this instance together: wait `Retry-After` seconds. A valid credential is never refused this way. */
@@ -3805,13 +3819,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description A parameter or field is missing or invalid. */
+            /** @description A parameter or field is missing or invalid; on the management API, `problems` names it. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -3868,13 +3882,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The fields were understood but break a rule; the message says which. */
+            /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description Too many failed authentications from this client (its address, or its IPv6 /64), or from all clients of this instance together: wait `Retry-After` seconds. A valid credential is never refused this way. */
@@ -3927,13 +3941,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description A parameter or field is missing or invalid. */
+            /** @description A parameter or field is missing or invalid; on the management API, `problems` names it. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -3990,13 +4004,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The fields were understood but break a rule; the message says which. */
+            /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description Too many failed authentications from this client (its address, or its IPv6 /64), or from all clients of this instance together: wait `Retry-After` seconds. A valid credential is never refused this way. */
@@ -4049,13 +4063,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description A parameter or field is missing or invalid. */
+            /** @description A parameter or field is missing or invalid; on the management API, `problems` names it. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -4112,13 +4126,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The fields were understood but break a rule; the message says which. */
+            /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description Too many failed authentications from this client (its address, or its IPv6 /64), or from all clients of this instance together: wait `Retry-After` seconds. A valid credential is never refused this way. */
@@ -4172,13 +4186,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description A parameter or field is missing or invalid. */
+            /** @description A parameter or field is missing or invalid; on the management API, `problems` names it. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -4235,13 +4249,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The fields were understood but break a rule; the message says which. */
+            /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description Too many failed authentications from this client (its address, or its IPv6 /64), or from all clients of this instance together: wait `Retry-After` seconds. A valid credential is never refused this way. */
@@ -4294,13 +4308,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description A parameter or field is missing or invalid. */
+            /** @description A parameter or field is missing or invalid; on the management API, `problems` names it. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -4357,13 +4371,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The fields were understood but break a rule; the message says which. */
+            /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description Too many failed authentications from this client (its address, or its IPv6 /64), or from all clients of this instance together: wait `Retry-After` seconds. A valid credential is never refused this way. */
@@ -4416,13 +4430,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description A parameter or field is missing or invalid. */
+            /** @description A parameter or field is missing or invalid; on the management API, `problems` names it. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -4479,13 +4493,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The fields were understood but break a rule; the message says which. */
+            /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description Too many failed authentications from this client (its address, or its IPv6 /64), or from all clients of this instance together: wait `Retry-After` seconds. A valid credential is never refused this way. */
@@ -4538,13 +4552,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description A parameter or field is missing or invalid. */
+            /** @description A parameter or field is missing or invalid; on the management API, `problems` names it. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -4601,13 +4615,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The fields were understood but break a rule; the message says which. */
+            /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description Too many failed authentications from this client (its address, or its IPv6 /64), or from all clients of this instance together: wait `Retry-After` seconds. A valid credential is never refused this way. */
@@ -4652,13 +4666,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description A parameter or field is missing or invalid. */
+            /** @description A parameter or field is missing or invalid; on the management API, `problems` names it. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -4697,13 +4711,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The fields were understood but break a rule; the message says which. */
+            /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description Too many failed authentications from this client (its address, or its IPv6 /64), or from all clients of this instance together: wait `Retry-After` seconds. A valid credential is never refused this way. */
@@ -4756,13 +4770,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description A parameter or field is missing or invalid. */
+            /** @description A parameter or field is missing or invalid; on the management API, `problems` names it. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -4819,13 +4833,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The fields were understood but break a rule; the message says which. */
+            /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description Too many failed authentications from this client (its address, or its IPv6 /64), or from all clients of this instance together: wait `Retry-After` seconds. A valid credential is never refused this way. */
@@ -4872,13 +4886,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description A parameter or field is missing or invalid. */
+            /** @description A parameter or field is missing or invalid; on the management API, `problems` names it. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -4917,13 +4931,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The fields were understood but break a rule; the message says which. */
+            /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description Too many failed authentications from this client (its address, or its IPv6 /64), or from all clients of this instance together: wait `Retry-After` seconds. A valid credential is never refused this way. */
@@ -4977,13 +4991,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description A parameter or field is missing or invalid. */
+            /** @description A parameter or field is missing or invalid; on the management API, `problems` names it. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -5040,13 +5054,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The fields were understood but break a rule; the message says which. */
+            /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description Too many failed authentications from this client (its address, or its IPv6 /64), or from all clients of this instance together: wait `Retry-After` seconds. A valid credential is never refused this way. */
@@ -5093,13 +5107,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description A parameter or field is missing or invalid. */
+            /** @description A parameter or field is missing or invalid; on the management API, `problems` names it. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -5156,13 +5170,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The fields were understood but break a rule; the message says which. */
+            /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description Too many failed authentications from this client (its address, or its IPv6 /64), or from all clients of this instance together: wait `Retry-After` seconds. A valid credential is never refused this way. */
@@ -5209,13 +5223,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description A parameter or field is missing or invalid. */
+            /** @description A parameter or field is missing or invalid; on the management API, `problems` names it. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -5272,13 +5286,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The fields were understood but break a rule; the message says which. */
+            /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description Too many failed authentications from this client (its address, or its IPv6 /64), or from all clients of this instance together: wait `Retry-After` seconds. A valid credential is never refused this way. */
@@ -5331,13 +5345,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description A parameter or field is missing or invalid. */
+            /** @description A parameter or field is missing or invalid; on the management API, `problems` names it. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -5376,13 +5390,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The fields were understood but break a rule; the message says which. */
+            /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description Too many failed authentications from this client (its address, or its IPv6 /64), or from all clients of this instance together: wait `Retry-After` seconds. A valid credential is never refused this way. */
@@ -5445,13 +5459,13 @@ export interface operations {
                     "text/csv": string;
                 };
             };
-            /** @description A parameter or field is missing or invalid. */
+            /** @description A parameter or field is missing or invalid; on the management API, `problems` names it. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -5490,13 +5504,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The fields were understood but break a rule; the message says which. */
+            /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description Too many failed authentications from this client (its address, or its IPv6 /64), or from all clients of this instance together: wait `Retry-After` seconds. A valid credential is never refused this way. */
@@ -5547,13 +5561,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description A parameter or field is missing or invalid. */
+            /** @description A parameter or field is missing or invalid; on the management API, `problems` names it. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -5592,13 +5606,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The fields were understood but break a rule; the message says which. */
+            /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description Too many failed authentications from this client (its address, or its IPv6 /64), or from all clients of this instance together: wait `Retry-After` seconds. A valid credential is never refused this way. */
@@ -5654,13 +5668,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description A parameter or field is missing or invalid. */
+            /** @description A parameter or field is missing or invalid; on the management API, `problems` names it. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -5717,13 +5731,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The fields were understood but break a rule; the message says which. */
+            /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description Too many failed authentications from this client (its address, or its IPv6 /64), or from all clients of this instance together: wait `Retry-After` seconds. A valid credential is never refused this way. */
@@ -5770,13 +5784,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description A parameter or field is missing or invalid. */
+            /** @description A parameter or field is missing or invalid; on the management API, `problems` names it. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -5815,13 +5829,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The fields were understood but break a rule; the message says which. */
+            /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description Too many failed authentications from this client (its address, or its IPv6 /64), or from all clients of this instance together: wait `Retry-After` seconds. A valid credential is never refused this way. */
@@ -5868,13 +5882,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description A parameter or field is missing or invalid. */
+            /** @description A parameter or field is missing or invalid; on the management API, `problems` names it. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -5931,13 +5945,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The fields were understood but break a rule; the message says which. */
+            /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description Too many failed authentications from this client (its address, or its IPv6 /64), or from all clients of this instance together: wait `Retry-After` seconds. A valid credential is never refused this way. */

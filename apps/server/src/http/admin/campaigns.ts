@@ -1,12 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import { CAMPAIGN_STATUSES, type CampaignStatus } from '../../domain/campaigns.js';
-import { invalid } from '../../domain/errors.js';
+import { invalidField, unprocessable } from '../../domain/errors.js';
 import { CAMPAIGN_ACTIONS } from '../../domain/lifecycle.js';
 import { AdvertiserService } from '../../services/advertisers.js';
 import { campaignToJson, CampaignService } from '../../services/campaigns.js';
 import { MANAGEMENT_ROUTES } from '../openapi/management.js';
 import type { AdminContext } from './plugin.js';
-import { fields, idParam, one, pageOf, pageRequest } from './support.js';
+import { fields, idParam, isId, one, pageOf, pageRequest } from './support.js';
 
 /** Advertisers and campaigns, with the lifecycle actions of D11. */
 export async function campaignRoutes(app: FastifyInstance, context: AdminContext): Promise<void> {
@@ -34,11 +34,12 @@ export async function campaignRoutes(app: FastifyInstance, context: AdminContext
     const page = pageRequest(query);
     const status = query['status'];
     if (status !== undefined && !(CAMPAIGN_STATUSES as readonly unknown[]).includes(status)) {
-      throw invalid(`status must be one of: ${CAMPAIGN_STATUSES.join(', ')}`);
+      throw invalidField('status', `must be one of: ${CAMPAIGN_STATUSES.join(', ')}`);
     }
     const advertiser = query['advertiser'];
-    if (advertiser !== undefined && !/^\d+$/.test(String(advertiser)))
-      throw invalid('advertiser must be an advertiser id');
+    // A safe integer, as ids are: a larger one cannot name anything, and PostgreSQL refuses it.
+    if (advertiser !== undefined && !(/^\d{1,16}$/.test(String(advertiser)) && isId(Number(advertiser))))
+      throw invalidField('advertiser', 'must be an advertiser id');
     const found = await campaigns(request).list(
       {
         ...(status !== undefined && { status: status as CampaignStatus }),
@@ -52,15 +53,21 @@ export async function campaignRoutes(app: FastifyInstance, context: AdminContext
   app.post('/campaigns', { schema: MANAGEMENT_ROUTES.createCampaign }, async (request, reply) => {
     const body = fields(request);
     const advertiserId = body['advertiserId'];
-    if (typeof advertiserId !== 'number' || !Number.isInteger(advertiserId))
-      throw invalid('advertiserId is required');
+    if (advertiserId === undefined || advertiserId === null)
+      throw unprocessable('invalid campaign', [{ field: 'advertiserId', message: 'is required' }]);
+    if (!isId(advertiserId))
+      throw unprocessable('invalid campaign', [
+        { field: 'advertiserId', message: 'must be an advertiser id' },
+      ]);
     const input = Object.fromEntries(Object.entries(body).filter(([field]) => field !== 'advertiserId'));
     return reply.code(201).send(one(campaignToJson(await campaigns(request).create(advertiserId, input))));
   });
   app.get('/campaigns/:id', { schema: MANAGEMENT_ROUTES.getCampaign }, async (request) =>
     one(campaignToJson(await campaigns(request).get(idParam(request)))),
   );
-  app.patch('/campaigns/:id', { schema: MANAGEMENT_ROUTES.updateCampaign }, async (request) =>
+  // `status` is answered by the service, which names the actions that change it.
+  const patchOptions = { schema: MANAGEMENT_ROUTES.updateCampaign, config: { refusedByHandler: ['status'] } };
+  app.patch('/campaigns/:id', patchOptions, async (request) =>
     one(campaignToJson(await campaigns(request).update(idParam(request), fields(request)))),
   );
   for (const action of CAMPAIGN_ACTIONS) {

@@ -35,11 +35,7 @@ export async function partnerRoutes(app: FastifyInstance, context: AdminContext)
     return pageOf(await service(request).listKeys(idParam(request), page), page, view);
   });
   app.post('/partners/:id/keys', { schema: MANAGEMENT_ROUTES.createKey }, async (request, reply) => {
-    const label = fields(request)['label'];
-    const { key, plaintext } = await service(request).createKey(
-      idParam(request),
-      typeof label === 'string' ? label : null,
-    );
+    const { key, plaintext } = await service(request).createKey(idParam(request), fields(request)['label']);
     return reply.code(201).send(one({ ...view(key), key: plaintext }));
   });
   app.get('/keys/:id', { schema: MANAGEMENT_ROUTES.getKey }, async (request) =>

@@ -3,7 +3,10 @@ import type { AdminTokens } from '../../services/admin-tokens.js';
 import type { Actor } from '../../services/audit.js';
 import type { Store } from '../../store/store.js';
 import { AuthFailureLimiter, authenticateLimited } from '../auth-failures.js';
+import { installErrorHandler, managementErrorBody } from '../errors.js';
 import { campaignRoutes } from './campaigns.js';
+import { refuseUnknownInput } from './known-fields.js';
+import { refuseNulCharacters } from './nul-characters.js';
 import { partnerRoutes } from './partners.js';
 import { registryRoutes } from './registry.js';
 import { reportRoutes } from './reports.js';
@@ -37,6 +40,12 @@ export async function adminApi(app: FastifyInstance, deps: AdminDeps): Promise<v
   app.addHook('onRequest', async (request) => {
     request.adminActor = await authenticateLimited(deps.tokens, failures, request);
   });
+  // After authentication, so an unknown caller learns nothing about the fields a route takes.
+  app.addHook('preValidation', async (request) => {
+    refuseUnknownInput(request);
+    refuseNulCharacters(request);
+  });
+  installErrorHandler(app, managementErrorBody);
   app.addHook('onResponse', async (request, reply) => {
     if (request.method !== 'GET' && reply.statusCode < 400) deps.afterChange();
   });

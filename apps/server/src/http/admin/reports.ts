@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { invalid } from '../../domain/errors.js';
+import { invalidField } from '../../domain/errors.js';
 import { parseReportRequest } from '../../domain/report-request.js';
 import { reportCsv } from '../../services/report-format.js';
 import { ReportService } from '../../services/reports.js';
@@ -9,7 +9,7 @@ import type { AdminContext } from './plugin.js';
 /** Wants CSV: `format=csv`, or no `format` and an Accept header that names text/csv. */
 function wantsCsv(format: unknown, accept: string | undefined): boolean {
   if (format === undefined || format === '') return accept?.includes('text/csv') ?? false;
-  if (format !== 'csv' && format !== 'json') throw invalid('format must be json or csv');
+  if (format !== 'csv' && format !== 'json') throw invalidField('format', 'must be json or csv');
   return format === 'csv';
 }
 

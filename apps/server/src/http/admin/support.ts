@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { invalid } from '../../domain/errors.js';
+import { invalid, invalidField } from '../../domain/errors.js';
 import type { PageRequest } from '../../store/store.js';
 
 const MAX_PAGE = 200;
@@ -10,7 +10,7 @@ export function pageRequest(
 ): Required<Pick<PageRequest, 'limit'>> & PageRequest {
   const limit = query['limit'] === undefined ? 50 : Number(query['limit']);
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE) {
-    throw invalid(`limit must be an integer between 1 and ${MAX_PAGE}`);
+    throw invalidField('limit', `must be an integer between 1 and ${MAX_PAGE}`);
   }
   const cursor = query['cursor'];
   if (cursor === undefined || cursor === '') return { limit };
@@ -18,7 +18,7 @@ export function pageRequest(
     typeof cursor === 'string' && /^[A-Za-z0-9_-]+$/.test(cursor)
       ? Buffer.from(cursor, 'base64url').toString('utf8')
       : '';
-  if (!/^\d{1,15}$/.test(decoded)) throw invalid('cursor is not one this API returned');
+  if (!/^\d{1,15}$/.test(decoded)) throw invalidField('cursor', 'is not one this API returned');
   const after = Number(decoded);
   return { limit, after };
 }
@@ -65,11 +65,14 @@ export function fields(request: FastifyRequest): Record<string, unknown> {
   return body as Record<string, unknown>;
 }
 
-/** A numeric path id, or a 404 (a non-number cannot name anything). */
+/** Whether `value` can be a stored id: a positive safe integer (PostgreSQL refuses more than 2^63). */
+export const isId = (value: unknown): value is number =>
+  typeof value === 'number' && Number.isSafeInteger(value) && value > 0;
+
+/** A numeric path id, or a 400 (a non-number cannot name anything). */
 export function idParam(request: FastifyRequest, name = 'id'): number {
   const raw = (request.params as Record<string, string>)[name];
   const id = Number(raw);
-  if (!/^\d+$/.test(raw ?? '') || !Number.isSafeInteger(id))
-    throw invalid(`${name} must be a positive integer`);
+  if (!/^\d+$/.test(raw ?? '') || !isId(id)) throw invalidField(name, 'must be a positive integer');
   return id;
 }

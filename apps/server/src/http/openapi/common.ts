@@ -1,4 +1,5 @@
 import { Type, type TSchema } from 'typebox';
+import { INPUT_STATUSES } from '../errors.js';
 
 /** Every error body (contract section 7, D8). */
 export const ErrorBody = Type.Object(
@@ -7,6 +8,42 @@ export const ErrorBody = Type.Object(
     message: Type.String({ description: 'What went wrong, for people; never a stack trace.' }),
   },
   { $id: 'Error', description: 'The body of every error response.', additionalProperties: false },
+);
+
+/**
+ * The management API's error body: the contract's, and on 400 and 422 the problems one by one, so a
+ * form can show each beside its field.
+ */
+export const ManagementErrorBody = Type.Object(
+  {
+    status: Type.Literal('error'),
+    message: Type.String({
+      description: 'What went wrong, for people: every problem, each after the field it concerns.',
+    }),
+    problems: Type.Array(
+      Type.Object(
+        {
+          field: Type.String({
+            description:
+              'The body field or query parameter, as a path for nested ones: `caps.clicksDaily`, `advertisers[0].campaigns[2].endAt`.',
+          }),
+          message: Type.String({
+            description: 'What is wrong with it: `is required`, `is not a known field`.',
+          }),
+        },
+        { additionalProperties: false },
+      ),
+      {
+        description:
+          'One entry per problem; empty when the mistake concerns no one field (a body that is not JSON).',
+      },
+    ),
+  },
+  {
+    $id: 'ManagementError',
+    description: 'The body of a management 400 or 422: the error body with each problem and its field.',
+    additionalProperties: false,
+  },
 );
 
 /** An ISO 8601 instant, as every management response writes times. */
@@ -38,13 +75,13 @@ const errorRef = Type.Ref('Error');
 
 /** Error responses by status, each described once. */
 const ERROR_MEANINGS: Record<number, string> = {
-  400: 'A parameter or field is missing or invalid.',
+  400: 'A parameter or field is missing or invalid; on the management API, `problems` names it.',
   401: 'The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`).',
   403: 'The credentials are valid but may not do this.',
   404: 'Not found.',
   409: 'The change conflicts with the current state.',
   413: 'The request body is too large.',
-  422: 'The fields were understood but break a rule; the message says which.',
+  422: 'The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field.',
   429: 'Too many failed authentications from this client (its address, or its IPv6 /64), or from all clients of this instance together: wait `Retry-After` seconds. A valid credential is never refused this way.',
   500: 'An unexpected fault; details are only in the server log.',
   503: 'Not available right now: retry after `Retry-After` seconds.',
@@ -54,6 +91,18 @@ const ERROR_MEANINGS: Record<number, string> = {
 export function errors(...statuses: number[]): Record<number, unknown> {
   return Object.fromEntries(
     statuses.map((status) => [status, { ...errorRef, description: ERROR_MEANINGS[status] }]),
+  );
+}
+
+/** The error part of a management route's `response` schema: 400 and 422 list their problems. */
+export function managementErrors(...statuses: number[]): Record<number, unknown> {
+  return Object.fromEntries(
+    statuses.map((status) => [
+      status,
+      INPUT_STATUSES.has(status)
+        ? { ...Type.Ref('ManagementError'), description: ERROR_MEANINGS[status] }
+        : errors(status)[status],
+    ]),
   );
 }
 

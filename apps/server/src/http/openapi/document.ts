@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';
 import { HTML_CSP } from '../security-headers.js';
 import { markOptionalBodies, withBodyErrors } from './bodies.js';
-import { ErrorBody } from './common.js';
+import { ErrorBody, ManagementErrorBody } from './common.js';
 import { MANAGEMENT_SCHEMAS } from './management.js';
 import { PARTNER_PATHS, PARTNER_SCHEMAS } from './partner.js';
 
@@ -32,7 +32,8 @@ export interface ApiDocsOptions {
  * `partner.ts`.
  */
 async function documentPlugin(app: FastifyInstance, options: ApiDocsOptions): Promise<void> {
-  for (const schema of [ErrorBody, ...PARTNER_SCHEMAS, ...MANAGEMENT_SCHEMAS]) app.addSchema(schema);
+  for (const schema of [ErrorBody, ManagementErrorBody, ...PARTNER_SCHEMAS, ...MANAGEMENT_SCHEMAS])
+    app.addSchema(schema);
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',

@@ -5,8 +5,8 @@ import { MAX_LIMIT_SETTING } from '../../domain/rate-limits.js';
 import { REPORT_DIMENSIONS } from '../../domain/report-request.js';
 import { MAX_ROTATION_HOURS } from '../../services/partners.js';
 import {
-  errors,
   IdParams,
+  managementErrors,
   withOperationIds,
   Instant,
   Nullable,
@@ -238,7 +238,7 @@ function route(tag: string, doc: RouteDoc) {
     ...(doc.body && { body: doc.body }),
     response: {
       [status]: success(body, description ?? 'Done.', doc.alsoAs),
-      ...errors(400, 401, 403, 404, 409, 422, 429, 500),
+      ...managementErrors(400, 401, 403, 404, 409, 422, 429, 500),
     },
   };
 }
