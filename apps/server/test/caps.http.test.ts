@@ -80,6 +80,31 @@ describe.each(ENGINES)('caps on %s', (name) => {
     );
   });
 
+  it('holds a campaign at its daily cap in the last hour before a midnight that daylight saving skips', async () => {
+    // Santiago goes from 23:59:59 at -04:00 straight to 01:00 at -03:00 on 6 September 2026, at
+    // 04:00 UTC: that instant begins the next local day. 03:30 UTC is 23:30 on 5 September.
+    await start('2026-09-06T03:30:00Z');
+    const [santiago, free] = await t.addCampaigns([
+      campaign({ timeZone: 'America/Santiago', caps: { impressionsDaily: 2 } }),
+      campaign(),
+    ]);
+    await impression(santiago);
+    await impression(santiago);
+    expect((await t.admin('GET', `/campaigns/${santiago}`)).json().data.cappedUntil).toBe(
+      '2026-09-06T04:00:00.000Z',
+    );
+    await t.state.refresh();
+    expect(await served()).toEqual([free]);
+
+    now = Date.parse('2026-09-06T03:59:59Z');
+    await t.state.refresh();
+    expect(await served()).toEqual([free]);
+
+    now = Date.parse('2026-09-06T04:00:00Z');
+    await t.state.refresh();
+    expect((await served()).sort()).toEqual([santiago, free].sort());
+  });
+
   it('stops serving a campaign at its cap on this instance without waiting for a poll', async () => {
     await start('2026-06-01T12:00:00Z');
     const [capped] = await t.addCampaigns([campaign({ caps: { impressionsDaily: 1 } })]);
