@@ -16,21 +16,22 @@ describe('placard management commands', () => {
   });
   afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 
-  it('runs a campaign through review, and refuses what D11 forbids with exit 1', () => {
-    const advertiser = cliJson<{ id: number }>(['advertisers', 'create', 'CLI Advertiser'], env);
-    const file = path.join(dataDir, 'campaign.json');
-    fs.writeFileSync(
-      file,
-      JSON.stringify({
-        title: 'From the CLI',
-        destinationUrl: 'https://cli.example/',
-        placements: ['footer_banner'],
-      }),
-    );
-    const campaign = cliJson<{ id: number; status: string }>(
+  /** `campaigns create` for a new advertiser, from a file of these fields; the draft it printed. */
+  function createDraft(advertiserName: string, fields: Record<string, unknown>) {
+    const advertiser = cliJson<{ id: number }>(['advertisers', 'create', advertiserName], env);
+    const file = path.join(dataDir, `${advertiserName}.json`);
+    fs.writeFileSync(file, JSON.stringify({ placements: ['footer_banner'], ...fields }));
+    return cliJson<{ id: number; status: string }>(
       ['campaigns', 'create', file, '--advertiser', String(advertiser.id)],
       env,
     );
+  }
+
+  it('runs a campaign through review, and refuses what D11 forbids with exit 1', () => {
+    const campaign = createDraft('CLI Advertiser', {
+      title: 'From the CLI',
+      destinationUrl: 'https://cli.example/',
+    });
     expect(campaign.status).toBe('draft');
     const id = String(campaign.id);
 
@@ -177,19 +178,12 @@ describe('placard management commands', () => {
   });
 
   it('shows caps, updates caps and time zone, and lists the latest audit entries', () => {
-    const advertiser = cliJson<{ id: number }>(['advertisers', 'create', 'Capped Advertiser'], env);
-    const file = path.join(dataDir, 'capped.json');
-    fs.writeFileSync(
-      file,
-      JSON.stringify({
+    const id = String(
+      createDraft('Capped Advertiser', {
         title: 'Capped',
         destinationUrl: 'https://capped.example/',
-        placements: ['footer_banner'],
         caps: { impressionsTotal: 1000, clicksDaily: 5 },
-      }),
-    );
-    const id = String(
-      cliJson<{ id: number }>(['campaigns', 'create', file, '--advertiser', String(advertiser.id)], env).id,
+      }).id,
     );
     const shown = runCli(['campaigns', 'show', id], env).stdout;
     expect(shown).toMatch(/^caps\s+impressionsTotal 1000, clicksDaily 5$/m);
