@@ -490,4 +490,22 @@ describe('audit log', () => {
     ).json().data;
     expect(advertiserTrail[0]).toMatchObject({ action: 'create' });
   });
+
+  it('gives the latest entries first with order=newest, paging towards older ones', async () => {
+    const partner = (await t.admin('POST', '/partners', { name: 'Renamed' })).json().data;
+    for (const name of ['Renamed 1', 'Renamed 2', 'Renamed 3'])
+      await t.admin('PATCH', `/partners/${partner.id}`, { name });
+    const trail = `/audit?objectType=partner&objectId=${partner.id}`;
+    const names = (page: { data: Array<{ after: { name: string } }> }) => page.data.map((e) => e.after.name);
+
+    expect(names((await t.admin('GET', `${trail}&limit=2`)).json())).toEqual(['Renamed', 'Renamed 1']);
+    const newest = (await t.admin('GET', `${trail}&limit=2&order=newest`)).json();
+    expect(names(newest)).toEqual(['Renamed 3', 'Renamed 2']);
+    const older = (await t.admin('GET', `${trail}&limit=2&order=newest&cursor=${newest.nextCursor}`)).json();
+    expect(names(older)).toEqual(['Renamed 1', 'Renamed']);
+
+    const refused = await t.admin('GET', `${trail}&order=latest`);
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json().message).toContain('order must be oldest or newest');
+  });
 });

@@ -15,6 +15,12 @@ const impression = (id: number) => t.track('impression', { campaignId: id, place
 const click = (id: number) => t.track('click', { campaignId: id, placement: 'header_banner' });
 const served = async () =>
   (await t.fetch('placement=header_banner')).json().data.map((c: { id: number }) => c.id);
+/** What fetch serves once the clock reads `at` (or now) and the index has caught up. */
+const servedAt = async (at?: string) => {
+  if (at !== undefined) now = Date.parse(at);
+  await t.state.refresh();
+  return (await served()).sort();
+};
 const status = async (id: number) => (await t.admin('GET', `/campaigns/${id}`)).json().data.status;
 
 // Caps are applied in the batch's transaction, which differs by engine (see Store.insertEvents).
@@ -58,26 +64,35 @@ describe.each(ENGINES)('caps on %s', (name) => {
     await impression(tokyo);
     const held = (await t.admin('GET', `/campaigns/${tokyo}`)).json().data;
     expect(held).toMatchObject({ status: 'running', cappedUntil: '2026-06-01T15:00:00.000Z' });
-    await t.state.refresh();
-    expect(await served()).toEqual([free]);
-
-    now = Date.parse('2026-06-01T14:59:59Z');
-    await t.state.refresh();
-    expect(await served()).toEqual([free]);
-
-    now = Date.parse('2026-06-01T15:00:00Z');
-    await t.state.refresh();
-    expect((await served()).sort()).toEqual([tokyo, free].sort());
+    expect(await servedAt()).toEqual([free]);
+    expect(await servedAt('2026-06-01T14:59:59Z')).toEqual([free]);
+    expect(await servedAt('2026-06-01T15:00:00Z')).toEqual([tokyo, free].sort());
     // A new local day: two more before the next hold.
     await impression(tokyo);
-    await t.state.refresh();
-    expect(await served()).toContain(tokyo);
+    expect(await servedAt()).toContain(tokyo);
     await impression(tokyo);
-    await t.state.refresh();
-    expect(await served()).toEqual([free]);
+    expect(await servedAt()).toEqual([free]);
     expect((await t.admin('GET', `/campaigns/${tokyo}`)).json().data.cappedUntil).toBe(
       '2026-06-02T15:00:00.000Z',
     );
+  });
+
+  it('holds a campaign at its daily cap in the last hour before a midnight that daylight saving skips', async () => {
+    // Santiago goes from 23:59:59 at -04:00 straight to 01:00 at -03:00 on 6 September 2026, at
+    // 04:00 UTC: that instant begins the next local day. 03:30 UTC is 23:30 on 5 September.
+    await start('2026-09-06T03:30:00Z');
+    const [santiago, free] = await t.addCampaigns([
+      campaign({ timeZone: 'America/Santiago', caps: { impressionsDaily: 2 } }),
+      campaign(),
+    ]);
+    await impression(santiago);
+    await impression(santiago);
+    expect((await t.admin('GET', `/campaigns/${santiago}`)).json().data.cappedUntil).toBe(
+      '2026-09-06T04:00:00.000Z',
+    );
+    expect(await servedAt()).toEqual([free]);
+    expect(await servedAt('2026-09-06T03:59:59Z')).toEqual([free]);
+    expect(await servedAt('2026-09-06T04:00:00Z')).toEqual([santiago, free].sort());
   });
 
   it('stops serving a campaign at its cap on this instance without waiting for a poll', async () => {

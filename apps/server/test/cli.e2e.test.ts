@@ -12,24 +12,26 @@ describe('placard management commands', () => {
     ensureBuilt();
     dataDir = tempDir('placard-cli-');
     env = { PLACARD_DATA_DIR: dataDir };
+    cliJson(['migrate'], env);
   });
   afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 
-  it('runs a campaign through review, and refuses what D11 forbids with exit 1', () => {
-    const advertiser = cliJson<{ id: number }>(['advertisers', 'create', 'CLI Advertiser'], env);
-    const file = path.join(dataDir, 'campaign.json');
-    fs.writeFileSync(
-      file,
-      JSON.stringify({
-        title: 'From the CLI',
-        destinationUrl: 'https://cli.example/',
-        placements: ['footer_banner'],
-      }),
-    );
-    const campaign = cliJson<{ id: number; status: string }>(
+  /** `campaigns create` for a new advertiser, from a file of these fields; the draft it printed. */
+  function createDraft(advertiserName: string, fields: Record<string, unknown>) {
+    const advertiser = cliJson<{ id: number }>(['advertisers', 'create', advertiserName], env);
+    const file = path.join(dataDir, `${advertiserName}.json`);
+    fs.writeFileSync(file, JSON.stringify({ placements: ['footer_banner'], ...fields }));
+    return cliJson<{ id: number; status: string }>(
       ['campaigns', 'create', file, '--advertiser', String(advertiser.id)],
       env,
     );
+  }
+
+  it('runs a campaign through review, and refuses what D11 forbids with exit 1', () => {
+    const campaign = createDraft('CLI Advertiser', {
+      title: 'From the CLI',
+      destinationUrl: 'https://cli.example/',
+    });
     expect(campaign.status).toBe('draft');
     const id = String(campaign.id);
 
@@ -173,5 +175,80 @@ describe('placard management commands', () => {
       env,
     );
     expect(trail.map((entry) => `${entry.actor} ${entry.action}`)).toEqual(['cli create', 'cli revoke']);
+  });
+
+  it('shows caps, updates caps and time zone, and lists the latest audit entries', () => {
+    const id = String(
+      createDraft('Capped Advertiser', {
+        title: 'Capped',
+        destinationUrl: 'https://capped.example/',
+        caps: { impressionsTotal: 1000, clicksDaily: 5 },
+      }).id,
+    );
+    const shown = runCli(['campaigns', 'show', id], env).stdout;
+    expect(shown).toMatch(/^caps\s+impressionsTotal 1000, clicksDaily 5$/m);
+    expect(shown).toMatch(/^timeZone\s+UTC$/m);
+    expect(shown).not.toContain('[object Object]');
+
+    // Caps not named keep their value; "" removes one.
+    const updated = cliJson<{ timeZone: string; caps: Record<string, number | null> }>(
+      ['campaigns', 'update', id, '--time-zone', 'America/Santiago', '--impressions-daily', '200'],
+      env,
+    );
+    expect(updated.timeZone).toBe('America/Santiago');
+    expect(updated.caps).toEqual({
+      impressionsTotal: 1000,
+      impressionsDaily: 200,
+      clicksTotal: null,
+      clicksDaily: 5,
+    });
+    expect(
+      cliJson<{ caps: Record<string, number | null> }>(
+        ['campaigns', 'update', id, '--impressions-total', ''],
+        env,
+      ).caps,
+    ).toEqual({ impressionsTotal: null, impressionsDaily: 200, clicksTotal: null, clicksDaily: 5 });
+    expect(runCli(['campaigns', 'show', id], env).stdout).toMatch(
+      /^caps\s+impressionsDaily 200, clicksDaily 5$/m,
+    );
+    const refused = runCli(
+      ['campaigns', 'update', id, '--time-zone', 'Mars/Olympus', '--clicks-total', '0'],
+      env,
+    );
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('timeZone: must be an IANA time zone');
+    expect(refused.stderr).toContain('caps.clicksTotal: must be a positive integer or null');
+
+    cliJson(['campaigns', 'update', id, '--title', 'Capped, renamed'], env);
+    cliJson(['campaigns', 'submit', id], env);
+    // The latest three, the oldest of them first, as `tail` would show them.
+    const latest = cliJson<Array<{ action: string }>>(
+      ['audit', '--type', 'campaign', '--id', id, '--limit', '3'],
+      env,
+    );
+    expect(latest.map((entry) => entry.action)).toEqual(['update', 'update', 'submit']);
+    const table = runCli(['audit', '--type', 'campaign', '--id', id, '--limit', '1'], env).stdout;
+    expect(table.trim().split('\n')).toHaveLength(2);
+    expect(table).toMatch(/\bsubmit\b/);
+  });
+
+  it('refuses a store that does not exist, naming it and how to create one, and creates none', () => {
+    const missing = path.join(dataDir, 'mistyped');
+    const elsewhere = { PLACARD_DATA_DIR: missing };
+    for (const args of [
+      ['campaigns', 'list'],
+      ['audit'],
+      ['partners', 'create', 'Lost'],
+      ['tokens', 'list'],
+    ]) {
+      const refused = runCli(args, elsewhere);
+      expect(refused.code, args.join(' ')).toBe(2);
+      expect(refused.stderr).toContain(`no Placard store at ${path.join(missing, 'placard.db')}`);
+      expect(refused.stderr).toContain('placard migrate');
+      expect(refused.stderr).toContain('npm start');
+    }
+    expect(fs.existsSync(missing)).toBe(false);
+    expect(cliJson<{ pending: string[] }>(['migrate'], elsewhere).pending).toEqual([]);
+    expect(cliJson<unknown[]>(['campaigns', 'list'], elsewhere)).toEqual([]);
   });
 });

@@ -27,6 +27,8 @@ describe('end to end: built server, CLI and real HTTP', () => {
     ensureBuilt();
     dataDir = tempDir('placard-e2e-');
     env = { PLACARD_DATA_DIR: dataDir, PLACARD_LOG_LEVEL: 'debug', PLACARD_ACCESS_LOG: 'true' };
+    // An operator creates the store first; the other commands refuse one that does not exist.
+    cliJson(['migrate'], env);
 
     const partner = cliJson<{ id: number; name: string }>(['partners', 'create', 'E2E Publisher'], env);
     expect(partner.name).toBe('E2E Publisher');

@@ -499,6 +499,14 @@ describe.each(ENGINES)('store contract on %s', (engine) => {
     ]);
     const firstPage = await store.listAudit({ objectId: '77' }, { limit: 1 });
     expect(await store.listAudit({ objectId: '77' }, { after: firstPage[0]!.id, limit: 10 })).toHaveLength(2);
+    // Newest first, paging towards older entries.
+    const newest = await store.listAudit({ objectId: '77' }, { limit: 2, newestFirst: true });
+    expect(newest.map((e) => [e.objectType, e.action])).toEqual([
+      ['campaign', 'create'],
+      ['partner', 'update'],
+    ]);
+    const older = await store.listAudit({ objectId: '77' }, { after: newest[1]!.id, newestFirst: true });
+    expect(older.map((e) => [e.objectType, e.action])).toEqual([['partner', 'create']]);
   });
 
   it('keeps admin tokens by digest and forgets none, counting only the active ones', async () => {

@@ -62,16 +62,36 @@ function offset(ms: number, timeZone: string): number {
   return Date.UTC(y, m - 1, d, h, min, s) - Math.floor(ms / 1000) * 1000;
 }
 
-/** The instant a local calendar day begins (its local midnight), daylight saving included. */
+const HOUR = 3_600_000;
+
+/**
+ * The instant a local calendar day begins: its local midnight, or, where daylight saving skips
+ * midnight (America/Santiago on 2026-09-06, America/Havana in March), the instant the clocks jump
+ * into the day. Where midnight happens twice, the first one. Out-of-range days roll over like
+ * `Date.UTC` (day 32 of January is 1 February).
+ */
 export function startOfLocalDay(year: number, month: number, day: number, timeZone: string): number {
   const midnightAsUtc = Date.UTC(year, month - 1, day);
+  const date = new Date(midnightAsUtc).toISOString().slice(0, 10);
+  const begun = (ms: number): boolean => localDate(ms, timeZone) >= date;
+  // Usually midnight: the offset at the estimate can differ from the one at midnight across a
+  // daylight-saving change, hence two rounds.
   let guess = midnightAsUtc - offset(midnightAsUtc, timeZone);
-  // The offset at the guess can differ from the one at the estimate across a DST change.
   guess = midnightAsUtc - offset(guess, timeZone);
-  return guess;
+  if (begun(guess) && !begun(guess - 1)) return guess;
+  // Midnight does not exist that day: search for the jump. Offsets lie within -12:00 and +14:00,
+  // so the day begins between these bounds even when a whole day is skipped.
+  let before = midnightAsUtc - 40 * HOUR;
+  let after = midnightAsUtc + 40 * HOUR;
+  while (after - before > 1) {
+    const middle = before + Math.floor((after - before) / 2);
+    if (begun(middle)) after = middle;
+    else before = middle;
+  }
+  return after;
 }
 
-/** The instant the next local day begins (local midnight after `ms`), daylight saving included. */
+/** The instant the local day after the one `ms` falls in begins; always later than `ms`. */
 export function startOfNextLocalDay(ms: number, timeZone: string): number {
   const { y, m, d } = wallClock(ms, timeZone);
   return startOfLocalDay(y, m, d + 1, timeZone);

@@ -105,10 +105,14 @@ export interface CampaignFilter {
   placement?: string;
 }
 
-/** A page request: items with id greater than `after`, at most `limit`. */
+/**
+ * A page request: at most `limit` items after the one with id `after`, in id order (the order
+ * items were created), or newest first with `newestFirst`, where "after" means older.
+ */
 export interface PageRequest {
   after?: number;
   limit?: number;
+  newestFirst?: boolean;
 }
 
 export interface AuditEntry {
@@ -158,8 +162,9 @@ function page<T extends { where: (...args: never[]) => T }>(
   // Typed loosely on purpose: every paged table has a numeric `id` column.
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   let q = query as any;
-  if (request.after !== undefined) q = q.where(idColumn, '>', request.after);
-  return q.orderBy(idColumn).limit(request.limit ?? DEFAULT_PAGE);
+  const newestFirst = request.newestFirst === true;
+  if (request.after !== undefined) q = q.where(idColumn, newestFirst ? '<' : '>', request.after);
+  return q.orderBy(idColumn, newestFirst ? 'desc' : 'asc').limit(request.limit ?? DEFAULT_PAGE);
 }
 
 /**

@@ -568,7 +568,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Read the audit log */
+        /**
+         * Read the audit log
+         * @description Oldest first by default; `order=newest` gives the latest entries first, and its `nextCursor` pages towards older ones.
+         */
         get: operations["listAudit"];
         put?: never;
         post?: never;
@@ -5323,6 +5326,7 @@ export interface operations {
                 cursor?: string;
                 objectType?: string;
                 objectId?: string;
+                order?: "oldest" | "newest";
             };
             header?: never;
             path?: never;

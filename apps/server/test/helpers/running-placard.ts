@@ -34,6 +34,8 @@ export async function startPlacard(campaigns: unknown[]): Promise<RunningPlacard
   const env = { PLACARD_DATA_DIR: dataDir };
   const file = path.join(dataDir, 'campaigns.json');
   fs.writeFileSync(file, JSON.stringify({ advertisers: [{ name: 'Client Tests', campaigns }] }));
+  // Only `migrate` (and `serve`, `demo`) create a store; `campaigns import` refuses a missing one.
+  cliJson(['migrate'], env);
   const { campaignIds } = cliJson<{ campaignIds: number[] }>(['campaigns', 'import', file], env);
   const server = await startServerProcess(env);
   const adminToken = server.summary.adminToken;

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import type { Command } from 'commander';
-import { CAMPAIGN_STATUSES, type Campaign, type CampaignStatus } from '../../domain/campaigns.js';
+import { CAMPAIGN_STATUSES, type Campaign, type CampaignStatus, type Caps } from '../../domain/campaigns.js';
 import { CAMPAIGN_ACTIONS, type CampaignAction } from '../../domain/lifecycle.js';
 import { invalid } from '../../domain/errors.js';
 import { CampaignService, campaignToJson } from '../../services/campaigns.js';
@@ -39,7 +39,25 @@ const summaryRow = (c: Campaign) => ({
   title: c.title.length > 40 ? `${c.title.slice(0, 39)}…` : c.title,
 });
 
-interface UpdateOptions extends OutputOptions {
+/** A field of `campaigns show`: lists joined, caps as `name value` pairs, absent values as "-". */
+function shownValue(value: unknown): string {
+  if (Array.isArray(value)) return value.join(', ') || '(all)';
+  if (value !== null && typeof value === 'object') {
+    const set = Object.entries(value).filter(([, item]) => item !== null);
+    return set.map(([name, item]) => `${name} ${String(item)}`).join(', ') || '(none)';
+  }
+  return String(value ?? '-');
+}
+
+/** Cap options of `campaigns update`, named after the fields of `caps` in the import format. */
+const CAP_OPTIONS: ReadonlyArray<[keyof Caps, string]> = [
+  ['impressionsTotal', '--impressions-total <n>'],
+  ['impressionsDaily', '--impressions-daily <n>'],
+  ['clicksTotal', '--clicks-total <n>'],
+  ['clicksDaily', '--clicks-daily <n>'],
+];
+
+interface UpdateOptions extends OutputOptions, Partial<Record<keyof Caps, string>> {
   title?: string;
   description?: string;
   category?: string;
@@ -51,13 +69,17 @@ interface UpdateOptions extends OutputOptions {
   devices?: string;
   start?: string;
   end?: string;
+  timeZone?: string;
 }
 
-/** Turns update flags into changed fields in the import format; "" clears an optional field. */
-function changesFrom(options: UpdateOptions): Record<string, unknown> {
+/**
+ * Turns update flags into changed fields in the import format; "" clears an optional field. Caps
+ * not named keep their current value (`caps` is replaced as a whole by an update).
+ */
+function changesFrom(options: UpdateOptions, current: Campaign): Record<string, unknown> {
   const changes: Record<string, unknown> = {};
   const text = (value: string | undefined) => (value === '' ? null : value);
-  const number = (value: string) => (/^-?\d+$/.test(value) ? Number(value) : value);
+  const number = (value: string) => (value === '' ? null : /^-?\d+$/.test(value) ? Number(value) : value);
   if (options.title !== undefined) changes['title'] = options.title;
   if (options.description !== undefined) changes['description'] = text(options.description);
   if (options.category !== undefined) changes['category'] = text(options.category);
@@ -69,6 +91,11 @@ function changesFrom(options: UpdateOptions): Record<string, unknown> {
   if (options.devices !== undefined) changes['devices'] = list(options.devices);
   if (options.start !== undefined) changes['startAt'] = text(options.start);
   if (options.end !== undefined) changes['endAt'] = text(options.end);
+  if (options.timeZone !== undefined) changes['timeZone'] = options.timeZone;
+  const caps: Record<string, unknown> = { ...current.caps };
+  const capsNamed = CAP_OPTIONS.filter(([name]) => options[name] !== undefined);
+  for (const [name] of capsNamed) caps[name] = number(options[name] as string) ?? null;
+  if (capsNamed.length > 0) changes['caps'] = caps;
   if (Object.keys(changes).length === 0) throw invalid('nothing to change: give at least one field option');
   return changes;
 }
@@ -136,15 +163,12 @@ export function registerCampaigns(program: Command): void {
       withStore(options, async (store) => {
         const campaign = await new CampaignService(store).get(positiveInteger(id, 'campaign id'));
         emit(options, campaignToJson(campaign), () => {
-          for (const [field, value] of Object.entries(campaignToJson(campaign))) {
-            console.log(
-              `${field.padEnd(15)} ${Array.isArray(value) ? value.join(', ') || '(all)' : String(value ?? '-')}`,
-            );
-          }
+          for (const [field, value] of Object.entries(campaignToJson(campaign)))
+            console.log(`${field.padEnd(15)} ${shownValue(value)}`);
         });
       }),
     );
-  campaigns
+  const update = campaigns
     .command('update <id>')
     .description('change fields of a campaign (status changes through actions); served within 2 s')
     .option('--title <text>')
@@ -158,18 +182,19 @@ export function registerCampaigns(program: Command): void {
     .option('--devices <types>', 'comma-separated device types; "" for every device')
     .option('--start <iso>', 'start time (ISO 8601); "" removes it')
     .option('--end <iso>', 'end time (ISO 8601); "" removes it')
-    .option('--json', 'print JSON')
-    .action((id: string, options: UpdateOptions) =>
-      withStore(options, async (store) => {
-        const campaign = await new CampaignService(store).update(
-          positiveInteger(id, 'campaign id'),
-          changesFrom(options),
-        );
-        emit(options, campaignToJson(campaign), () =>
-          console.log(`updated campaign ${campaign.id} (${campaign.status})`),
-        );
-      }),
-    );
+    .option('--time-zone <iana>', 'the time zone daily caps count days in, such as Europe/Paris');
+  for (const [name, flag] of CAP_OPTIONS)
+    update.option(flag, `caps.${name}: a positive integer; "" removes the cap (the others keep theirs)`);
+  update.option('--json', 'print JSON').action((id: string, options: UpdateOptions) =>
+    withStore(options, async (store) => {
+      const service = new CampaignService(store);
+      const campaignId = positiveInteger(id, 'campaign id');
+      const campaign = await service.update(campaignId, changesFrom(options, await service.get(campaignId)));
+      emit(options, campaignToJson(campaign), () =>
+        console.log(`updated campaign ${campaign.id} (${campaign.status})`),
+      );
+    }),
+  );
   campaigns
     .command('create <file>')
     .description('create a draft campaign from a JSON file of campaign fields (import format)')

@@ -9,14 +9,18 @@ export function registerDemo(program: Command): void {
     .description('seed the demo data set (once per store) and print the demo API key')
     .option('--json', 'print JSON')
     .action((options: OutputOptions) =>
-      withStore(options, async (store, config) => {
-        const result = await seedDemo(store, config.dataDir);
-        emit(options, result, () => {
-          console.log(result.created ? 'seeded the demo data set' : 'the demo data set already exists');
-          console.log(
-            result.apiKey ? `demo API key: ${result.apiKey}` : `no demo key file at ${result.keyFile}`,
-          );
-        });
-      }),
+      withStore(
+        options,
+        async (store, config) => {
+          const result = await seedDemo(store, config.dataDir);
+          emit(options, result, () => {
+            console.log(result.created ? 'seeded the demo data set' : 'the demo data set already exists');
+            console.log(
+              result.apiKey ? `demo API key: ${result.apiKey}` : `no demo key file at ${result.keyFile}`,
+            );
+          });
+        },
+        { create: true },
+      ),
     );
 }

@@ -8,12 +8,18 @@ export function registerMigrate(program: Command): void {
     .description('apply pending storage migrations (serve also does this at start)')
     .option('--json', 'print JSON')
     .action((options: OutputOptions) =>
-      withStore(options, async (store) => {
-        // withStore has already migrated; report what is now in place.
-        const pending = await store.pendingMigrations();
-        emit(options, { store: store.engine, location: store.location, pending }, () =>
-          console.log(`${store.engine} store at ${store.location} is up to date (${pending.length} pending)`),
-        );
-      }),
+      withStore(
+        options,
+        async (store) => {
+          // withStore has already migrated; report what is now in place.
+          const pending = await store.pendingMigrations();
+          emit(options, { store: store.engine, location: store.location, pending }, () =>
+            console.log(
+              `${store.engine} store at ${store.location} is up to date (${pending.length} pending)`,
+            ),
+          );
+        },
+        { create: true },
+      ),
     );
 }

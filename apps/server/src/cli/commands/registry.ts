@@ -106,17 +106,18 @@ export function registerRegistry(program: Command): void {
 
   program
     .command('audit')
-    .description('list the audit log, oldest first')
-    .option('--type <type>', 'partner, api_key, advertiser, campaign or placement')
+    .description('list the latest entries of the audit log, oldest of them first (like tail)')
+    .option('--type <type>', 'partner, api_key, admin_token, advertiser, campaign or placement')
     .option('--id <id>', 'one object')
-    .option('--limit <n>', 'at most this many entries', '200')
+    .option('--limit <n>', 'the latest this many entries', '200')
     .option('--json', 'print JSON')
     .action((options: OutputOptions & { type?: string; id?: string; limit: string }) =>
       withStore(options, async (store) => {
-        const entries = await store.listAudit(
+        const latest = await store.listAudit(
           { ...(options.type && { objectType: options.type }), ...(options.id && { objectId: options.id }) },
-          { limit: positiveInteger(options.limit, 'limit') },
+          { limit: positiveInteger(options.limit, 'limit'), newestFirst: true },
         );
+        const entries = latest.reverse();
         emit(options, entries.map(isoTimes), () =>
           printTable(
             entries.map((e) => ({

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { invalid } from '../../domain/errors.js';
 import { PlacementService } from '../../services/placements.js';
 import { MANAGEMENT_ROUTES } from '../openapi/management.js';
 import type { AdminContext } from './plugin.js';
@@ -33,7 +34,9 @@ export async function registryRoutes(app: FastifyInstance, context: AdminContext
 
   app.get('/audit', { schema: MANAGEMENT_ROUTES.listAudit }, async (request) => {
     const query = request.query as Record<string, unknown>;
-    const page = pageRequest(query);
+    const order = query['order'] ?? 'oldest';
+    if (order !== 'oldest' && order !== 'newest') throw invalid('order must be oldest or newest');
+    const page = { ...pageRequest(query), newestFirst: order === 'newest' };
     const filter = {
       ...(typeof query['objectType'] === 'string' && { objectType: query['objectType'] }),
       ...(typeof query['objectId'] === 'string' && { objectId: query['objectId'] }),

@@ -446,9 +446,17 @@ const ROUTES = {
   }),
   listAudit: route('Audit', {
     summary: 'Read the audit log',
+    description:
+      'Oldest first by default; `order=newest` gives the latest entries first, and its `nextCursor` pages towards older ones.',
     querystring: Type.Intersect([
       PageQuery,
-      Type.Object({ objectType: Type.Optional(Type.String()), objectId: Type.Optional(Type.String()) }),
+      Type.Object({
+        objectType: Type.Optional(Type.String()),
+        objectId: Type.Optional(Type.String()),
+        order: Type.Optional(
+          Type.Union([Type.Literal('oldest'), Type.Literal('newest')], { default: 'oldest' }),
+        ),
+      }),
     ]),
     ok: [200, Page(ref('AuditRecord'))],
   }),
