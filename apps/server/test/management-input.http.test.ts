@@ -4,12 +4,11 @@ import { CampaignService } from '../src/services/campaigns.js';
 import { campaign, createTestApp, type TestApp } from './helpers/app.js';
 import { ENGINES } from './helpers/engines.js';
 
+const DOCUMENT = JSON.parse(fs.readFileSync(new URL('../../../docs/openapi.json', import.meta.url), 'utf8'));
+
 /** Every management operation in the committed API document, with a concrete path. */
 function managementOperations(): Array<{ method: string; path: string; lists: boolean }> {
-  const document = JSON.parse(
-    fs.readFileSync(new URL('../../../docs/openapi.json', import.meta.url), 'utf8'),
-  );
-  return Object.entries(document.paths as Record<string, Record<string, unknown>>)
+  return Object.entries(DOCUMENT.paths as Record<string, Record<string, unknown>>)
     .filter(([path]) => path.startsWith('/admin/v1/'))
     .flatMap(([path, operations]) =>
       Object.keys(operations).map((method) => ({
@@ -26,6 +25,23 @@ function managementOperations(): Array<{ method: string; path: string; lists: bo
 const OPERATIONS = managementOperations();
 const WRITES = OPERATIONS.filter((operation) => operation.method !== 'GET');
 const LISTS = OPERATIONS.filter((operation) => operation.lists);
+
+interface Operation {
+  requestBody?: { content: Record<string, { schema?: { additionalProperties?: unknown } }> };
+}
+
+it('documents every management body as refusing the fields it does not name', () => {
+  const bodies = Object.entries(DOCUMENT.paths as Record<string, Record<string, Operation>>)
+    .filter(([path]) => path.startsWith('/admin/v1/'))
+    .flatMap(([path, operations]) =>
+      Object.entries(operations).flatMap(([method, operation]) => {
+        const schema = operation.requestBody?.content['application/json']?.schema;
+        return schema ? [{ at: `${method} ${path}`, closed: schema.additionalProperties === false }] : [];
+      }),
+    );
+  expect(bodies.length).toBeGreaterThan(15);
+  expect(bodies.filter((body) => !body.closed)).toEqual([]);
+});
 
 describe.each(ENGINES)('management input on %s', (engine) => {
   let t: TestApp;

@@ -3534,20 +3534,13 @@ export interface operations {
                 "application/json": {
                     advertiserId: number;
                     title: string;
-                    /**
-                     * Format: uri
-                     * @description http or https.
-                     */
-                    destinationUrl: string;
-                } & {
-                    title?: string;
                     description?: string | null;
                     category?: string | null;
                     /**
                      * Format: uri
                      * @description http or https.
                      */
-                    destinationUrl?: string;
+                    destinationUrl: string;
                     priority?: number;
                     weight?: number;
                     placements?: string[];
