@@ -216,8 +216,8 @@ describe('placard management commands', () => {
       env,
     );
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain('timeZone: must be an IANA time zone');
-    expect(refused.stderr).toContain('caps.clicksTotal: must be a positive integer or null');
+    expect(refused.stderr).toContain('timeZone must be an IANA time zone');
+    expect(refused.stderr).toContain('caps.clicksTotal must be a positive integer or null');
 
     cliJson(['campaigns', 'update', id, '--title', 'Capped, renamed'], env);
     cliJson(['campaigns', 'submit', id], env);
