@@ -82,9 +82,10 @@ export async function seedCampaigns(databaseUrl, count) {
     const pairs = [];
     for (let start = 0; start < all.length; start += 10_000) {
       const chunk = all.slice(start, start + 10_000);
-      const summary = await campaigns.import({
-        advertisers: [{ name: `Bench advertiser ${start}`, campaigns: chunk }],
-      });
+      const summary = await campaigns.import(
+        { advertisers: [{ name: `Bench advertiser ${start}`, campaigns: chunk }] },
+        { approve: true },
+      );
       summary.campaignIds.forEach((id, i) => pairs.push([id, chunk[i].placements[0]]));
     }
     const partners = new PartnerService(store);

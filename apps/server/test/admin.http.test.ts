@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { generateApiKey } from '../src/domain/api-keys.js';
 import { CAMPAIGN_STATUSES } from '../src/domain/campaigns.js';
-import { campaign, createTestApp, type TestApp } from './helpers/app.js';
+import { campaign, createTestApp, inStatus, type TestApp } from './helpers/app.js';
 import { ENGINES } from './helpers/engines.js';
 
 let t: TestApp;
@@ -83,7 +83,7 @@ describe('campaign lifecycle through the API (D11)', () => {
     };
     for (const [action, moves] of Object.entries(allowed)) {
       // One campaign per starting state, imported directly in that state.
-      const ids = await t.addCampaigns(statuses.map((status) => campaign({ status })));
+      const ids = await t.addCampaigns(statuses.map((status) => campaign(inStatus(status, now))));
       for (const [i, from] of statuses.entries()) {
         const res = await act(ids[i], action, { reason: 'because' });
         const expected = moves[from];

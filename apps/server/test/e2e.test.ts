@@ -75,7 +75,7 @@ describe('end to end: built server, CLI and real HTTP', () => {
       }),
     );
     const summary = cliJson<{ campaignsCreated: number; campaignIds: number[] }>(
-      ['campaigns', 'import', file],
+      ['campaigns', 'import', file, '--approve'],
       env,
     );
     expect(summary.campaignsCreated).toBe(3);

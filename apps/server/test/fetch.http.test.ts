@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CAMPAIGN_STATUSES } from '../src/domain/campaigns.js';
-import { campaign, createTestApp, type TestApp } from './helpers/app.js';
+import { campaign, createTestApp, inStatus, type TestApp } from './helpers/app.js';
 import { ENGINES } from './helpers/engines.js';
 
 describe.each(ENGINES)('fetch on %s', (engine) => {
@@ -72,7 +72,7 @@ describe.each(ENGINES)('fetch on %s', (engine) => {
 
     it('returns only running campaigns, and their status is always "running"', async () => {
       const statuses = CAMPAIGN_STATUSES;
-      const created = await t.addCampaigns(statuses.map((status) => campaign({ status, title: status })));
+      const created = await t.addCampaigns(statuses.map((status) => campaign(inStatus(status, now))));
       const body = (await t.fetch('placement=header_banner')).json();
       expect(ids(body)).toEqual([created[statuses.indexOf('running')]]);
       expect(body.data.every((c: { status: string }) => c.status === 'running')).toBe(true);
@@ -157,6 +157,9 @@ describe.each(ENGINES)('fetch on %s', (engine) => {
       const [later] = await t.addCampaigns([campaign({ startAt: new Date(now + 60_000).toISOString() })]);
       expect((await t.fetch('placement=header_banner')).json().count).toBe(0);
       now += 60_000;
+      // Imported as running with a start ahead, it waits as scheduled for the clock to start it.
+      await t.services.lifecycle.runOnce();
+      await t.state.refresh();
       expect(ids((await t.fetch('placement=header_banner')).json())).toEqual([later]);
     });
   });

@@ -44,16 +44,22 @@ describe.each(ENGINES)('serving state on %s: changes from elsewhere are served w
     state.index.select({ placement, limit: 100 }).map((c) => c.id);
 
   it('serves a campaign imported through another connection', async () => {
-    const { campaignIds } = await new CampaignService(other).import({
-      advertisers: [{ name: 'Elsewhere', campaigns: [campaign()] }],
-    });
+    const { campaignIds } = await new CampaignService(other).import(
+      {
+        advertisers: [{ name: 'Elsewhere', campaigns: [campaign()] }],
+      },
+      { approve: true },
+    );
     await within(2000, () => served().includes(campaignIds[0]!));
   });
 
   it('drops a campaign paused by hand in SQL', async () => {
-    const { campaignIds } = await new CampaignService(other).import({
-      advertisers: [{ name: 'Elsewhere', campaigns: [campaign(), campaign()] }],
-    });
+    const { campaignIds } = await new CampaignService(other).import(
+      {
+        advertisers: [{ name: 'Elsewhere', campaigns: [campaign(), campaign()] }],
+      },
+      { approve: true },
+    );
     await within(2000, () => served().length === 2);
     await sql`update campaigns set status = 'paused' where id = ${campaignIds[0]}`.execute(other.db);
     await within(2000, () => !served().includes(campaignIds[0]!));
@@ -70,11 +76,14 @@ describe.each(ENGINES)('serving state on %s: changes from elsewhere are served w
   });
 
   it('rebuilds the index when a campaign end time passes, with no write to the store', async () => {
-    const { campaignIds } = await new CampaignService(other).import({
-      advertisers: [
-        { name: 'Ending', campaigns: [campaign({ endAt: new Date(Date.now() + 1500).toISOString() })] },
-      ],
-    });
+    const { campaignIds } = await new CampaignService(other).import(
+      {
+        advertisers: [
+          { name: 'Ending', campaigns: [campaign({ endAt: new Date(Date.now() + 1500).toISOString() })] },
+        ],
+      },
+      { approve: true },
+    );
     await within(2000, () => state.index.size === 1);
     await within(3000, () => state.index.size === 0);
     expect(state.index.campaign(campaignIds[0]!)).toBeUndefined();

@@ -54,6 +54,18 @@ export function statusAfterAction(flight: Flight, action: CampaignAction, now: n
   }
 }
 
+/** The states of an approved campaign: an import that asks for one skips review. */
+export const APPROVED_STATUSES: readonly CampaignStatus[] = ['scheduled', 'running', 'paused', 'completed'];
+
+/**
+ * Where a campaign imported with approval lands: asked for as scheduled or running, it follows the
+ * clock as an approval does (a future start is scheduled, a passed end completed); paused and
+ * completed stay as asked, and anything else is not an approval at all.
+ */
+export function statusOnImport(flight: Flight, now: number): CampaignStatus {
+  return flight.status === 'scheduled' || flight.status === 'running' ? landing(flight, now) : flight.status;
+}
+
 /**
  * The status after an edit (D11): a rejected campaign goes back to draft; an approved one whose
  * creative changed goes back to review; archived campaigns cannot be edited at all.

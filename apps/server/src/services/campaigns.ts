@@ -7,8 +7,10 @@ import {
 } from '../domain/campaigns.js';
 import { invalid, invalidField, notFound, unprocessable } from '../domain/errors.js';
 import {
+  APPROVED_STATUSES,
   CAMPAIGN_ACTIONS,
   statusAfterAction,
+  statusOnImport,
   statusAfterEdit,
   type CampaignAction,
 } from '../domain/lifecycle.js';
@@ -40,6 +42,18 @@ export function campaignToJson(campaign: Campaign): Record<string, unknown> {
     updatedAt: new Date(campaign.updatedAt).toISOString(),
   };
 }
+
+export interface ImportOptions {
+  /** The operator approves every campaign of the file, so it may skip review (audited). */
+  approve?: boolean;
+}
+
+/** The audit reason of a campaign that skipped review because its import was approved. */
+export const APPROVED_ON_IMPORT = 'approved on import';
+
+const unapprovedStatus = (status: string): string =>
+  `"${status}" skips review: approve the import (placard campaigns import --approve) ` +
+  'or leave status out so the campaign goes through review';
 
 /** Fields an edit may change; status moves only through actions (D11). */
 const EDITABLE = [
@@ -76,9 +90,12 @@ export class CampaignService {
   /**
    * Validates a whole import document (`{"advertisers":[{"name":…,"campaigns":[…]}]}`) and stores it
    * all-or-nothing. Every problem is reported at once, with its path in the document. Imported
-   * campaigns keep the status the file gives them: import is the operator's bulk tool.
+   * campaigns go through review like any other (draft, or pending_review when the file says so),
+   * unless the operator approves the import: only then may a campaign be scheduled, running, paused
+   * or completed, its audit entry says it was approved on import, and a scheduled or running one
+   * lands where the clock puts it, as an approval would.
    */
-  async import(document: unknown): Promise<ImportSummary> {
+  async import(document: unknown, options: ImportOptions = {}): Promise<ImportSummary> {
     const problems: FieldProblem[] = [];
     const advertisers: AdvertiserImport[] = [];
     const list = (document as { advertisers?: unknown } | null)?.advertisers;
@@ -89,6 +106,7 @@ export class CampaignService {
     }
     problems.push(...unknownFieldProblems(document as object, ['advertisers'], ''));
     const known = await this.knownPlacements();
+    const now = this.clock();
     list.forEach((raw: unknown, i) => {
       const path = `advertisers[${i}]`;
       const entry = raw as { name?: unknown; campaigns?: unknown } | null;
@@ -109,12 +127,15 @@ export class CampaignService {
         problems.push(...result.problems);
         if (rawCampaign !== null && typeof rawCampaign === 'object' && !Array.isArray(rawCampaign))
           problems.push(...unknownFieldProblems(rawCampaign, IMPORTED, at));
-        if (result.value) campaigns.push(result.value);
+        if (!result.value) return;
+        if (!APPROVED_STATUSES.includes(result.value.status)) campaigns.push(result.value);
+        else if (options.approve)
+          campaigns.push({ ...result.value, status: statusOnImport(result.value, now) });
+        else problems.push({ field: `${at}.status`, message: unapprovedStatus(result.value.status) });
       });
       if (typeof name === 'string') advertisers.push({ name: name.trim(), campaigns });
     });
     if (problems.length > 0) throw unprocessable('invalid import file', problems);
-    const now = this.clock();
     return this.store.transaction(async (tx) => {
       const summary = await tx.importCampaigns(advertisers, now);
       const created = await tx.getCampaigns(summary.campaignIds);
@@ -125,7 +146,7 @@ export class CampaignService {
           objectType: 'campaign',
           objectId: String(campaign.id),
           action: 'import',
-          reason: null,
+          reason: APPROVED_STATUSES.includes(campaign.status) ? APPROVED_ON_IMPORT : null,
           before: null,
           after: campaignToJson(campaign),
         })),

@@ -78,7 +78,8 @@ export async function seedDemo(store: Store, dataDir: string): Promise<DemoResul
     return { created: false, apiKey, keyFile };
   }
   const partners = new PartnerService(store);
-  await new CampaignService(store).import(demoImportDocument());
+  // The demo's campaigns are live at once: seeding it is the operator approving them.
+  await new CampaignService(store).import(demoImportDocument(), { approve: true });
   const partner = (await store.findPartner(DEMO_PARTNER)) ?? (await partners.createPartner(DEMO_PARTNER));
   const { plaintext } = await partners.createKey(partner.id, 'demo');
   fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });

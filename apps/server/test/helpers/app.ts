@@ -113,6 +113,18 @@ export function campaign(fields: Record<string, unknown> = {}): Record<string, u
 }
 
 /**
+ * Fields that import a campaign in `status` at `now`: an approved import of a scheduled campaign
+ * lands on the clock's status, so a scheduled one needs a start ahead.
+ */
+export function inStatus(status: string, now: number): Record<string, unknown> {
+  return {
+    status,
+    title: status,
+    ...(status === 'scheduled' && { startAt: new Date(now + 3_600_000).toISOString() }),
+  };
+}
+
+/**
  * The service in-process, listening on a free loopback port (the partner routes are served by the
  * `node:http` handler in front of Fastify, so tests call it over real HTTP), on a fresh database.
  */
@@ -153,7 +165,7 @@ export async function createTestApp(
   // own limits or use a fresh key with the defaults of D7.
   await partners.setKeyLimits(key.id, HIGHEST_LIMITS);
   await state.refresh();
-  const campaigns = new CampaignService(store);
+  const campaigns = new CampaignService(store, undefined, clock);
   let advertiserCount = 0;
 
   return {
@@ -180,7 +192,10 @@ export async function createTestApp(
     apiKey: plaintext,
     apiKeyId: key.id,
     async addCampaigns(list, advertiser = `Advertiser ${++advertiserCount}`) {
-      const summary = await campaigns.import({ advertisers: [{ name: advertiser, campaigns: list }] });
+      const summary = await campaigns.import(
+        { advertisers: [{ name: advertiser, campaigns: list }] },
+        { approve: true },
+      );
       await state.refresh();
       return summary.campaignIds;
     },

@@ -36,7 +36,7 @@ export async function startPlacard(campaigns: unknown[]): Promise<RunningPlacard
   fs.writeFileSync(file, JSON.stringify({ advertisers: [{ name: 'Client Tests', campaigns }] }));
   // Only `migrate` (and `serve`, `demo`) create a store; `campaigns import` refuses a missing one.
   cliJson(['migrate'], env);
-  const { campaignIds } = cliJson<{ campaignIds: number[] }>(['campaigns', 'import', file], env);
+  const { campaignIds } = cliJson<{ campaignIds: number[] }>(['campaigns', 'import', file, '--approve'], env);
   const server = await startServerProcess(env);
   const adminToken = server.summary.adminToken;
   if (!adminToken) throw new Error('the first start did not print an admin token');

@@ -105,10 +105,16 @@ export function registerCampaigns(program: Command): void {
   campaigns
     .command('import <file>')
     .description('import advertisers and campaigns from a JSON file (all or nothing)')
+    .option(
+      '--approve',
+      'approve the campaigns: only then may they be scheduled, running, paused or completed (audited)',
+    )
     .option('--json', 'print JSON')
-    .action((file: string, options: OutputOptions) =>
+    .action((file: string, options: OutputOptions & { approve?: boolean }) =>
       withStore(options, async (store) => {
-        const summary = await new CampaignService(store).import(readJsonFile(file));
+        const summary = await new CampaignService(store).import(readJsonFile(file), {
+          approve: options.approve === true,
+        });
         emit(options, summary, () =>
           console.log(
             `imported ${summary.campaignsCreated} campaigns ` +
