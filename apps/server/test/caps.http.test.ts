@@ -41,6 +41,59 @@ describe.each(ENGINES)('caps on %s', (name) => {
     expect(trail.at(-1)).toMatchObject({ actor: 'system', action: 'complete', reason: 'total cap reached' });
   });
 
+  it('reopens a campaign completed by its total cap when the cap is raised or removed', async () => {
+    await start('2026-06-01T12:00:00Z');
+    const endAt = '2026-07-01T00:00:00Z';
+    const [raised, removed] = await t.addCampaigns([
+      campaign({ endAt, caps: { impressionsTotal: 2 } }),
+      campaign({ endAt, caps: { impressionsTotal: 1, clicksDaily: 10 } }),
+    ]);
+    for (const id of [raised, raised, removed]) await impression(id);
+    expect([await status(raised), await status(removed)]).toEqual(['completed', 'completed']);
+    for (const action of ['resume', 'approve', 'submit'])
+      expect((await t.admin('POST', `/campaigns/${raised}/${action}`)).statusCode).toBe(409);
+
+    // A cap still reached changes nothing.
+    const still = await t.admin('PATCH', `/campaigns/${raised}`, { caps: { impressionsTotal: 2 } });
+    expect(still.json().data.status).toBe('completed');
+
+    const patched = await t.admin('PATCH', `/campaigns/${raised}`, { caps: { impressionsTotal: 3 } });
+    expect(patched.json().data.status).toBe('paused');
+    expect(
+      (await t.admin('PATCH', `/campaigns/${removed}`, { caps: { clicksDaily: 10 } })).json().data.status,
+    ).toBe('paused');
+    const trail = (await t.admin('GET', `/audit?objectType=campaign&objectId=${raised}`)).json().data;
+    expect(trail.at(-1)).toMatchObject({ action: 'update', reason: expect.stringContaining('paused') });
+
+    // Paused, it waits for the operator; resumed, it serves until the new cap.
+    await t.state.refresh();
+    expect(await served()).toEqual([]);
+    const resumed = await t.admin('POST', `/campaigns/${raised}/resume`);
+    expect(resumed.json().data.status).toBe('running');
+    await t.state.refresh();
+    expect(await served()).toEqual([raised]);
+    expect((await impression(raised)).statusCode).toBe(200);
+    expect(await status(raised)).toBe('completed');
+  });
+
+  it('keeps a completed campaign final once its flight is over, whatever its caps', async () => {
+    await start('2026-06-01T12:00:00Z');
+    const endAt = '2026-06-01T13:00:00Z';
+    const [byEnd, byCap] = await t.addCampaigns([
+      campaign({ endAt, caps: { impressionsTotal: 1 } }),
+      campaign({ endAt, caps: { impressionsTotal: 1 } }),
+    ]);
+    await impression(byCap);
+    now = Date.parse(endAt);
+    await t.services.lifecycle.runOnce();
+    for (const id of [byEnd, byCap]) {
+      expect(await status(id)).toBe('completed');
+      const patched = await t.admin('PATCH', `/campaigns/${id}`, { caps: { impressionsTotal: 100 } });
+      expect(patched.json().data.status).toBe('completed');
+      expect((await t.admin('POST', `/campaigns/${id}/resume`)).statusCode).toBe(409);
+    }
+  });
+
   it('completes on a total click cap, counting only clicks', async () => {
     await start('2026-06-01T12:00:00Z');
     const [capped] = await t.addCampaigns([campaign({ caps: { clicksTotal: 2 } })]);

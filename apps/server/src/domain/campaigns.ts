@@ -250,6 +250,18 @@ export function unknownFieldProblems(fields: object, known: readonly string[], p
     .map((name) => ({ field: path === '' ? name : `${path}.${name}`, message: 'is not a known field' }));
 }
 
+/** Counted impressions and clicks of a campaign's whole flight. */
+export interface Totals {
+  impressions: number;
+  clicks: number;
+}
+
+/** True when the counted totals have reached a total cap, which completes a running campaign. */
+export function totalCapReached(caps: Caps, totals: Totals): boolean {
+  const reached = (count: number, cap: number | null) => cap !== null && count >= cap;
+  return reached(totals.impressions, caps.impressionsTotal) || reached(totals.clicks, caps.clicksTotal);
+}
+
 /** True when the campaign's flight window contains `now` (a missing bound is open). */
 export function isInFlight(campaign: Pick<Campaign, 'startAt' | 'endAt'>, now: number): boolean {
   return (

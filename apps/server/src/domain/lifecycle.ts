@@ -1,4 +1,4 @@
-import type { CampaignStatus } from './campaigns.js';
+import { totalCapReached, type Caps, type CampaignStatus, type Totals } from './campaigns.js';
 import { DomainError } from './errors.js';
 
 /** Operator actions on a campaign (decisions D11). Time-driven moves are in `timedStatus`. */
@@ -78,6 +78,22 @@ export function statusAfterEdit(status: CampaignStatus, changedFields: readonly 
     return 'pending_review';
   }
   return status;
+}
+
+/**
+ * The status after an edit of a campaign's caps (D11): a campaign completed by its total cap while
+ * its flight is not over was stopped by the cap alone, so when the new caps are no longer reached
+ * it becomes paused, for the operator to resume. One completed by its end time stays final.
+ */
+export function statusAfterCapChange(
+  campaign: Flight & { caps: Caps },
+  newCaps: Caps,
+  totals: Totals,
+  now: number,
+): CampaignStatus {
+  const flightOver = campaign.endAt !== null && campaign.endAt <= now;
+  const heldByCap = campaign.status === 'completed' && !flightOver && totalCapReached(campaign.caps, totals);
+  return heldByCap && !totalCapReached(newCaps, totals) ? 'paused' : campaign.status;
 }
 
 /** The move the clock makes on its own (start reached, end passed), or null for none. */

@@ -10,8 +10,9 @@ import {
   APPROVED_STATUSES,
   CAMPAIGN_ACTIONS,
   statusAfterAction,
-  statusOnImport,
+  statusAfterCapChange,
   statusAfterEdit,
+  statusOnImport,
   type CampaignAction,
 } from '../domain/lifecycle.js';
 import type { AdvertiserImport, CampaignFilter, ImportSummary, PageRequest, Store } from '../store/store.js';
@@ -221,12 +222,23 @@ export class CampaignService {
       const changed = EDITABLE.filter(
         (field) => JSON.stringify(candidate[field]) !== JSON.stringify(before[field]),
       );
-      const status = statusAfterEdit(current.status, changed);
+      let status = statusAfterEdit(current.status, changed);
+      const reopened =
+        changed.includes('caps') &&
+        statusAfterCapChange(current, result.value.caps, await tx.campaignTotals(id), now) === 'paused';
+      if (reopened) status = 'paused';
       const updated = (await tx.updateCampaign(id, { ...result.value, status }, now))!;
       await audit(
         tx,
         this.actor,
-        { objectType: 'campaign', objectId: id, action: 'update', before, after: campaignToJson(updated) },
+        {
+          objectType: 'campaign',
+          objectId: id,
+          action: 'update',
+          reason: reopened ? 'total cap no longer reached: paused, to resume' : null,
+          before,
+          after: campaignToJson(updated),
+        },
         now,
       );
       return updated;

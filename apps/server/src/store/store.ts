@@ -1,6 +1,13 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
-import type { Campaign, CampaignInput, CampaignStatus } from '../domain/campaigns.js';
+import {
+  NO_CAPS,
+  totalCapReached,
+  type Campaign,
+  type CampaignInput,
+  type CampaignStatus,
+  type Totals,
+} from '../domain/campaigns.js';
 import { localDate, startOfNextLocalDay } from '../domain/time-zones.js';
 import { keyPolicies, type KeyPolicies } from '../domain/rate-limits.js';
 import type { Device } from '../domain/targeting.js';
@@ -902,11 +909,12 @@ export class Store {
         ['total', day].map((key) => this.bumpCounter(campaign.id, key, impressions, clicks)),
       );
       const reached = (count: number, cap: number | null) => cap !== null && count >= cap;
-      if (
-        campaign.status === 'running' &&
-        (reached(total!.impressions, campaign.cap_impressions_total) ||
-          reached(total!.clicks, campaign.cap_clicks_total))
-      ) {
+      const totalCaps = {
+        ...NO_CAPS,
+        impressionsTotal: campaign.cap_impressions_total,
+        clicksTotal: campaign.cap_clicks_total,
+      };
+      if (campaign.status === 'running' && totalCapReached(totalCaps, total!)) {
         await this.db
           .updateTable('campaigns')
           .set({ status: 'completed', updated_at: last.occurredAt })
@@ -936,6 +944,17 @@ export class Store {
         effects.cappedForTheDay.push(campaign.id);
       }
     }
+  }
+
+  /** Counted impressions and clicks of a campaign's whole flight, as its total caps see them. */
+  async campaignTotals(campaignId: number): Promise<Totals> {
+    const row = await this.db
+      .selectFrom('campaign_counters')
+      .select(['impressions', 'clicks'])
+      .where('campaign_id', '=', campaignId)
+      .where('day', '=', 'total')
+      .executeTakeFirst();
+    return { impressions: Number(row?.impressions ?? 0), clicks: Number(row?.clicks ?? 0) };
   }
 
   private async bumpCounter(campaignId: number, day: string, impressions: number, clicks: number) {

@@ -388,7 +388,7 @@ const ROUTES = {
   updateCampaign: route('Campaigns', {
     summary: 'Edit a campaign',
     description:
-      'Status changes only through the actions; editing a running campaign sends it back to review.',
+      'Status changes through the actions, with two exceptions. Editing the creative (title, description, category, destination URL) of an approved campaign sends it back to `pending_review`. Raising or removing the total cap of a campaign completed by that cap, while its flight is not over, makes it `paused`, to `resume`; a campaign completed by its end time stays completed.',
     params: IdParams,
     body: Type.Partial(Type.Object(campaignFields)),
     ok: [200, One(ref('CampaignRecord'))],
