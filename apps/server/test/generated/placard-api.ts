@@ -363,7 +363,7 @@ export interface paths {
         head?: never;
         /**
          * Edit a campaign
-         * @description Status changes only through the actions; editing a running campaign sends it back to review.
+         * @description Status changes through the actions, with two exceptions. Editing the creative (title, description, category, destination URL) of an approved campaign sends it back to `pending_review`. Raising or removing the total cap of a campaign completed by that cap, while its flight is not over, makes it `paused`, to `resume`; a campaign completed by its end time stays completed.
          */
         patch: operations["updateCampaign"];
         trace?: never;
