@@ -11,6 +11,12 @@ export interface paths {
         /**
          * Fetch campaigns for a placement
          * @description Running campaigns for an ad slot, optionally narrowed by country and device (contract 4.1, D2 to D4). Cache the answer for the `max-age` given.
+         *
+         *     **Server to server only.** This page does not send requests here: a browser must never hold an API key, and the API refuses a key a browser sends (403) and reports it to the operator as leaked. Try it from a terminal:
+         *
+         *     ```sh
+         *     curl -H "Authorization: Bearer $PLACARD_API_KEY" "$PLACARD_URL/api/v1/campaigns/fetch?placement=header_banner&location=US&device=mobile"
+         *     ```
          */
         get: operations["fetchCampaigns"];
         put?: never;
@@ -20,6 +26,12 @@ export interface paths {
         /**
          * Fetch campaigns for a placement, headers only
          * @description As `GET`, without a body: the same checks, statuses and headers.
+         *
+         *     **Server to server only.** This page does not send requests here: a browser must never hold an API key, and the API refuses a key a browser sends (403) and reports it to the operator as leaked. Try it from a terminal:
+         *
+         *     ```sh
+         *     curl -X HEAD -H "Authorization: Bearer $PLACARD_API_KEY" -H 'Content-Type: application/json' -d '{"campaignId":1,"placement":"header_banner","location":"US","device":"mobile"}' "$PLACARD_URL/api/v1/campaigns/fetch?placement=header_banner&location=US&device=mobile"
+         *     ```
          */
         head: operations["fetchCampaignsHead"];
         patch?: never;
@@ -37,6 +49,12 @@ export interface paths {
         /**
          * Track an impression
          * @description Report one impression per display, once the campaign is visible (contract 4.2). Answered only after the event is durably stored.
+         *
+         *     **Server to server only.** This page does not send requests here: a browser must never hold an API key, and the API refuses a key a browser sends (403) and reports it to the operator as leaked. Try it from a terminal:
+         *
+         *     ```sh
+         *     curl -X POST -H "Authorization: Bearer $PLACARD_API_KEY" -H 'Content-Type: application/json' -d '{"campaignId":1,"placement":"header_banner","location":"US","device":"mobile"}' "$PLACARD_URL/api/v1/campaigns/impression"
+         *     ```
          */
         post: operations["trackImpression"];
         delete?: never;
@@ -57,6 +75,12 @@ export interface paths {
         /**
          * Track a click
          * @description Report a click for a genuine user action, then send the user to `destinationUrl` (contract 4.3). Answered only after the event is durably stored.
+         *
+         *     **Server to server only.** This page does not send requests here: a browser must never hold an API key, and the API refuses a key a browser sends (403) and reports it to the operator as leaked. Try it from a terminal:
+         *
+         *     ```sh
+         *     curl -X POST -H "Authorization: Bearer $PLACARD_API_KEY" -H 'Content-Type: application/json' -d '{"campaignId":1,"placement":"header_banner","location":"US","device":"mobile"}' "$PLACARD_URL/api/v1/campaigns/click"
+         *     ```
          */
         post: operations["trackClick"];
         delete?: never;

@@ -1,5 +1,5 @@
 import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
+import swaggerUi, { type FastifySwaggerUiConfigOptions } from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';
 import { HTML_CSP } from '../security-headers.js';
@@ -7,6 +7,7 @@ import { markOptionalBodies, withBodyErrors } from './bodies.js';
 import { ErrorBody, ManagementErrorBody } from './common.js';
 import { MANAGEMENT_SCHEMAS } from './management.js';
 import { PARTNER_PATHS, PARTNER_SCHEMAS } from './partner.js';
+import { readOnlyOperations, serverOnly } from './server-only.js';
 
 /** Shown on /docs and at the top of the document. */
 const DESCRIPTION = `Placard delivers advertising campaigns to partner platforms.
@@ -84,7 +85,7 @@ async function documentPlugin(app: FastifyInstance, options: ApiDocsOptions): Pr
       const document = documentObject.openapiObject;
       // The partner API first: it is what most readers come for.
       const paths = {
-        ...(PARTNER_PATHS as typeof document.paths),
+        ...(serverOnly(PARTNER_PATHS) as typeof document.paths),
         ...markOptionalBodies(document.paths ?? {}),
       };
       return { ...document, paths };
@@ -95,7 +96,14 @@ async function documentPlugin(app: FastifyInstance, options: ApiDocsOptions): Pr
     // swagger-ui's page loads only its own files; its default policy also allows an external
     // validator and forces https, which breaks a plain-http local instance.
     staticCSP: HTML_CSP,
-    uiConfig: { docExpansion: 'list', deepLinking: true, validatorUrl: null },
+    uiConfig: {
+      docExpansion: 'list',
+      deepLinking: true,
+      validatorUrl: null,
+      // The partner operations are read-only there: see server-only.ts. Swagger UI takes a plugin
+      // that returns a list of plugins, which its types do not describe.
+      plugins: [readOnlyOperations] as unknown as FastifySwaggerUiConfigOptions['plugins'],
+    },
   });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 }
