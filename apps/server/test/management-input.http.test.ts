@@ -151,6 +151,23 @@ describe.each(ENGINES)('management input on %s', (engine) => {
     expect((await t.admin('GET', '/campaigns/9223372036854775808')).statusCode).toBe(400);
   });
 
+  it('answers a path that is not UTF-8, or an id too long to be one, in the management error body', async () => {
+    const notUtf8 = await t.admin('GET', '/partners/%FF');
+    expect(notUtf8.statusCode).toBe(400);
+    expect(notUtf8.json()).toEqual({
+      status: 'error',
+      message: 'the path is not valid: a percent-encoded part is not UTF-8',
+      problems: [],
+    });
+    const long = await t.admin('GET', `/campaigns/${'7'.repeat(101)}`);
+    expect(long.statusCode).toBe(400);
+    expect(long.json()).toEqual({
+      status: 'error',
+      message: 'id must be at most 100 characters',
+      problems: [{ field: 'id', message: 'must be at most 100 characters' }],
+    });
+  });
+
   it('refuses a key label or a reason that is not text instead of storing no label', async () => {
     const partner = (await t.admin('POST', '/partners', { name: `Partner ${Math.random()}` })).json().data;
     for (const label of [7, true, ['a']]) {
@@ -164,6 +181,34 @@ describe.each(ENGINES)('management input on %s', (engine) => {
     expect((await t.admin('POST', '/campaigns/1/pause', { reason: 5 })).json().problems).toEqual([
       { field: 'reason', message: 'must be a string' },
     ]);
+  });
+});
+
+describe.each(ENGINES)('import files on %s', (engine) => {
+  let t: TestApp;
+  beforeEach(async () => {
+    t = await createTestApp({ engine });
+  });
+  afterEach(() => t.close());
+
+  it('refuses NUL characters anywhere in an import file, naming each field, and stores nothing', async () => {
+    const importing = new CampaignService(t.store).import({
+      advertisers: [
+        {
+          name: 'North\u0000wind',
+          campaigns: [campaign({ title: 'Spring\u0000', description: 'Fresh\u0000', status: 'draft' })],
+        },
+      ],
+    });
+    await expect(importing).rejects.toMatchObject({
+      kind: 'unprocessable',
+      problems: [
+        { field: 'advertisers[0].name', message: 'must not contain the NUL character' },
+        { field: 'advertisers[0].campaigns[0].title', message: 'must not contain the NUL character' },
+        { field: 'advertisers[0].campaigns[0].description', message: 'must not contain the NUL character' },
+      ],
+    });
+    expect((await t.admin('GET', '/advertisers')).json().data).toEqual([]);
   });
 });
 

@@ -10,7 +10,7 @@ import type { Store } from '../store/store.js';
 import type { ServingState } from '../services/serving-state.js';
 import { adminApi, type AdminDeps } from './admin/plugin.js';
 import { AuthFailureLimiter } from './auth-failures.js';
-import { errorBody, installErrorHandling, JSON_TYPE } from './errors.js';
+import { answerFrameworkError, errorBody, installErrorHandling, JSON_TYPE, MAX_ID_LENGTH } from './errors.js';
 import { ConnectionDrain } from './connection-drain.js';
 import { refuseExpectation, refuseMissingHost } from './edge-requests.js';
 import { apiDocs } from './openapi/document.js';
@@ -110,6 +110,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     genReqId: (request) => requestId(request.headers['x-request-id']),
     return503OnClosing: true,
     clientErrorHandler: answerClientError,
+    frameworkErrors: answerFrameworkError,
+    routerOptions: { maxParamLength: MAX_ID_LENGTH },
     serverFactory: (fastifyHandler) => {
       const server = http.createServer({ requireHostHeader: false }, (request, response) => {
         if (refuseMissingHost(request, response)) return;

@@ -32,6 +32,7 @@ const FRAMEWORK_ERRORS: Record<string, { status: number; message: string }> = {
   FST_ERR_CTP_EMPTY_JSON_BODY: { status: 400, message: 'request body must be a JSON object' },
   FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, message: 'request body must be a JSON object' },
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, message: 'invalid Content-Length' },
+  FST_ERR_BAD_URL: { status: 400, message: 'the path is not valid: a percent-encoded part is not UTF-8' },
 };
 
 export interface ErrorResponse {
@@ -110,6 +111,34 @@ export function installErrorHandler(
     if (response.headers) reply.headers(response.headers);
     return reply.code(response.status).header('content-type', JSON_TYPE).send(body(response));
   });
+}
+
+/** The most characters a path id may have (Fastify's `maxParamLength`; every route's parameter is `id`). */
+export const MAX_ID_LENGTH = 100;
+
+/**
+ * Fastify's `frameworkErrors`: a request refused before routing (a path whose percent-encoding is
+ * not UTF-8, an id longer than `MAX_ID_LENGTH`) is answered in the error body of the API its path
+ * belongs to, not in Fastify's own.
+ */
+export function answerFrameworkError(
+  error: FastifyError,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): void {
+  const response: ErrorResponse =
+    error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+      ? {
+          status: 400,
+          message: `id must be at most ${MAX_ID_LENGTH} characters`,
+          problems: [{ field: 'id', message: `must be at most ${MAX_ID_LENGTH} characters` }],
+          fault: false,
+        }
+      : describeError(error);
+  const body = request.url.startsWith('/admin/')
+    ? managementErrorBody(response)
+    : errorBody(response.message);
+  void reply.code(response.status).header('content-type', JSON_TYPE).send(body);
 }
 
 /** Installs Fastify's error and not-found handlers over the same mapping (D8). */

@@ -6,6 +6,7 @@ import {
   type FieldProblem,
 } from '../domain/campaigns.js';
 import { invalid, invalidField, notFound, unprocessable } from '../domain/errors.js';
+import { NUL_PROBLEM, nulFields } from '../domain/nul-characters.js';
 import {
   APPROVED_STATUSES,
   CAMPAIGN_ACTIONS,
@@ -106,6 +107,7 @@ export class CampaignService {
       ]);
     }
     problems.push(...unknownFieldProblems(document as object, ['advertisers'], ''));
+    problems.push(...nulFields(document).map((field) => ({ field, message: NUL_PROBLEM })));
     const known = await this.knownPlacements();
     const now = this.clock();
     list.forEach((raw: unknown, i) => {

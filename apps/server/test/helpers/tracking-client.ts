@@ -19,25 +19,37 @@ export function postImpression(
   key: string,
   agent: http.Agent,
 ): Promise<TrackingAnswer> {
+  const headers = {
+    authorization: `Bearer ${apiKey}`,
+    'content-type': 'application/json',
+    'idempotency-key': key,
+  };
+  return send('POST', `${url}/api/v1/campaigns/impression`, agent, headers, body);
+}
+
+/** A GET on the given agent's connection; never rejects, like `postImpression`. */
+export function getOn(
+  url: string,
+  agent: http.Agent,
+  headers: Record<string, string> = {},
+): Promise<TrackingAnswer> {
+  return send('GET', url, agent, headers, undefined);
+}
+
+function send(
+  method: string,
+  url: string,
+  agent: http.Agent,
+  headers: Record<string, string>,
+  body: string | undefined,
+): Promise<TrackingAnswer> {
   return new Promise((resolve) => {
-    const request = http.request(
-      `${url}/api/v1/campaigns/impression`,
-      {
-        method: 'POST',
-        agent,
-        headers: {
-          authorization: `Bearer ${apiKey}`,
-          'content-type': 'application/json',
-          'idempotency-key': key,
-        },
-      },
-      (response) => {
-        response.resume();
-        response.on('end', () =>
-          resolve({ status: response.statusCode ?? 0, retryAfter: response.headers['retry-after'] }),
-        );
-      },
-    );
+    const request = http.request(url, { method, agent, headers }, (response) => {
+      response.resume();
+      response.on('end', () =>
+        resolve({ status: response.statusCode ?? 0, retryAfter: response.headers['retry-after'] }),
+      );
+    });
     request.on('error', (error: NodeJS.ErrnoException) =>
       resolve({ status: 0, error: error.code ?? error.message, reused: request.reusedSocket }),
     );
