@@ -23,7 +23,7 @@ function operations(headers: Record<string, string>) {
   ];
 }
 
-describe('authentication (contract section 5; D6)', () => {
+describe('authentication (partner API section 5; D6)', () => {
   const wrongCredentials: Array<[string, (key: string) => Record<string, string>]> = [
     ['no Authorization header', () => ({})],
     ['an empty header', () => ({ authorization: '' })],
@@ -163,7 +163,7 @@ describe('authentication (contract section 5; D6)', () => {
   });
 });
 
-describe('errors (contract section 7; D8)', () => {
+describe('errors (partner API section 7; D8)', () => {
   it('answers 404 "not found" for an unknown route', async () => {
     for (const url of [
       '/',

@@ -1,18 +1,9 @@
 import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium } from '../../../scripts/chromium.mjs';
 import { tempDir } from './helpers/engines.js';
 import { startPlacard, type RunningPlacard } from './helpers/running-placard.js';
-
-const CHROMIUM_FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-];
 
 /** Expands one operation of the page and returns its block. */
 async function expand(page: Page, tag: string, operationId: string) {
@@ -28,7 +19,7 @@ describe('the API reference page at /docs in a real browser', () => {
 
   beforeAll(async () => {
     placard = await startPlacard([]);
-    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_FLAGS });
+    browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();

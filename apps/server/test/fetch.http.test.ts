@@ -16,7 +16,7 @@ describe.each(ENGINES)('fetch on %s', (engine) => {
   const ids = (body: { data: Array<{ id: number }> }): number[] =>
     body.data.map((c) => c.id).sort((a, b) => a - b);
 
-  describe('GET /api/v1/campaigns/fetch: success envelope (contract 2.1, 2.3; D3)', () => {
+  describe('GET /api/v1/campaigns/fetch: success envelope (partner API 2.1, 2.3; D3)', () => {
     it('answers 200 with status, data and count equal to the length of data', async () => {
       await t.addCampaigns([campaign(), campaign(), campaign()]);
       const res = await t.fetch('placement=header_banner');
@@ -29,7 +29,7 @@ describe.each(ENGINES)('fetch on %s', (engine) => {
       expect(body.count).toBe(body.data.length);
     });
 
-    it('tells partners how long they may reuse the answer, privately (Cache-Control, contract 7)', async () => {
+    it('tells partners how long they may reuse the answer, privately (Cache-Control, partner API 7)', async () => {
       const res = await t.fetch('placement=header_banner');
       expect(res.headers['cache-control']).toBe('private, max-age=5');
       const error = await t.fetch('');
@@ -164,7 +164,7 @@ describe.each(ENGINES)('fetch on %s', (engine) => {
     });
   });
 
-  describe('limit (contract 4.1, section 8; D2)', () => {
+  describe('limit (partner API 4.1, section 8; D2)', () => {
     it('defaults to 10 and cuts the list', async () => {
       await t.addCampaigns(Array.from({ length: 15 }, () => campaign()));
       expect((await t.fetch('placement=header_banner')).json().count).toBe(10);
@@ -191,7 +191,7 @@ describe.each(ENGINES)('fetch on %s', (engine) => {
     );
   });
 
-  describe('query validation (contract 4.1, section 7; D1, D2)', () => {
+  describe('query validation (partner API 4.1, section 7; D1, D2)', () => {
     it.each(['', 'placement=', 'limit=5'])(
       'answers 400 "placement parameter is required" for %j',
       async (query) => {

@@ -3,20 +3,11 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import readline from 'node:readline';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium } from '../../../scripts/chromium.mjs';
 import { ROOT } from '../../../apps/server/test/helpers/process.js';
 import { startPlacard, type RunningPlacard } from '../../../apps/server/test/helpers/running-placard.js';
-
-const CHROMIUM_FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-];
 
 /** The advertiser's landing page, where a click must end up. */
 async function landingServer() {
@@ -63,7 +54,7 @@ describe('the example partner site in a real browser', () => {
     ]);
     apiKey = (await placard.newKey('Example Site')).key;
     site = await startSite({ PLACARD_URL: placard.url, PLACARD_API_KEY: apiKey });
-    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_FLAGS });
+    browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();

@@ -113,7 +113,7 @@ export class PlacardClient implements Tracker {
     this.newIdempotencyKey = options.newIdempotencyKey ?? (() => globalThis.crypto.randomUUID());
   }
 
-  /** Running campaigns for a placement (contract 4.1), from the cache while the server allows. */
+  /** Running campaigns for a placement (partner API 4.1), from the cache while the server allows. */
   async fetchCampaigns(args: FetchArguments, options: FetchOptions = {}): Promise<readonly Campaign[]> {
     const checked = checkFetchArguments(args);
     const query = new URLSearchParams({ placement: checked.placement, limit: String(checked.limit) });
@@ -155,7 +155,7 @@ export class PlacardClient implements Tracker {
 
   /**
    * A handle for one showing of `campaign` in `placement`, which must be the placement it was
-   * fetched for (contract 1.7).
+   * fetched for (partner API 1.7).
    */
   display(campaign: Campaign, placement: string, context: TrackingContext = {}): Display {
     const fetched = this.fetchedFor.get(campaign);
@@ -172,7 +172,7 @@ export class PlacardClient implements Tracker {
     return new Display(this, campaign, placement, context);
   }
 
-  /** Reports an impression (contract 4.2); prefer `display(...).impression()`, which reports once. */
+  /** Reports an impression (partner API 4.2); prefer `display(...).impression()`, which reports once. */
   trackImpression(
     campaignId: number,
     placement: string,
@@ -182,7 +182,7 @@ export class PlacardClient implements Tracker {
     return this.track('impression', campaignId, placement, context, options);
   }
 
-  /** Reports a click (contract 4.3); prefer `display(...).click()`, which requires the impression first. */
+  /** Reports a click (partner API 4.3); prefer `display(...).click()`, which requires the impression first. */
   trackClick(
     campaignId: number,
     placement: string,

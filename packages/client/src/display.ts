@@ -23,7 +23,7 @@ export interface Tracker {
 }
 
 /**
- * One showing of one campaign in one placement (contract sections 1.6 and 1.7), created by
+ * One showing of one campaign in one placement (partner API sections 1.6 and 1.7), created by
  * `client.display(campaign, placement)`: it reports at most one impression, whatever re-renders
  * call, and refuses a click before that impression was recorded.
  */

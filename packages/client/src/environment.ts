@@ -2,7 +2,7 @@ import { PlacardError } from './errors.js';
 
 export const BROWSER_MESSAGE =
   '@placard/client runs on servers only: an API key in a browser is readable by every visitor ' +
-  '(contract section 1.5). Call Placard from your server and send the page only what it renders.';
+  '(partner API section 1.5). Call Placard from your server and send the page only what it renders.';
 
 /**
  * Refuses to run where a page or a web worker runs: there the key would be shipped to users. Deno,

@@ -1,7 +1,7 @@
 import { hash, randomBytes } from 'node:crypto';
 
 /**
- * API key format (decisions D6): `plc_` + 32 random base62 characters + a 6-character base62
+ * API key format (rule D6): `plc_` + 32 random base62 characters + a 6-character base62
  * checksum of those 32. The checksum lets a typo or a made-up key be rejected without a look-up;
  * only the SHA-256 digest and a short display prefix are ever stored.
  */

@@ -3,7 +3,7 @@ import { isPlacementId } from './placements.js';
 import { isTimeZone } from './time-zones.js';
 import { COUNTRY_CODES, DEVICES, type Device } from './targeting.js';
 
-/** Lifecycle states of decisions D11. Only `running` campaigns are served or tracked. */
+/** Lifecycle states of rule D11. Only `running` campaigns are served or tracked. */
 export const CAMPAIGN_STATUSES = [
   'draft',
   'pending_review',
@@ -125,7 +125,7 @@ export function isHttpUrl(value: string): boolean {
 
 /**
  * Validates and normalises one campaign as given in an import file or an update. Category is an
- * open set (contract 2.2): any lower-case word, so advertisers are not limited to the nine examples.
+ * open set (partner API 2.2): any lower-case word, so advertisers are not limited to the nine examples.
  */
 export function validateCampaignInput(
   raw: unknown,

@@ -1,7 +1,7 @@
 import { totalCapReached, type Caps, type CampaignStatus, type Totals } from './campaigns.js';
 import { DomainError } from './errors.js';
 
-/** Operator actions on a campaign (decisions D11). Time-driven moves are in `timedStatus`. */
+/** Operator actions on a campaign (rule D11). Time-driven moves are in `timedStatus`. */
 export const CAMPAIGN_ACTIONS = ['submit', 'approve', 'reject', 'pause', 'resume', 'archive'] as const;
 export type CampaignAction = (typeof CAMPAIGN_ACTIONS)[number];
 

@@ -1,5 +1,5 @@
 /**
- * Ordering of eligible campaigns (decisions D4): higher priority first; inside one priority a
+ * Ordering of eligible campaigns (rule D4): higher priority first; inside one priority a
  * weighted lottery without replacement, so delivery rotates instead of always serving the same
  * campaigns. Everything here is precomputed once per index build so that a draw costs about
  * O(limit) memory reads instead of O(n) on the request path.

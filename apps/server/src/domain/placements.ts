@@ -1,4 +1,4 @@
-/** The 15 placements every install starts with (decisions D1). Seeded by a migration, then data. */
+/** The 15 placements every install starts with (rule D1). Seeded by a migration, then data. */
 export const DEFAULT_PLACEMENTS: ReadonlyArray<{ id: string; description: string }> = [
   { id: 'header_banner', description: 'full-width banner at the top of a page' },
   { id: 'article_inline', description: 'inside article content' },

@@ -1,7 +1,7 @@
 import { invalid } from './errors.js';
 import { parseDevice, parseLocation, type Device } from './targeting.js';
 
-/** A validated fetch query (decisions D2); placement existence is checked against the registry later. */
+/** A validated fetch query (rule D2); placement existence is checked against the registry later. */
 export interface FetchQuery {
   placement: string;
   limit: number;
@@ -9,7 +9,7 @@ export interface FetchQuery {
   device?: Device;
 }
 
-/** A validated impression or click body (decisions D5). */
+/** A validated impression or click body (rule D5). */
 export interface TrackingRequest {
   campaignId: number;
   placement: string;

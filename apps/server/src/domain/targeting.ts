@@ -1,6 +1,6 @@
 import { invalid } from './errors.js';
 
-/** ISO 3166-1 alpha-2: the 249 officially assigned codes, plus XK (Kosovo), per decisions D2. */
+/** ISO 3166-1 alpha-2: the 249 officially assigned codes, plus XK (Kosovo), per rule D2. */
 export const COUNTRY_CODES: ReadonlySet<string> = new Set(
   (
     'AD AE AF AG AI AL AM AO AQ AR AS AT AU AW AX AZ BA BB BD BE BF BG BH BI BJ BL BM BN BO BQ BR BS BT BV ' +

@@ -1,5 +1,5 @@
 /**
- * Calendar days in an IANA time zone (decisions D12), for daily caps. Built on Intl, so it follows
+ * Calendar days in an IANA time zone (rule D12), for daily caps. Built on Intl, so it follows
  * the time-zone database that Node ships, daylight-saving changes included.
  */
 

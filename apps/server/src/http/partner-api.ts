@@ -18,7 +18,7 @@ import { describeError, errorBody, HttpError, JSON_TYPE } from './errors.js';
 import { requestId } from './request-id.js';
 import { ResponseBatch } from './response-batch.js';
 
-/** Paths and methods of the partner API (contract section 4), also used to answer 405 (D8). */
+/** Paths and methods of the partner API (partner API section 4), also used to answer 405 (D8). */
 export const PARTNER_ROUTES: ReadonlyMap<string, readonly string[]> = new Map([
   ['/api/v1/campaigns/fetch', ['GET', 'HEAD']],
   ['/api/v1/campaigns/impression', ['POST']],
@@ -49,7 +49,7 @@ export interface PartnerApiDeps {
   isClosing: () => boolean;
   /** Told of every authenticated use of a key. */
   onKeyUse?: (apiKeyId: number, at: number) => void;
-  /** Told when a valid key came from a browser and was refused (contract 1.5). */
+  /** Told when a valid key came from a browser and was refused (partner API 1.5). */
   onBrowserUse?: (apiKeyId: number, at: number) => void;
   /**
    * Subscribes to the event batcher: told each time a batch's requests have been told their
@@ -90,7 +90,7 @@ function idempotencyKeyOf(request: IncomingMessage): string | null {
 }
 
 /**
- * Browser signals (contract 1.5: calls come from the partner's server, never from user-facing
+ * Browser signals (partner API 1.5: calls come from the partner's server, never from user-facing
  * code). Browsers send `Origin` on cross-origin and POST requests, and the Fetch Metadata headers
  * together: `Sec-Fetch-Mode` with `Sec-Fetch-Site` and `Sec-Fetch-Dest`. `Sec-Fetch-Mode: cors`
  * alone is not a browser: Node's own `fetch` (undici) sends exactly that from servers, and

@@ -34,7 +34,7 @@ export class DeliveryService {
     private readonly clock: () => number = Date.now,
   ) {}
 
-  /** The fetch response body (contract 2.3), as UTF-8 JSON bytes. */
+  /** The fetch response body (partner API 2.3), as UTF-8 JSON bytes. */
   fetch(query: FetchQuery, caller: Caller): Buffer {
     const index = this.state.index;
     if (!index.hasPlacement(query.placement)) throw invalid(`unknown placement: ${query.placement}`);

@@ -21,7 +21,7 @@ export class KeyUsage {
     this.pending.set(apiKeyId, at);
   };
 
-  /** Notes a request refused because the key came with browser signals (contract 1.5). */
+  /** Notes a request refused because the key came with browser signals (partner API 1.5). */
   readonly browserUse = (apiKeyId: number, at: number): void => {
     this.pending.set(apiKeyId, at);
     const seen = this.browser.get(apiKeyId);

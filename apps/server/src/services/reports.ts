@@ -29,8 +29,9 @@ export interface Report {
   totals: ReportCounts;
 }
 
-/** Slots rows are summed into in SQL: every UTC offset in use is a multiple of 15 minutes, so a
- * 15-minute slot never straddles a local hour or day. */
+/** The slot rows are summed into in SQL for reports by hour or day (by minute: 1 minute): every
+ * UTC offset in use is a multiple of 15 minutes, so a 15-minute slot never straddles a local hour
+ * or day. */
 const QUARTER_HOUR = 15 * 60_000;
 
 const emptyCounts = (): ReportCounts => ({

@@ -152,7 +152,7 @@ export interface MetaTable {
 export interface ApiKeyUsageTable {
   api_key_id: number;
   last_used_at: number;
-  /** Requests refused for browser signals (contract 1.5). */
+  /** Requests refused for browser signals (partner API 1.5). */
   browser_requests: Generated<number>;
   last_browser_request_at: number | null;
 }

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase, type TestDatabase } from '../helpers/engines.js';
 import { ensureBuilt, startServerProcess, type ServerProcess } from '../helpers/process.js';
 import { tcpProxy } from '../helpers/tcp-proxy.js';
-import { demoImpressionBody, postImpression } from '../helpers/tracking-client.js';
+import { demoImpressionBody, liftDemoKeyLimits, postImpression } from '../helpers/tracking-client.js';
 
 /**
  * PostgreSQL connections die in production: failovers, restarts, an administrator's
@@ -14,12 +14,15 @@ import { demoImpressionBody, postImpression } from '../helpers/tracking-client.j
  */
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 16 });
+/** Both servers of this file share one database, so only the first start would print a token. */
+const ADMIN_TOKEN = `pla_${'0123456789'.repeat(4)}`;
 
 /**
  * Eight clients send impressions one after another for six seconds, retrying a refused one with
  * the same key, while `fault` runs every 250 ms; returns what the clients saw.
  */
 async function loadThroughFaults(server: ServerProcess, fault: () => Promise<number>, keyPrefix: string) {
+  await liftDemoKeyLimits(server, ADMIN_TOKEN);
   const apiKey = server.summary.demoApiKey!;
   const body = await demoImpressionBody(server);
   const seen = { unexpected: [] as string[], refused: 0, faults: 0, acknowledged: new Set<string>() };
@@ -67,7 +70,10 @@ describe('PostgreSQL connections lost under load', () => {
 
   /** Runs the load against a server on `databaseUrl`, then checks the outcome against the store. */
   async function survives(databaseUrl: string, fault: () => Promise<number>, prefix: string) {
-    const server = await startServerProcess({ PLACARD_DATABASE_URL: databaseUrl }, ['--demo']);
+    const server = await startServerProcess(
+      { PLACARD_DATABASE_URL: databaseUrl, PLACARD_ADMIN_TOKEN: ADMIN_TOKEN },
+      ['--demo'],
+    );
     try {
       const seen = await loadThroughFaults(server, fault, prefix);
       expect(server.child.exitCode, server.output.slice(-20).join('\n')).toBeNull();

@@ -10,7 +10,7 @@ export interface paths {
         };
         /**
          * Fetch campaigns for a placement
-         * @description Running campaigns for an ad slot, optionally narrowed by country and device (contract 4.1, D2 to D4). Cache the answer for the `max-age` given.
+         * @description Running campaigns for an ad slot, optionally narrowed by country and device (partner API 4.1, D2 to D4). Cache the answer for the `max-age` given.
          *
          *     **Server to server only.** This page does not send requests here: a browser must never hold an API key, and the API refuses a key a browser sends (403) and reports it to the operator as leaked. Try it from a terminal:
          *
@@ -48,7 +48,7 @@ export interface paths {
         put?: never;
         /**
          * Track an impression
-         * @description Report one impression per display, once the campaign is visible (contract 4.2). Answered only after the event is durably stored.
+         * @description Report one impression per display, once the campaign is visible (partner API 4.2). Answered only after the event is durably stored.
          *
          *     **Server to server only.** This page does not send requests here: a browser must never hold an API key, and the API refuses a key a browser sends (403) and reports it to the operator as leaked. Try it from a terminal:
          *
@@ -74,7 +74,7 @@ export interface paths {
         put?: never;
         /**
          * Track a click
-         * @description Report a click for a genuine user action, then send the user to `destinationUrl` (contract 4.3). Answered only after the event is durably stored.
+         * @description Report a click for a genuine user action, then send the user to `destinationUrl` (partner API 4.3). Answered only after the event is durably stored.
          *
          *     **Server to server only.** This page does not send requests here: a browser must never hold an API key, and the API refuses a key a browser sends (403) and reports it to the operator as leaked. Try it from a terminal:
          *
@@ -711,7 +711,7 @@ export interface components {
                 message: string;
             }[];
         };
-        /** @description A campaign to render (contract 2.1). */
+        /** @description A campaign to render (partner API 2.1). */
         Campaign: {
             /** @description Use as `campaignId` when tracking. */
             id: number;

@@ -1,4 +1,5 @@
 import http from 'node:http';
+import { HIGHEST_LIMITS } from '../../src/domain/rate-limits.js';
 import type { ServerProcess } from './process.js';
 
 /** What a partner's server saw of one impression it reported. */
@@ -62,6 +63,44 @@ export async function demoImpressionBody(server: ServerProcess): Promise<string>
   const fetched = await fetch(`${server.url}/api/v1/campaigns/fetch?placement=header_banner`, {
     headers: { authorization: `Bearer ${server.summary.demoApiKey}` },
   });
-  const campaignId = ((await fetched.json()) as { data: Array<{ id: number }> }).data[0]!.id;
+  const campaignId = ((await fetched.json()) as { data: Array<{ id: number }> }).data[0].id;
   return JSON.stringify({ campaignId, placement: 'header_banner' });
+}
+
+/**
+ * Lifts the demo key's rate limits to the highest an operator may set, through the management API,
+ * so that a load test meets the faults it is about and not the default limit of D7 (on a fast
+ * machine, eight clients exceed 1,000 events a second). `adminToken`: the one the server printed
+ * at its first start, or the one it was given in `PLACARD_ADMIN_TOKEN`.
+ */
+export async function liftDemoKeyLimits(
+  server: ServerProcess,
+  adminToken = server.summary.adminToken,
+): Promise<void> {
+  const admin = async (method: string, path: string, body?: unknown) => {
+    const answer = await fetch(`${server.url}/admin/v1${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${adminToken}`,
+        ...(body !== undefined && { 'content-type': 'application/json' }),
+      },
+      ...(body !== undefined && { body: JSON.stringify(body) }),
+    });
+    if (!answer.ok) throw new Error(`${method} ${path}: ${answer.status} ${await answer.text()}`);
+    return ((await answer.json()) as { data: unknown }).data;
+  };
+  const partners = (await admin('GET', '/partners')) as Array<{ id: number }>;
+  const keys = (
+    await Promise.all(
+      partners.map(async (partner) => (await admin('GET', `/partners/${partner.id}/keys`)) as ApiKeyRow[]),
+    )
+  ).flat();
+  const demo = keys.find((key) => server.summary.demoApiKey!.startsWith(key.prefix));
+  if (!demo) throw new Error('the demo key is not listed');
+  await admin('PUT', `/keys/${demo.id}/rate-limits`, HIGHEST_LIMITS);
+}
+
+interface ApiKeyRow {
+  id: number;
+  prefix: string;
 }

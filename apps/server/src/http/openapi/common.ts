@@ -1,7 +1,7 @@
 import { Type, type TSchema } from 'typebox';
 import { INPUT_STATUSES } from '../errors.js';
 
-/** Every error body (contract section 7, D8). */
+/** Every error body (partner API section 7, D8). */
 export const ErrorBody = Type.Object(
   {
     status: Type.Literal('error'),

@@ -20,7 +20,10 @@ refused with 403 and reported to the operator.
 **Management API** (\`/admin/v1\`): partners, keys, advertisers, campaigns and their review,
 placements, the audit log and reports, with an admin token.
 
-Every error body is \`{"status":"error","message":"..."}\`; every response carries \`X-Request-Id\`.`;
+Every error body is \`{"status":"error","message":"..."}\`; every response carries \`X-Request-Id\`.
+
+Sections cited as "partner API 4.1" are those of the partner API guide, \`docs/partner-api.md\` in
+Placard's repository; rules cited as D1 to D17 are its product rules, \`docs/product-rules.md\`.`;
 
 export interface ApiDocsOptions {
   version: string;

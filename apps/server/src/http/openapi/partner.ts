@@ -3,7 +3,7 @@ import { DEVICES } from '../../domain/targeting.js';
 import { IDEMPOTENCY_KEY_REUSED_MESSAGE } from '../../domain/verdicts.js';
 
 /**
- * The partner API (contract sections 2 to 8, decisions D2 to D10), described for the OpenAPI
+ * The partner API (partner API sections 2 to 8, rule D2 to D10), described for the OpenAPI
  * document. These routes are served by `http/partner-api.ts` outside Fastify (the hot path), so
  * their schemas are added to the document here rather than collected from Fastify routes; the
  * examples are the contract's own.
@@ -19,7 +19,7 @@ export const Campaign = Type.Object(
     status: Type.Literal('running'),
     createdAt: Type.String({ format: 'date-time' }),
   },
-  { $id: 'Campaign', description: 'A campaign to render (contract 2.1).', additionalProperties: false },
+  { $id: 'Campaign', description: 'A campaign to render (partner API 2.1).', additionalProperties: false },
 );
 
 export const FetchResponse = Type.Object(
@@ -139,8 +139,8 @@ function tracking(kind: 'impression' | 'click', message: string) {
     summary: kind === 'impression' ? 'Track an impression' : 'Track a click',
     description:
       kind === 'impression'
-        ? 'Report one impression per display, once the campaign is visible (contract 4.2). Answered only after the event is durably stored.'
-        : 'Report a click for a genuine user action, then send the user to `destinationUrl` (contract 4.3). Answered only after the event is durably stored.',
+        ? 'Report one impression per display, once the campaign is visible (partner API 4.2). Answered only after the event is durably stored.'
+        : 'Report a click for a genuine user action, then send the user to `destinationUrl` (partner API 4.3). Answered only after the event is durably stored.',
     security: [{ apiKey: [] }],
     parameters: [idempotencyKey],
     requestBody: {
@@ -182,7 +182,7 @@ const fetchCampaigns = {
   operationId: 'fetchCampaigns',
   summary: 'Fetch campaigns for a placement',
   description:
-    'Running campaigns for an ad slot, optionally narrowed by country and device (contract 4.1, D2 to D4). Cache the answer for the `max-age` given.',
+    'Running campaigns for an ad slot, optionally narrowed by country and device (partner API 4.1, D2 to D4). Cache the answer for the `max-age` given.',
   security: [{ apiKey: [] }],
   parameters: [
     {

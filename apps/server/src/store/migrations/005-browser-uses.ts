@@ -4,7 +4,7 @@ import type { Kysely } from 'kysely';
 type AnyDb = Kysely<any>;
 
 /**
- * Requests refused because a valid key came with browser signals (contract 1.5): how many and the
+ * Requests refused because a valid key came with browser signals (partner API 1.5): how many and the
  * latest, per key, beside "last used", so operators see which keys have leaked into client code.
  */
 export async function up(db: AnyDb): Promise<void> {

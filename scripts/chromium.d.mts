@@ -1,0 +1,4 @@
+import type { Browser } from 'playwright-core';
+
+export const CHROMIUM_FLAGS: string[];
+export function launchChromium(): Promise<Browser>;

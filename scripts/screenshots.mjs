@@ -1,0 +1,52 @@
+// `npm run screenshots`: starts a demo server on a fresh data directory and a free port, opens its
+// pages in Debian's Chromium and saves what a new user sees to docs/images/, for the README.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import readline from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { launchChromium } from './chromium.mjs';
+import { ensureBuilt, ensureChromium, ensureInstalled } from './setup.mjs';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const SHOTS = [{ page: '/docs', file: 'api-docs.png', waitFor: '.opblock' }];
+
+ensureInstalled();
+ensureBuilt();
+ensureChromium();
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'placard-screenshots-'));
+const server = spawn(process.execPath, ['apps/server/dist/cli/main.js', 'serve', '--demo', '--json'], {
+  cwd: root,
+  env: { ...process.env, PLACARD_DATA_DIR: dataDir, PLACARD_PORT: '0', PLACARD_HOST: '127.0.0.1' },
+  stdio: ['ignore', 'pipe', 'inherit'],
+});
+let browser;
+try {
+  const url = await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('the server did not start within 20 s')), 20_000);
+    server.once('exit', (code) => reject(new Error(`the server exited with ${code}`)));
+    readline.createInterface({ input: server.stdout }).on('line', (line) => {
+      // The summary `serve --json` prints among the JSON log lines.
+      if (!line.startsWith('{')) return;
+      const summary = JSON.parse(line);
+      if (!('demoApiKey' in summary)) return;
+      clearTimeout(timer);
+      resolve(summary.url);
+    });
+  });
+  browser = await launchChromium();
+  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  fs.mkdirSync(path.join(root, 'docs/images'), { recursive: true });
+  for (const shot of SHOTS) {
+    await page.goto(`${url}${shot.page}`);
+    await page.waitForSelector(shot.waitFor, { timeout: 15_000 });
+    const file = path.join(root, 'docs/images', shot.file);
+    await page.screenshot({ path: file });
+    console.log(`saved ${path.relative(root, file)} (${url}${shot.page})`);
+  }
+} finally {
+  await browser?.close();
+  server.kill('SIGTERM');
+  fs.rmSync(dataDir, { recursive: true, force: true });
+}
