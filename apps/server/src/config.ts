@@ -117,7 +117,7 @@ export const SETTINGS: ReadonlyArray<Setting<keyof Config>> = [
       if (!(LOG_LEVELS as readonly string[]).includes(value)) {
         throw new ConfigError(`PLACARD_LOG_LEVEL must be one of: ${LOG_LEVELS.join(', ')} (got "${value}")`);
       }
-      return value as Config['logLevel'];
+      return value;
     },
   },
   {
@@ -208,9 +208,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   const partial: Record<string, unknown> = {};
   for (const setting of SETTINGS) {
     partial[setting.key] =
-      setting.key in overrides
-        ? overrides[setting.key]
-        : setting.parse(env[setting.env], partial as Partial<Config>);
+      setting.key in overrides ? overrides[setting.key] : setting.parse(env[setting.env], partial);
   }
   return Object.freeze(partial as unknown as Config);
 }

@@ -42,8 +42,8 @@ const slug = (heading: string) =>
 
 function anchorsOf(file: string): Set<string> {
   const text = prose(read(file));
-  const headings = [...text.matchAll(/^#{1,6} (.+)$/gm)].map((match) => slug(match[1]!));
-  const ids = [...text.matchAll(/<a id="([^"]+)"><\/a>/g)].map((match) => match[1]!);
+  const headings = [...text.matchAll(/^#{1,6} (.+)$/gm)].map((match) => slug(match[1]));
+  const ids = [...text.matchAll(/<a id="([^"]+)"><\/a>/g)].map((match) => match[1]);
   return new Set([...headings, ...ids]);
 }
 
@@ -52,8 +52,8 @@ describe('the documentation', () => {
     const broken: string[] = [];
     for (const file of MARKDOWN) {
       for (const [, target] of prose(read(file)).matchAll(/\]\(([^)\s]+)\)/g)) {
-        if (/^[a-z]+:/.test(target!)) continue;
-        const [where, anchor] = target!.split('#') as [string, string | undefined];
+        if (/^[a-z]+:/.test(target)) continue;
+        const [where, anchor] = target.split('#') as [string, string | undefined];
         const resolved = where === '' ? file : path.join(path.dirname(file), where);
         if (!fs.existsSync(path.join(ROOT, resolved))) broken.push(`${file}: ${target}`);
         else if (anchor && resolved.endsWith('.md') && !anchorsOf(resolved).has(anchor))
@@ -74,7 +74,7 @@ describe('the documentation', () => {
   it('quotes in the partner API only messages the server sends', () => {
     const guide = read('docs/partner-api.md');
     const errors = guide.slice(guide.indexOf('## 7. Errors'), guide.indexOf('## 8. Limits'));
-    const messages = [...errors.matchAll(/^\| \d{3} +\|.*\| `([^`]+)` +\|$/gm)].map((match) => match[1]!);
+    const messages = [...errors.matchAll(/^\| \d{3} +\|.*\| `([^`]+)` +\|$/gm)].map((match) => match[1]);
     expect(messages.length).toBeGreaterThan(20);
     const source = SOURCES.filter((file) => file.startsWith('apps/server/src/'))
       .map(read)

@@ -148,7 +148,7 @@ describe.each(ENGINES)('events, idempotency and reports on %s', (engine) => {
           placement: 'header_banner',
           country: null,
           device: null,
-          partnerId: Number(event!.partner_id),
+          partnerId: Number(event.partner_id),
           apiKeyId: t.apiKeyId,
           occurredAt: now + 1000,
           verdict: 'counted',

@@ -57,17 +57,17 @@ describe('npm scripts', () => {
     expect((await fetch(`${url}/healthz`)).status).toBe(200);
     const [wrapper] = childrenOf(shell.pid!);
     expect(wrapper).toBeDefined();
-    const [server] = childrenOf(wrapper!);
+    const [server] = childrenOf(wrapper);
     expect(server).toBeDefined();
-    leftovers.push(wrapper!, server!);
+    leftovers.push(wrapper, server);
 
     shell.kill('SIGKILL');
     const deadline = Date.now() + 10_000;
-    while ((isRunning(server!) || isRunning(wrapper!)) && Date.now() < deadline) {
+    while ((isRunning(server) || isRunning(wrapper)) && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
-    expect(isRunning(server!)).toBe(false);
-    expect(isRunning(wrapper!)).toBe(false);
+    expect(isRunning(server)).toBe(false);
+    expect(isRunning(wrapper)).toBe(false);
     await expect(fetch(`${url}/healthz`)).rejects.toThrow();
   }, 60_000);
 });

@@ -51,7 +51,7 @@ async function startPrism(document: string, upstream: string, options: string[] 
         const listening = /listening on (http:\/\/[\d.]+:\d+)/.exec(line);
         if (listening) {
           clearTimeout(timer);
-          resolve(listening[1]!);
+          resolve(listening[1]);
         }
       });
     }

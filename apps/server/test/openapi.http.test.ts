@@ -25,7 +25,7 @@ describe('the OpenAPI document', () => {
   it('is OpenAPI 3.1 covering the partner API with the contract’s examples, and the management API', async () => {
     const document = await served();
     expect(document.openapi).toBe('3.1.0');
-    const fetchOk = document.paths['/api/v1/campaigns/fetch']!['get']!.responses['200']!;
+    const fetchOk = document.paths['/api/v1/campaigns/fetch']['get'].responses['200'];
     expect(JSON.stringify(fetchOk)).toContain('#/components/schemas/FetchResponse');
     expect(JSON.stringify(document.components.schemas['FetchResponse'])).toContain('Tech Conference 2025');
     expect(JSON.stringify(document.paths['/api/v1/campaigns/impression'])).toContain(

@@ -16,7 +16,7 @@ const GUIDE = path.join(ROOT, 'docs/management.md');
 const DATA_DIR = path.join(ROOT, 'operator-data');
 
 function shellBlocks(markdown: string): string[] {
-  return [...markdown.matchAll(/^```sh\n([\s\S]*?)^```/gm)].map((match) => match[1]!);
+  return [...markdown.matchAll(/^```sh\n([\s\S]*?)^```/gm)].map((match) => match[1]);
 }
 
 const freePort = (): Promise<number> =>

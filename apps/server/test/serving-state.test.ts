@@ -50,7 +50,7 @@ describe.each(ENGINES)('serving state on %s: changes from elsewhere are served w
       },
       { approve: true },
     );
-    await within(2000, () => served().includes(campaignIds[0]!));
+    await within(2000, () => served().includes(campaignIds[0]));
   });
 
   it('drops a campaign paused by hand in SQL', async () => {
@@ -62,7 +62,7 @@ describe.each(ENGINES)('serving state on %s: changes from elsewhere are served w
     );
     await within(2000, () => served().length === 2);
     await sql`update campaigns set status = 'paused' where id = ${campaignIds[0]}`.execute(other.db);
-    await within(2000, () => !served().includes(campaignIds[0]!));
+    await within(2000, () => !served().includes(campaignIds[0]));
     expect(served()).toEqual([campaignIds[1]]);
   });
 
@@ -86,6 +86,6 @@ describe.each(ENGINES)('serving state on %s: changes from elsewhere are served w
     );
     await within(2000, () => state.index.size === 1);
     await within(3000, () => state.index.size === 0);
-    expect(state.index.campaign(campaignIds[0]!)).toBeUndefined();
+    expect(state.index.campaign(campaignIds[0])).toBeUndefined();
   });
 });

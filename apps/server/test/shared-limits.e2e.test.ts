@@ -67,7 +67,7 @@ describe('rate limits shared through Redis', () => {
     await Promise.all(
       Array.from({ length: 16 }, async (_, client) => {
         for (let i = 0; Date.now() - started < runFor; i++) {
-          const status = await fetchFrom(servers[(client + i) % 2]!, apiKey);
+          const status = await fetchFrom(servers[(client + i) % 2], apiKey);
           counts.set(status, (counts.get(status) ?? 0) + 1);
         }
       }),
@@ -84,15 +84,15 @@ describe('rate limits shared through Redis', () => {
   it('keeps serving with per-instance limits when Redis stops mid-run, says so, and recovers', async () => {
     const apiKey = keyWithFetchLimit('Redis Outage', 1_000, 5);
     const [server] = servers;
-    await expect.poll(() => fetchFrom(server!, apiKey), { timeout: 5_000 }).toBe(200);
+    await expect.poll(() => fetchFrom(server, apiKey), { timeout: 5_000 }).toBe(200);
 
     await redis.stop();
     const during: number[] = [];
-    for (let i = 0; i < 20; i++) during.push(await fetchFrom(server!, apiKey));
+    for (let i = 0; i < 20; i++) during.push(await fetchFrom(server, apiKey));
     // Every answer is a served fetch or a limit, none an error: the instance limits on its own.
     expect(during.every((status) => status === 200 || status === 429)).toBe(true);
     expect(during.filter((status) => status === 200).length).toBeGreaterThan(0);
-    const ready = await fetch(`${server!.url}/readyz`);
+    const ready = await fetch(`${server.url}/readyz`);
     expect(ready.status).toBe(200);
     const body = (await ready.json()) as { status: string; checks: Record<string, string> };
     expect(body.status).toBe('degraded');
@@ -100,26 +100,23 @@ describe('rate limits shared through Redis', () => {
     expect(body.checks['rateLimits']).toMatch(
       /^redis unavailable since [\d:.TZ-]+: limits are per instance$/,
     );
-    const metrics = await fetch(`${server!.url}/metrics`, {
-      headers: { authorization: `Bearer ${server!.summary.adminToken}` },
+    const metrics = await fetch(`${server.url}/metrics`, {
+      headers: { authorization: `Bearer ${server.summary.adminToken}` },
     });
     expect(await metrics.text()).toContain('placard_rate_limits_mode{mode="degraded"} 1');
     await expect
       .poll(() =>
-        server!.output.some((line) => line.includes('redis is unavailable: rate limits are per instance')),
+        server.output.some((line) => line.includes('redis is unavailable: rate limits are per instance')),
       )
       .toBe(true);
 
     await redis.restart();
     await expect
-      .poll(
-        async () => ((await (await fetch(`${server!.url}/readyz`)).json()) as { status: string }).status,
-        {
-          timeout: 10_000,
-        },
-      )
+      .poll(async () => ((await (await fetch(`${server.url}/readyz`)).json()) as { status: string }).status, {
+        timeout: 10_000,
+      })
       .toBe('ready');
-    expect(server!.output.some((line) => line.includes('redis is back: rate limits are shared again'))).toBe(
+    expect(server.output.some((line) => line.includes('redis is back: rate limits are shared again'))).toBe(
       true,
     );
   });

@@ -60,7 +60,7 @@ describe('shutdown', () => {
     const fetched = await fetch(`${server.url}/api/v1/campaigns/fetch?placement=header_banner`, {
       headers: { authorization: `Bearer ${apiKey}` },
     });
-    const campaignId = ((await fetched.json()) as { data: Array<{ id: number }> }).data[0]!.id;
+    const campaignId = ((await fetched.json()) as { data: Array<{ id: number }> }).data[0].id;
     const body = JSON.stringify({ campaignId, placement: 'header_banner' });
 
     let answered = 0;

@@ -91,7 +91,7 @@ describe.each(ENGINES)('store contract on %s', (engine) => {
       ],
       1_700_000_000_123,
     );
-    const campaign = await store.getCampaign(campaignIds[0]!);
+    const campaign = await store.getCampaign(campaignIds[0]);
     expect(campaign).toEqual({
       id: campaignIds[0],
       advertiserId: expect.any(Number),
@@ -150,7 +150,7 @@ describe.each(ENGINES)('store contract on %s', (engine) => {
     expect(paused.map((c) => c.id)).toEqual([campaignIds[0]]);
     const inInterstitial = await store.listCampaigns({ placement: 'interstitial' });
     expect(inInterstitial.map((c) => c.id)).toEqual(campaignIds);
-    const advertiserId = (await store.getCampaign(campaignIds[0]!))!.advertiserId;
+    const advertiserId = (await store.getCampaign(campaignIds[0]))!.advertiserId;
     expect((await store.listCampaigns({ advertiserId })).map((c) => c.id)).toEqual(campaignIds);
     const running = await store.listCampaigns({ status: 'running' });
     expect(running.every((c) => c.status === 'running')).toBe(true);
@@ -181,7 +181,7 @@ describe.each(ENGINES)('store contract on %s', (engine) => {
 
   it('updates fields and placements, and reports a missing campaign', async () => {
     const { campaignIds } = await store.importCampaigns([{ name: 'Updates', campaigns: [input()] }]);
-    const id = campaignIds[0]!;
+    const id = campaignIds[0];
     const updated = await store.updateCampaign(
       id,
       { title: 'New', placements: ['footer_banner'], countries: ['FR'] },
@@ -241,21 +241,21 @@ describe.each(ENGINES)('store contract on %s', (engine) => {
     const v0 = await store.changeVersions();
     const { campaignIds } = await store.importCampaigns([{ name: 'Feed', campaigns: [input()] }]);
     const v1 = await store.changeVersions();
-    expect(v1['campaigns']).toBeGreaterThan(v0['campaigns']!);
+    expect(v1['campaigns']).toBeGreaterThan(v0['campaigns']);
     expect(v1['keys']).toBe(v0['keys']);
 
     await sql`update campaigns set title = 'by hand' where id = ${campaignIds[0]}`.execute(store.db);
     const v2 = await store.changeVersions();
-    expect(v2['campaigns']).toBeGreaterThan(v1['campaigns']!);
+    expect(v2['campaigns']).toBeGreaterThan(v1['campaigns']);
 
     await sql`update placements set description = 'x' where id = 'interstitial'`.execute(store.db);
     const v3 = await store.changeVersions();
-    expect(v3['campaigns']).toBeGreaterThan(v2['campaigns']!);
+    expect(v3['campaigns']).toBeGreaterThan(v2['campaigns']);
 
     const partner = await store.createPartner('Feed Partner');
     await sql`update api_keys set status = status where partner_id = ${partner.id}`.execute(store.db);
     const v4 = await store.changeVersions();
-    expect(v4['keys']).toBeGreaterThan(v3['keys']!);
+    expect(v4['keys']).toBeGreaterThan(v3['keys']);
 
     await store.insertEvents([]);
     expect(await store.changeVersions()).toEqual(v4);
@@ -271,7 +271,7 @@ describe.each(ENGINES)('store contract on %s', (engine) => {
       digest: 'd-events',
     });
     const event = {
-      campaignId: campaignIds[0]!,
+      campaignId: campaignIds[0],
       placement: 'header_banner',
       country: 'US',
       device: 'mobile' as const,
@@ -288,8 +288,8 @@ describe.each(ENGINES)('store contract on %s', (engine) => {
       { ...event, kind: 'impression' },
       { ...event, kind: 'click' },
     ]);
-    expect(await store.countEvents({ campaignId: campaignIds[0]! })).toBe(3);
-    expect(await store.countEvents({ campaignId: campaignIds[0]!, kind: 'click' })).toBe(1);
+    expect(await store.countEvents({ campaignId: campaignIds[0] })).toBe(3);
+    expect(await store.countEvents({ campaignId: campaignIds[0], kind: 'click' })).toBe(1);
     // An event for a campaign that does not exist is refused by a foreign key.
     const refused = await store.insertEvents([{ ...event, kind: 'click', campaignId: 987654 }]).then(
       () => undefined,
@@ -311,7 +311,7 @@ describe.each(ENGINES)('store contract on %s', (engine) => {
     const at = 1_800_000_000_000;
     const event = (apiKeyId: number, idempotencyKey: string | null, occurredAt = at): TrackedEvent => ({
       kind: 'impression',
-      campaignId: campaignIds[0]!,
+      campaignId: campaignIds[0],
       placement: 'header_banner',
       country: null,
       device: null,
@@ -330,22 +330,22 @@ describe.each(ENGINES)('store contract on %s', (engine) => {
     // another API key is a different key; events without a key always count.
     expect(
       await stored([
-        event(first!.id, 'k1'),
-        event(first!.id, 'k1'),
-        event(second!.id, 'k1'),
-        event(first!.id, null),
-        event(first!.id, null),
-        event(first!.id, 'k1'),
+        event(first.id, 'k1'),
+        event(first.id, 'k1'),
+        event(second.id, 'k1'),
+        event(first.id, null),
+        event(first.id, null),
+        event(first.id, 'k1'),
       ]),
     ).toEqual({ 'impression:counted': 4, 'impression:duplicate': 2 });
     // In a later batch, a live key is a replay; a new one counts.
-    expect(await stored([event(first!.id, 'k1', at + 1000), event(first!.id, 'k2', at + 1000)])).toEqual({
+    expect(await stored([event(first.id, 'k1', at + 1000), event(first.id, 'k2', at + 1000)])).toEqual({
       'impression:counted': 1,
       'impression:duplicate': 1,
     });
     // 24 hours after its first use, a key protects nothing: it counts again, once.
     const later = at + 24 * 60 * 60 * 1000;
-    expect(await stored([event(first!.id, 'k1', later), event(first!.id, 'k1', later)])).toEqual({
+    expect(await stored([event(first.id, 'k1', later), event(first.id, 'k1', later)])).toEqual({
       'impression:counted': 1,
       'impression:duplicate': 1,
     });
@@ -354,7 +354,7 @@ describe.each(ENGINES)('store contract on %s', (engine) => {
     const rows = await store.db
       .selectFrom('events')
       .select(['verdict', 'reason', 'idempotency_key'])
-      .where('campaign_id', '=', campaignIds[0]!)
+      .where('campaign_id', '=', campaignIds[0])
       .orderBy('id')
       .execute();
     expect(rows.map((row) => `${row.verdict}:${row.idempotency_key ?? '-'}`)).toEqual([
@@ -375,7 +375,7 @@ describe.each(ENGINES)('store contract on %s', (engine) => {
     const rollups = await store.db
       .selectFrom('event_rollups')
       .select(['verdict', (eb) => eb.fn.sum<number>('count').as('n')])
-      .where('campaign_id', '=', campaignIds[0]!)
+      .where('campaign_id', '=', campaignIds[0])
       .groupBy('verdict')
       .orderBy('verdict')
       .execute();
@@ -445,7 +445,7 @@ describe.each(ENGINES)('store contract on %s', (engine) => {
       ),
     );
     const winner = racing.find((result) => [...result.stored.keys()].some((k) => k.endsWith(':counted')));
-    const winningKind = [...winner!.stored.keys()][0]!.split(':')[0];
+    const winningKind = [...winner!.stored.keys()][0].split(':')[0];
     expect(
       racing.map((result) => (result.refused.length > 0 ? 'refused' : [...result.stored.keys()][0])),
     ).toEqual(
@@ -498,14 +498,14 @@ describe.each(ENGINES)('store contract on %s', (engine) => {
       ['update', 'renamed', { name: 'a' }, { name: 'b' }],
     ]);
     const firstPage = await store.listAudit({ objectId: '77' }, { limit: 1 });
-    expect(await store.listAudit({ objectId: '77' }, { after: firstPage[0]!.id, limit: 10 })).toHaveLength(2);
+    expect(await store.listAudit({ objectId: '77' }, { after: firstPage[0].id, limit: 10 })).toHaveLength(2);
     // Newest first, paging towards older entries.
     const newest = await store.listAudit({ objectId: '77' }, { limit: 2, newestFirst: true });
     expect(newest.map((e) => [e.objectType, e.action])).toEqual([
       ['campaign', 'create'],
       ['partner', 'update'],
     ]);
-    const older = await store.listAudit({ objectId: '77' }, { after: newest[1]!.id, newestFirst: true });
+    const older = await store.listAudit({ objectId: '77' }, { after: newest[1].id, newestFirst: true });
     expect(older.map((e) => [e.objectType, e.action])).toEqual([['partner', 'create']]);
   });
 
@@ -671,7 +671,7 @@ describe.each(ENGINES)('store contract on %s', (engine) => {
     // rows, so only one lock order for all keeps them waiting for each other instead of deadlocking.
     const requests = Array.from({ length: 40 }, (_, i) =>
       event({
-        campaignId: campaignIds[0]!,
+        campaignId: campaignIds[0],
         occurredAt: at + i * 60_000,
         country: `C${i}`,
         idempotencyKey: `lock-${i}`,
@@ -696,11 +696,11 @@ describe.each(ENGINES)('store contract on %s', (engine) => {
         ),
       );
     }
-    expect(await store.countEvents({ campaignId: campaignIds[0]! })).toBe(rounds.length * 8 * 40);
+    expect(await store.countEvents({ campaignId: campaignIds[0] })).toBe(rounds.length * 8 * 40);
     const counted = await store.db
       .selectFrom('event_rollups')
       .select((eb) => eb.fn.sum<number>('count').as('n'))
-      .where('campaign_id', '=', campaignIds[0]!)
+      .where('campaign_id', '=', campaignIds[0])
       .where('verdict', '=', 'counted')
       .executeTakeFirstOrThrow();
     // Each key counts once; requests without a key always count.
@@ -724,8 +724,8 @@ describe.each(ENGINES)('store contract on %s', (engine) => {
     expect(due).toEqual(expect.arrayContaining([campaignIds[0], campaignIds[2]]));
     expect(due).not.toContain(campaignIds[1]);
     expect(due).not.toContain(campaignIds[3]);
-    expect(await store.moveCampaignStatus(campaignIds[0]!, 'scheduled', 'running', now)).toBe(true);
-    expect(await store.moveCampaignStatus(campaignIds[0]!, 'scheduled', 'running', now)).toBe(false);
+    expect(await store.moveCampaignStatus(campaignIds[0], 'scheduled', 'running', now)).toBe(true);
+    expect(await store.moveCampaignStatus(campaignIds[0], 'scheduled', 'running', now)).toBe(false);
   });
 
   it('adds, describes and disables placements, and renames advertisers', async () => {
@@ -742,7 +742,7 @@ describe.each(ENGINES)('store contract on %s', (engine) => {
     const page = await store.listAdvertisers({ limit: 2 });
     expect(page).toHaveLength(2);
     expect(
-      (await store.listAdvertisers({ after: page[1]!.id, limit: 1000 })).every((a) => a.id > page[1]!.id),
+      (await store.listAdvertisers({ after: page[1].id, limit: 1000 })).every((a) => a.id > page[1].id),
     ).toBe(true);
   });
 

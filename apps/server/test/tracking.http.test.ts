@@ -171,7 +171,7 @@ describe.each(ENGINES)('tracking on %s', (engine) => {
       const failing = { insertEvents: () => Promise.reject(new Error('disk I/O error at /secret/path')) };
       const broken = await createTestApp({
         engine,
-        events: () => new GroupCommitSink(failing as unknown as Store, () => undefined),
+        events: () => new GroupCommitSink(failing, () => undefined),
       });
       try {
         const [id] = await broken.addCampaigns([campaign()]);

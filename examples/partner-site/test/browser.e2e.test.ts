@@ -27,7 +27,7 @@ async function startSite(env: Record<string, string>): Promise<{ url: string; ch
   });
   const url = await new Promise<string>((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`the partner site exited with ${code}`)));
-    readline.createInterface({ input: child.stdout! }).on('line', (line) => {
+    readline.createInterface({ input: child.stdout }).on('line', (line) => {
       if (line.startsWith('{')) resolve((JSON.parse(line) as { url: string }).url);
     });
   });

@@ -48,7 +48,7 @@ function scripted(script: Scripted[], options: Partial<ClientOptions> = {}) {
     if (next === 'network') throw new TypeError('fetch failed');
     if (next === 'hang') {
       return new Promise((_, reject) =>
-        init.signal?.addEventListener('abort', () => reject(init.signal?.reason)),
+        init.signal?.addEventListener('abort', () => reject(init.signal?.reason as Error)),
       );
     }
     return new Response(next.body === undefined ? '' : JSON.stringify(next.body), {
@@ -174,7 +174,7 @@ describe('retries', () => {
     expect(keys[0]).toMatch(/^[0-9a-f-]{36}$/);
     expect(keys.slice(0, 3)).toEqual([keys[0], keys[0], keys[0]]);
     expect(keys[3]).not.toBe(keys[0]);
-    expect(sent[0]!.body).toEqual({
+    expect(sent[0].body).toEqual({
       campaignId: 7,
       placement: 'header_banner',
       location: 'US',
@@ -269,10 +269,10 @@ describe('display handles', () => {
   it('report one impression per display, whatever calls impression() again', async () => {
     const { client, sent } = scripted([ok(), ACK, ACK]);
     const [campaign] = await client.fetchCampaigns({ placement: 'header_banner' });
-    const display = client.display(campaign!, 'header_banner', { device: 'desktop' });
+    const display = client.display(campaign, 'header_banner', { device: 'desktop' });
     await Promise.all([display.impression(), display.impression()]);
     await display.impression();
-    const another = client.display(campaign!, 'header_banner');
+    const another = client.display(campaign, 'header_banner');
     await another.impression();
     expect(sent.filter((request) => request.url.endsWith('/impression'))).toHaveLength(2);
   });
@@ -284,7 +284,7 @@ describe('display handles', () => {
       { status: 200, body: { status: 'success', message: 'Click tracked successfully' } },
     ]);
     const [campaign] = await client.fetchCampaigns({ placement: 'header_banner' });
-    const display = client.display(campaign!, 'header_banner');
+    const display = client.display(campaign, 'header_banner');
     await expect(display.click()).rejects.toBeInstanceOf(UsageError);
     expect(sent).toHaveLength(1);
     await display.impression();
@@ -299,7 +299,7 @@ describe('display handles', () => {
   it('refuse a click when the impression failed', async () => {
     const { client } = scripted([ok(), fail(404, 'campaign not found')]);
     const [campaign] = await client.fetchCampaigns({ placement: 'header_banner' });
-    const display = client.display(campaign!, 'header_banner');
+    const display = client.display(campaign, 'header_banner');
     await expect(display.impression()).rejects.toBeInstanceOf(NotFoundError);
     await expect(display.click()).rejects.toThrow(/was not recorded/);
   });
@@ -307,7 +307,7 @@ describe('display handles', () => {
   it('only in the placement the campaign was fetched for, and only for fetched campaigns', async () => {
     const { client } = scripted([ok()]);
     const [campaign] = await client.fetchCampaigns({ placement: 'header_banner' });
-    expect(() => client.display(campaign!, 'sidebar_top')).toThrow(
+    expect(() => client.display(campaign, 'sidebar_top')).toThrow(
       'campaign 7 was fetched for header_banner; it must not be rendered in sidebar_top',
     );
     expect(() => client.display({ ...CAMPAIGN, status: 'running' }, 'header_banner')).toThrow(
@@ -357,11 +357,11 @@ describe('the base URL', () => {
   ])('%s: requests go under its path (%s)', async (baseUrl, fetchPath) => {
     const { client, sent } = scripted([ok(), ACK], { baseUrl });
     const [campaign] = await client.fetchCampaigns({ placement: 'header_banner' });
-    await client.display(campaign!, 'header_banner').impression();
+    await client.display(campaign, 'header_banner').impression();
     expect(sent.map((request) => new URL(request.url).pathname)).toEqual([
       fetchPath,
       fetchPath.replace(/fetch$/, 'impression'),
     ]);
-    expect(new URL(sent[0]!.url).searchParams.get('placement')).toBe('header_banner');
+    expect(new URL(sent[0].url).searchParams.get('placement')).toBe('header_banner');
   });
 });

@@ -34,7 +34,7 @@ describe('the published shape of @placard/client', () => {
     };
     expect(manifest.dependencies).toBeUndefined();
     for (const edition of ['import', 'require']) {
-      const entry = manifest.exports['.']![edition]!;
+      const entry = manifest.exports['.'][edition];
       expect(fs.existsSync(path.join(PACKAGE, entry.types)), entry.types).toBe(true);
       expect(fs.existsSync(path.join(PACKAGE, entry.default)), entry.default).toBe(true);
     }
@@ -54,10 +54,10 @@ describe('the published shape of @placard/client', () => {
         filename: string;
         files: Array<{ path: string }>;
       }>;
-      const tarball = path.join(work, packed[0]!.filename);
-      expect(packed[0]!.filename).toBe('placard-client-0.1.0.tgz');
+      const tarball = path.join(work, packed[0].filename);
+      expect(packed[0].filename).toBe('placard-client-0.1.0.tgz');
       // Only the built editions and the README travel; no sources, tests or generator.
-      const files = packed[0]!.files.map((file) => file.path);
+      const files = packed[0].files.map((file) => file.path);
       expect(files.filter((file) => !/^(dist\/(esm|cjs)\/|README\.md$|package\.json$)/.test(file))).toEqual(
         [],
       );

@@ -103,6 +103,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   const app = Fastify({
     // pino's Logger is wider than Fastify's base logger type; the instance is the same one.
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- it sets the app's logger type parameter
     loggerInstance: deps.logger as FastifyBaseLogger,
     // Fastify's two lines per request are replaced by our one access-log line (opt-in).
     logController: new LogController({ disableRequestLogging: true }),
@@ -147,8 +148,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   installSecurityHeaders(app);
   // Route schemas document the API (see openapi/); the rules and their messages live in the
   // domain layer, shared with the CLI, so schemas neither validate nor reshape responses.
-  app.setValidatorCompiler(() => (value) => ({ value }));
-  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
+  app.setValidatorCompiler(() => (value: unknown) => ({ value }));
+  app.setSerializerCompiler(() => (data: unknown) => JSON.stringify(data));
   await app.register(apiDocs, { version: deps.version });
   await app.register(operationsRoutes, {
     store: deps.store,

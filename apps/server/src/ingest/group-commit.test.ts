@@ -46,7 +46,7 @@ describe('group commit (D9)', () => {
     await tick();
     expect(commits).toHaveLength(1);
     expect(answered).toBe(false);
-    commits[0]!.finish();
+    commits[0].finish();
     await recorded;
     expect(answered).toBe(true);
   });
@@ -57,7 +57,7 @@ describe('group commit (D9)', () => {
     const recorded = [1, 2, 3].map((id) => sink.record(event(id)));
     await new Promise((resolve) => setImmediate(resolve));
     expect(commits.map((c) => c.events.map((e) => e.campaignId))).toEqual([[1, 2, 3]]);
-    commits[0]!.finish();
+    commits[0].finish();
     await Promise.all(recorded);
     expect(DEFAULT_GROUP_COMMIT.lingerMs).toBe(0);
   });
@@ -71,13 +71,13 @@ describe('group commit (D9)', () => {
     const stored = sink.record(event(1)).then(() => seen.push('stored answered'));
     await tick();
     expect(seen).toEqual([]);
-    commits[0]!.finish();
+    commits[0].finish();
     await stored;
     // Told before the requests' continuations ran, so it can act once they have.
     expect(seen).toEqual(['settled', 'stored answered']);
     const refused = sink.record(event(2)).catch(() => seen.push('refused answered'));
     await tick();
-    commits[1]!.finish(new Error('disk full'));
+    commits[1].finish(new Error('disk full'));
     await refused;
     expect(seen).toEqual(['settled', 'stored answered', 'settled', 'refused answered']);
   });
@@ -90,14 +90,14 @@ describe('group commit (D9)', () => {
     const waiting = [2, 3, 4, 5, 6, 7].map((id) => sink.record(event(id)));
     await tick();
     expect(commits).toHaveLength(1); // the rest wait for the running commit
-    commits[0]!.finish();
+    commits[0].finish();
     await first;
     await tick();
     expect(commits.map((c) => c.events.map((e) => e.campaignId))).toEqual([[1], [2, 3, 4]]);
-    commits[1]!.finish();
+    commits[1].finish();
     await tick();
-    expect(commits[2]!.events.map((e) => e.campaignId)).toEqual([5, 6, 7]);
-    commits[2]!.finish();
+    expect(commits[2].events.map((e) => e.campaignId)).toEqual([5, 6, 7]);
+    commits[2].finish();
     await Promise.all(waiting);
   });
 
@@ -112,12 +112,12 @@ describe('group commit (D9)', () => {
       [1, 2, 3],
       [4, 5, 6],
     ]);
-    commits[1]!.finish();
+    commits[1].finish();
     await tick();
     expect(answered).toEqual([4, 5, 6]);
-    expect(commits[2]!.events.map((e) => e.campaignId)).toEqual([7]);
-    commits[0]!.finish();
-    commits[2]!.finish();
+    expect(commits[2].events.map((e) => e.campaignId)).toEqual([7]);
+    commits[0].finish();
+    commits[2].finish();
     await Promise.all(recorded);
     expect(answered.sort()).toEqual([1, 2, 3, 4, 5, 6, 7]);
   });
@@ -179,7 +179,7 @@ describe('group commit (D9)', () => {
       kind: 'unavailable',
       message: 'service unavailable',
     });
-    commits[0]!.finish();
+    commits[0].finish();
     await Promise.all(accepted);
     await expect(Promise.race([sink.record(event(4)), tick().then(() => 'waiting')])).resolves.toBe(
       'waiting',
@@ -192,7 +192,7 @@ describe('group commit (D9)', () => {
     const sink = new GroupCommitSink(store, (error) => errors.push(error), undefined, options);
     const failed = [sink.record(event(1)), sink.record(event(2))];
     await tick();
-    commits[0]!.finish(new Error('disk I/O error'));
+    commits[0].finish(new Error('disk I/O error'));
     for (const result of await Promise.allSettled(failed)) {
       expect(result.status).toBe('rejected');
       expect((result as PromiseRejectedResult).reason).toBeInstanceOf(DomainError);
@@ -200,7 +200,7 @@ describe('group commit (D9)', () => {
     expect(errors).toHaveLength(1);
     const later = sink.record(event(3));
     await tick();
-    commits[1]!.finish();
+    commits[1].finish();
     await expect(later).resolves.toBeUndefined();
   });
 
@@ -211,9 +211,9 @@ describe('group commit (D9)', () => {
     const closing = sink.close();
     await expect(sink.record(event(5))).rejects.toMatchObject({ kind: 'unavailable' });
     await tick();
-    commits[0]!.finish();
+    commits[0].finish();
     await tick();
-    commits[1]!.finish();
+    commits[1].finish();
     await closing;
     await Promise.all(accepted);
     expect(commits.flatMap((c) => c.events.map((e) => e.campaignId))).toEqual([1, 2, 3, 4]);

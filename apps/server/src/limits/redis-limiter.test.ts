@@ -24,7 +24,9 @@ describe('RedisRateLimiter', () => {
     expect(limiter.health().mode).toBe('shared');
     const id = randomInt(1, 2 ** 47);
     const policy = { perSecond: 0.5, burst: 3 };
-    const answers = await Promise.all(Array.from({ length: 5 }, () => limiter.take('fetch', id, policy)));
+    const answers = await Promise.all(
+      Array.from({ length: 5 }, async () => limiter.take('fetch', id, policy)),
+    );
     expect(answers).toEqual([0, 0, 0, 2, 2]);
   });
 
@@ -33,7 +35,9 @@ describe('RedisRateLimiter', () => {
     const limiter = await open();
     const id = randomInt(1, 2 ** 47);
     const policy = { perSecond: 0.01, burst: 3 };
-    const answers = await Promise.all(Array.from({ length: 4 }, () => limiter.take('fetch', id, policy)));
+    const answers = await Promise.all(
+      Array.from({ length: 4 }, async () => limiter.take('fetch', id, policy)),
+    );
     expect(answers.at(-1)).toBeGreaterThan(0);
     const redis = createClient({ url: SHARED_REDIS_URL });
     await redis.connect();
@@ -52,7 +56,7 @@ describe('RedisRateLimiter', () => {
     const id = randomInt(1, 2 ** 47);
     const policy = { perSecond: 1, burst: 10 };
     const answers = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? first : second).take('fetch', id, policy)),
+      Array.from({ length: 20 }, async (_, i) => (i % 2 === 0 ? first : second).take('fetch', id, policy)),
     );
     expect(answers.filter((wait) => wait === 0)).toHaveLength(10);
   });

@@ -90,7 +90,7 @@ export class RedisRateLimiter implements RateLimiter {
         reconnectStrategy: (retries: number) => Math.min(100 * 2 ** retries, 2_000),
       },
     });
-    const limiter = new RedisRateLimiter(client as Client, logger, clock, `${keyPrefix}ratelimit:`);
+    const limiter = new RedisRateLimiter(client, logger, clock, `${keyPrefix}ratelimit:`);
     limiter.degradedSince = clock();
     const connected = client.connect().then(
       () => true,

@@ -126,7 +126,7 @@ export class CampaignIndexBuilder {
       if (campaign.countries.length === 0) bucket(lists.everyCountry, campaign, served);
       for (const country of campaign.countries) {
         let byDevice = lists.byCountry.get(country);
-        if (!byDevice) lists.byCountry.set(country, (byDevice = new Map()));
+        if (!byDevice) lists.byCountry.set(country, (byDevice = new Map<DeviceKey, ServedCampaign[]>()));
         bucket(byDevice, campaign, served);
       }
     }

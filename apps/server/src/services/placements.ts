@@ -59,7 +59,7 @@ export class PlacementService {
       throw invalidField('enabled', 'must be true or false');
     const description =
       changes['description'] === undefined ? undefined : checkDescription(changes['description']);
-    const enabled = changes['enabled'] as boolean | undefined;
+    const enabled = changes['enabled'];
     const now = this.clock();
     return this.store.transaction(async (tx) => {
       const before = await tx.getPlacement(id);

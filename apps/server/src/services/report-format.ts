@@ -16,7 +16,7 @@ function cells(report: Report): string[][] {
   return report.rows.map((row) =>
     columns.map((column) => {
       const value = (row as unknown as Record<string, unknown>)[column];
-      return value === null || value === undefined ? '' : String(value);
+      return typeof value === 'string' || typeof value === 'number' ? String(value) : '';
     }),
   );
 }
@@ -39,7 +39,7 @@ export function reportTable(report: Report): string {
   const total = columns.map((column) => {
     if (column === 'period') return 'total';
     const value = (report.totals as unknown as Record<string, unknown>)[column];
-    return value === undefined || value === null ? '' : String(value);
+    return typeof value === 'string' || typeof value === 'number' ? String(value) : '';
   });
   const lines = [columns, ...cells(report), total];
   const widths = columns.map((_, i) => Math.max(...lines.map((line) => (line[i] ?? '').length)));

@@ -27,7 +27,7 @@ export class RequestHistogram {
 
   observe(route: string, method: string, status: number, seconds: number): void {
     let byMethod = this.routes.get(route);
-    if (!byMethod) this.routes.set(route, (byMethod = new Map()));
+    if (!byMethod) this.routes.set(route, (byMethod = new Map<string, Series[]>()));
     let byStatus = byMethod.get(method);
     if (!byStatus) byMethod.set(method, (byStatus = []));
     let series = byStatus[status];

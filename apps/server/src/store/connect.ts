@@ -45,7 +45,7 @@ export function openSqliteFile(file: string, busyTimeoutMs = 5_000): BetterSqlit
 const pgTypes = {
   getTypeParser(oid: number, format?: 'text' | 'binary') {
     if (oid === 20) return (value: string) => Number(value);
-    return pg.types.getTypeParser(oid, format as 'text');
+    return pg.types.getTypeParser(oid, format) as (value: string) => unknown;
   },
 };
 

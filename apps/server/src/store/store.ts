@@ -166,12 +166,14 @@ function page<T extends { where: (...args: never[]) => T }>(
   request: PageRequest,
   idColumn: string,
 ): T {
-  // Typed loosely on purpose: every paged table has a numeric `id` column.
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  // Typed loosely on purpose: every paged table has a numeric `id` column, which Kysely's types
+  // cannot say of a generic query.
+  /* eslint-disable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-call, @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-return */
   let q = query as any;
   const newestFirst = request.newestFirst === true;
   if (request.after !== undefined) q = q.where(idColumn, newestFirst ? '<' : '>', request.after);
   return q.orderBy(idColumn, newestFirst ? 'desc' : 'asc').limit(request.limit ?? DEFAULT_PAGE);
+  /* eslint-enable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-call, @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-return */
 }
 
 /**
@@ -220,7 +222,7 @@ export class Store {
   /** Runs `body` in one transaction; inside a transaction it simply joins it. */
   async transaction<T>(body: (store: Store) => Promise<T>): Promise<T> {
     if (this.db.isTransaction) return body(this);
-    return (this.db as Kysely<Database>).transaction().execute((tx) => body(new Store(this.connection, tx)));
+    return this.db.transaction().execute((tx) => body(new Store(this.connection, tx)));
   }
 
   // ---- change feed -------------------------------------------------------------------------

@@ -87,7 +87,7 @@ const VALID_BODIES: Record<string, Record<string, unknown>> = {
 };
 
 const resolve = (schema: Schema): Schema =>
-  schema.$ref ? resolve(DOCUMENT.components.schemas[schema.$ref.split('/').pop()!]!) : schema;
+  schema.$ref ? resolve(DOCUMENT.components.schemas[schema.$ref.split('/').pop()!]) : schema;
 
 /** Where a value can go in a body of this schema: top-level fields, nested fields and array items. */
 function fieldPaths(schema: Schema, prefix: Array<string | number> = []): Array<Array<string | number>> {
@@ -177,7 +177,7 @@ describe.each(ENGINES)('hostile management input on %s', (engine) => {
   afterAll(() => t.close());
 
   const pathOf = (route: Route, id?: string) =>
-    route.template.slice('/admin/v1'.length).replace('{id}', id ?? existing[route.template.split('/')[3]!]!);
+    route.template.slice('/admin/v1'.length).replace('{id}', id ?? existing[route.template.split('/')[3]]);
 
   /** The route's valid body with the hostile raw JSON `token` at `at`, as JSON text. */
   function bodyText(route: Route, at: Array<string | number> | undefined, token: string): string | undefined {
@@ -185,7 +185,7 @@ describe.each(ENGINES)('hostile management input on %s', (engine) => {
     if (!valid && route.fields.length === 0) return undefined;
     const base = JSON.stringify(valid ?? {})
       .replaceAll('{n}', String(++counter))
-      .replace('"{advertiser}"', existing['advertisers']!);
+      .replace('"{advertiser}"', existing['advertisers']);
     if (!at) return base;
     return JSON.stringify(withValue(JSON.parse(base), at, 'MARK')).replace('"MARK"', token);
   }
@@ -246,7 +246,7 @@ describe.each(ENGINES)('hostile management input on %s', (engine) => {
           let body = JSON.parse(bodyText(route, undefined, '')!) as Record<string, unknown>;
           const tokens: string[] = [];
           for (const [index, token] of picks) {
-            body = withValue(body, route.fields[index % route.fields.length]!, `${MARK}${tokens.length}`);
+            body = withValue(body, route.fields[index % route.fields.length], `${MARK}${tokens.length}`);
             tokens.push(token);
           }
           let text = JSON.stringify(body);

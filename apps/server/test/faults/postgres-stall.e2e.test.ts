@@ -47,7 +47,7 @@ describe('a stalled PostgreSQL', () => {
     const fetched = await fetch(`${server.url}/api/v1/campaigns/fetch?placement=header_banner`, {
       headers: partner,
     });
-    const campaignId = ((await fetched.json()) as { data: Array<{ id: number }> }).data[0]!.id;
+    const campaignId = ((await fetched.json()) as { data: Array<{ id: number }> }).data[0].id;
     const impression = (key: string) =>
       timed('/api/v1/campaigns/impression', {
         method: 'POST',

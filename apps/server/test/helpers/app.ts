@@ -230,7 +230,7 @@ export function eachTestWithCampaign(onReady: (app: TestApp, campaignId: number)
   beforeEach(async () => {
     app = await createTestApp();
     const [campaignId] = await app.addCampaigns([campaign()]);
-    onReady(app, campaignId as number);
+    onReady(app, campaignId);
   });
   afterEach(() => app?.close());
 }

@@ -97,7 +97,7 @@ export class Conformance {
     const response = operation.responses[status];
     if (response === undefined) return `${where}, a status the document does not list: ${answer.body}`;
     const contentType = answer.headers['content-type'];
-    const mediaType = typeof contentType === 'string' ? contentType.split(';', 1)[0]!.trim() : undefined;
+    const mediaType = typeof contentType === 'string' ? contentType.split(';', 1)[0].trim() : undefined;
     const content = response.content ?? {};
     if (Object.keys(content).length === 0) {
       if (answer.body === '') return undefined;

@@ -67,10 +67,10 @@ export async function startServerProcess(
   });
   const output: string[] = [];
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  readline.createInterface({ input: child.stderr! }).on('line', (line) => output.push(line));
+  readline.createInterface({ input: child.stderr }).on('line', (line) => output.push(line));
   const summary = await new Promise<ServerProcess['summary']>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not start:\n${output.join('\n')}`)), 20_000);
-    readline.createInterface({ input: child.stdout! }).on('line', (line) => {
+    readline.createInterface({ input: child.stdout }).on('line', (line) => {
       output.push(line);
       try {
         const parsed = JSON.parse(line) as Partial<ServerProcess['summary']>;

@@ -46,7 +46,9 @@ function shownValue(value: unknown): string {
     const set = Object.entries(value).filter(([, item]) => item !== null);
     return set.map(([name, item]) => `${name} ${String(item)}`).join(', ') || '(none)';
   }
-  return String(value ?? '-');
+  return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean'
+    ? String(value)
+    : '-';
 }
 
 /** Cap options of `campaigns update`, named after the fields of `caps` in the import format. */

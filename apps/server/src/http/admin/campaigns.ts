@@ -38,7 +38,10 @@ export async function campaignRoutes(app: FastifyInstance, context: AdminContext
     }
     const advertiser = query['advertiser'];
     // A safe integer, as ids are: a larger one cannot name anything, and PostgreSQL refuses it.
-    if (advertiser !== undefined && !(/^\d{1,16}$/.test(String(advertiser)) && isId(Number(advertiser))))
+    if (
+      advertiser !== undefined &&
+      !(typeof advertiser === 'string' && /^\d{1,16}$/.test(advertiser) && isId(Number(advertiser)))
+    )
       throw invalidField('advertiser', 'must be an advertiser id');
     const found = await campaigns(request).list(
       {
