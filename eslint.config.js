@@ -52,6 +52,11 @@ export default tseslint.config(
     languageOptions: { globals: globals.node },
   },
   {
+    // CommonJS files (tool configurations) load their modules with require().
+    files: ['**/*.cjs'],
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
     // Scripts the example site serves to browsers.
     files: ['examples/*/public/**/*.js'],
     languageOptions: { globals: globals.browser },

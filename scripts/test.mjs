@@ -1,6 +1,6 @@
 // `npm test`: the whole suite, in the order that fails fastest: set-up, type-check (which also
-// builds the server the end-to-end tests start), lint, format check, the OpenAPI document's
-// lint (its freshness is a test), every test, then the crash
+// builds the server the end-to-end tests start), lint, the import rules of the folder READMEs,
+// format check, the OpenAPI document's lint (its freshness is a test), every test, then the crash
 // test (`npm run test:crash`) and its proof that it catches a build that answers before committing.
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
@@ -13,6 +13,11 @@ const steps = [
   ['type-check the partner SDK', 'npx', ['tsc', '-p', 'packages/client/tsconfig.test.json']],
   ['type-check the example site', 'npx', ['tsc', '-p', 'examples/partner-site/tsconfig.test.json']],
   ['lint', 'npx', ['eslint', '--max-warnings=0', '.']],
+  [
+    'import rules (folder READMEs)',
+    'npx',
+    ['depcruise', 'apps/server/src', '--config', '.dependency-cruiser.cjs', '--output-type', 'err'],
+  ],
   ['format', 'npx', ['prettier', '--check', '.']],
   ['API document lint', 'npx', ['redocly', 'lint', '--format=stylish', 'docs/openapi.json']],
   ['tests', 'npx', ['vitest', 'run', ...process.argv.slice(2)]],

@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
-import pino, { type Logger } from 'pino';
+import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { buildApp } from './http/app.js';
+import { createLogger } from './logger.js';
 import { RedisRateLimiter } from './limits/redis-limiter.js';
 import { connect } from './store/connect.js';
 import { Store } from './store/store.js';
@@ -36,7 +37,7 @@ export interface StartOptions {
 
 /** Opens the store, migrates it, loads the serving index and listens. */
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
-  const logger = options.logger ?? pino({ level: config.logLevel });
+  const logger = options.logger ?? createLogger(config.logLevel);
   const onConnectionError = (error: Error) =>
     logger.warn({ err: error }, 'the database closed a connection; it is replaced on next use');
   // Migrations may run long statements on purpose (an index on a large table), so they run on a

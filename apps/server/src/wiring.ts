@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
-import { Shutdown, type AppDeps } from './http/app.js';
+import type { AppDeps } from './http/app.js';
+import { Shutdown } from './http/shutdown.js';
 import { DEFAULT_FETCH_MAX_AGE_SECONDS } from './config.js';
 import type { EventSink } from './ingest/event-sink.js';
 import { DEFAULT_GROUP_COMMIT, GroupCommitSink } from './ingest/group-commit.js';

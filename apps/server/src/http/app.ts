@@ -12,6 +12,7 @@ import { adminApi, type AdminDeps } from './admin/plugin.js';
 import { AuthFailureLimiter } from './auth-failures.js';
 import { answerFrameworkError, errorBody, installErrorHandling, JSON_TYPE, MAX_ID_LENGTH } from './errors.js';
 import { ConnectionDrain } from './connection-drain.js';
+import type { Shutdown } from './shutdown.js';
 import { refuseExpectation, refuseMissingHost } from './edge-requests.js';
 import { apiDocs } from './openapi/document.js';
 import { operationsRoutes } from './operations.js';
@@ -41,22 +42,6 @@ export interface AppDeps {
   limiter: RateLimiter;
   /** The product's version, for the API document. */
   version: string;
-}
-
-/** Whether the instance is shutting down: new partner requests get 503 and connections close. */
-export class Shutdown {
-  closing = false;
-  /** The listening server's connections, once `buildApp` has made it. */
-  connections: ConnectionDrain | undefined;
-
-  begin(): void {
-    this.closing = true;
-  }
-
-  /** Stops listening and closes every connection within `budgetMs` (see `ConnectionDrain`). */
-  async drainConnections(budgetMs: number): Promise<void> {
-    await this.connections?.drain(budgetMs);
-  }
 }
 
 /**

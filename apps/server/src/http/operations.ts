@@ -5,7 +5,7 @@ import type { Metrics } from '../services/metrics.js';
 import type { RateLimiter } from '../limits/rate-limiter.js';
 import type { EventWrites } from '../services/event-writes.js';
 import type { Store } from '../store/store.js';
-import type { Shutdown } from './app.js';
+import type { Shutdown } from './shutdown.js';
 import { authenticateLimited, type AuthFailureLimiter } from './auth-failures.js';
 
 export interface OperationsDeps {

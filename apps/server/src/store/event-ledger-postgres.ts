@@ -1,7 +1,8 @@
 import { sql } from 'kysely';
 import { REASONS } from '../domain/verdicts.js';
 import { idempotencyExpiry, requestFingerprint, type SettledBatch } from './event-ledger.js';
-import type { Db, TrackedEvent } from './store.js';
+import type { TrackedEvent } from './rows.js';
+import type { Db } from './schema.js';
 
 /**
  * The whole of a batch's write on PostgreSQL in one statement: idempotent replays settled (D9), raw

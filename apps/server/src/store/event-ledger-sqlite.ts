@@ -1,7 +1,7 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import { REASONS } from '../domain/verdicts.js';
 import { idempotencyExpiry, minuteOf, requestFingerprint, type SettledBatch } from './event-ledger.js';
-import type { TrackedEvent } from './store.js';
+import type { TrackedEvent } from './rows.js';
 
 const CLAIM = `insert into idempotency_keys (api_key_id, key, created_at, fingerprint) values (?, ?, ?, ?)
   on conflict (api_key_id, key) do update set created_at = excluded.created_at,

@@ -4,7 +4,8 @@
  * `event-ledger-postgres.ts`): each is the hot path of tracking, written for its engine.
  */
 import { IDEMPOTENCY_WINDOW_MS } from '../domain/verdicts.js';
-import type { Db, TrackedEvent } from './store.js';
+import type { TrackedEvent } from './rows.js';
+import type { Db } from './schema.js';
 
 /**
  * What a batch write did with each event: the events stored, in batch order, with their verdicts

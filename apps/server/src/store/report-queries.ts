@@ -1,5 +1,5 @@
 import type { ReportDimension } from '../domain/report-request.js';
-import type { Db } from './store.js';
+import type { Db } from './schema.js';
 
 /** The rollup column behind each dimension ('' in country and device means absent). */
 const COLUMNS = {

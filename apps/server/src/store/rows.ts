@@ -1,6 +1,7 @@
 import type { Selectable } from 'kysely';
 import type { Campaign, CampaignInput, CampaignStatus } from '../domain/campaigns.js';
 import type { Device } from '../domain/targeting.js';
+import type { Verdict } from '../domain/verdicts.js';
 import type { AdminTokenTable, ApiKeyTable, CampaignTable, PartnerTable } from './schema.js';
 
 /** Row ⇄ domain mapping, kept apart from the queries so both engines share it. */
@@ -157,4 +158,27 @@ export function toAdminToken(row: Omit<Selectable<AdminTokenTable>, 'digest'>): 
     revokedAt: row.revoked_at,
     lastUsedAt: row.last_used_at,
   };
+}
+
+/** One tracked impression or click, as the event ledger stores it. */
+export type EventKind = 'impression' | 'click';
+
+export interface TrackedEvent {
+  kind: EventKind;
+  campaignId: number;
+  placement: string;
+  country: string | null;
+  device: Device | null;
+  partnerId: number;
+  apiKeyId: number;
+  occurredAt: number;
+  verdict: Verdict;
+  reason: string | null;
+  /** The request's `Idempotency-Key` header (D9), if it had one. */
+  idempotencyKey: string | null;
+  /**
+   * The campaign had a cap when the event was validated (from the serving index), so storing the
+   * event must update its cap counters. Events of uncapped campaigns skip that query.
+   */
+  mayHitCap: boolean;
 }

@@ -1,4 +1,4 @@
-import type { Generated } from 'kysely';
+import type { Generated, Kysely, Transaction } from 'kysely';
 
 /**
  * Table shapes shared by both engines. Times are epoch milliseconds (UTC) in a 64-bit integer
@@ -192,3 +192,6 @@ export interface AuditLogTable {
   before: string | null;
   after: string | null;
 }
+
+/** The database, or a transaction on it: what every query runs on. */
+export type Db = Kysely<Database> | Transaction<Database>;

@@ -1,5 +1,5 @@
 import type BetterSqlite3 from 'better-sqlite3';
-import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import {
   NO_CAPS,
   totalCapReached,
@@ -10,8 +10,6 @@ import {
 } from '../domain/campaigns.js';
 import { localDate, startOfNextLocalDay } from '../domain/time-zones.js';
 import { keyPolicies, type KeyPolicies } from '../domain/rate-limits.js';
-import type { Device } from '../domain/targeting.js';
-import type { Verdict } from '../domain/verdicts.js';
 import { pruneEvents, pruneIdempotencyKeys, type SettledBatch } from './event-ledger.js';
 import { storeBatchSqlite } from './event-ledger-sqlite.js';
 import { storeBatchPostgres } from './event-ledger-postgres.js';
@@ -24,12 +22,14 @@ import {
   toCampaign,
   toPartner,
   type AdminTokenRecord,
+  type EventKind,
+  type TrackedEvent,
   type ApiKeyRecord,
   type ApiKeyStatus,
   type Partner,
   type RateLimits,
 } from './rows.js';
-import type { CampaignTable, Database } from './schema.js';
+import type { CampaignTable, Db } from './schema.js';
 
 export type { AdminTokenRecord, ApiKeyRecord, ApiKeyStatus, Partner, RateLimits } from './rows.js';
 
@@ -72,27 +72,7 @@ export interface LiveKey {
   policies: KeyPolicies;
 }
 
-export type EventKind = 'impression' | 'click';
-
-export interface TrackedEvent {
-  kind: EventKind;
-  campaignId: number;
-  placement: string;
-  country: string | null;
-  device: Device | null;
-  partnerId: number;
-  apiKeyId: number;
-  occurredAt: number;
-  verdict: Verdict;
-  reason: string | null;
-  /** The request's `Idempotency-Key` header (D9), if it had one. */
-  idempotencyKey: string | null;
-  /**
-   * The campaign had a cap when the event was validated (from the serving index), so storing the
-   * event must update its cap counters. Events of uncapped campaigns skip that query.
-   */
-  mayHitCap: boolean;
-}
+export type { EventKind, TrackedEvent } from './rows.js';
 
 export interface AdvertiserImport {
   name: string;
@@ -157,7 +137,7 @@ export type CampaignPatch = Partial<CampaignInput> & {
   cappedUntil?: number | null;
 };
 
-export type Db = Kysely<Database> | Transaction<Database>;
+export type { Db } from './schema.js';
 
 const DEFAULT_PAGE = 50;
 

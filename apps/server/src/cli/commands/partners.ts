@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { keyView, PartnerService } from '../../services/partners.js';
 import type { Partner } from '../../store/store.js';
 import { positiveInteger, withStore } from '../context.js';
-import { isoTimes } from '../../http/admin/support.js';
+import { isoTimes } from '../../services/iso-times.js';
 import { emit, iso, printTable, type OutputOptions, type Row } from '../output.js';
 
 const partnerJson = (p: Partner) => ({

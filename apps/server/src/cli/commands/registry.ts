@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { isoTimes } from '../../http/admin/support.js';
+import { isoTimes } from '../../services/iso-times.js';
 import { AdvertiserService } from '../../services/advertisers.js';
 import { PlacementService } from '../../services/placements.js';
 import { positiveInteger, withStore } from '../context.js';

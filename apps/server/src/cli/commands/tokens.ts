@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { isoTimes } from '../../http/admin/support.js';
+import { isoTimes } from '../../services/iso-times.js';
 import { AdminTokens, adminTokenView } from '../../services/admin-tokens.js';
 import type { AdminTokenRecord } from '../../store/store.js';
 import { positiveInteger, withStore } from '../context.js';

@@ -5,7 +5,7 @@ import { CAMPAIGN_ACTIONS } from '../../domain/lifecycle.js';
 import { AdvertiserService } from '../../services/advertisers.js';
 import { campaignToJson, CampaignService } from '../../services/campaigns.js';
 import { MANAGEMENT_ROUTES } from '../openapi/management.js';
-import type { AdminContext } from './plugin.js';
+import type { AdminContext } from './context.js';
 import { fields, idParam, isId, one, pageOf, pageRequest } from './support.js';
 
 /** Advertisers and campaigns, with the lifecycle actions of D11. */

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { keyView, PartnerService } from '../../services/partners.js';
 import type { ApiKeyRecord } from '../../store/store.js';
 import { MANAGEMENT_ROUTES } from '../openapi/management.js';
-import type { AdminContext } from './plugin.js';
+import type { AdminContext } from './context.js';
 import { fields, idParam, one, pageOf, pageRequest } from './support.js';
 
 /** Partners and their API keys: create, list, update, rotate, revoke, suspend, reinstate, limits. */

@@ -1,7 +1,5 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { AdminTokens } from '../../services/admin-tokens.js';
-import type { Actor } from '../../services/audit.js';
-import type { Store } from '../../store/store.js';
+import type { FastifyInstance } from 'fastify';
+import type { AdminContext, AdminDeps } from './context.js';
 import { AuthFailureLimiter, authenticateLimited } from '../auth-failures.js';
 import { installErrorHandler, managementErrorBody } from '../errors.js';
 import { campaignRoutes } from './campaigns.js';
@@ -12,26 +10,7 @@ import { registryRoutes } from './registry.js';
 import { reportRoutes } from './reports.js';
 import { tokenRoutes } from './tokens.js';
 
-declare module 'fastify' {
-  interface FastifyRequest {
-    /** The operator behind the admin token; set by the admin auth hook. */
-    adminActor: Actor | null;
-  }
-}
-
-export interface AdminDeps {
-  store: Store;
-  tokens: AdminTokens;
-  clock: () => number;
-  /** Called after every successful change, so this instance serves it at once. */
-  afterChange: () => void;
-  /** Failed authentications, shared with the partner API (D6). */
-  authFailures?: AuthFailureLimiter;
-}
-
-export interface AdminContext extends AdminDeps {
-  actor(request: FastifyRequest): Actor;
-}
+export type { AdminContext, AdminDeps } from './context.js';
 
 /** The management API under /admin/v1, authenticated with an admin token. */
 export async function adminApi(app: FastifyInstance, deps: AdminDeps): Promise<void> {

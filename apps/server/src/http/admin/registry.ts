@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { invalid } from '../../domain/errors.js';
 import { PlacementService } from '../../services/placements.js';
 import { MANAGEMENT_ROUTES } from '../openapi/management.js';
-import type { AdminContext } from './plugin.js';
+import type { AdminContext } from './context.js';
 import { fields, one, pageOf, pageRequest } from './support.js';
 
 /** Placements (D1) and the audit log. */

@@ -4,7 +4,7 @@ import { parseReportRequest } from '../../domain/report-request.js';
 import { reportCsv } from '../../services/report-format.js';
 import { ReportService } from '../../services/reports.js';
 import { MANAGEMENT_ROUTES } from '../openapi/management.js';
-import type { AdminContext } from './plugin.js';
+import type { AdminContext } from './context.js';
 
 /** Wants CSV: `format=csv`, or no `format` and an Accept header that names text/csv. */
 function wantsCsv(format: unknown, accept: string | undefined): boolean {

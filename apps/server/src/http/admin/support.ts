@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { invalid, invalidField } from '../../domain/errors.js';
 import type { PageRequest } from '../../store/store.js';
+import { isoTimes } from '../../services/iso-times.js';
 
 const MAX_PAGE = 200;
 
@@ -42,20 +43,6 @@ export function pageOf<T extends { id: number }>(
 }
 
 export const one = (value: unknown) => ({ status: 'success', data: isoTimes(value) });
-
-/** Converts epoch-millisecond `at` and `…At` fields to ISO strings, recursively. */
-export function isoTimes(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(isoTimes);
-  if (value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(
-    Object.entries(value).map(([key, field]) => [
-      key,
-      (key === 'at' || key.endsWith('At')) && typeof field === 'number'
-        ? new Date(field).toISOString()
-        : isoTimes(field),
-    ]),
-  );
-}
 
 /** The JSON body as an object of fields, or a 400. An absent body is an empty object. */
 export function fields(request: FastifyRequest): Record<string, unknown> {

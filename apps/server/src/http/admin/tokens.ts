@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { adminTokenView } from '../../services/admin-tokens.js';
 import type { AdminTokenRecord } from '../../store/store.js';
 import { MANAGEMENT_ROUTES } from '../openapi/management.js';
-import type { AdminContext } from './plugin.js';
+import type { AdminContext } from './context.js';
 import { fields, idParam, one, pageOf, pageRequest } from './support.js';
 
 /** Admin tokens: create, list, get, revoke. */

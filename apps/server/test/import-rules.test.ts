@@ -1,0 +1,67 @@
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { tempDir } from './helpers/engines.js';
+import { ROOT } from './helpers/process.js';
+
+/**
+ * The folder READMEs' `Imports:` lines are the server's import rules (`.dependency-cruiser.cjs`),
+ * run by `npm test`. Here they run on a copy of the source, unchanged and then broken on purpose:
+ * a rule taken out of a README, an upward import, a type-only cycle, a folder without a README.
+ */
+
+const DEPCRUISE = path.join(ROOT, 'node_modules/.bin/depcruise');
+let copy: string;
+
+beforeEach(() => {
+  copy = tempDir('placard-import-rules-');
+  fs.cpSync(path.join(ROOT, 'apps/server/src'), path.join(copy, 'src'), { recursive: true });
+});
+afterEach(() => fs.rmSync(copy, { recursive: true, force: true }));
+
+function cruise(): { code: number | null; output: string } {
+  const result = spawnSync(
+    DEPCRUISE,
+    ['src', '--config', path.join(ROOT, '.dependency-cruiser.cjs'), '--output-type', 'err'],
+    { cwd: copy, encoding: 'utf8', env: { ...process.env, PLACARD_IMPORT_RULES_ROOT: 'src' } },
+  );
+  return { code: result.status, output: `${result.stdout}${result.stderr}` };
+}
+
+const write = (file: string, text: string) => fs.writeFileSync(path.join(copy, 'src', file), text);
+const edit = (file: string, change: (text: string) => string) =>
+  write(file, change(fs.readFileSync(path.join(copy, 'src', file), 'utf8')));
+
+it('passes on the source as it is', () => {
+  expect(cruise()).toMatchObject({ code: 0 });
+});
+
+it('fails when a README no longer allows an import the code makes', () => {
+  edit('ingest/README.md', (text) => text.replace('Imports: `domain/`, `store/`.', 'Imports: `domain/`.'));
+  const { code, output } = cruise();
+  expect(code).not.toBe(0);
+  expect(output).toMatch(/ingest-imports: src\/ingest\/group-commit\.ts → \s*src\/store\//);
+});
+
+it('fails on an upward import, a type-only one too', () => {
+  write('domain/upward.ts', "import type { Store } from '../store/store.js';\nexport type Upward = Store;\n");
+  const { code, output } = cruise();
+  expect(code).not.toBe(0);
+  expect(output).toMatch(/domain-imports: src\/domain\/upward\.ts → \s*src\/store\/store\.ts/);
+});
+
+it('fails on a cycle made only of type imports', () => {
+  write('domain/cycle-a.ts', "import type { B } from './cycle-b.js';\nexport interface A { b: B }\n");
+  write('domain/cycle-b.ts', "import type { A } from './cycle-a.js';\nexport interface B { a: A }\n");
+  const { code, output } = cruise();
+  expect(code).not.toBe(0);
+  expect(output).toContain('no-circular');
+});
+
+it('fails when a source folder has no README', () => {
+  fs.rmSync(path.join(copy, 'src/store/migrations/README.md'));
+  const { code, output } = cruise();
+  expect(code).not.toBe(0);
+  expect(output).toContain('source folders without a README.md: src/store/migrations');
+});

@@ -1,0 +1,70 @@
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import { afterAll, expect, it } from 'vitest';
+import { tempDir } from './helpers/engines.js';
+import { CLI, ensureBuilt, startServerProcess } from './helpers/process.js';
+
+/**
+ * Logs are JSON lines for machines; a person who runs the server in a terminal (`npm start`) reads
+ * them as plain lines, and the banner with the admin token, the demo key and the curl lines stays
+ * whole after them. `script` (util-linux) gives the server a terminal of its own.
+ */
+
+const dirs: string[] = [];
+afterAll(() => {
+  for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+const ANSI = /\x1b\[[0-9;]*m/g; // eslint-disable-line no-control-regex -- colours of the terminal
+
+it('prints readable log lines in a terminal, and the whole banner after them', async () => {
+  ensureBuilt();
+  const dataDir = tempDir('placard-terminal-');
+  dirs.push(dataDir);
+  const command =
+    `PLACARD_PORT=0 PLACARD_HOST=127.0.0.1 PLACARD_DATA_DIR='${dataDir}' ` +
+    `exec '${process.execPath}' '${CLI}' serve --demo`;
+  const child = spawn('script', ['-qfec', command, '/dev/null'], {
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no banner within 20 s:\n${output}`)), 20_000);
+      child.stdout.on('data', (chunk: Buffer) => {
+        output += chunk.toString();
+        if (output.includes('/api/v1/campaigns/click')) {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+    });
+  } finally {
+    process.kill(-child.pid!, 'SIGTERM');
+  }
+  const text = output.replace(ANSI, '').replace(/\r/g, '');
+  expect(text).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: placard listening$/m);
+  expect(text).not.toMatch(/^\{"level"/m);
+  const banner = text.indexOf('Placard is serving demo data at');
+  expect(banner).toBeGreaterThan(text.indexOf('INFO: placard listening'));
+  expect(text.slice(banner)).toMatch(
+    /^Placard is serving demo data at http:\/\/127\.0\.0\.1:\d+\nDemo API key \(partner "Demo Publisher"\): plc_\w+\n\nTry it:\n {2}curl .*fetch.*\n {2}curl .*impression\n {2}curl .*click/,
+  );
+});
+
+it('writes JSON lines when its output is not a terminal', async () => {
+  ensureBuilt();
+  const dataDir = tempDir('placard-pipe-');
+  dirs.push(dataDir);
+  const server = await startServerProcess({ PLACARD_DATA_DIR: dataDir });
+  try {
+    const loaded = server.output
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as { level?: number; msg?: string })
+      .find((record) => record.msg === 'campaign index loaded');
+    expect(loaded?.level).toBe(30);
+  } finally {
+    await server.stop();
+  }
+});
