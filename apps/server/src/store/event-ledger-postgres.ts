@@ -1,6 +1,11 @@
 import { sql } from 'kysely';
 import { REASONS } from '../domain/verdicts.js';
-import { idempotencyExpiry, requestFingerprint, type SettledBatch } from './event-ledger.js';
+import {
+  idempotencyExpiry,
+  requestFingerprint,
+  type EventLedger,
+  type SettledBatch,
+} from './event-ledger.js';
 import type { TrackedEvent } from './rows.js';
 import type { Db } from './schema.js';
 
@@ -138,3 +143,6 @@ export async function storeBatchPostgres(db: Db, events: readonly TrackedEvent[]
   }
   return { stored, refused };
 }
+
+/** PostgreSQL's ledger: one statement per batch, which commits alone when there is nothing to cap. */
+export const postgresLedger: EventLedger = { commitsAlone: true, store: storeBatchPostgres };

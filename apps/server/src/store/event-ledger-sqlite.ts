@@ -1,6 +1,12 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import { REASONS } from '../domain/verdicts.js';
-import { idempotencyExpiry, minuteOf, requestFingerprint, type SettledBatch } from './event-ledger.js';
+import {
+  idempotencyExpiry,
+  minuteOf,
+  requestFingerprint,
+  type EventLedger,
+  type SettledBatch,
+} from './event-ledger.js';
 import type { TrackedEvent } from './rows.js';
 
 const CLAIM = `insert into idempotency_keys (api_key_id, key, created_at, fingerprint) values (?, ?, ?, ?)
@@ -119,4 +125,12 @@ export function storeBatchSqlite(
     );
   }
   return { stored, refused };
+}
+
+/**
+ * SQLite's ledger: prepared statements on the connection's handle, inside the store's transaction
+ * (SQLite has one connection, so they belong to it).
+ */
+export function sqliteLedger(handle: BetterSqlite3.Database): EventLedger {
+  return { commitsAlone: false, store: (_db, events) => storeBatchSqlite(handle, events) };
 }

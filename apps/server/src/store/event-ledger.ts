@@ -23,6 +23,16 @@ export interface SettledBatch {
  * part of it, since a retry comes later by nature. A later request with the key and another
  * fingerprint is not a retry but a different event, which must not be taken for a duplicate.
  */
+/**
+ * How one engine writes a batch of events (idempotency claims, raw events, rollups). The store
+ * picks one when it is opened (`context.ts`), so nothing else branches on the engine.
+ */
+export interface EventLedger {
+  /** Whether a batch with nothing to cap is one statement that commits by itself. */
+  readonly commitsAlone: boolean;
+  store(db: Db, events: readonly TrackedEvent[]): SettledBatch | Promise<SettledBatch>;
+}
+
 export function requestFingerprint(event: TrackedEvent): string {
   return JSON.stringify([event.kind, event.campaignId, event.placement, event.country, event.device]);
 }

@@ -1,5 +1,6 @@
 import type { Selectable } from 'kysely';
 import type { Campaign, CampaignInput, CampaignStatus } from '../domain/campaigns.js';
+import type { KeyPolicies } from '../domain/rate-limits.js';
 import type { Device } from '../domain/targeting.js';
 import type { Verdict } from '../domain/verdicts.js';
 import type { AdminTokenTable, ApiKeyTable, CampaignTable, PartnerTable } from './schema.js';
@@ -182,3 +183,95 @@ export interface TrackedEvent {
    */
   mayHitCap: boolean;
 }
+
+// ---- records the store's modules take and give --------------------------------------------
+
+export interface Placement {
+  id: string;
+  description: string;
+  enabled: boolean;
+}
+
+export interface Advertiser {
+  id: number;
+  name: string;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** What the auth layer needs to know about a key, indexed by digest. */
+export interface LiveKey {
+  id: number;
+  partnerId: number;
+  digest: string;
+  status: Exclude<ApiKeyStatus, 'revoked'>;
+  /** A rotated key stops working at this instant. */
+  expiresAt: number | null;
+  /** Categories the key's partner never receives. */
+  blockedCategories: readonly string[];
+  /** The key's rate limits (D7), its own or the defaults. */
+  policies: KeyPolicies;
+}
+
+export interface AdvertiserImport {
+  name: string;
+  campaigns: CampaignInput[];
+}
+
+export interface ImportSummary {
+  advertisersCreated: number;
+  advertisersExisting: number;
+  campaignsCreated: number;
+  campaignIds: number[];
+}
+
+export interface CampaignFilter {
+  status?: CampaignStatus;
+  advertiserId?: number;
+  placement?: string;
+}
+
+/**
+ * A page request: at most `limit` items after the one with id `after`, in id order (the order
+ * items were created), or newest first with `newestFirst`, where "after" means older.
+ */
+export interface PageRequest {
+  after?: number;
+  limit?: number;
+  newestFirst?: boolean;
+}
+
+export interface AuditEntry {
+  at: number;
+  actor: string;
+  objectType: string;
+  objectId: string;
+  action: string;
+  reason: string | null;
+  before: unknown;
+  after: unknown;
+}
+
+export interface AuditRecord extends AuditEntry {
+  id: number;
+}
+
+/** What storing a batch did beyond storing it. */
+export interface BatchOutcome {
+  /**
+   * Positions in the batch of events refused and not stored: their Idempotency-Key was already
+   * used, within 24 hours, for a different request (D9).
+   */
+  refused: number[];
+  /** Campaigns completed by reaching a total cap. */
+  completed: number[];
+  /** Campaigns held for the rest of their day by a daily cap. */
+  cappedForTheDay: number[];
+  /** Events stored, by `kind:verdict` (for metrics). */
+  stored: Map<string, number>;
+}
+
+export type CampaignPatch = Partial<CampaignInput> & {
+  rejectionReason?: string | null;
+  cappedUntil?: number | null;
+};

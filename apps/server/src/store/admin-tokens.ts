@@ -1,0 +1,96 @@
+// Admin tokens (only their digests are stored). Part of the Store façade (store.ts): functions over a
+// StoreContext.
+import { toAdminToken, type AdminTokenRecord, type PageRequest } from './rows.js';
+import { page, type StoreContext } from './context.js';
+
+/** Every column of an admin token but its digest, which never leaves the store. */
+const ADMIN_TOKEN_COLUMNS = [
+  'id',
+  'label',
+  'display_prefix',
+  'scope',
+  'created_at',
+  'expires_at',
+  'revoked_at',
+  'last_used_at',
+] as const;
+
+export async function createAdminToken(
+  ctx: StoreContext,
+  token: { digest: string; displayPrefix: string; label: string; expiresAt?: number | null },
+  now = Date.now(),
+): Promise<AdminTokenRecord> {
+  const row = await ctx.db
+    .insertInto('admin_tokens')
+    .values({
+      digest: token.digest,
+      display_prefix: token.displayPrefix,
+      label: token.label,
+      created_at: now,
+      revoked_at: null,
+      expires_at: token.expiresAt ?? null,
+    })
+    .returning(ADMIN_TOKEN_COLUMNS)
+    .executeTakeFirstOrThrow();
+  return toAdminToken(row);
+}
+
+/** The token with this digest, revoked and expired ones included: the caller decides. */
+export function findAdminToken(ctx: StoreContext, digest: string): Promise<AdminTokenRecord | undefined> {
+  return oneAdminToken(ctx, 'digest', digest);
+}
+
+export function getAdminToken(ctx: StoreContext, id: number): Promise<AdminTokenRecord | undefined> {
+  return oneAdminToken(ctx, 'id', id);
+}
+
+async function oneAdminToken(ctx: StoreContext, column: 'id' | 'digest', value: number | string) {
+  const row = await ctx.db
+    .selectFrom('admin_tokens')
+    .select(ADMIN_TOKEN_COLUMNS)
+    .where(column, '=', value)
+    .executeTakeFirst();
+  return row && toAdminToken(row);
+}
+
+export async function listAdminTokens(
+  ctx: StoreContext,
+  request: PageRequest = { limit: 1_000_000 },
+): Promise<AdminTokenRecord[]> {
+  const query = ctx.db.selectFrom('admin_tokens').select(ADMIN_TOKEN_COLUMNS);
+  return (await page(query, request, 'id').execute()).map(toAdminToken);
+}
+
+export async function updateAdminToken(
+  ctx: StoreContext,
+  id: number,
+  changes: { revokedAt?: number; lastUsedAt?: number },
+): Promise<void> {
+  await ctx.db
+    .updateTable('admin_tokens')
+    .set({
+      ...(changes.revokedAt !== undefined && { revoked_at: changes.revokedAt }),
+      ...(changes.lastUsedAt !== undefined && { last_used_at: changes.lastUsedAt }),
+    })
+    .where('id', '=', id)
+    .execute();
+}
+
+/**
+ * Tokens that can authenticate at `now`: neither revoked nor expired. With `lock` (inside a
+ * transaction) PostgreSQL locks those rows until it ends, so two revocations running at once
+ * cannot each see the other's token as the one left; SQLite runs one writer at a time anyway.
+ */
+export async function countAdminTokens(
+  ctx: StoreContext,
+  now = Date.now(),
+  options: { lock?: boolean } = {},
+): Promise<number> {
+  let query = ctx.db
+    .selectFrom('admin_tokens')
+    .select('id')
+    .where('revoked_at', 'is', null)
+    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]));
+  if (options.lock && ctx.engine === 'postgres') query = query.forUpdate();
+  return (await query.execute()).length;
+}

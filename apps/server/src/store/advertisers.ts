@@ -1,0 +1,47 @@
+// Advertisers. Part of the Store façade (store.ts): functions over a StoreContext.
+import type { PageRequest, Advertiser } from './rows.js';
+import { page, type StoreContext } from './context.js';
+
+export async function createAdvertiser(
+  ctx: StoreContext,
+  name: string,
+  now = Date.now(),
+): Promise<Advertiser> {
+  const row = await ctx.db
+    .insertInto('advertisers')
+    .values({ name, created_at: now, updated_at: now })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return { id: row.id, name: row.name, createdAt: row.created_at, updatedAt: row.updated_at };
+}
+
+export async function findAdvertiser(
+  ctx: StoreContext,
+  idOrName: number | string,
+): Promise<Advertiser | undefined> {
+  const row = await ctx.db
+    .selectFrom('advertisers')
+    .selectAll()
+    .where(typeof idOrName === 'number' ? 'id' : 'name', '=', idOrName)
+    .executeTakeFirst();
+  return row && { id: row.id, name: row.name, createdAt: row.created_at, updatedAt: row.updated_at };
+}
+
+export async function listAdvertisers(ctx: StoreContext, request: PageRequest = {}): Promise<Advertiser[]> {
+  const rows = await page(ctx.db.selectFrom('advertisers').selectAll(), request, 'id').execute();
+  return rows.map((row) => ({
+    id: row.id,
+    name: row.name,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  }));
+}
+
+export async function renameAdvertiser(
+  ctx: StoreContext,
+  id: number,
+  name: string,
+  now = Date.now(),
+): Promise<void> {
+  await ctx.db.updateTable('advertisers').set({ name, updated_at: now }).where('id', '=', id).execute();
+}

@@ -1,0 +1,254 @@
+// Campaigns with their placements: import, creation, edits, status moves, and the pages the serving
+// index loads. Part of the Store façade (store.ts): functions over a StoreContext.
+import type { Selectable } from 'kysely';
+import type { Campaign, CampaignInput, CampaignStatus } from '../domain/campaigns.js';
+import {
+  campaignColumns,
+  toCampaign,
+  type AdvertiserImport,
+  type ImportSummary,
+  type CampaignFilter,
+  type PageRequest,
+  type CampaignPatch,
+} from './rows.js';
+import type { CampaignTable } from './schema.js';
+import { DEFAULT_PAGE, transact, type StoreContext } from './context.js';
+import { createAdvertiser, findAdvertiser } from './advertisers.js';
+
+/**
+ * Imports advertisers (matched by name, created when new) and their campaigns in one transaction:
+ * either everything is stored or nothing is.
+ */
+export async function importCampaigns(
+  ctx: StoreContext,
+  advertisers: AdvertiserImport[],
+  now = Date.now(),
+): Promise<ImportSummary> {
+  return transact(ctx, async (tx) => {
+    const summary: ImportSummary = {
+      advertisersCreated: 0,
+      advertisersExisting: 0,
+      campaignsCreated: 0,
+      campaignIds: [],
+    };
+    for (const advertiser of advertisers) {
+      let existing = await findAdvertiser(tx, advertiser.name);
+      if (existing) summary.advertisersExisting++;
+      else {
+        existing = await createAdvertiser(tx, advertiser.name, now);
+        summary.advertisersCreated++;
+      }
+      for (const campaign of advertiser.campaigns) {
+        summary.campaignIds.push(await createCampaign(tx, existing.id, campaign, now));
+        summary.campaignsCreated++;
+      }
+    }
+    return summary;
+  });
+}
+
+/** Inserts a campaign with its placements; returns its id. */
+export async function createCampaign(
+  ctx: StoreContext,
+  advertiserId: number,
+  input: CampaignInput,
+  now = Date.now(),
+): Promise<number> {
+  const { id } = await ctx.db
+    .insertInto('campaigns')
+    .values({
+      ...campaignColumns(input),
+      advertiser_id: advertiserId,
+      title: input.title,
+      destination_url: input.destinationUrl,
+      status: input.status,
+      priority: input.priority,
+      weight: input.weight,
+      countries: JSON.stringify(input.countries),
+      devices: JSON.stringify(input.devices),
+      created_at: now,
+      updated_at: now,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  await ctx.db
+    .insertInto('campaign_placements')
+    .values(input.placements.map((placement_id) => ({ campaign_id: id, placement_id })))
+    .execute();
+  return id;
+}
+
+/** Campaigns by id, read in pages (for large imports). */
+export async function getCampaigns(ctx: StoreContext, ids: readonly number[]): Promise<Campaign[]> {
+  const wanted = new Set(ids);
+  const sorted = [...ids].sort((a, b) => a - b);
+  const found: Campaign[] = [];
+  for (let start = 0; start < sorted.length; start += 5000) {
+    const chunk = sorted.slice(start, start + 5000);
+    const page = await queryCampaigns(
+      ctx,
+      {},
+      { after: (chunk[0] as number) - 1, limit: 1_000_000, upTo: chunk[chunk.length - 1] },
+    );
+    found.push(...page.filter((campaign) => wanted.has(campaign.id)));
+  }
+  return found;
+}
+
+export async function getCampaign(ctx: StoreContext, id: number): Promise<Campaign | undefined> {
+  const [campaign] = await queryCampaigns(ctx, { id }, {});
+  return campaign;
+}
+
+export async function listCampaigns(
+  ctx: StoreContext,
+  filter: CampaignFilter = {},
+  request: PageRequest = { limit: 1_000_000 },
+): Promise<Campaign[]> {
+  return queryCampaigns(ctx, filter, request);
+}
+
+/**
+ * Running campaigns with their placements, in pages ordered by id: the input of the serving index.
+ * Paging keeps memory flat however many campaigns there are.
+ */
+export async function* runningCampaignPages(ctx: StoreContext, pageSize = 5000): AsyncGenerator<Campaign[]> {
+  let after = 0;
+  for (;;) {
+    const found = await queryCampaigns(ctx, { status: 'running' }, { after, limit: pageSize });
+    if (found.length === 0) return;
+    yield found;
+    after = (found[found.length - 1] as Campaign).id;
+  }
+}
+
+/**
+ * Campaigns whose start or end time has come (scheduled to start, or ending while live). Two
+ * queries, each answered from a (status, time) index, rather than one OR that scans every row.
+ */
+export async function campaignsDueForTimedStatus(ctx: StoreContext, now: number): Promise<Campaign[]> {
+  const starting = await ctx.db
+    .selectFrom('campaigns')
+    .selectAll()
+    .where('status', '=', 'scheduled')
+    .where((eb) => eb.or([eb('start_at', 'is', null), eb('start_at', '<=', now)]))
+    .limit(1000)
+    .execute();
+  const ending = await ctx.db
+    .selectFrom('campaigns')
+    .selectAll()
+    .where('status', 'in', ['scheduled', 'running', 'paused'])
+    .where('end_at', '<=', now)
+    .limit(1000)
+    .execute();
+  const byId = new Map([...starting, ...ending].map((row) => [row.id, row]));
+  return withPlacements(
+    ctx,
+    [...byId.values()].sort((a, b) => a.id - b.id),
+  );
+}
+
+/**
+ * Moves a campaign from one status to another only if it is still in the first: safe when
+ * several instances run the same clock job. Returns whether this call made the move.
+ */
+export async function moveCampaignStatus(
+  ctx: StoreContext,
+  id: number,
+  from: CampaignStatus,
+  to: CampaignStatus,
+  now: number,
+): Promise<boolean> {
+  const result = await ctx.db
+    .updateTable('campaigns')
+    .set({ status: to, updated_at: now })
+    .where('id', '=', id)
+    .where('status', '=', from)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+async function queryCampaigns(
+  ctx: StoreContext,
+  filter: CampaignFilter & { id?: number },
+  request: PageRequest & { upTo?: number },
+): Promise<Campaign[]> {
+  let query = ctx.db.selectFrom('campaigns').selectAll('campaigns');
+  if (filter.id !== undefined) query = query.where('campaigns.id', '=', filter.id);
+  if (filter.status !== undefined) query = query.where('campaigns.status', '=', filter.status);
+  if (filter.advertiserId !== undefined)
+    query = query.where('campaigns.advertiser_id', '=', filter.advertiserId);
+  if (filter.placement !== undefined) {
+    const placement = filter.placement;
+    query = query.where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom('campaign_placements as cp')
+          .select('cp.campaign_id')
+          .whereRef('cp.campaign_id', '=', 'campaigns.id')
+          .where('cp.placement_id', '=', placement),
+      ),
+    );
+  }
+  if (request.after !== undefined) query = query.where('campaigns.id', '>', request.after);
+  if (request.upTo !== undefined) query = query.where('campaigns.id', '<=', request.upTo);
+  query = query.orderBy('campaigns.id').limit(request.limit ?? DEFAULT_PAGE);
+  return withPlacements(ctx, await query.execute());
+}
+
+/**
+ * Joins placements to campaign rows sorted by id, with one query: by id list for a few rows (which
+ * may be far apart), by id range for a page of many.
+ */
+async function withPlacements(ctx: StoreContext, rows: Selectable<CampaignTable>[]): Promise<Campaign[]> {
+  if (rows.length === 0) return [];
+  const first = (rows[0] as { id: number }).id;
+  const last = (rows[rows.length - 1] as { id: number }).id;
+  let query = ctx.db.selectFrom('campaign_placements').select(['campaign_id', 'placement_id']);
+  query =
+    rows.length <= 500
+      ? query.where(
+          'campaign_id',
+          'in',
+          rows.map((row) => row.id),
+        )
+      : query.where('campaign_id', '>=', first).where('campaign_id', '<=', last);
+  const links = await query.orderBy('placement_id').execute();
+  const placementsByCampaign = new Map<number, string[]>();
+  for (const link of links) {
+    const list = placementsByCampaign.get(link.campaign_id);
+    if (list) list.push(link.placement_id);
+    else placementsByCampaign.set(link.campaign_id, [link.placement_id]);
+  }
+  return rows.map((row) => toCampaign(row, placementsByCampaign.get(row.id) ?? []));
+}
+
+/** Applies a validated patch; returns the updated campaign, or undefined when it does not exist. */
+export async function updateCampaign(
+  ctx: StoreContext,
+  id: number,
+  patch: CampaignPatch,
+  now = Date.now(),
+): Promise<Campaign | undefined> {
+  return transact(ctx, async (tx) => {
+    const result = await tx.db
+      .updateTable('campaigns')
+      .set({
+        ...campaignColumns(patch),
+        ...(patch.rejectionReason !== undefined && { rejection_reason: patch.rejectionReason }),
+        ...(patch.cappedUntil !== undefined && { capped_until: patch.cappedUntil }),
+        updated_at: now,
+      })
+      .where('id', '=', id)
+      .executeTakeFirst();
+    if (Number(result.numUpdatedRows) === 0) return undefined;
+    if (patch.placements !== undefined) {
+      await tx.db.deleteFrom('campaign_placements').where('campaign_id', '=', id).execute();
+      await tx.db
+        .insertInto('campaign_placements')
+        .values(patch.placements.map((placement_id) => ({ campaign_id: id, placement_id })))
+        .execute();
+    }
+    return getCampaign(tx, id);
+  });
+}
