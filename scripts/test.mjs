@@ -1,6 +1,7 @@
 // `npm test`: the whole suite, in the order that fails fastest: set-up, type-check (which also
 // builds the server the end-to-end tests start), lint, the import rules of the folder READMEs,
-// format check, the OpenAPI document's lint (its freshness is a test), every test, then the crash
+// format check, the OpenAPI document's lint (its freshness is a test), every test, the server's
+// end-to-end tests again under Node 24 (`npm run test:node24`), then the crash
 // test (`npm run test:crash`) and its proof that it catches a build that answers before committing.
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
@@ -21,6 +22,7 @@ const steps = [
   ['format', 'npx', ['prettier', '--check', '.']],
   ['API document lint', 'npx', ['redocly', 'lint', '--format=stylish', 'docs/openapi.json']],
   ['tests', 'npx', ['vitest', 'run', ...process.argv.slice(2)]],
+  ["the server's end-to-end tests under Node 24", process.execPath, ['scripts/node24.mjs']],
   ['crash test', process.execPath, ['scripts/crash-test.mjs']],
   [
     'crash test against a build that answers before committing',
@@ -28,8 +30,9 @@ const steps = [
     ['scripts/crash-test.mjs', '--broken'],
   ],
 ];
-// `npm test -- <vitest filters>` runs only the matching tests, without the crash test.
-if (process.argv.length > 2) steps.splice(-2);
+// `npm test -- <vitest filters>` runs only the matching tests, without the Node 24 run and the
+// crash test.
+if (process.argv.length > 2) steps.splice(-3);
 
 ensureInstalled();
 ensureBuilt();

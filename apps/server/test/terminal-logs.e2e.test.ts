@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import { afterAll, expect, it } from 'vitest';
 import { tempDir } from './helpers/engines.js';
-import { CLI, ensureBuilt, startServerProcess } from './helpers/process.js';
+import { CLI, ensureBuilt, SERVER_NODE, startServerProcess } from './helpers/process.js';
 
 /**
  * Logs are JSON lines for machines; a person who runs the server in a terminal (`npm start`) reads
@@ -23,7 +23,7 @@ it('prints readable log lines in a terminal, and the whole banner after them', a
   dirs.push(dataDir);
   const command =
     `PLACARD_PORT=0 PLACARD_HOST=127.0.0.1 PLACARD_DATA_DIR='${dataDir}' ` +
-    `exec '${process.execPath}' '${CLI}' serve --demo`;
+    `exec '${SERVER_NODE}' '${CLI}' serve --demo`;
   const child = spawn('script', ['-qfec', command, '/dev/null'], {
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import BetterSqlite3 from 'better-sqlite3';
+import { createRequire } from 'node:module';
+import type BetterSqlite3 from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, type Driver } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.js';
@@ -20,6 +21,18 @@ export interface Connection {
   close(): Promise<void>;
 }
 
+const requireHere = createRequire(import.meta.url);
+
+/**
+ * The SQLite driver for the running Node. better-sqlite3 12 is the last line that runs on Node 20
+ * but aborts on Node 24 when V8 collects a statement (Node 24 changed `ObjectWrap`); 13 runs on
+ * Node 22 and later only. Both are installed (13 as `better-sqlite3-13`), and the running Node
+ * picks; once Node 20 is no longer supported, 13 alone remains.
+ */
+const Sqlite = requireHere(
+  Number(process.versions.node.split('.')[0]) >= 22 ? 'better-sqlite3-13' : 'better-sqlite3',
+) as typeof BetterSqlite3;
+
 /**
  * Opens a SQLite file with the settings every connection must have: WAL so readers never block the
  * writer, synchronous=FULL so a committed event survives a power loss (D9), foreign keys on, and
@@ -33,7 +46,7 @@ export interface Connection {
 export function openSqliteFile(file: string, busyTimeoutMs = 5_000): BetterSqlite3.Database {
   fs.mkdirSync(path.dirname(file), { recursive: true, mode: OWNER_ONLY_DIRECTORY });
   if (!fs.existsSync(file)) fs.closeSync(fs.openSync(file, 'a', OWNER_ONLY_FILE));
-  const sqlite = new BetterSqlite3(file);
+  const sqlite = new Sqlite(file);
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = FULL');
   sqlite.pragma('foreign_keys = ON');

@@ -5,6 +5,11 @@ import { fileURLToPath } from 'node:url';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
 export const CLI = path.join(ROOT, 'apps/server/dist/cli/main.js');
+/**
+ * The Node.js that runs the built server and CLI: this one, or the one `PLACARD_TEST_NODE` names
+ * (`scripts/node24.mjs` runs the end-to-end tests again under Node 24 this way).
+ */
+export const SERVER_NODE = process.env['PLACARD_TEST_NODE'] ?? process.execPath;
 
 /** Builds the server if its sources changed, so end-to-end tests always run the current code. */
 export function ensureBuilt(): void {
@@ -23,7 +28,7 @@ export interface CliResult {
 
 /** Runs the built `placard` command to completion. */
 export function runCli(args: string[], env: Record<string, string>): CliResult {
-  const result = spawnSync(process.execPath, [CLI, ...args], {
+  const result = spawnSync(SERVER_NODE, [CLI, ...args], {
     cwd: ROOT,
     encoding: 'utf8',
     env: { ...process.env, ...env },
@@ -60,7 +65,7 @@ export async function startServerProcess(
   args: string[] = [],
   nodeArgs: string[] = [],
 ): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [...nodeArgs, CLI, 'serve', '--json', ...args], {
+  const child = spawn(SERVER_NODE, [...nodeArgs, CLI, 'serve', '--json', ...args], {
     cwd: ROOT,
     env: { ...process.env, PLACARD_PORT: '0', PLACARD_HOST: '127.0.0.1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
