@@ -1,5 +1,6 @@
 import { DomainError, MESSAGE_PROBLEMS } from '../domain/errors.js';
 import { ConfigError } from '../config.js';
+import { renderTable } from './table.js';
 
 /** Output options every command accepts. */
 export interface OutputOptions {
@@ -8,23 +9,20 @@ export interface OutputOptions {
 
 export type Row = Record<string, string | number | boolean | null | undefined>;
 
-/** Prints rows as an aligned text table for people. */
+/** Prints rows as an aligned text table for people (headers in capitals, absent values as "-"). */
 export function printTable(rows: readonly Row[], columns: readonly string[]): void {
   if (rows.length === 0) {
     console.log('(none)');
     return;
   }
   const cell = (value: Row[string]): string => (value === null || value === undefined ? '-' : String(value));
-  const widths = columns.map((column) =>
-    Math.max(column.length, ...rows.map((row) => cell(row[column]).length)),
+  const header = columns.map((column) => column.toUpperCase());
+  process.stdout.write(
+    renderTable(
+      header,
+      rows.map((row) => columns.map((column) => cell(row[column]))),
+    ),
   );
-  const line = (values: string[]): string =>
-    values
-      .map((value, i) => value.padEnd(widths[i] ?? 0))
-      .join('  ')
-      .trimEnd();
-  console.log(line(columns.map((c) => c.toUpperCase())));
-  for (const row of rows) console.log(line(columns.map((column) => cell(row[column]))));
 }
 
 /** Prints a result: JSON when asked, otherwise the human form. */

@@ -11,7 +11,8 @@ const COUNT_COLUMNS = [
 /** Column names of a report, in order: period, the grouped dimensions, then the counts. */
 export const reportColumns = (report: Report): string[] => ['period', ...report.groupBy, ...COUNT_COLUMNS];
 
-function cells(report: Report): string[][] {
+/** The report's rows as text cells in `reportColumns` order (empty for an absent value). */
+export function reportCells(report: Report): string[][] {
   const columns = reportColumns(report);
   return report.rows.map((row) =>
     columns.map((column) => {
@@ -28,27 +29,16 @@ const csvField = (value: string): string =>
 /** The report as CSV with a header line (CRLF line ends, as RFC 4180 says). */
 export function reportCsv(report: Report): string {
   return (
-    [reportColumns(report), ...cells(report)].map((line) => line.map(csvField).join(',')).join('\r\n') +
+    [reportColumns(report), ...reportCells(report)].map((line) => line.map(csvField).join(',')).join('\r\n') +
     '\r\n'
   );
 }
 
-/** The report as an aligned text table with a totals line, for the terminal. */
-export function reportTable(report: Report): string {
-  const columns = reportColumns(report);
-  const total = columns.map((column) => {
+/** The totals line of a report, in `reportColumns` order. */
+export function reportTotals(report: Report): string[] {
+  return reportColumns(report).map((column) => {
     if (column === 'period') return 'total';
     const value = (report.totals as unknown as Record<string, unknown>)[column];
     return typeof value === 'string' || typeof value === 'number' ? String(value) : '';
   });
-  const lines = [columns, ...cells(report), total];
-  const widths = columns.map((_, i) => Math.max(...lines.map((line) => (line[i] ?? '').length)));
-  const numeric = (i: number) => i > report.groupBy.length;
-  const render = (line: string[]) =>
-    line
-      .map((cell, i) => (numeric(i) ? cell.padStart(widths[i] ?? 0) : cell.padEnd(widths[i] ?? 0)))
-      .join('  ')
-      .trimEnd();
-  const rule = widths.map((width) => '-'.repeat(width)).join('  ');
-  return [render(columns), rule, ...cells(report).map(render), rule, render(total)].join('\n') + '\n';
 }

@@ -1,8 +1,9 @@
 import type { Command } from 'commander';
 import { parseReportRequest, REPORT_DIMENSIONS } from '../../domain/report-request.js';
-import { reportCsv, reportTable } from '../../services/report-format.js';
+import { reportCells, reportColumns, reportCsv, reportTotals } from '../../services/report-format.js';
 import { ReportService } from '../../services/reports.js';
 import { withStore } from '../context.js';
+import { renderTable } from '../table.js';
 import { emit, type OutputOptions } from '../output.js';
 
 interface ReportOptions extends OutputOptions {
@@ -52,7 +53,19 @@ export function registerReport(program: Command): void {
         const range = { from: new Date(report.from).toISOString(), to: new Date(report.to).toISOString() };
         emit(options, { ...report, ...range }, () => {
           console.log(`${range.from} to ${range.to} by ${report.granularity} (${report.timeZone})`);
-          process.stdout.write(report.rows.length === 0 ? '(no events)\n' : reportTable(report));
+          if (report.rows.length === 0) {
+            console.log('(no events)');
+            return;
+          }
+          // Period and dimensions on the left, counts on the right, and a totals line.
+          const counts = (index: number) => index > report.groupBy.length;
+          process.stdout.write(
+            renderTable(reportColumns(report), reportCells(report), {
+              alignRight: counts,
+              rules: true,
+              footer: reportTotals(report),
+            }),
+          );
         });
       }),
     );
