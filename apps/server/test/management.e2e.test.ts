@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from './helpers/engines.js';
-import { ensureBuilt, startServerProcess, type ServerProcess } from './helpers/process.js';
+import { ensureBuilt, managementClient, startServerProcess, type ServerProcess } from './helpers/process.js';
 
 /**
  * A new operator's first hour, against built server processes: two instances share one store, as
@@ -13,19 +13,8 @@ describe('end to end: an operator sets up a campaign and a partner through the m
   let second: ServerProcess;
   let adminToken: string;
 
-  const admin = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${first.url}/admin/v1${path}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${adminToken}`,
-        ...(body !== undefined && { 'content-type': 'application/json' }),
-      },
-      ...(body !== undefined && { body: JSON.stringify(body) }),
-    });
-    const json = (await res.json()) as { data: Record<string, unknown> & { id: number }; message?: string };
-    if (res.status >= 400) throw new Error(`${method} ${path}: ${res.status} ${json.message}`);
-    return json.data;
-  };
+  const admin = (method: string, path: string, body?: unknown) =>
+    managementClient(first.url, adminToken)(method, path, body);
   const fetchFrom = (server: ServerProcess, key: string) =>
     fetch(`${server.url}/api/v1/campaigns/fetch?placement=sidebar_bottom`, {
       headers: { authorization: `Bearer ${key}` },

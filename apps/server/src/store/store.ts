@@ -43,9 +43,6 @@ export type { Db } from './schema.js';
  * callback a Store bound to one transaction, so a change and its audit entry commit together.
  */
 export class Store {
-  readonly engine: Engine;
-  readonly location: string;
-
   private readonly context: StoreContext;
 
   constructor(
@@ -53,8 +50,15 @@ export class Store {
     context?: StoreContext,
   ) {
     this.context = context ?? openContext(connection);
-    this.engine = connection.engine;
-    this.location = connection.location;
+  }
+
+  get engine(): Engine {
+    return this.context.engine;
+  }
+
+  /** Where the store is: the SQLite file, or the PostgreSQL server and database. */
+  get location(): string {
+    return this.connection.location;
   }
 
   /** The database, or the transaction this store is bound to. */

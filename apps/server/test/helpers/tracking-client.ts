@@ -1,6 +1,6 @@
 import http from 'node:http';
 import { HIGHEST_LIMITS } from '../../src/domain/rate-limits.js';
-import type { ServerProcess } from './process.js';
+import { managementClient, type ServerProcess } from './process.js';
 
 /** What a partner's server saw of one impression it reported. */
 export interface TrackingAnswer {
@@ -77,23 +77,10 @@ export async function liftDemoKeyLimits(
   server: ServerProcess,
   adminToken = server.summary.adminToken,
 ): Promise<void> {
-  const admin = async (method: string, path: string, body?: unknown) => {
-    const answer = await fetch(`${server.url}/admin/v1${path}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${adminToken}`,
-        ...(body !== undefined && { 'content-type': 'application/json' }),
-      },
-      ...(body !== undefined && { body: JSON.stringify(body) }),
-    });
-    if (!answer.ok) throw new Error(`${method} ${path}: ${answer.status} ${await answer.text()}`);
-    return ((await answer.json()) as { data: unknown }).data;
-  };
-  const partners = (await admin('GET', '/partners')) as Array<{ id: number }>;
+  const admin = managementClient(server.url, adminToken!);
+  const partners = await admin<Array<{ id: number }>>('GET', '/partners');
   const keys = (
-    await Promise.all(
-      partners.map(async (partner) => (await admin('GET', `/partners/${partner.id}/keys`)) as ApiKeyRow[]),
-    )
+    await Promise.all(partners.map((partner) => admin<ApiKeyRow[]>('GET', `/partners/${partner.id}/keys`)))
   ).flat();
   const demo = keys.find((key) => server.summary.demoApiKey!.startsWith(key.prefix));
   if (!demo) throw new Error('the demo key is not listed');
