@@ -30,6 +30,8 @@ export interface Config {
   readonly redisUrl: string | undefined;
   /** Start of every key this deployment writes in Redis, so deployments can share one database. */
   readonly redisKeyPrefix: string;
+  /** Where people reach this deployment: the start of the one-time links the CLI and dashboard give out. */
+  readonly publicUrl: string;
 }
 
 /** Thrown for a bad environment value; `main` prints the message and exits non-zero. */
@@ -199,6 +201,26 @@ export const SETTINGS: ReadonlyArray<Setting<keyof Config>> = [
         throw new ConfigError('PLACARD_REDIS_KEY_PREFIX must be 1 to 64 visible ASCII characters');
       }
       return raw;
+    },
+  },
+  {
+    key: 'publicUrl',
+    env: 'PLACARD_PUBLIC_URL',
+    description:
+      'Where people reach the dashboard, such as `https://ads.example.com`: the start of the invitation and password-reset links Placard gives out. Default: `http://localhost:<port>`.',
+    defaultText: 'http://localhost:<port>',
+    parse: (raw, partial) => {
+      if (raw === undefined || raw === '') return `http://localhost:${partial.port ?? 8080}`;
+      let url: URL | undefined;
+      try {
+        url = new URL(raw);
+      } catch {
+        url = undefined;
+      }
+      if (!url || !['http:', 'https:'].includes(url.protocol) || url.search || url.hash) {
+        throw new ConfigError(`PLACARD_PUBLIC_URL must be an http:// or https:// address (got "${raw}")`);
+      }
+      return url.href.replace(/\/$/, '');
     },
   },
 ];

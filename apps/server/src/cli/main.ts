@@ -10,6 +10,7 @@ import { registerRegistry } from './commands/registry.js';
 import { registerReport } from './commands/report.js';
 import { registerServe } from './commands/serve.js';
 import { registerTokens } from './commands/tokens.js';
+import { registerUsers } from './commands/users.js';
 
 /** The `placard` command. Configuration comes from PLACARD_* environment variables (see README). */
 const program = new Command('placard')
@@ -27,6 +28,7 @@ registerCampaigns(program);
 registerRegistry(program);
 registerReport(program);
 registerTokens(program);
+registerUsers(program);
 registerDemo(program);
 
 await program.parseAsync(process.argv);

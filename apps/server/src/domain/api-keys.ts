@@ -59,6 +59,17 @@ export function generateAdminToken(): { plaintext: string; digest: string; displ
 
 export const isWellFormedAdminToken = (candidate: string): boolean => /^pla_[0-9A-Za-z]{40}$/.test(candidate);
 
+/**
+ * A browser secret (a session cookie, a one-time link): 43 base62 characters (256 bits), stored
+ * as its digest like keys and tokens.
+ */
+export function generateBrowserSecret(): { plaintext: string; digest: string } {
+  const plaintext = randomBase62(43);
+  return { plaintext, digest: digestApiKey(plaintext) };
+}
+
+export const isWellFormedBrowserSecret = (candidate: string): boolean => /^[0-9A-Za-z]{43}$/.test(candidate);
+
 /** The stored form of a key: hex SHA-256 of the whole plaintext. */
 export function digestApiKey(plaintext: string): string {
   return hash('sha256', plaintext, 'hex');

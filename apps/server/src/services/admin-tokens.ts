@@ -5,6 +5,7 @@ import {
   isWellFormedAdminToken,
   isWellFormedApiKey,
 } from '../domain/api-keys.js';
+import { OPERATOR_ACCOUNT } from '../domain/accounts.js';
 import { ADMIN_ROUTE_HINT, lifecycleStatus } from '../domain/credentials.js';
 import { DomainError, invalidField, notFound, WrongCredential } from '../domain/errors.js';
 import type { AdminTokenRecord, PageRequest, Store } from '../store/store.js';
@@ -191,7 +192,7 @@ export class AdminTokens {
     const now = this.clock();
     if (!found || !isActive(found, now)) throw new DomainError('unauthorized', 'unauthorized');
     await this.touch(found.id, now);
-    return { id: `admin:${found.id}`, scope: 'operator' };
+    return { id: `admin:${found.id}`, account: OPERATOR_ACCOUNT, role: 'admin' };
   }
 
   private async touch(id: number, now: number): Promise<void> {

@@ -1,20 +1,22 @@
+import { OPERATOR_ACCOUNT, type Account, type Role } from '../domain/accounts.js';
 import type { Store } from '../store/store.js';
 
 /**
- * Who made a change, as written to the audit log: `admin:<token id>` for the management API,
- * `cli` for the command line, `system` for the clock and caps. `scope` is reserved for tokens
- * limited to one advertiser or partner; today every actor is an operator who sees everything.
+ * Who makes a request or a change: `id` is what the audit log names (`admin:<token id>` for the
+ * management API, `user:<user id>` for a person signed in to the dashboard, `cli` for the command
+ * line, `system` for the clock and caps); `account` and `role` are what it may see and do (D13).
  */
 export interface Actor {
   id: string;
-  scope: 'operator';
+  account: Account;
+  role: Role;
 }
 
-export const CLI_ACTOR: Actor = { id: 'cli', scope: 'operator' };
-export const SYSTEM_ACTOR: Actor = { id: 'system', scope: 'operator' };
+export const CLI_ACTOR: Actor = { id: 'cli', account: OPERATOR_ACCOUNT, role: 'admin' };
+export const SYSTEM_ACTOR: Actor = { id: 'system', account: OPERATOR_ACCOUNT, role: 'admin' };
 
 export interface Change {
-  objectType: 'partner' | 'api_key' | 'advertiser' | 'campaign' | 'placement' | 'admin_token';
+  objectType: 'partner' | 'api_key' | 'advertiser' | 'campaign' | 'placement' | 'admin_token' | 'user';
   objectId: string | number;
   action: string;
   before: unknown;

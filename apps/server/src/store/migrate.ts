@@ -7,6 +7,7 @@ import * as eventLedger from './migrations/004-event-ledger.js';
 import * as browserUses from './migrations/005-browser-uses.js';
 import * as requestFingerprints from './migrations/006-request-fingerprints.js';
 import * as adminTokenLifecycle from './migrations/007-admin-token-lifecycle.js';
+import * as people from './migrations/008-people.js';
 
 /** Migrations in order; names are sortable and never renamed once released. */
 function migrations(connection: Connection): Record<string, Migration> {
@@ -18,6 +19,7 @@ function migrations(connection: Connection): Record<string, Migration> {
     '005-browser-uses': { up: (db) => browserUses.up(db) },
     '006-request-fingerprints': { up: (db) => requestFingerprints.up(db) },
     '007-admin-token-lifecycle': { up: (db) => adminTokenLifecycle.up(db) },
+    '008-people': { up: (db) => people.up(db, connection.engine) },
   };
 }
 

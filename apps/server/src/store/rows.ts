@@ -3,7 +3,16 @@ import type { Campaign, CampaignInput, CampaignStatus } from '../domain/campaign
 import type { KeyPolicies } from '../domain/rate-limits.js';
 import type { Device } from '../domain/targeting.js';
 import type { Verdict } from '../domain/verdicts.js';
-import type { AdminTokenTable, ApiKeyTable, CampaignTable, PartnerTable } from './schema.js';
+import type { Account, Role } from '../domain/accounts.js';
+import type {
+  AdminTokenTable,
+  ApiKeyTable,
+  CampaignTable,
+  PartnerTable,
+  SessionTable,
+  UserLinkTable,
+  UserTable,
+} from './schema.js';
 
 /** Row ⇄ domain mapping, kept apart from the queries so both engines share it. */
 
@@ -275,3 +284,76 @@ export type CampaignPatch = Partial<CampaignInput> & {
   rejectionReason?: string | null;
   cappedUntil?: number | null;
 };
+
+/** A person (D13): never the password hash, which stays in the store but for sign-in. */
+export interface UserRecord {
+  id: number;
+  email: string;
+  account: Account;
+  role: Role;
+  hasPassword: boolean;
+  createdAt: number;
+  passwordChangedAt: number | null;
+  disabledAt: number | null;
+}
+
+export function toUser(row: Selectable<UserTable>): UserRecord {
+  const account: Account =
+    row.account_kind === 'operator'
+      ? { kind: 'operator' }
+      : { kind: row.account_kind as 'advertiser' | 'partner', id: Number(row.account_id) };
+  return {
+    id: row.id,
+    email: row.email,
+    account,
+    role: row.role as Role,
+    hasPassword: row.password_hash !== null,
+    createdAt: row.created_at,
+    passwordChangedAt: row.password_changed_at,
+    disabledAt: row.disabled_at,
+  };
+}
+
+export type LinkPurpose = 'invitation' | 'reset';
+
+export interface UserLinkRecord {
+  id: number;
+  userId: number;
+  purpose: LinkPurpose;
+  createdAt: number;
+  expiresAt: number;
+  usedAt: number | null;
+}
+
+export function toUserLink(row: Omit<Selectable<UserLinkTable>, 'digest'>): UserLinkRecord {
+  return {
+    id: row.id,
+    userId: Number(row.user_id),
+    purpose: row.purpose as LinkPurpose,
+    createdAt: row.created_at,
+    expiresAt: row.expires_at,
+    usedAt: row.used_at,
+  };
+}
+
+export interface SessionRecord {
+  id: number;
+  userId: number;
+  createdAt: number;
+  lastSeenAt: number;
+  expiresAt: number;
+  endedAt: number | null;
+  userAgent: string | null;
+}
+
+export function toSession(row: Omit<Selectable<SessionTable>, 'digest'>): SessionRecord {
+  return {
+    id: row.id,
+    userId: Number(row.user_id),
+    createdAt: row.created_at,
+    lastSeenAt: row.last_seen_at,
+    expiresAt: row.expires_at,
+    endedAt: row.ended_at,
+    userAgent: row.user_agent,
+  };
+}

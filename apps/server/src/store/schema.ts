@@ -21,6 +21,9 @@ export interface Database {
   campaign_counters: CampaignCounterTable;
   admin_tokens: AdminTokenTable;
   audit_log: AuditLogTable;
+  users: UserTable;
+  user_links: UserLinkTable;
+  sessions: SessionTable;
 }
 
 export interface PlacementTable {
@@ -195,3 +198,42 @@ export interface AuditLogTable {
 
 /** The database, or a transaction on it: what every query runs on. */
 export type Db = Kysely<Database> | Transaction<Database>;
+
+/** A person with a role in one account (D13); no password until an invitation is accepted. */
+export interface UserTable {
+  id: Generated<number>;
+  email: string;
+  account_kind: string;
+  /** The advertiser's or partner's id; null for the operator. */
+  account_id: number | null;
+  role: string;
+  /** argon2id, in its encoded form (parameters and salt included); null until set. */
+  password_hash: string | null;
+  created_at: number;
+  password_changed_at: number | null;
+  disabled_at: number | null;
+}
+
+/** A one-time link (an invitation or a password reset), stored as the digest of its secret. */
+export interface UserLinkTable {
+  id: Generated<number>;
+  digest: string;
+  user_id: number;
+  purpose: string;
+  created_at: number;
+  expires_at: number;
+  used_at: number | null;
+}
+
+/** A signed-in browser, stored as the digest of its cookie's secret. */
+export interface SessionTable {
+  id: Generated<number>;
+  digest: string;
+  user_id: number;
+  created_at: number;
+  last_seen_at: number;
+  /** The absolute end (12 hours after sign-in); the idle end is computed from last_seen_at. */
+  expires_at: number;
+  ended_at: number | null;
+  user_agent: string | null;
+}

@@ -10,6 +10,7 @@ import * as campaigns from './campaigns.js';
 import * as events from './events.js';
 import * as meta from './meta.js';
 import * as partners from './partners.js';
+import * as people from './people.js';
 import * as placements from './placements.js';
 
 export type {
@@ -26,17 +27,21 @@ export type {
   EventKind,
   ImportSummary,
   LiveKey,
+  LinkPurpose,
   PageRequest,
   Partner,
   Placement,
   RateLimits,
+  SessionRecord,
   TrackedEvent,
+  UserLinkRecord,
+  UserRecord,
 } from './rows.js';
 export type { Db } from './schema.js';
 
 /**
  * The storage API every service uses: a façade over one module per aggregate (placements,
- * advertisers, campaigns, partners and keys, admin tokens, audit, events, meta), each a set of
+ * advertisers, campaigns, partners and keys, admin tokens, people, audit, events, meta), each a set of
  * functions over Kysely that serve SQLite and PostgreSQL alike; only the event ledger differs per
  * engine, behind one interface chosen when the store is opened. The contract test suite
  * (`store.contract.test.ts`) runs against both engines. `transaction` hands the
@@ -142,6 +147,21 @@ export class Store {
   readonly listAdminTokens = this.bound(adminTokens.listAdminTokens);
   readonly updateAdminToken = this.bound(adminTokens.updateAdminToken);
   readonly countAdminTokens = this.bound(adminTokens.countAdminTokens);
+
+  // People: users, their one-time links and sessions (people.ts)
+  readonly createUser = this.bound(people.createUser);
+  readonly getUser = this.bound(people.getUser);
+  readonly findUserForSignIn = this.bound(people.findUserForSignIn);
+  readonly listUsers = this.bound(people.listUsers);
+  readonly updateUser = this.bound(people.updateUser);
+  readonly createUserLink = this.bound(people.createUserLink);
+  readonly findUserLink = this.bound(people.findUserLink);
+  readonly useUserLink = this.bound(people.useUserLink);
+  readonly createSession = this.bound(people.createSession);
+  readonly findSession = this.bound(people.findSession);
+  readonly listSessions = this.bound(people.listSessions);
+  readonly touchSession = this.bound(people.touchSession);
+  readonly endSessions = this.bound(people.endSessions);
 
   // The audit log (audit.ts)
   readonly appendAudit = this.bound(audit.appendAudit);
