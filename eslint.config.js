@@ -9,7 +9,7 @@ export default tseslint.config(
   ...tseslint.configs.recommended,
   {
     // Type-aware rules for every TypeScript file, through the tsconfig that type-checks it.
-    files: ['**/*.ts'],
+    files: ['**/*.ts', '**/*.tsx'],
     extends: [tseslint.configs.recommendedTypeCheckedOnly],
     languageOptions: {
       parserOptions: {
@@ -38,7 +38,7 @@ export default tseslint.config(
   {
     // Tests read answers as `any` (`TestResponse.json()`) on purpose: they inspect bodies of every
     // shape, and an assertion is what checks the shape. Source code gets every unsafe-any rule.
-    files: ['**/test/**/*.ts', '**/*.test.ts'],
+    files: ['**/test/**/*.ts', '**/*.test.ts', '**/*.test.tsx'],
     rules: {
       '@typescript-eslint/no-unsafe-argument': 'off',
       '@typescript-eslint/no-unsafe-assignment': 'off',
@@ -57,8 +57,8 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
   {
-    // Scripts the example site serves to browsers.
-    files: ['examples/*/public/**/*.js'],
+    // Scripts the example site and the dashboard serve to browsers.
+    files: ['examples/*/public/**/*.js', 'apps/server/public/**/*.js'],
     languageOptions: { globals: globals.browser },
   },
 );

@@ -1,5 +1,6 @@
 // `npm run screenshots`: starts a demo server on a fresh data directory and a free port, opens its
-// pages in Debian's Chromium and saves what a new user sees to docs/images/, for the README.
+// pages in Debian's Chromium (the API reference, and each demo user's dashboard) and saves what a
+// new user sees to docs/images/, for the README.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -23,7 +24,7 @@ const server = spawn(process.execPath, ['apps/server/dist/cli/main.js', 'serve',
 });
 let browser;
 try {
-  const url = await new Promise((resolve, reject) => {
+  const summary = await new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('the server did not start within 20 s')), 20_000);
     server.once('exit', (code) => reject(new Error(`the server exited with ${code}`)));
     readline.createInterface({ input: server.stdout }).on('line', (line) => {
@@ -32,9 +33,10 @@ try {
       const summary = JSON.parse(line);
       if (!('demoApiKey' in summary)) return;
       clearTimeout(timer);
-      resolve(summary.url);
+      resolve(summary);
     });
   });
+  const url = summary.url;
   browser = await launchChromium();
   const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   fs.mkdirSync(path.join(root, 'docs/images'), { recursive: true });
@@ -44,6 +46,20 @@ try {
     const file = path.join(root, 'docs/images', shot.file);
     await page.screenshot({ path: file });
     console.log(`saved ${path.relative(root, file)} (${url}${shot.page})`);
+  }
+  // Each kind of demo user's main page, signed in as they would be.
+  for (const signIn of summary.demoSignIns) {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const own = await context.newPage();
+    await own.goto(`${url}/sign-in`);
+    await own.getByLabel('E-mail address').fill(signIn.email);
+    await own.getByLabel('Password').fill(signIn.password);
+    await own.getByRole('button', { name: 'Sign in' }).click();
+    await own.waitForURL((address) => address.pathname !== '/sign-in');
+    const file = path.join(root, 'docs/images', `dashboard-${signIn.kind}.png`);
+    await own.screenshot({ path: file });
+    console.log(`saved ${path.relative(root, file)} (${own.url()}, signed in as ${signIn.email})`);
+    await context.close();
   }
 } finally {
   await browser?.close();

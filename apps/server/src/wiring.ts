@@ -13,6 +13,7 @@ import { MemoryRateLimiter, type RateLimiter } from './limits/rate-limiter.js';
 import { Metrics } from './services/metrics.js';
 import { RetentionJob } from './services/retention-job.js';
 import { ServingState } from './services/serving-state.js';
+import { Sessions } from './services/sessions.js';
 import type { Store } from './store/store.js';
 import { VERSION } from './version.js';
 
@@ -29,6 +30,8 @@ export interface WiringOptions {
   events?: (store: Store, onCapReached: () => void) => EventSink;
   /** The rate limiter (D7); in this instance's memory unless given (server.ts passes Redis's). */
   limiter?: RateLimiter;
+  /** Where people reach the dashboard: the start of one-time links (default http://localhost:8080). */
+  publicUrl?: string;
 }
 
 export interface Services {
@@ -100,6 +103,13 @@ export function wireServices(store: Store, logger: Logger, options: WiringOption
     accessLog: options.accessLog,
     fetchMaxAgeSeconds: options.fetchMaxAgeSeconds ?? DEFAULT_FETCH_MAX_AGE_SECONDS,
     admin: { store, tokens, clock, afterChange: refreshNow },
+    dashboard: {
+      store,
+      sessions: new Sessions(store, clock),
+      clock,
+      publicUrl: options.publicUrl ?? 'http://localhost:8080',
+      afterChange: refreshNow,
+    },
     onKeyUse: keyUsage.touch,
     onBrowserUse: keyUsage.browserUse,
     onEventsSettled: (listener) => settledListeners.push(listener),

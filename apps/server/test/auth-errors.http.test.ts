@@ -166,7 +166,7 @@ describe('authentication (partner API section 5; D6)', () => {
 describe('errors (partner API section 7; D8)', () => {
   it('answers 404 "not found" for an unknown route', async () => {
     for (const url of [
-      '/',
+      '/nothing-here', // `/` is the dashboard's
       '/api/v1/campaigns',
       '/api/v2/campaigns/fetch',
       '/api/v1/campaigns/fetch/extra',

@@ -105,3 +105,8 @@ export function timedStatus(flight: Flight, now: number): CampaignStatus | null 
   if (flight.status === 'scheduled' && (flight.startAt === null || flight.startAt <= now)) return 'running';
   return null;
 }
+
+/** The actions a campaign in `status` allows, in the order of CAMPAIGN_ACTIONS. */
+export function allowedActions(status: CampaignStatus): CampaignAction[] {
+  return CAMPAIGN_ACTIONS.filter((action) => ALLOWED_FROM[action].includes(status));
+}

@@ -9,6 +9,7 @@ import type { EventWrites } from '../services/event-writes.js';
 import type { Store } from '../store/store.js';
 import type { ServingState } from '../services/serving-state.js';
 import { adminApi, type AdminDeps } from './admin/plugin.js';
+import { dashboard, type DashboardDeps } from './dashboard/plugin.js';
 import { AuthFailureLimiter } from './auth-failures.js';
 import { answerFrameworkError, errorBody, installErrorHandling, JSON_TYPE, MAX_ID_LENGTH } from './errors.js';
 import { ConnectionDrain } from './connection-drain.js';
@@ -28,6 +29,7 @@ export interface AppDeps {
   /** Seconds partners may reuse a fetch answer. */
   fetchMaxAgeSeconds: number;
   admin: AdminDeps;
+  dashboard: DashboardDeps;
   onKeyUse?: (apiKeyId: number, at: number) => void;
   onBrowserUse?: (apiKeyId: number, at: number) => void;
   /** Subscribes to the event batcher's settled batches (see `PartnerApiDeps`). */
@@ -146,5 +148,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     authFailures,
   });
   await app.register(adminApi, { ...deps.admin, authFailures, prefix: '/admin/v1' });
+  await app.register(dashboard, deps.dashboard);
   return app;
 }

@@ -17,6 +17,7 @@ import {
   type CampaignAction,
 } from '../domain/lifecycle.js';
 import type { AdvertiserImport, CampaignFilter, ImportSummary, PageRequest, Store } from '../store/store.js';
+import { requireChange, requireOperator, sees } from './scope.js';
 import { audit, CLI_ACTOR, type Actor } from './audit.js';
 
 /** The JSON form of a campaign in an import file or an update (times as ISO 8601 strings). */
@@ -98,6 +99,7 @@ export class CampaignService {
    * lands where the clock puts it, as an approval would.
    */
   async import(document: unknown, options: ImportOptions = {}): Promise<ImportSummary> {
+    requireOperator(this.actor, 'import advertisers and campaigns');
     const problems: FieldProblem[] = [];
     const advertisers: AdvertiserImport[] = [];
     const list = (document as { advertisers?: unknown } | null)?.advertisers;
@@ -162,7 +164,12 @@ export class CampaignService {
   async create(advertiserId: number, input: Record<string, unknown>): Promise<Campaign> {
     const now = this.clock();
     return this.store.transaction(async (tx) => {
-      if (!(await tx.findAdvertiser(advertiserId))) throw notFound(`advertiser ${advertiserId} not found`);
+      if (
+        !(await tx.findAdvertiser(advertiserId)) ||
+        !sees(this.actor, { kind: 'advertiser', id: advertiserId })
+      )
+        throw notFound(`advertiser ${advertiserId} not found`);
+      requireChange(this.actor);
       const result = validateCampaignInput({ ...input, status: 'draft' }, '', await this.knownPlacements(tx));
       if (!result.value) throw unprocessable('invalid campaign', result.problems);
       const id = await tx.createCampaign(advertiserId, result.value, now);
@@ -183,13 +190,26 @@ export class CampaignService {
     });
   }
 
-  list(filter: CampaignFilter = {}, request?: PageRequest): Promise<Campaign[]> {
+  /** Campaigns the actor may see: an advertiser's people see their own only; partners' none. */
+  async list(filter: CampaignFilter = {}, request?: PageRequest): Promise<Campaign[]> {
+    const account = this.actor.account;
+    if (account.kind === 'partner') return [];
+    if (account.kind === 'advertiser') {
+      if (filter.advertiserId !== undefined && filter.advertiserId !== account.id) return [];
+      return this.store.listCampaigns({ ...filter, advertiserId: account.id }, request);
+    }
     return this.store.listCampaigns(filter, request);
   }
 
-  async get(id: number): Promise<Campaign> {
-    const campaign = await this.store.getCampaign(id);
-    if (!campaign) throw notFound(`campaign ${id} not found`);
+  get(id: number): Promise<Campaign> {
+    return this.visibleCampaign(this.store, id);
+  }
+
+  /** The campaign, or not found when it does not exist or is another advertiser's (D13). */
+  private async visibleCampaign(store: Store, id: number): Promise<Campaign> {
+    const campaign = await store.getCampaign(id);
+    if (!campaign || !sees(this.actor, { kind: 'advertiser', id: campaign.advertiserId }))
+      throw notFound(`campaign ${id} not found`);
     return campaign;
   }
 
@@ -215,8 +235,8 @@ export class CampaignService {
       throw unprocessable(`invalid change to campaign ${id}`, unknownFieldProblems(changes, EDITABLE, ''));
     const now = this.clock();
     return this.store.transaction(async (tx) => {
-      const current = await tx.getCampaign(id);
-      if (!current) throw notFound(`campaign ${id} not found`);
+      const current = await this.visibleCampaign(tx, id);
+      requireChange(this.actor);
       const before = campaignToJson(current);
       const result = validateCampaignInput({ ...before, ...changes }, '', await this.knownPlacements(tx));
       if (!result.value) throw unprocessable(`invalid change to campaign ${id}`, result.problems);
@@ -258,8 +278,11 @@ export class CampaignService {
     if (action === 'reject' && why === null) throw invalidField('reason', 'is required to reject a campaign');
     const now = this.clock();
     return this.store.transaction(async (tx) => {
-      const current = await tx.getCampaign(id);
-      if (!current) throw notFound(`campaign ${id} not found`);
+      const current = await this.visibleCampaign(tx, id);
+      // Review is the operator's; the advertiser's people submit, pause, resume and archive.
+      if (action === 'approve' || action === 'reject')
+        requireOperator(this.actor, 'approve or reject campaigns');
+      else requireChange(this.actor);
       const status = statusAfterAction(current, action as CampaignAction, now);
       const updated = (await tx.updateCampaign(
         id,

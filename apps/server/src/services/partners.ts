@@ -4,6 +4,7 @@ import { DomainError, invalid, invalidField, notFound, unprocessable } from '../
 import { MAX_LIMIT_SETTING } from '../domain/rate-limits.js';
 import type { ApiKeyRecord, ApiKeyStatus, PageRequest, Partner, RateLimits, Store } from '../store/store.js';
 import { audit, CLI_ACTOR, type Actor } from './audit.js';
+import { requireChange, requireOperator, sees } from './scope.js';
 
 export interface CreatedKey {
   key: ApiKeyRecord;
@@ -122,6 +123,7 @@ export class PartnerService {
   ) {}
 
   async createPartner(name: string, blockedCategories: unknown = []): Promise<Partner> {
+    requireOperator(this.actor, 'create partners');
     const checked = checkName(name);
     const blocked = checkCategories(blockedCategories);
     const now = this.clock();
@@ -148,6 +150,7 @@ export class PartnerService {
     const now = this.clock();
     return this.store.transaction(async (tx) => {
       const before = await this.findPartnerIn(tx, ref);
+      requireOperator(this.actor, 'change partners');
       if (name !== undefined && name !== before.name && (await tx.findPartner(name))) {
         throw new DomainError('conflict', `partner "${name}" already exists`);
       }
@@ -167,8 +170,11 @@ export class PartnerService {
     });
   }
 
-  listPartners(request?: PageRequest): Promise<Partner[]> {
-    return this.store.listPartners(request);
+  async listPartners(request?: PageRequest): Promise<Partner[]> {
+    const account = this.actor.account;
+    if (account.kind === 'operator') return this.store.listPartners(request);
+    const own = account.kind === 'partner' ? await this.store.findPartner(account.id) : undefined;
+    return own && (request?.after === undefined || own.id > Number(request.after)) ? [own] : [];
   }
 
   /** Finds a partner by numeric id or by exact name. */
@@ -178,7 +184,9 @@ export class PartnerService {
 
   private async findPartnerIn(store: Store, ref: string | number): Promise<Partner> {
     const partner = await store.findPartner(typeof ref === 'number' || /^\d+$/.test(ref) ? Number(ref) : ref);
-    if (!partner) throw notFound(`partner ${JSON.stringify(String(ref))} not found`);
+    // Another account's partner reads exactly like a missing one (D13).
+    if (!partner || !sees(this.actor, { kind: 'partner', id: partner.id }))
+      throw notFound(`partner ${JSON.stringify(String(ref))} not found`);
     return partner;
   }
 
@@ -187,6 +195,7 @@ export class PartnerService {
     const now = this.clock();
     return this.store.transaction(async (tx) => {
       const partner = await this.findPartnerIn(tx, partnerRef);
+      requireChange(this.actor);
       const created = await this.issueKey(tx, partner.id, checked, now, null);
       return created;
     });
@@ -218,13 +227,23 @@ export class PartnerService {
   }
 
   async listKeys(partnerRef?: string | number, request?: PageRequest): Promise<ApiKeyRecord[]> {
+    const account = this.actor.account;
+    if (partnerRef === undefined && account.kind !== 'operator') {
+      return account.kind === 'partner' ? this.store.listApiKeys(account.id, request) : [];
+    }
     const partnerId = partnerRef === undefined ? undefined : (await this.findPartner(partnerRef)).id;
     return this.store.listApiKeys(partnerId, request);
   }
 
-  async getKey(id: number): Promise<ApiKeyRecord> {
-    const key = await this.store.getApiKey(id);
-    if (!key) throw notFound(`api key ${id} not found`);
+  getKey(id: number): Promise<ApiKeyRecord> {
+    return this.visibleKey(this.store, id);
+  }
+
+  /** The key, or not found when it does not exist or belongs to a partner the actor may not see. */
+  private async visibleKey(store: Store, id: number): Promise<ApiKeyRecord> {
+    const key = await store.getApiKey(id);
+    if (!key || !sees(this.actor, { kind: 'partner', id: key.partnerId }))
+      throw notFound(`api key ${id} not found`);
     return key;
   }
 
@@ -237,8 +256,10 @@ export class PartnerService {
   ): Promise<ApiKeyRecord> {
     const now = this.clock();
     return this.store.transaction(async (tx) => {
-      const before = await tx.getApiKey(id);
-      if (!before) throw notFound(`api key ${id} not found`);
+      const before = await this.visibleKey(tx, id);
+      // The partner's people create, rotate and revoke their keys; suspensions and limits are the operator's.
+      if (action === 'revoke') requireChange(this.actor);
+      else requireOperator(this.actor, 'suspend, reinstate or limit keys');
       await change(before, tx, now);
       const after = (await tx.getApiKey(id))!;
       await audit(
@@ -307,8 +328,8 @@ export class PartnerService {
     }
     const now = this.clock();
     return this.store.transaction(async (tx) => {
-      const before = await tx.getApiKey(id);
-      if (!before) throw notFound(`api key ${id} not found`);
+      const before = await this.visibleKey(tx, id);
+      requireChange(this.actor);
       refuseRotation(before, now);
       const expiresAt = now + Math.round(expiresInHours * 3_600_000);
       await tx.updateApiKey(id, { expiresAt });

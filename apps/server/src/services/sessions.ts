@@ -31,6 +31,8 @@ export interface SignedIn {
   user: UserRecord;
   session: SessionRecord;
   actor: Actor;
+  /** The account's name as people know it: "Operator", or the advertiser's or partner's name. */
+  accountName: string;
 }
 
 export function actorOf(user: UserRecord): Actor {
@@ -115,7 +117,17 @@ export class Sessions {
     const user = await this.store.getUser(session.userId);
     if (!user || user.disabledAt !== null) return undefined;
     if (now - session.lastSeenAt >= LAST_SEEN_RESOLUTION_MS) await this.store.touchSession(session.id, now);
-    return { user, session, actor: actorOf(user) };
+    return { user, session, actor: actorOf(user), accountName: await this.accountName(user) };
+  }
+
+  private async accountName(user: UserRecord): Promise<string> {
+    const account = user.account;
+    if (account.kind === 'operator') return 'Operator';
+    const found =
+      account.kind === 'advertiser'
+        ? await this.store.findAdvertiser(account.id)
+        : await this.store.findPartner(account.id);
+    return found?.name ?? `${account.kind} ${account.id}`;
   }
 
   /** Ends the session this secret opened (sign-out). */

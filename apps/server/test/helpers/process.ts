@@ -47,8 +47,14 @@ export function cliJson<T>(args: string[], env: Record<string, string>): T {
 
 export interface ServerProcess {
   url: string;
-  /** The JSON summary `serve --json` printed (url, store, demoApiKey, adminToken). */
-  summary: { url: string; adminToken: string | null; demoApiKey: string | null };
+  /** The JSON summary `serve --json` printed (url, store, demoApiKey, demoSignIns, adminToken). */
+  summary: {
+    url: string;
+    adminToken: string | null;
+    demoApiKey: string | null;
+    /** With `--demo`: one ready sign-in per kind of account. */
+    demoSignIns?: Array<{ kind: string; email: string; password: string }> | null;
+  };
   child: ChildProcess;
   /** Everything the process printed, for assertions about logs. */
   output: string[];

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { loadConfig } from '../../config.js';
 import { closeOnSignals, startServer } from '../../server.js';
 import { seedDemo, type DemoResult } from '../../services/demo.js';
+import { seedDemoUsers, type DemoSignIn } from '../../services/demo-users.js';
 import { reportFailure, type OutputOptions } from '../output.js';
 
 function demoBanner(url: string, apiKey: string, campaignId: number | undefined): string {
@@ -25,6 +26,18 @@ function demoBanner(url: string, apiKey: string, campaignId: number | undefined)
   ].join('\n');
 }
 
+/** The dashboard's address and one ready sign-in for each kind of demo user. */
+function dashboardBanner(url: string, signIns: DemoSignIn[]): string {
+  const width = Math.max(...signIns.map((signIn) => signIn.email.length));
+  return [
+    `Dashboard: ${url}/ (sign in as any of these demo users)`,
+    ...signIns.map(
+      (signIn) => `  ${signIn.kind.padEnd(11)}${signIn.email.padEnd(width + 2)}${signIn.password}`,
+    ),
+    '',
+  ].join('\n');
+}
+
 export function registerServe(program: Command): void {
   program
     .command('serve')
@@ -35,10 +48,12 @@ export function registerServe(program: Command): void {
       try {
         const config = loadConfig();
         let demo: DemoResult | undefined;
+        let signIns: DemoSignIn[] | undefined;
         const server = await startServer(config, {
           beforeLoad: options.demo
             ? async (store) => {
                 demo = await seedDemo(store, config.dataDir);
+                signIns = await seedDemoUsers(store, config.dataDir);
               }
             : undefined,
         });
@@ -55,6 +70,7 @@ export function registerServe(program: Command): void {
             url: server.url,
             store: server.store.engine,
             demoApiKey: demo?.apiKey ?? null,
+            demoSignIns: signIns ?? null,
             adminToken,
           };
           console.log(JSON.stringify(summary));
@@ -67,6 +83,7 @@ export function registerServe(program: Command): void {
         }
         if (demo?.apiKey) {
           console.log(demoBanner(server.url, demo.apiKey, sample[0]?.id));
+          if (signIns) console.log(dashboardBanner(server.url, signIns));
         } else if (demo) {
           console.log(
             `\nDemo data exists, but its key file ${demo.keyFile} is gone: create a key with "placard keys create".\n`,

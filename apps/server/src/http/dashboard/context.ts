@@ -1,0 +1,20 @@
+import type { SignedIn, Sessions } from '../../services/sessions.js';
+import type { Store } from '../../store/store.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The person whose session cookie came with the request, if it is still valid. */
+    signedIn: SignedIn | null;
+  }
+}
+
+/** What the dashboard's routes are given. */
+export interface DashboardDeps {
+  store: Store;
+  sessions: Sessions;
+  clock: () => number;
+  /** Where people reach the dashboard (PLACARD_PUBLIC_URL): the start of one-time links. */
+  publicUrl: string;
+  /** Called after every successful change, so this instance serves it at once. */
+  afterChange: () => void;
+}

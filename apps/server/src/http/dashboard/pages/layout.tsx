@@ -1,0 +1,103 @@
+import type { ComponentChildren } from 'preact';
+import type { SignedIn } from '../../../services/sessions.js';
+
+/** Every page has the CSRF token its forms carry and, once signed in, who is signed in. */
+export interface PageContext {
+  csrf: string;
+  signedIn: SignedIn | null;
+}
+
+/** The sections each kind of account has, in the order of the menu. */
+function sections(signedIn: SignedIn): Array<[string, string]> {
+  const kind = signedIn.user.account.kind;
+  const own: Array<[string, string]> =
+    kind === 'operator'
+      ? [
+          ['/review', 'Review queue'],
+          ['/campaigns', 'Campaigns'],
+          ['/keys', 'API keys'],
+        ]
+      : kind === 'advertiser'
+        ? [['/campaigns', 'Campaigns']]
+        : [['/keys', 'API keys']];
+  return signedIn.user.role === 'admin' ? [...own, ['/users', 'Users']] : own;
+}
+
+/** The hidden field that carries the CSRF token in every form. */
+export function CsrfField({ token }: { token: string }) {
+  return <input type="hidden" name="_csrf" value={token} />;
+}
+
+/** A problem to show above a form: the service's own message, in words. */
+export function Problem({ message }: { message: string | undefined }) {
+  if (!message) return null;
+  return (
+    <p class="problem" role="alert">
+      {message}
+    </p>
+  );
+}
+
+export function Layout(props: {
+  title: string;
+  page: PageContext;
+  current?: string;
+  children: ComponentChildren;
+}) {
+  const { signedIn, csrf } = props.page;
+  return (
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <title>{`${props.title} · Placard`}</title>
+        <link rel="stylesheet" href="/assets/dashboard.css" />
+      </head>
+      <body>
+        <header class="top">
+          <a class="brand" href="/">
+            Placard
+          </a>
+          {signedIn && (
+            <nav aria-label="Sections">
+              <ul>
+                {sections(signedIn).map(([href, label]) => (
+                  <li key={href}>
+                    <a href={href} aria-current={props.current === href ? 'page' : undefined}>
+                      {label}
+                    </a>
+                  </li>
+                ))}
+              </ul>
+            </nav>
+          )}
+          {signedIn && (
+            <form method="post" action="/sign-out" class="who">
+              <CsrfField token={csrf} />
+              <span>
+                {signedIn.user.email} · {signedIn.accountName} · {signedIn.user.role}
+              </span>
+              <button type="submit">Sign out</button>
+            </form>
+          )}
+        </header>
+        <main>
+          <h1>{props.title}</h1>
+          {props.children}
+        </main>
+      </body>
+    </html>
+  );
+}
+
+/** A page for a failure: the message a person can act on, and a way back. */
+export function ErrorPage(props: { page: PageContext; title: string; message: string }) {
+  return (
+    <Layout title={props.title} page={props.page}>
+      <Problem message={props.message} />
+      <p>
+        <a href="/">Back to the dashboard</a>
+      </p>
+    </Layout>
+  );
+}

@@ -1,0 +1,16 @@
+import type { FastifyReply } from 'fastify';
+import type { VNode } from 'preact';
+import { render } from 'preact-render-to-string';
+
+/**
+ * Sends a page rendered on the server. preact-render-to-string escapes every value it is given, so
+ * names and messages from the store cannot become markup. Pages are never cached: they show live
+ * figures and, once, secrets.
+ */
+export function sendPage(reply: FastifyReply, page: VNode, status = 200): FastifyReply {
+  return reply
+    .code(status)
+    .header('content-type', 'text/html; charset=utf-8')
+    .header('cache-control', 'no-store')
+    .send(`<!doctype html>${render(page)}`);
+}

@@ -1,0 +1,219 @@
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium } from '../../../scripts/chromium.mjs';
+import { tempDir } from './helpers/engines.js';
+import { ensureBuilt, managementClient, startServerProcess, type ServerProcess } from './helpers/process.js';
+
+const AXE_SOURCE = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+type Kind = 'operator' | 'advertiser' | 'partner';
+/** Every page of each kind of account's menu (each demo user is an admin of theirs). */
+const PAGES: Record<Kind, string[]> = {
+  operator: ['/review', '/campaigns', '/keys', '/users'],
+  advertiser: ['/campaigns', '/users'],
+  partner: ['/keys', '/users'],
+};
+
+/**
+ * The dashboard in Debian's Chromium against the built server started as a process with the demo
+ * data, signed in as the demo's user of each kind of account (D14).
+ */
+describe('the dashboard in a real browser', () => {
+  let server: ServerProcess;
+  let browser: Browser;
+  let admin: ReturnType<typeof managementClient>;
+  const shots = tempDir('placard-dashboard-');
+  /** Requests any page made to another origin: there must be none (D14). */
+  const foreign: string[] = [];
+  const contexts: BrowserContext[] = [];
+
+  beforeAll(async () => {
+    ensureBuilt();
+    server = await startServerProcess({ PLACARD_DATA_DIR: tempDir('placard-dashboard-data-') }, ['--demo']);
+    admin = managementClient(server.url, server.summary.adminToken!);
+    browser = await launchChromium();
+  });
+  afterAll(async () => {
+    for (const context of contexts) await context.close();
+    await browser?.close();
+    await server?.stop();
+  });
+
+  /** A new browser (its own cookies) signed in as the demo user of `kind`. */
+  async function signIn(kind: Kind, viewport = { width: 1280, height: 900 }): Promise<Page> {
+    const user = server.summary.demoSignIns!.find((signIn) => signIn.kind === kind)!;
+    const context = await browser.newContext({ viewport });
+    contexts.push(context);
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url });
+    const page = await context.newPage();
+    page.on('request', (request) => {
+      if (new URL(request.url()).origin !== server.url) foreign.push(request.url());
+    });
+    await page.goto(`${server.url}/`);
+    expect(new URL(page.url()).pathname).toBe('/sign-in');
+    await page.getByLabel('E-mail address').fill(user.email);
+    await page.getByLabel('Password').fill(user.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL((url) => url.pathname !== '/sign-in');
+    return page;
+  }
+
+  async function fetchIds(key: string): Promise<number[]> {
+    const answer = await fetch(
+      `${server.url}/api/v1/campaigns/fetch?placement=header_banner&location=US&device=mobile&limit=100`,
+      { headers: { authorization: `Bearer ${key}` } },
+    );
+    if (answer.status !== 200) return [];
+    return ((await answer.json()) as { data: Array<{ id: number }> }).data.map((campaign) => campaign.id);
+  }
+
+  /** Polls `check` until it holds or `ms` pass; resolves with whether it held. */
+  async function within(ms: number, check: () => Promise<boolean>): Promise<boolean> {
+    const deadline = Date.now() + ms;
+    for (;;) {
+      if (await check()) return true;
+      if (Date.now() > deadline) return false;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+
+  /** The advertiser or partner of that name, through the management API. */
+  async function named(list: '/advertisers' | '/partners', name: string) {
+    const found = (await admin<Array<{ id: number; name: string }>>('GET', list)).find(
+      (item) => item.name === name,
+    );
+    if (!found) throw new Error(`no ${list.slice(1, -1)} named ${name}`);
+    return found;
+  }
+
+  /** A new campaign of the demo advertiser Northwind, submitted for review. */
+  async function submitted(title: string, priority = 0) {
+    const northwind = await named('/advertisers', 'Northwind Outfitters');
+    const destinationUrl = 'https://northwind.example/offer';
+    const created = await admin('POST', '/campaigns', {
+      advertiserId: northwind.id,
+      title,
+      destinationUrl,
+      placements: ['header_banner'],
+      priority,
+    });
+    await admin('POST', `/campaigns/${created.id}/submit`);
+    return created;
+  }
+
+  let partnerKey = '';
+
+  it('1. a partner creates a key, sees it once, copies it; then it is nowhere', async () => {
+    const page = await signIn('partner');
+    expect(new URL(page.url()).pathname).toBe('/keys');
+    await page.getByLabel('Label').fill('browser test');
+    await page.getByRole('button', { name: 'Create a key' }).click();
+    const field = page.getByLabel('API key');
+    partnerKey = await field.inputValue();
+    expect(partnerKey).toMatch(/^plc_/);
+    await page.getByRole('button', { name: 'Copy' }).click();
+    await page.getByRole('status').filter({ hasText: 'Copied.' }).waitFor({ timeout: 5_000 });
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(partnerKey);
+    await page.screenshot({ path: path.join(shots, 'new-key.png') });
+
+    // From here on, no answer the browser receives may carry the plaintext.
+    const bodies: string[] = [];
+    page.on(
+      'response',
+      (response) =>
+        void response.text().then(
+          (text) => bodies.push(text),
+          () => {},
+        ),
+    );
+    await page.getByRole('link', { name: 'I have stored it' }).click();
+    await page.waitForURL(`${server.url}/keys`);
+    for (const next of ['/keys', '/users', '/']) await page.goto(`${server.url}${next}`);
+    await page.goBack();
+    expect(await page.content()).not.toContain(partnerKey);
+    expect(bodies.length).toBeGreaterThan(2);
+    for (const body of bodies) expect(body).not.toContain(partnerKey);
+    const storage = await page.evaluate(() => JSON.stringify([{ ...localStorage }, { ...sessionStorage }]));
+    expect(storage).not.toContain(partnerKey);
+    for (const cookie of await page.context().cookies()) expect(cookie.value).not.toContain(partnerKey);
+    expect(server.output.join('\n')).not.toContain(partnerKey);
+    expect(await within(2_000, async () => (await fetchIds(partnerKey)).length > 0)).toBe(true);
+  });
+
+  it('3. an operator approves a campaign from the review queue and the partner fetches it within 2 s', async () => {
+    const created = await submitted('Browser-approved offer', 10);
+    const page = await signIn('operator');
+    expect(new URL(page.url()).pathname).toBe('/review');
+    await page.getByRole('button', { name: 'Approve: Browser-approved offer' }).click();
+    await page
+      .getByRole('listitem')
+      .filter({ hasText: 'Browser-approved offer' })
+      .waitFor({ state: 'detached' });
+    const approvedAt = Date.now();
+    expect(await within(2_000, async () => (await fetchIds(partnerKey)).includes(created.id))).toBe(true);
+    expect(Date.now() - approvedAt).toBeLessThan(2_000);
+    await expect(page.getByText('Browser-approved offer').count()).resolves.toBe(0);
+  });
+
+  it('5. a rejected campaign shows its reason to the advertiser; a suspended key its reason to the partner', async () => {
+    await submitted('Too good to be true');
+    const operator = await signIn('operator');
+    const card = operator.getByRole('listitem').filter({ hasText: 'Too good to be true' });
+    await card.getByLabel('Reason').fill('claims cannot be verified');
+    await card.getByRole('button', { name: 'Reject: Too good to be true' }).click();
+    await card.waitFor({ state: 'detached' });
+
+    const advertiser = await signIn('advertiser');
+    const row = advertiser.getByRole('row').filter({ hasText: 'Too good to be true' });
+    await expect(row.textContent()).resolves.toContain('Rejected: claims cannot be verified');
+
+    const publisher = await named('/partners', 'Demo Publisher');
+    const keys = await admin<Array<{ id: number; label: string | null }>>(
+      'GET',
+      `/partners/${publisher.id}/keys`,
+    );
+    const ours = keys.find((key) => key.label === 'browser test')!;
+    await admin('POST', `/keys/${ours.id}/suspend`, { reason: 'traffic under investigation' });
+    const partner = await signIn('partner');
+    const keyRow = partner.getByRole('row').filter({ hasText: 'browser test' });
+    await expect(keyRow.textContent()).resolves.toContain('Suspended: traffic under investigation');
+  });
+
+  it('6. every page passes axe-core as each role, fits a 390-pixel screen, and calls no other origin', async () => {
+    const signedOut = await (await browser.newContext({ viewport: { width: 390, height: 844 } })).newPage();
+    await signedOut.goto(`${server.url}/sign-in`);
+    const visits: Array<[string, Page, string]> = [['signed-out', signedOut, '/sign-in']];
+    for (const kind of ['operator', 'advertiser', 'partner'] as const) {
+      const page = await signIn(kind, { width: 390, height: 844 });
+      for (const pathname of PAGES[kind]) visits.push([kind, page, pathname]);
+    }
+    const problems: string[] = [];
+    for (const [who, page, pathname] of visits) {
+      if (new URL(page.url()).pathname !== pathname) await page.goto(`${server.url}${pathname}`);
+      expect(new URL(page.url()).pathname, `${who} ${pathname}`).toBe(pathname);
+      // Injected through the debugging protocol, so the page's strict CSP stays as it is.
+      await page.evaluate(AXE_SOURCE);
+      const violations = await page.evaluate(async () => {
+        const result = await (
+          window as unknown as {
+            axe: { run(): Promise<{ violations: Array<{ id: string; impact: string }> }> };
+          }
+        ).axe.run();
+        return result.violations
+          .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+          .map((v) => v.id);
+      });
+      for (const id of violations) problems.push(`${who} ${pathname}: ${id}`);
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      if (overflow > 0) problems.push(`${who} ${pathname}: ${overflow}px of horizontal scrolling`);
+      await page.screenshot({
+        path: path.join(shots, `${who}${pathname.replaceAll('/', '-')}.png`),
+        fullPage: true,
+      });
+    }
+    expect(problems).toEqual([]);
+    expect(foreign).toEqual([]);
+  });
+});

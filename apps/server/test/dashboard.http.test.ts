@@ -1,0 +1,167 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Actor } from '../src/services/audit.js';
+import { SESSION_IDLE_MS } from '../src/services/sessions.js';
+import { UserService } from '../src/services/users.js';
+import { createTestApp, type TestApp } from './helpers/app.js';
+import { BrowserClient } from './helpers/browser-client.js';
+import { ENGINES } from './helpers/engines.js';
+
+const PASSWORD = 'violet-harbour-lantern';
+
+/** Sign-in, sessions and the guards around every form of the dashboard (D13), over real HTTP. */
+describe.each(ENGINES)('dashboard sessions on %s', (engine) => {
+  let t: TestApp;
+  let now = Date.parse('2026-06-01T12:00:00Z');
+  let partnerId: number;
+  let otherPartnerId: number;
+
+  /** A person with a password in `account`, and a browser signed in as them. */
+  async function person(email: string, account: string, role = 'admin', by?: Actor) {
+    const { link } = await new UserService(t.store, by, t.url, () => now).create({ email, account, role });
+    const browser = new BrowserClient(t.url);
+    const path = new URL(link.url).pathname;
+    const set = await browser.submit(path, path, { password: PASSWORD });
+    expect(set.status, set.body).toBe(303);
+    return browser;
+  }
+
+  beforeAll(async () => {
+    t = await createTestApp({ engine, clock: () => now });
+    partnerId = (await t.partners.createPartner('North News')).id;
+    otherPartnerId = (await t.partners.createPartner('South Daily')).id;
+  });
+  afterAll(async () => t?.close());
+
+  it('sets the session cookie with the __Host- prefix, HttpOnly, Secure, SameSite=Lax, path /', async () => {
+    const browser = await person('cookie@example.com', 'operator');
+    const session = browser.setCookies.find((line) => line.startsWith('__Host-placard-session='));
+    expect(session).toMatch(/; Path=\/(;|$)/);
+    expect(session).toMatch(/; HttpOnly(;|$)/);
+    expect(session).toMatch(/; Secure(;|$)/);
+    expect(session).toMatch(/; SameSite=Lax(;|$)/);
+    expect(session).not.toMatch(/Domain=/i);
+    const csrf = browser.setCookies.find((line) => line.startsWith('__Host-placard-csrf='));
+    expect(csrf).toMatch(/HttpOnly.*Secure|Secure.*HttpOnly/);
+  });
+
+  it('refuses a form without its CSRF token, from another origin, or marked cross-site', async () => {
+    const browser = await person('csrf@example.com', `partner:${partnerId}`);
+    const page = await browser.get('/keys');
+    expect(page.status).toBe(200);
+    const missing = await browser.post('/keys', { label: 'x' });
+    expect(missing.status).toBe(403);
+    expect(missing.body).toContain('this form has expired or did not come from the dashboard');
+    const wrongToken = await browser.post('/keys', { _csrf: `${page.csrf!.slice(0, -2)}xx`, label: 'x' });
+    expect(wrongToken.status).toBe(403);
+    const otherOrigin = await browser.post(
+      '/keys',
+      { _csrf: page.csrf!, label: 'x' },
+      { origin: 'https://evil.example' },
+    );
+    expect(otherOrigin.status).toBe(403);
+    expect(otherOrigin.body).toContain('sent from another site');
+    const crossSite = await browser.post(
+      '/keys',
+      { _csrf: page.csrf!, label: 'x' },
+      { 'sec-fetch-site': 'cross-site' },
+    );
+    expect(crossSite.status).toBe(403);
+    const noOrigin = new BrowserClient(t.url, null);
+    for (const [name, value] of browser.cookies) noOrigin.cookies.set(name, value);
+    expect((await noOrigin.post('/keys', { _csrf: page.csrf!, label: 'x' })).status).toBe(403);
+    expect((await t.partners.listKeys(partnerId)).length).toBe(0);
+    const sameSite = await browser.post(
+      '/keys',
+      { _csrf: page.csrf!, label: 'x' },
+      { 'sec-fetch-site': 'same-origin' },
+    );
+    expect(sameSite.status).toBe(201);
+  });
+
+  it('gives the same answer for an unknown e-mail address and a wrong password', async () => {
+    await person('known@example.com', 'operator');
+    const strip = (body: string) => body.replace(/value="[^"]*"/g, 'value=""');
+    const wrong = await new BrowserClient(t.url).submit('/sign-in', '/sign-in', {
+      email: 'known@example.com',
+      password: 'not-the-password',
+    });
+    const unknown = await new BrowserClient(t.url).submit('/sign-in', '/sign-in', {
+      email: 'unknown@example.com',
+      password: 'not-the-password',
+    });
+    expect(wrong.status).toBe(401);
+    expect(unknown.status).toBe(401);
+    expect(strip(unknown.body).replace('unknown@', 'known@')).toBe(strip(wrong.body));
+    expect(wrong.body).toContain('the e-mail address or the password is wrong');
+  });
+
+  it('limits sign-in attempts with 429 and Retry-After', async () => {
+    const browser = new BrowserClient(t.url);
+    const answers = [];
+    for (let i = 0; i < 6; i++) {
+      const email = 'guessed@example.com';
+      answers.push(
+        await browser.submit('/sign-in', '/sign-in', { email, password: `guess-${i}-guess-guess` }),
+      );
+    }
+    expect(answers.map((answer) => answer.status)).toEqual([401, 401, 401, 401, 401, 429]);
+    const last = answers[5];
+    expect(Number(last.headers['retry-after'])).toBeGreaterThan(0);
+    expect(last.body).toContain('too many sign-in attempts');
+  });
+
+  it('ends a session when it idles out, at sign-out, and when the user is disabled', async () => {
+    const idle = await person('idle@example.com', 'operator');
+    expect((await idle.get('/review')).status).toBe(200);
+    now += SESSION_IDLE_MS;
+    const after = await idle.get('/review');
+    expect(after.status).toBe(303);
+    expect(after.headers.location).toBe('/sign-in?next=%2Freview');
+
+    const leaving = await person('leaving@example.com', 'operator');
+    const cookie = leaving.cookies.get('__Host-placard-session')!;
+    await leaving.submit('/review', '/sign-out');
+    const replay = new BrowserClient(t.url);
+    replay.cookies.set('__Host-placard-session', cookie);
+    expect((await replay.get('/review')).status).toBe(303);
+
+    const disabled = await person('disabled@example.com', 'operator');
+    await new UserService(t.store, undefined, t.url, () => now).disable('disabled@example.com');
+    expect((await disabled.get('/review')).status).toBe(303);
+  });
+
+  it('shows a new key once: never again in a page, and only its prefix in the list', async () => {
+    const browser = await person('keys@example.com', `partner:${partnerId}`);
+    const created = await browser.submit('/keys', '/keys', { label: 'web server' });
+    expect(created.status).toBe(201);
+    expect(created.headers['cache-control']).toBe('no-store');
+    const plaintext = /value="(plc_[^"]+)"/.exec(created.body)![1];
+    // The key works within 2 s (the change reaches the serving state asynchronously).
+    const deadline = Date.now() + 2_000;
+    let status = 0;
+    while (
+      (status = (await t.fetch('placement=header_banner', plaintext)).statusCode) !== 200 &&
+      Date.now() < deadline
+    )
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    expect(status).toBe(200);
+    for (const path of ['/keys', '/', '/users'])
+      expect((await browser.get(path)).body).not.toContain(plaintext);
+    expect((await browser.get('/keys')).body).toContain(`${plaintext.slice(0, 10)}…`);
+  });
+
+  it("answers another partner's key as missing and a reporter's change as forbidden", async () => {
+    const ours = await person('ours@example.com', `partner:${partnerId}`);
+    const theirs = (await t.partners.createKey(otherPartnerId, 'theirs')).key;
+    const revoke = await ours.submit('/keys', `/keys/${theirs.id}/revoke`);
+    expect(revoke.status).toBe(404);
+    expect(revoke.body).toContain(`api key ${theirs.id} not found`);
+    expect((await ours.get('/keys')).body).not.toContain(theirs.displayPrefix);
+    expect((await t.partners.getKey(theirs.id)).status).toBe('active');
+
+    const reader = await person('reader@example.com', `partner:${partnerId}`, 'reporter');
+    const refused = await reader.submit('/keys', '/keys', { label: 'nope' });
+    expect(refused.status).toBe(403);
+    expect(refused.body).toContain('your role (reporter) may read but not change anything');
+  });
+});
