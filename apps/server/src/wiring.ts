@@ -53,6 +53,7 @@ export interface Services {
  */
 export function wireServices(store: Store, logger: Logger, options: WiringOptions): Services {
   const clock = options.clock ?? Date.now;
+  const publicUrl = options.publicUrl ?? 'http://localhost:8080';
   const state = new ServingState(store, logger, options.refreshIntervalMs, clock);
   const limiter = options.limiter ?? new MemoryRateLimiter(clock);
   const metrics = new Metrics(state, limiter);
@@ -102,14 +103,8 @@ export function wireServices(store: Store, logger: Logger, options: WiringOption
     delivery,
     accessLog: options.accessLog,
     fetchMaxAgeSeconds: options.fetchMaxAgeSeconds ?? DEFAULT_FETCH_MAX_AGE_SECONDS,
-    admin: { store, tokens, clock, afterChange: refreshNow },
-    dashboard: {
-      store,
-      sessions: new Sessions(store, clock),
-      clock,
-      publicUrl: options.publicUrl ?? 'http://localhost:8080',
-      afterChange: refreshNow,
-    },
+    admin: { store, tokens, clock, afterChange: refreshNow, publicUrl },
+    dashboard: { store, sessions: new Sessions(store, clock), clock, publicUrl, afterChange: refreshNow },
     onKeyUse: keyUsage.touch,
     onBrowserUse: keyUsage.browserUse,
     onEventsSettled: (listener) => settledListeners.push(listener),

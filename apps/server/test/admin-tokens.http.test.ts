@@ -38,6 +38,8 @@ describe.each(ENGINES)('admin tokens on %s', (engine) => {
       id: expect.any(Number),
       label: 'ci deploys',
       prefix: token.slice(0, 10),
+      account: 'operator',
+      role: 'admin',
       status: 'active',
       createdAt: new Date(now).toISOString(),
       lastUsedAt: null,

@@ -161,9 +161,11 @@ describe('placard management commands', () => {
     expect(created.status).toBe('active');
     expect(Date.parse(created.expiresAt) - Date.now()).toBeGreaterThan(119 * 60_000);
     const table = runCli(['tokens', 'list'], env);
-    expect(table.stdout).toMatch(/^ID\s+LABEL\s+PREFIX\s+STATUS\s+CREATEDAT\s+LASTUSEDAT\s+EXPIRESAT/);
     expect(table.stdout).toMatch(
-      new RegExp(`^${created.id}\\s+ci\\s+${created.token.slice(0, 10)}\\s+active`, 'm'),
+      /^ID\s+LABEL\s+PREFIX\s+ACCOUNT\s+ROLE\s+STATUS\s+CREATEDAT\s+LASTUSEDAT\s+EXPIRESAT/,
+    );
+    expect(table.stdout).toMatch(
+      new RegExp(`^${created.id}\\s+ci\\s+${created.token.slice(0, 10)}\\s+operator\\s+admin\\s+active`, 'm'),
     );
     expect(table.stdout).not.toContain(created.token);
     expect(cliJson<{ status: string }>(['tokens', 'revoke', String(created.id)], env).status).toBe('revoked');
@@ -175,6 +177,32 @@ describe('placard management commands', () => {
       env,
     );
     expect(trail.map((entry) => `${entry.actor} ${entry.action}`)).toEqual(['cli create', 'cli revoke']);
+  });
+
+  it('creates users with one-time links, lists, re-invites, resets and disables them', () => {
+    const created = cliJson<{ id: number; email: string; status: string; link: string }>(
+      ['users', 'create', '--email', 'Ops@Example.com', '--role', 'manager'],
+      env,
+    );
+    expect(created).toMatchObject({ email: 'ops@example.com', status: 'invited', account: 'operator' });
+    expect(created.link).toMatch(/^http:\/\/localhost:8080\/link\/[0-9A-Za-z]{43}$/);
+    const table = runCli(['users', 'list'], env).stdout;
+    expect(table).toMatch(/^ID\s+EMAIL\s+ACCOUNT\s+ROLE\s+STATUS/);
+    expect(table).toMatch(
+      new RegExp(`^${created.id}\\s+ops@example.com\\s+operator\\s+manager\\s+invited`, 'm'),
+    );
+    const again = cliJson<{ link: string }>(['users', 'invite', 'ops@example.com'], env);
+    expect(again.link).not.toBe(created.link);
+    expect(cliJson<{ link: string }>(['users', 'reset', String(created.id)], env).link).toMatch(/\/link\//);
+    expect(cliJson<{ status: string }>(['users', 'disable', 'ops@example.com'], env).status).toBe('disabled');
+    const taken = runCli(['users', 'create', '--email', 'ops@example.com'], env);
+    expect(taken.code).toBe(1);
+    expect(taken.stderr).toContain('a user with e-mail ops@example.com already exists');
+    const unknown = runCli(
+      ['users', 'create', '--email', 'a@example.com', '--account', 'partner:Nobody'],
+      env,
+    );
+    expect(unknown.stderr).toContain('partner "Nobody" not found');
   });
 
   it('shows caps, updates caps and time zone, and lists the latest audit entries', () => {

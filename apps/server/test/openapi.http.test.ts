@@ -160,6 +160,15 @@ describe('the OpenAPI document', () => {
     await expectStatus(t.admin('GET', `/tokens/${token}`), 200);
     await expectStatus(t.admin('POST', `/tokens/${token}/revoke`), 200);
 
+    const user = idOf(
+      await expectStatus(t.admin('POST', '/users', { email: 'docs@example.com', role: 'reporter' }), 201),
+    );
+    await expectStatus(t.admin('GET', '/users?account=operator'), 200);
+    await expectStatus(t.admin('GET', `/users/${user}`), 200);
+    await expectStatus(t.admin('POST', `/users/${user}/invite`), 200);
+    await expectStatus(t.admin('POST', `/users/${user}/reset`), 200);
+    await expectStatus(t.admin('POST', `/users/${user}/disable`), 200);
+
     const csv = await expectStatus(t.admin('GET', '/reports?groupBy=campaign,country&format=csv'), 200);
     expect(csv.headers['content-type']).toMatch(/^text\/csv/);
     const accepted = await expectStatus(

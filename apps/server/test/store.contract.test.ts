@@ -521,6 +521,7 @@ describe.each(ENGINES)('store contract on %s', (engine) => {
       label: 'ops',
       displayPrefix: 'pla_abcdef',
       scope: 'operator',
+      role: 'admin',
       createdAt: now,
       expiresAt: now + 1000,
       revokedAt: null,

@@ -5,11 +5,12 @@ import {
   isWellFormedAdminToken,
   isWellFormedApiKey,
 } from '../domain/api-keys.js';
-import { OPERATOR_ACCOUNT } from '../domain/accounts.js';
+import { accountLabel, checkRole, OPERATOR_ACCOUNT, type Role } from '../domain/accounts.js';
 import { ADMIN_ROUTE_HINT, lifecycleStatus } from '../domain/credentials.js';
 import { DomainError, invalidField, notFound, WrongCredential } from '../domain/errors.js';
 import type { AdminTokenRecord, PageRequest, Store } from '../store/store.js';
 import { audit, CLI_ACTOR, SYSTEM_ACTOR, type Actor } from './audit.js';
+import { requireOperator, resolveAccount, storedAccount } from './scope.js';
 
 /** "Last used" is written at most this often per token, so reading the API is not a write each time. */
 const LAST_USED_RESOLUTION_MS = 60_000;
@@ -28,12 +29,21 @@ export function adminTokenView(token: AdminTokenRecord, now: number) {
     id: token.id,
     label: token.label,
     prefix: token.displayPrefix,
+    account: token.scope,
+    role: token.role,
     status: lifecycleStatus(token.revokedAt !== null, token.expiresAt, now),
     createdAt: token.createdAt,
     lastUsedAt: token.lastUsedAt,
     expiresAt: token.expiresAt,
     revokedAt: token.revokedAt,
   };
+}
+
+/** Tokens are the operator admins' to manage: a scoped token cannot make itself a wider one. */
+function requireTokenAdmin(actor: Actor): void {
+  requireOperator(actor, 'manage admin tokens');
+  if (actor.role !== 'admin')
+    throw new DomainError('forbidden', 'only an operator admin may manage admin tokens');
 }
 
 const isActive = (token: AdminTokenRecord, now: number) =>
@@ -97,15 +107,23 @@ export class AdminTokens {
     return (await this.create({ label: 'first start' }, SYSTEM_ACTOR)).plaintext;
   }
 
-  /** Issues a new token; its plaintext is returned once. */
+  /**
+   * Issues a new token; its plaintext is returned once. Without `account` and `role` it acts as an
+   * operator admin; with them, for one advertiser or partner in that role, like a person (D13).
+   */
   async create(
-    input: { label: unknown; expiresInHours?: unknown },
+    input: { label: unknown; expiresInHours?: unknown; account?: unknown; role?: unknown },
     actor: Actor = CLI_ACTOR,
   ): Promise<CreatedAdminToken> {
+    requireTokenAdmin(actor);
     const label = checkLabel(input.label);
     const expiresAt = checkExpiry(input.expiresInHours, this.clock());
+    const account =
+      input.account === undefined ? OPERATOR_ACCOUNT : await resolveAccount(this.store, actor, input.account);
+    const role = input.role === undefined ? 'admin' : checkRole(input.role);
     const generated = generateAdminToken();
-    const token = await this.register(generated.plaintext, label, expiresAt, actor, null);
+    const scope = { scope: accountLabel(account), role };
+    const token = await this.register(generated.plaintext, label, expiresAt, actor, null, scope);
     return { token, plaintext: generated.plaintext };
   }
 
@@ -116,11 +134,18 @@ export class AdminTokens {
     expiresAt: number | null,
     actor: Actor,
     reason: string | null,
+    scope: { scope: string; role: string } = { scope: 'operator', role: 'admin' },
   ): Promise<AdminTokenRecord> {
     const now = this.clock();
     return this.store.transaction(async (tx) => {
       const token = await tx.createAdminToken(
-        { digest: digestApiKey(plaintext), displayPrefix: plaintext.slice(0, 10), label, expiresAt },
+        {
+          digest: digestApiKey(plaintext),
+          displayPrefix: plaintext.slice(0, 10),
+          label,
+          expiresAt,
+          ...scope,
+        },
         now,
       );
       const change = {
@@ -136,11 +161,13 @@ export class AdminTokens {
     });
   }
 
-  list(request?: PageRequest): Promise<AdminTokenRecord[]> {
+  list(request?: PageRequest, actor: Actor = CLI_ACTOR): Promise<AdminTokenRecord[]> {
+    requireTokenAdmin(actor);
     return this.store.listAdminTokens(request);
   }
 
-  async get(id: number): Promise<AdminTokenRecord> {
+  async get(id: number, actor: Actor = CLI_ACTOR): Promise<AdminTokenRecord> {
+    requireTokenAdmin(actor);
     const token = await this.store.getAdminToken(id);
     if (!token) throw notFound(`admin token ${id} not found`);
     return token;
@@ -152,6 +179,7 @@ export class AdminTokens {
    * leaked last token, create its successor first.
    */
   revoke(id: number, actor: Actor = CLI_ACTOR): Promise<AdminTokenRecord> {
+    requireTokenAdmin(actor);
     const now = this.clock();
     return this.store.transaction(async (tx) => {
       const before = await tx.getAdminToken(id);
@@ -192,7 +220,7 @@ export class AdminTokens {
     const now = this.clock();
     if (!found || !isActive(found, now)) throw new DomainError('unauthorized', 'unauthorized');
     await this.touch(found.id, now);
-    return { id: `admin:${found.id}`, account: OPERATOR_ACCOUNT, role: 'admin' };
+    return { id: `admin:${found.id}`, account: storedAccount(found.scope), role: found.role as Role };
   }
 
   private async touch(id: number, now: number): Promise<void> {

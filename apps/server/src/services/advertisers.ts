@@ -1,6 +1,7 @@
 import { DomainError, invalidField, notFound } from '../domain/errors.js';
 import type { Advertiser, PageRequest, Store } from '../store/store.js';
 import { audit, CLI_ACTOR, type Actor } from './audit.js';
+import { requireOperator, sees } from './scope.js';
 
 function checkName(name: unknown): string {
   if (typeof name !== 'string' || name.trim() === '' || name.trim().length > 100) {
@@ -18,6 +19,7 @@ export class AdvertiserService {
   ) {}
 
   async create(name: unknown): Promise<Advertiser> {
+    requireOperator(this.actor, 'create advertisers');
     const checked = checkName(name);
     const now = this.clock();
     return this.store.transaction(async (tx) => {
@@ -42,12 +44,18 @@ export class AdvertiserService {
 
   async get(id: number): Promise<Advertiser> {
     const advertiser = await this.store.findAdvertiser(id);
-    if (!advertiser) throw notFound(`advertiser ${id} not found`);
+    // Another account's advertiser reads exactly like a missing one (D13).
+    if (!advertiser || !sees(this.actor, { kind: 'advertiser', id }))
+      throw notFound(`advertiser ${id} not found`);
     return advertiser;
   }
 
-  list(request?: PageRequest): Promise<Advertiser[]> {
-    return this.store.listAdvertisers(request);
+  /** Every advertiser for the operator; an advertiser's own for its people; none for a partner's. */
+  async list(request?: PageRequest): Promise<Advertiser[]> {
+    const account = this.actor.account;
+    if (account.kind === 'operator') return this.store.listAdvertisers(request);
+    const own = account.kind === 'advertiser' ? await this.store.findAdvertiser(account.id) : undefined;
+    return own && (request?.after === undefined || own.id > request.after) ? [own] : [];
   }
 
   async rename(id: number, name: unknown): Promise<Advertiser> {
@@ -55,7 +63,9 @@ export class AdvertiserService {
     const now = this.clock();
     return this.store.transaction(async (tx) => {
       const before = await tx.findAdvertiser(id);
-      if (!before) throw notFound(`advertiser ${id} not found`);
+      if (!before || !sees(this.actor, { kind: 'advertiser', id }))
+        throw notFound(`advertiser ${id} not found`);
+      requireOperator(this.actor, 'rename advertisers');
       const clash = await tx.findAdvertiser(checked);
       if (clash && clash.id !== id)
         throw new DomainError('conflict', `advertiser "${checked}" already exists`);

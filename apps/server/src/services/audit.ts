@@ -1,5 +1,6 @@
+import { DomainError } from '../domain/errors.js';
 import { OPERATOR_ACCOUNT, type Account, type Role } from '../domain/accounts.js';
-import type { Store } from '../store/store.js';
+import type { AuditRecord, PageRequest, Store } from '../store/store.js';
 
 /**
  * Who makes a request or a change: `id` is what the audit log names (`admin:<token id>` for the
@@ -36,4 +37,17 @@ export function audit(store: Store, actor: Actor, change: Change, at: number): P
     before: change.before,
     after: change.after,
   });
+}
+
+/** The audit log, for the operator's people only (it names every account's changes). */
+export function readAudit(
+  store: Store,
+  actor: Actor,
+  filter: { objectType?: string; objectId?: string },
+  request: PageRequest,
+): Promise<AuditRecord[]> {
+  if (actor.account.kind !== 'operator') {
+    return Promise.reject(new DomainError('forbidden', 'only the operator may read the audit log'));
+  }
+  return store.listAudit(filter, request);
 }

@@ -2,6 +2,7 @@ import { DomainError, invalidField, notFound, unprocessable } from '../domain/er
 import { unknownFieldProblems } from '../domain/campaigns.js';
 import { isPlacementId } from '../domain/placements.js';
 import type { Placement, Store } from '../store/store.js';
+import { requireOperator } from './scope.js';
 import { audit, CLI_ACTOR, type Actor } from './audit.js';
 
 function checkDescription(value: unknown): string {
@@ -33,6 +34,7 @@ export class PlacementService {
   }
 
   async add(id: unknown, description: unknown): Promise<Placement> {
+    requireOperator(this.actor, 'change the placement registry');
     if (typeof id !== 'string' || !isPlacementId(id)) {
       throw invalidField('id', 'must be a lower-case slug such as "video_preroll" (at most 64 characters)');
     }
@@ -53,6 +55,8 @@ export class PlacementService {
   }
 
   async update(id: string, changes: Record<string, unknown>): Promise<Placement> {
+    await this.get(id);
+    requireOperator(this.actor, 'change the placement registry');
     const unknown = unknownFieldProblems(changes, ['description', 'enabled'], '');
     if (unknown.length > 0) throw unprocessable(`invalid change to placement ${id}`, unknown);
     if (changes['enabled'] !== undefined && typeof changes['enabled'] !== 'boolean')

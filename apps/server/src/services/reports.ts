@@ -3,6 +3,17 @@ import { localPeriod } from '../domain/time-zones.js';
 import { BILLABLE_VERDICT } from '../domain/verdicts.js';
 import { readRollups } from '../store/report-queries.js';
 import type { Store } from '../store/store.js';
+import { CLI_ACTOR, type Actor } from './audit.js';
+
+/** The request narrowed to the actor's own advertiser or partner. */
+function scoped(request: ReportRequest, actor: Actor): ReportRequest {
+  const account = actor.account;
+  if (account.kind === 'operator') return request;
+  const named = request.filters[account.kind];
+  // Id 0 names nothing (ids start at 1): a filter of foreign ids yields an empty report.
+  const own = named === undefined || named.includes(account.id) ? [account.id] : [0];
+  return { ...request, filters: { ...request.filters, [account.kind]: own } };
+}
 
 /** Counts of one period (and one combination of the grouped dimensions). */
 export interface ReportCounts {
@@ -74,9 +85,18 @@ function compareRows(a: ReportRow, b: ReportRow, groupBy: readonly ReportDimensi
  * same transaction as the events: a report includes every event whose request was answered.
  */
 export class ReportService {
-  constructor(private readonly store: Store) {}
+  constructor(
+    private readonly store: Store,
+    private readonly actor: Actor = CLI_ACTOR,
+  ) {}
 
-  async run(request: ReportRequest): Promise<Report> {
+  /**
+   * The report, over the traffic the actor may see (D13): an advertiser's people see their own
+   * campaigns' events, a partner's people their own traffic. A filter naming another account's
+   * ids is narrowed to the actor's own, so it finds nothing rather than telling what exists.
+   */
+  async run(unscoped: ReportRequest): Promise<Report> {
+    const request = scoped(unscoped, this.actor);
     const slices = await readRollups(this.store.db, {
       from: request.from,
       to: request.to,

@@ -1,15 +1,9 @@
 import { generateBrowserSecret } from '../domain/api-keys.js';
-import {
-  accountLabel,
-  canSee,
-  checkEmail,
-  checkRole,
-  mayManageUsers,
-  type Account,
-} from '../domain/accounts.js';
-import { DomainError, invalidField, notFound } from '../domain/errors.js';
-import type { LinkPurpose, Store, UserRecord } from '../store/store.js';
+import { accountLabel, checkEmail, checkRole, mayManageUsers, type Account } from '../domain/accounts.js';
+import { DomainError, notFound } from '../domain/errors.js';
+import type { LinkPurpose, PageRequest, Store, UserRecord } from '../store/store.js';
 import { audit, CLI_ACTOR, type Actor } from './audit.js';
+import { resolveAccount, seesAccount } from './scope.js';
 
 /** How long an invitation or a password-reset link works (D13). */
 export const LINK_LIFETIME_MS = 72 * 3_600_000;
@@ -34,17 +28,6 @@ export function userView(user: UserRecord) {
   };
 }
 
-/** `operator`, `advertiser:<id or name>` or `partner:<id or name>`, as the CLI and the API take it. */
-export function parseAccountRef(value: unknown): { kind: Account['kind']; ref?: string } {
-  const text = typeof value === 'string' ? value.trim() : '';
-  if (text === 'operator') return { kind: 'operator' };
-  const match = /^(advertiser|partner):(.+)$/.exec(text);
-  if (!match) {
-    throw invalidField('account', 'must be operator, advertiser:<id or name> or partner:<id or name>');
-  }
-  return { kind: match[1] as 'advertiser' | 'partner', ref: match[2]! };
-}
-
 /**
  * People and their accounts (D13): creating users with a one-time invitation link, password-reset
  * links, disabling, listing. Every call is scoped to the actor: an account's admin manages that
@@ -65,7 +48,7 @@ export class UserService {
   }> {
     const email = checkEmail(input.email);
     const role = checkRole(input.role);
-    const account = await this.resolveAccount(input.account);
+    const account = await resolveAccount(this.store, this.actor, input.account);
     this.requireUserAdmin(account);
     const now = this.clock();
     return this.store.transaction(async (tx) => {
@@ -85,13 +68,13 @@ export class UserService {
   }
 
   /** Users the actor may see: one account's (its own unless it is the operator's), or all for the operator. */
-  async list(account?: unknown): Promise<UserRecord[]> {
-    const wanted = account === undefined ? undefined : await this.resolveAccount(account);
+  async list(account?: unknown, request?: PageRequest): Promise<UserRecord[]> {
+    const wanted = account === undefined ? undefined : await resolveAccount(this.store, this.actor, account);
     if (this.actor.account.kind !== 'operator') {
       if (wanted && accountLabel(wanted) !== accountLabel(this.actor.account)) return [];
-      return this.store.listUsers(this.actor.account);
+      return this.store.listUsers(this.actor.account, request);
     }
-    return this.store.listUsers(wanted);
+    return this.store.listUsers(wanted, request);
   }
 
   /** A user by id or e-mail address; one of another account is answered as missing. */
@@ -179,9 +162,7 @@ export class UserService {
   }
 
   private sees(account: Account): boolean {
-    return account.kind === 'operator'
-      ? this.actor.account.kind === 'operator'
-      : canSee(this.actor.account, account);
+    return seesAccount(this.actor, account);
   }
 
   /** Only an admin of the account (or of the operator) manages its users. */
@@ -195,19 +176,6 @@ export class UserService {
   private userId(): number | undefined {
     const match = /^user:(\d+)$/.exec(this.actor.id);
     return match ? Number(match[1]) : undefined;
-  }
-
-  /** The account a reference names, checked to exist. */
-  private async resolveAccount(value: unknown): Promise<Account> {
-    const { kind, ref } = parseAccountRef(value);
-    if (kind === 'operator' || ref === undefined) return { kind: 'operator' };
-    const key = /^\d+$/.test(ref) ? Number(ref) : ref;
-    const found =
-      kind === 'advertiser' ? await this.store.findAdvertiser(key) : await this.store.findPartner(key);
-    const account: Account = { kind, id: found?.id ?? 0 };
-    // Another account's advertiser or partner reads exactly like a missing one (D13).
-    if (!found || !this.sees(account)) throw notFound(`${kind} ${JSON.stringify(ref)} not found`);
-    return account;
   }
 }
 

@@ -9,6 +9,7 @@ const ADMIN_TOKEN_COLUMNS = [
   'label',
   'display_prefix',
   'scope',
+  'role',
   'created_at',
   'expires_at',
   'revoked_at',
@@ -17,7 +18,14 @@ const ADMIN_TOKEN_COLUMNS = [
 
 export async function createAdminToken(
   ctx: StoreContext,
-  token: { digest: string; displayPrefix: string; label: string; expiresAt?: number | null },
+  token: {
+    digest: string;
+    displayPrefix: string;
+    label: string;
+    expiresAt?: number | null;
+    scope?: string;
+    role?: string;
+  },
   now = Date.now(),
 ): Promise<AdminTokenRecord> {
   const row = await ctx.db
@@ -29,6 +37,8 @@ export async function createAdminToken(
       created_at: now,
       revoked_at: null,
       expires_at: token.expiresAt ?? null,
+      scope: token.scope ?? 'operator',
+      role: token.role ?? 'admin',
     })
     .returning(ADMIN_TOKEN_COLUMNS)
     .executeTakeFirstOrThrow();
@@ -77,7 +87,8 @@ export async function updateAdminToken(
 }
 
 /**
- * Tokens that can authenticate at `now`: neither revoked nor expired. With `lock` (inside a
+ * Operator admin tokens that can authenticate at `now`, neither revoked nor expired: the ones that
+ * can manage tokens, so the last of them must stay. With `lock` (inside a
  * transaction) PostgreSQL locks those rows until it ends, so two revocations running at once
  * cannot each see the other's token as the one left; SQLite runs one writer at a time anyway.
  */
@@ -90,6 +101,8 @@ export async function countAdminTokens(
     .selectFrom('admin_tokens')
     .select('id')
     .where('revoked_at', 'is', null)
+    .where('scope', '=', 'operator')
+    .where('role', '=', 'admin')
     .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]));
   if (options.lock && ctx.engine === 'postgres') query = query.forUpdate();
   return (await query.execute()).length;

@@ -8,6 +8,7 @@ import * as browserUses from './migrations/005-browser-uses.js';
 import * as requestFingerprints from './migrations/006-request-fingerprints.js';
 import * as adminTokenLifecycle from './migrations/007-admin-token-lifecycle.js';
 import * as people from './migrations/008-people.js';
+import * as tokenRoles from './migrations/009-token-roles.js';
 
 /** Migrations in order; names are sortable and never renamed once released. */
 function migrations(connection: Connection): Record<string, Migration> {
@@ -20,6 +21,7 @@ function migrations(connection: Connection): Record<string, Migration> {
     '006-request-fingerprints': { up: (db) => requestFingerprints.up(db) },
     '007-admin-token-lifecycle': { up: (db) => adminTokenLifecycle.up(db) },
     '008-people': { up: (db) => people.up(db, connection.engine) },
+    '009-token-roles': { up: (db) => tokenRoles.up(db) },
   };
 }
 

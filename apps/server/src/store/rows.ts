@@ -151,6 +151,7 @@ export interface AdminTokenRecord {
   label: string;
   displayPrefix: string;
   scope: string;
+  role: string;
   createdAt: number;
   expiresAt: number | null;
   revokedAt: number | null;
@@ -163,6 +164,7 @@ export function toAdminToken(row: Omit<Selectable<AdminTokenTable>, 'digest'>): 
     label: row.label,
     displayPrefix: row.display_prefix,
     scope: row.scope,
+    role: row.role,
     createdAt: row.created_at,
     expiresAt: row.expires_at,
     revokedAt: row.revoked_at,

@@ -173,7 +173,10 @@ export interface AdminTokenTable {
   digest: string;
   display_prefix: string;
   label: string;
+  /** `operator`, `advertiser:<id>` or `partner:<id>`: the account the token acts for. */
   scope: Generated<string>;
+  /** `admin`, `manager` or `reporter` in that account. */
+  role: Generated<string>;
   created_at: number;
   revoked_at: number | null;
   /** The token stops working at this instant; null: never. */

@@ -7,19 +7,31 @@ import { emit, printTable, type OutputOptions, type Row } from '../output.js';
 
 const tokenJson = (token: AdminTokenRecord) => isoTimes(adminTokenView(token, Date.now())) as Row;
 
-type CreateOptions = OutputOptions & { label: string; expiresInHours?: string };
+type CreateOptions = OutputOptions & {
+  label: string;
+  expiresInHours?: string;
+  account?: string;
+  role?: string;
+};
 
 /** `create` under `tokens`, and the older `admin-token` that scripts may still call. */
 function createCommand(command: Command): void {
   command
     .option('--label <label>', 'who or what it is for', 'cli')
     .option('--expires-in-hours <hours>', 'stop working after this many hours (default: never)')
+    .option(
+      '--account <account>',
+      'act for advertiser:<id or name> or partner:<id or name> only (default: operator)',
+    )
+    .option('--role <role>', 'admin, manager or reporter in that account (default: admin)')
     .option('--json', 'print JSON')
     .action((options: CreateOptions) =>
       withStore(options, async (store) => {
         const { token, plaintext } = await new AdminTokens(store).create({
           label: options.label,
           ...(options.expiresInHours !== undefined && { expiresInHours: Number(options.expiresInHours) }),
+          ...(options.account !== undefined && { account: options.account }),
+          ...(options.role !== undefined && { role: options.role }),
         });
         emit(options, { ...tokenJson(token), token: plaintext }, () => {
           console.log(`created admin token ${token.id}. Store it now; it is not shown again:`);
@@ -42,7 +54,17 @@ export function registerTokens(program: Command): void {
       withStore(options, async (store) => {
         const list = (await new AdminTokens(store).list()).map(tokenJson);
         emit(options, list, () =>
-          printTable(list, ['id', 'label', 'prefix', 'status', 'createdAt', 'lastUsedAt', 'expiresAt']),
+          printTable(list, [
+            'id',
+            'label',
+            'prefix',
+            'account',
+            'role',
+            'status',
+            'createdAt',
+            'lastUsedAt',
+            'expiresAt',
+          ]),
         );
       }),
     );

@@ -20,6 +20,8 @@ export interface AdminDeps {
   afterChange: () => void;
   /** Failed authentications, shared with the partner API (D6). */
   authFailures?: AuthFailureLimiter;
+  /** Where people reach the dashboard: the start of one-time links. */
+  publicUrl: string;
 }
 
 export interface AdminContext extends AdminDeps {

@@ -9,6 +9,7 @@ import { partnerRoutes } from './partners.js';
 import { registryRoutes } from './registry.js';
 import { reportRoutes } from './reports.js';
 import { tokenRoutes } from './tokens.js';
+import { userRoutes } from './users.js';
 
 export type { AdminContext, AdminDeps } from './context.js';
 
@@ -34,6 +35,7 @@ export async function adminApi(app: FastifyInstance, deps: AdminDeps): Promise<v
     tokens: deps.tokens,
     clock: deps.clock,
     afterChange: deps.afterChange,
+    publicUrl: deps.publicUrl,
     actor: (request) => {
       if (!request.adminActor) throw new Error('admin route reached without authentication');
       return request.adminActor;
@@ -44,4 +46,5 @@ export async function adminApi(app: FastifyInstance, deps: AdminDeps): Promise<v
   await app.register(registryRoutes, context);
   await app.register(reportRoutes, context);
   await app.register(tokenRoutes, context);
+  await app.register(userRoutes, context);
 }

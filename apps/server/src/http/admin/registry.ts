@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { invalid } from '../../domain/errors.js';
 import { PlacementService } from '../../services/placements.js';
+import { readAudit } from '../../services/audit.js';
 import { MANAGEMENT_ROUTES } from '../openapi/management.js';
 import type { AdminContext } from './context.js';
 import { fields, one, pageOf, pageRequest } from './support.js';
@@ -41,6 +42,10 @@ export async function registryRoutes(app: FastifyInstance, context: AdminContext
       ...(typeof query['objectType'] === 'string' && { objectType: query['objectType'] }),
       ...(typeof query['objectId'] === 'string' && { objectId: query['objectId'] }),
     };
-    return pageOf(await context.store.listAudit(filter, page), page, (entry) => entry);
+    return pageOf(
+      await readAudit(context.store, context.actor(request), filter, page),
+      page,
+      (entry) => entry,
+    );
   });
 }

@@ -15,8 +15,8 @@ function wantsCsv(format: unknown, accept: string | undefined): boolean {
 
 /** GET /admin/v1/reports: live reports from the per-minute rollups, as JSON or CSV. */
 export async function reportRoutes(app: FastifyInstance, context: AdminContext): Promise<void> {
-  const reports = new ReportService(context.store);
   app.get('/reports', { schema: MANAGEMENT_ROUTES.report }, async (request, reply) => {
+    const reports = new ReportService(context.store, context.actor(request));
     const query = request.query as Record<string, unknown>;
     const csv = wantsCsv(query['format'], request.headers.accept);
     const report = await reports.run(parseReportRequest(query, context.clock()));

@@ -11,18 +11,23 @@ export async function tokenRoutes(app: FastifyInstance, context: AdminContext): 
 
   app.get('/tokens', { schema: MANAGEMENT_ROUTES.listAdminTokens }, async (request) => {
     const page = pageRequest(request.query as Record<string, unknown>);
-    return pageOf(await context.tokens.list(page), page, view);
+    return pageOf(await context.tokens.list(page, context.actor(request)), page, view);
   });
   app.post('/tokens', { schema: MANAGEMENT_ROUTES.createAdminToken }, async (request, reply) => {
     const body = fields(request);
     const { token, plaintext } = await context.tokens.create(
-      { label: body['label'], expiresInHours: body['expiresInHours'] },
+      {
+        label: body['label'],
+        expiresInHours: body['expiresInHours'],
+        account: body['account'],
+        role: body['role'],
+      },
       context.actor(request),
     );
     return reply.code(201).send(one({ ...view(token), token: plaintext }));
   });
   app.get('/tokens/:id', { schema: MANAGEMENT_ROUTES.getAdminToken }, async (request) =>
-    one(view(await context.tokens.get(idParam(request)))),
+    one(view(await context.tokens.get(idParam(request), context.actor(request)))),
   );
   app.post('/tokens/:id/revoke', { schema: MANAGEMENT_ROUTES.revokeAdminToken }, async (request) =>
     one(view(await context.tokens.revoke(idParam(request), context.actor(request)))),

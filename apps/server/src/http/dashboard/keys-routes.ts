@@ -1,11 +1,15 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { mayChange } from '../../domain/accounts.js';
+import { DomainError } from '../../domain/errors.js';
 import { keyView, PartnerService } from '../../services/partners.js';
 import type { SignedIn } from '../../services/sessions.js';
 import type { DashboardDeps } from './context.js';
 import { KeysPage, NewKeyPage } from './pages/keys.js';
 import { sendPage } from './render.js';
 import { attempt, formFields, PAGE, pageContext, requireSignedIn } from './support.js';
+
+const NOT_A_PARTNER =
+  "a partner's own people create its keys here; the operator creates one with placard keys create";
 
 /** A partner's API keys: create (shown once), rotate, revoke; the operator sees every partner's. */
 export async function keyRoutes(app: FastifyInstance, deps: DashboardDeps): Promise<void> {
@@ -48,7 +52,9 @@ export async function keyRoutes(app: FastifyInstance, deps: DashboardDeps): Prom
     const refused = await attempt(
       reply,
       async () => {
-        created = await partners(signedIn).createKey(ownPartner(signedIn) ?? 0, label?.trim() || null);
+        const partnerId = ownPartner(signedIn);
+        if (partnerId === undefined) throw new DomainError('forbidden', NOT_A_PARTNER);
+        created = await partners(signedIn).createKey(partnerId, label?.trim() || null);
       },
       (problem) => keysPage(request, reply, signedIn, problem),
     );

@@ -71,11 +71,20 @@ const NewApiKey = Type.Intersect([
   Type.Object({ key: Type.String({ description: 'The key itself: shown this once, never again.' }) }),
 ]);
 
+const Role = Type.Union([Type.Literal('admin'), Type.Literal('manager'), Type.Literal('reporter')], {
+  description:
+    '`admin`: everything the account may do, its users included; `manager`: all but users; `reporter`: read only.',
+});
+
 const AdminToken = Type.Object(
   {
     id: Type.Integer(),
     label: Type.String(),
     prefix: Type.String({ description: 'The first characters of the token, to recognise it by.' }),
+    account: Type.String({
+      description: 'What the token acts for: `operator` (everything), `advertiser:<id>` or `partner:<id>`.',
+    }),
+    role: Role,
     status: Type.Union([Type.Literal('active'), Type.Literal('expired'), Type.Literal('revoked')]),
     createdAt: Instant,
     lastUsedAt: Type.Union([Instant, Type.Null()], { description: 'Written at most once a minute.' }),
@@ -191,7 +200,30 @@ const Report = Type.Object(
   { $id: 'Report' },
 );
 
+const User = Type.Object(
+  {
+    id: Type.Integer(),
+    email: Type.String({ format: 'email' }),
+    account: Type.String({ description: '`operator`, `advertiser:<id>` or `partner:<id>`.' }),
+    role: Role,
+    status: Type.Union([Type.Literal('invited'), Type.Literal('active'), Type.Literal('disabled')], {
+      description: '`invited`: has not set a password yet.',
+    }),
+    createdAt: Instant,
+    passwordChangedAt: NullableInstant,
+    disabledAt: NullableInstant,
+  },
+  { $id: 'User' },
+);
+
+/** A one-time link, given out once: the store keeps only its digest. */
+const OneTimeLink = Type.Object({
+  link: Type.String({ description: 'Pass it on: it works once, until `linkExpiresAt` (72 hours).' }),
+  linkExpiresAt: Instant,
+});
+
 export const MANAGEMENT_SCHEMAS = [
+  User,
   Partner,
   ApiKey,
   AdminToken,
@@ -470,10 +502,17 @@ const ROUTES = {
   createAdminToken: route('Admin tokens', {
     summary: 'Issue an admin token',
     description:
-      'The token is in the response once; only its SHA-256 digest is stored. Without `expiresInHours` it never expires. Audited.',
+      'The token is in the response once; only its SHA-256 digest is stored. Without `expiresInHours` it never expires; without `account` and `role` it acts as an operator admin. Only operator admins manage tokens. Audited.',
     body: Type.Object({
       label: Type.String({ minLength: 1, maxLength: 100, description: 'Who or what it is for.' }),
       expiresInHours: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 87_600 })),
+      account: Type.Optional(
+        Type.String({
+          description:
+            'What the token acts for: `operator` (the default), `advertiser:<id or name>` or `partner:<id or name>`.',
+        }),
+      ),
+      role: Type.Optional(Role),
     }),
     ok: [
       201,
@@ -487,6 +526,57 @@ const ROUTES = {
       ),
       'Created; `token` is shown this once.',
     ],
+  }),
+  listUsers: route('Users', {
+    summary: 'List users',
+    description:
+      "The users the caller may see: every account's for the operator, its own for an advertiser's or partner's.",
+    querystring: Type.Intersect([
+      PageQuery,
+      Type.Object({
+        account: Type.Optional(
+          Type.String({
+            description: 'Only this account: `operator`, `advertiser:<id or name>`, `partner:<id or name>`.',
+          }),
+        ),
+      }),
+    ]),
+    ok: [200, Page(ref('User'))],
+  }),
+  createUser: route('Users', {
+    summary: 'Create a user',
+    description:
+      'Creates a user without a password and answers their one-time invitation link, shown this once. Only an admin of the account (or of the operator) may. Audited.',
+    body: Type.Object({
+      email: Type.String({ format: 'email' }),
+      account: Type.Optional(
+        Type.String({
+          description: '`operator` (the default), `advertiser:<id or name>` or `partner:<id or name>`.',
+        }),
+      ),
+      role: Role,
+    }),
+    ok: [201, One(Type.Intersect([ref('User'), OneTimeLink])), 'Created; `link` is shown this once.'],
+  }),
+  getUser: route('Users', { summary: 'Get a user', params: IdParams, ok: [200, One(ref('User'))] }),
+  inviteUser: route('Users', {
+    summary: 'A new invitation link',
+    description:
+      'For a user who has not set a password yet; earlier links stop working (409 once a password is set).',
+    params: IdParams,
+    ok: [200, One(OneTimeLink)],
+  }),
+  resetUser: route('Users', {
+    summary: 'A password-reset link',
+    description: "Using it sets a new password and ends the user's sessions; earlier links stop working.",
+    params: IdParams,
+    ok: [200, One(OneTimeLink)],
+  }),
+  disableUser: route('Users', {
+    summary: 'Disable a user',
+    description: 'They can no longer sign in, and their sessions end now. Audited.',
+    params: IdParams,
+    ok: [200, One(ref('User'))],
   }),
   getAdminToken: route('Admin tokens', {
     summary: 'Get an admin token',

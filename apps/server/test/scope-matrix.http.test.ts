@@ -1,0 +1,409 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Role } from '../src/domain/accounts.js';
+import { UserService } from '../src/services/users.js';
+import { campaign, createTestApp, type TestApp } from './helpers/app.js';
+import { BrowserClient } from './helpers/browser-client.js';
+import { ROOT } from './helpers/process.js';
+
+/**
+ * The scope matrix (D13, OWASP API1/API5): every management route, and every dashboard page and
+ * form, as every role of the operator, of an advertiser and of a partner, against their own
+ * objects and another account's. Another account's object must read exactly as a missing one
+ * (404), a change the role may not make is 403, and anything allowed gets neither. Lists never
+ * show another account's objects.
+ */
+type Kind = 'operator' | 'advertiser' | 'partner';
+type Target = 'own' | 'foreign';
+interface Caller {
+  kind: Kind;
+  role: Role;
+}
+
+/** What a route's `{id}` (or its body) names, and what it takes to use the route. */
+interface Rule {
+  owner: 'advertiser' | 'partner' | 'user' | 'placement' | 'token' | null;
+  need: 'read' | 'change' | 'operator-read' | 'operator-change' | 'user-admin' | 'token-admin';
+}
+
+const RULES: Record<string, Rule> = {
+  listPartners: { owner: null, need: 'read' },
+  createPartner: { owner: null, need: 'operator-change' },
+  getPartner: { owner: 'partner', need: 'read' },
+  updatePartner: { owner: 'partner', need: 'operator-change' },
+  listKeys: { owner: 'partner', need: 'read' },
+  createKey: { owner: 'partner', need: 'change' },
+  getKey: { owner: 'partner', need: 'read' },
+  rotateKey: { owner: 'partner', need: 'change' },
+  revokeKey: { owner: 'partner', need: 'change' },
+  suspendKey: { owner: 'partner', need: 'operator-change' },
+  reinstateKey: { owner: 'partner', need: 'operator-change' },
+  setKeyLimits: { owner: 'partner', need: 'operator-change' },
+  listAdvertisers: { owner: null, need: 'read' },
+  createAdvertiser: { owner: null, need: 'operator-change' },
+  getAdvertiser: { owner: 'advertiser', need: 'read' },
+  renameAdvertiser: { owner: 'advertiser', need: 'operator-change' },
+  listCampaigns: { owner: null, need: 'read' },
+  createCampaign: { owner: 'advertiser', need: 'change' },
+  getCampaign: { owner: 'advertiser', need: 'read' },
+  updateCampaign: { owner: 'advertiser', need: 'change' },
+  submitCampaign: { owner: 'advertiser', need: 'change' },
+  approveCampaign: { owner: 'advertiser', need: 'operator-change' },
+  rejectCampaign: { owner: 'advertiser', need: 'operator-change' },
+  pauseCampaign: { owner: 'advertiser', need: 'change' },
+  resumeCampaign: { owner: 'advertiser', need: 'change' },
+  archiveCampaign: { owner: 'advertiser', need: 'change' },
+  listPlacements: { owner: null, need: 'read' },
+  addPlacement: { owner: null, need: 'operator-change' },
+  getPlacement: { owner: 'placement', need: 'read' },
+  updatePlacement: { owner: 'placement', need: 'operator-change' },
+  enablePlacement: { owner: 'placement', need: 'operator-change' },
+  disablePlacement: { owner: 'placement', need: 'operator-change' },
+  listAudit: { owner: null, need: 'operator-read' },
+  report: { owner: null, need: 'read' },
+  listAdminTokens: { owner: null, need: 'token-admin' },
+  createAdminToken: { owner: null, need: 'token-admin' },
+  getAdminToken: { owner: 'token', need: 'token-admin' },
+  revokeAdminToken: { owner: 'token', need: 'token-admin' },
+  listUsers: { owner: null, need: 'read' },
+  createUser: { owner: 'user', need: 'user-admin' },
+  getUser: { owner: 'user', need: 'read' },
+  inviteUser: { owner: 'user', need: 'user-admin' },
+  resetUser: { owner: 'user', need: 'user-admin' },
+  disableUser: { owner: 'user', need: 'user-admin' },
+};
+
+const rule = (owner: Rule['owner'], need: Rule['need']): Rule => ({ owner, need });
+
+const CALLERS: Caller[] = (['operator', 'advertiser', 'partner'] as const).flatMap((kind) =>
+  (['admin', 'manager', 'reporter'] as const).map((role) => ({ kind, role })),
+);
+
+/** Whether the caller may see the object the route names (the operator sees everything). */
+function visible(caller: Caller, rule: Rule, target: Target): boolean {
+  if (
+    caller.kind === 'operator' ||
+    rule.owner === null ||
+    rule.owner === 'placement' ||
+    rule.owner === 'token'
+  )
+    return true;
+  if (rule.owner === 'user') return target === 'own';
+  return rule.owner === caller.kind && target === 'own';
+}
+
+/** 404 (not visible), 403 (visible, not allowed), or 'allowed' (anything but 401, 403 and 404). */
+export function expected(caller: Caller, rule: Rule, target: Target): 404 | 403 | 200 | 'allowed' {
+  if (rule.need === 'token-admin')
+    return caller.kind === 'operator' && caller.role === 'admin' ? 'allowed' : 403;
+  if (rule.need === 'operator-read') return caller.kind === 'operator' ? 200 : 403;
+  if (!visible(caller, rule, target)) return 404;
+  if (rule.need === 'read') return 200;
+  if (rule.need === 'operator-change' && caller.kind !== 'operator') return 403;
+  if (rule.need === 'user-admin') return caller.role === 'admin' ? 'allowed' : 403;
+  return caller.role === 'reporter' ? 403 : 'allowed';
+}
+
+interface Operation {
+  operationId: string;
+}
+const DOCUMENT = JSON.parse(fs.readFileSync(path.join(ROOT, 'docs/openapi.json'), 'utf8')) as {
+  paths: Record<string, Record<string, Operation>>;
+};
+const OPERATIONS = Object.entries(DOCUMENT.paths)
+  .filter(([route]) => route.startsWith('/admin/v1'))
+  .flatMap(([route, methods]) =>
+    Object.entries(methods).map(([method, operation]) => ({ route, method, id: operation.operationId })),
+  );
+
+describe('the scope matrix', () => {
+  let t: TestApp;
+  /** Each account's objects: `own` are the advertiser A's and the partner P's; `foreign` B's and Q's. */
+  const objects = {
+    own: { advertiser: 0, campaign: 0, partner: 0, key: 0, users: {} as Record<Kind, number> },
+    foreign: { advertiser: 0, campaign: 0, partner: 0, key: 0, users: {} as Record<Kind, number> },
+  };
+  let targetToken = 0;
+  const keys: Record<Target, string> = { own: '', foreign: '' };
+  const tokens = new Map<string, string>();
+  const callerName = (caller: Caller) => `${caller.kind} ${caller.role}`;
+  const account = (kind: Kind, target: Target) =>
+    kind === 'operator' ? 'operator' : `${kind}:${objects[target][kind]}`;
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    for (const target of ['own', 'foreign'] as const) {
+      const name = target === 'own' ? 'Own' : 'Foreign';
+      const [campaignId] = await t.addCampaigns([campaign({ title: `${name} campaign` })], `${name} Ads`);
+      objects[target].campaign = campaignId!;
+      objects[target].advertiser = (await t.campaigns.get(campaignId)).advertiserId;
+      objects[target].partner = (await t.partners.createPartner(`${name} Partner`)).id;
+      const created = await t.partners.createKey(objects[target].partner, `${name} key`);
+      objects[target].key = created.key.id;
+      keys[target] = created.plaintext;
+      for (const kind of ['operator', 'advertiser', 'partner'] as const) {
+        const users = new UserService(t.store, undefined, t.url);
+        const email = `${kind}-${target}@matrix.example`;
+        objects[target].users[kind] = (
+          await users.create({ email, account: account(kind, target), role: 'reporter' })
+        ).user.id;
+      }
+    }
+    for (const caller of CALLERS) {
+      const scoped = { label: callerName(caller), account: account(caller.kind, 'own'), role: caller.role };
+      tokens.set(callerName(caller), (await t.services.tokens.create(scoped)).plaintext);
+    }
+    targetToken = (await t.services.tokens.create({ label: 'a token to act on' })).token.id;
+    // Traffic of each partner on each advertiser's campaign, so reports have rows to leak.
+    await t.state.refresh();
+    for (const partner of ['own', 'foreign'] as const) {
+      for (const advertiser of ['own', 'foreign'] as const) {
+        const body = { campaignId: objects[advertiser].campaign, placement: 'header_banner' };
+        const answer = await t.request({
+          method: 'POST',
+          url: '/api/v1/campaigns/impression',
+          headers: { authorization: `Bearer ${keys[partner]}`, 'content-type': 'application/json' },
+          payload: JSON.stringify(body),
+        });
+        expect(answer.statusCode).toBe(200);
+      }
+    }
+  });
+  afterAll(async () => t?.close());
+
+  /** The request for one route as `caller` against `target`'s objects. */
+  function requestFor(operation: (typeof OPERATIONS)[number], caller: Caller, target: Target) {
+    const own = objects[target];
+    const rule = RULES[operation.id];
+    const id =
+      rule.owner === 'placement'
+        ? 'sidebar_top'
+        : rule.owner === 'token'
+          ? targetToken
+          : rule.owner === 'user'
+            ? own.users[caller.kind]
+            : operation.route.includes('/keys/')
+              ? own.key
+              : operation.route.startsWith('/admin/v1/partners')
+                ? own.partner
+                : operation.route.startsWith('/admin/v1/advertisers')
+                  ? own.advertiser
+                  : own.campaign;
+    const bodies: Record<string, unknown> = {
+      createPartner: { name: `Partner by ${callerName(caller)} ${target}` },
+      updatePartner: { blockedCategories: ['politics'] },
+      createKey: { label: 'made in the matrix' },
+      rotateKey: { expiresInHours: 1 },
+      suspendKey: { reason: 'matrix' },
+      setKeyLimits: { fetchRate: 50 },
+      createAdvertiser: { name: `Advertiser by ${callerName(caller)} ${target}` },
+      renameAdvertiser: { name: `Renamed ${target} ${callerName(caller)}` },
+      createCampaign: {
+        advertiserId: own.advertiser,
+        title: 'Matrix campaign',
+        destinationUrl: 'https://matrix.example/',
+        placements: ['header_banner'],
+      },
+      updateCampaign: { weight: 3 },
+      rejectCampaign: { reason: 'matrix' },
+      addPlacement: { id: `matrix_${callerName(caller).replace(' ', '_')}_${target}`, description: 'matrix' },
+      updatePlacement: { description: 'Sidebar, top' },
+      createAdminToken: { label: 'matrix' },
+      createUser: {
+        email: `new-${callerName(caller).replace(' ', '-')}-${target}@matrix.example`,
+        account: account(caller.kind, target),
+        role: 'reporter',
+      },
+    };
+    const body = bodies[operation.id] ?? (operation.method === 'get' ? undefined : {});
+    return { path: operation.route.replace('/admin/v1', '').replace('{id}', String(id)), body };
+  }
+
+  it('has a rule for every management route in the API document', () => {
+    expect(OPERATIONS.length).toBeGreaterThan(40);
+    expect(OPERATIONS.map((operation) => operation.id).filter((id) => !(id in RULES))).toEqual([]);
+  });
+
+  it('answers every route as each role of each account may, for its own objects and for another’s', async () => {
+    const wrong: string[] = [];
+    for (const caller of CALLERS) {
+      for (const target of ['own', 'foreign'] as const) {
+        if (caller.kind === 'operator' && target === 'foreign') continue; // nothing is foreign to the operator
+        for (const operation of OPERATIONS) {
+          const rule = RULES[operation.id];
+          const want = expected(caller, rule, target);
+          const { path: url, body } = requestFor(operation, caller, target);
+          const answer = await t.admin(
+            operation.method.toUpperCase(),
+            url,
+            body,
+            tokens.get(callerName(caller)),
+          );
+          const ok =
+            want === 'allowed'
+              ? ![401, 403, 404].includes(answer.statusCode) && answer.statusCode < 500
+              : answer.statusCode === want;
+          if (!ok) {
+            wrong.push(
+              `${callerName(caller)} ${target}: ${operation.method.toUpperCase()} ${url} → ${answer.statusCode} (expected ${want}) ${answer.body.slice(0, 120)}`,
+            );
+          }
+        }
+      }
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  it('never lists another account’s objects', async () => {
+    const leaks: string[] = [];
+    const lists = ['/partners', '/advertisers', '/campaigns', '/users', '/placements'];
+    for (const caller of CALLERS.filter((c) => c.kind !== 'operator')) {
+      const token = tokens.get(callerName(caller));
+      const own = caller.kind === 'partner' ? [`/partners/${objects.own.partner}/keys`] : [];
+      const reports = ['advertiser', 'partner', 'campaign'].map(
+        (by) => `/reports?groupBy=${by}&from=2000-01-01T00:00:00Z`,
+      );
+      for (const url of [...lists, ...own, ...reports]) {
+        const answer = await t.admin('GET', url, undefined, token);
+        expect(answer.statusCode, `${callerName(caller)} ${url}`).toBe(200);
+        if (/Foreign|foreign@/.test(answer.body))
+          leaks.push(`${callerName(caller)} ${url}: ${answer.body.slice(0, 200)}`);
+        if (url.startsWith('/reports')) {
+          // A partner's report is its own traffic, of any advertiser's campaigns; an advertiser's is
+          // its own campaigns', served by any partner. The other account of the same kind never shows.
+          const rows = answer.json().data.rows as Array<Record<string, unknown>>;
+          const by = url.split('groupBy=')[1].split('&')[0];
+          if (rows.length === 0) leaks.push(`${callerName(caller)} ${url}: not even its own traffic`);
+          const guarded: Record<string, number> =
+            caller.kind === 'partner'
+              ? { partner: objects.foreign.partner }
+              : { advertiser: objects.foreign.advertiser, campaign: objects.foreign.campaign };
+          const foreignId = guarded[by];
+          if (foreignId !== undefined && rows.some((row) => row[by] === foreignId))
+            leaks.push(`${callerName(caller)} ${url}: ${JSON.stringify(rows)}`);
+        }
+      }
+    }
+    expect(leaks).toEqual([]);
+  });
+});
+
+/** The dashboard's pages and forms, as the same nine kinds of person, signed in (D13, D14). */
+describe('the scope matrix of the dashboard', () => {
+  let t: TestApp;
+  const objects = {
+    own: { campaign: 0, key: 0, advertiser: 0, partner: 0 },
+    foreign: { campaign: 0, key: 0, advertiser: 0, partner: 0 },
+  };
+  const browsers = new Map<string, BrowserClient>();
+  const callerName = (caller: Caller) => `${caller.kind} ${caller.role}`;
+
+  /** Each form action: its path for a target's objects, its fields, and its rule. */
+  const ACTIONS: Array<{
+    name: string;
+    path: (o: (typeof objects)['own']) => string;
+    fields?: Record<string, string>;
+    rule: Rule;
+  }> = [
+    {
+      name: 'create key',
+      path: () => '/keys',
+      fields: { label: 'matrix' },
+      rule: rule('partner', 'change'),
+    },
+    { name: 'rotate key', path: (o) => `/keys/${o.key}/rotate`, rule: rule('partner', 'change') },
+    { name: 'revoke key', path: (o) => `/keys/${o.key}/revoke`, rule: rule('partner', 'change') },
+    ...(['submit', 'pause', 'resume', 'archive'] as const).map((action) => ({
+      name: `${action} campaign`,
+      path: (o: (typeof objects)['own']) => `/campaigns/${o.campaign}/${action}`,
+      rule: rule('advertiser', 'change'),
+    })),
+    ...(['approve', 'reject'] as const).map((action) => ({
+      name: `${action} campaign`,
+      path: (o: (typeof objects)['own']) => `/campaigns/${o.campaign}/${action}`,
+      fields: { reason: 'matrix' },
+      rule: rule('advertiser', 'operator-change'),
+    })),
+    {
+      name: 'invite user',
+      path: () => '/users',
+      fields: { email: 'x', role: 'reporter' },
+      rule: rule('user', 'user-admin'),
+    },
+  ];
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    for (const target of ['own', 'foreign'] as const) {
+      const name = target === 'own' ? 'Own' : 'Foreign';
+      const [campaignId] = await t.addCampaigns([campaign({ title: `${name} campaign` })], `${name} Ads`);
+      objects[target].campaign = campaignId!;
+      objects[target].advertiser = (await t.campaigns.get(campaignId)).advertiserId;
+      objects[target].partner = (await t.partners.createPartner(`${name} Partner`)).id;
+      objects[target].key = (await t.partners.createKey(objects[target].partner, `${name} key`)).key.id;
+    }
+    for (const caller of CALLERS) {
+      const account = caller.kind === 'operator' ? 'operator' : `${caller.kind}:${objects.own[caller.kind]}`;
+      const email = `${caller.kind}-${caller.role}@matrix.example`;
+      const { link } = await new UserService(t.store, undefined, t.url).create({
+        email,
+        account,
+        role: caller.role,
+      });
+      const browser = new BrowserClient(t.url);
+      const linkPath = new URL(link.url).pathname;
+      expect((await browser.submit(linkPath, linkPath, { password: 'violet-harbour-lantern' })).status).toBe(
+        303,
+      );
+      browsers.set(callerName(caller), browser);
+    }
+  });
+  afterAll(async () => t?.close());
+
+  it('shows each page to each person with their own objects only', async () => {
+    const wrong: string[] = [];
+    for (const caller of CALLERS) {
+      const browser = browsers.get(callerName(caller))!;
+      for (const page of ['/keys', '/campaigns', '/review', '/users']) {
+        const answer = await browser.get(page);
+        const want = page === '/review' && caller.kind !== 'operator' ? 403 : 200;
+        if (answer.status !== want)
+          wrong.push(`${callerName(caller)} ${page} → ${answer.status} (expected ${want})`);
+        if (caller.kind !== 'operator' && /Foreign|foreign@/.test(answer.body))
+          wrong.push(`${callerName(caller)} ${page} shows another account's objects`);
+      }
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  it('answers every form as each person may, for their own objects and for another’s', async () => {
+    const wrong: string[] = [];
+    for (const caller of CALLERS) {
+      const browser = browsers.get(callerName(caller))!;
+      for (const target of ['own', 'foreign'] as const) {
+        if (caller.kind === 'operator' && target === 'foreign') continue;
+        for (const action of ACTIONS) {
+          // Creating a key and inviting a user act on the person's own account: there is no foreign form.
+          if (target === 'foreign' && action.path(objects.own) === action.path(objects.foreign)) continue;
+          let want = expected(caller, action.rule, target);
+          if (action.name === 'create key' && caller.kind !== 'partner') want = 403;
+          const fields =
+            action.name === 'invite user'
+              ? { email: `${caller.kind}-${caller.role}-invited@matrix.example`, role: 'reporter' }
+              : (action.fields ?? {});
+          const answer = await browser.submit('/users', action.path(objects[target]), fields);
+          const ok =
+            want === 'allowed'
+              ? ![401, 403, 404].includes(answer.status) && answer.status < 500
+              : answer.status === want;
+          if (!ok)
+            wrong.push(
+              `${callerName(caller)} ${target}: ${action.name} → ${answer.status} (expected ${want})`,
+            );
+        }
+      }
+    }
+    expect(wrong).toEqual([]);
+  });
+});
