@@ -12,7 +12,7 @@ type Kind = 'operator' | 'advertiser' | 'partner';
 /** Every page of each kind of account's menu (each demo user is an admin of theirs). */
 const PAGES: Record<Kind, string[]> = {
   operator: ['/review', '/campaigns', '/keys', '/users'],
-  advertiser: ['/campaigns', '/users'],
+  advertiser: ['/campaigns', '/campaigns/new', '/users'],
   partner: ['/keys', '/users'],
 };
 
@@ -48,6 +48,7 @@ describe('the dashboard in a real browser', () => {
     contexts.push(context);
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url });
     const page = await context.newPage();
+    page.setDefaultTimeout(8_000);
     page.on('request', (request) => {
       if (new URL(request.url()).origin !== server.url) foreign.push(request.url());
     });
@@ -104,6 +105,7 @@ describe('the dashboard in a real browser', () => {
   }
 
   let partnerKey = '';
+  let submittedId = 0;
 
   it('1. a partner creates a key, sees it once, copies it; then it is nowhere', async () => {
     const page = await signIn('partner');
@@ -142,8 +144,41 @@ describe('the dashboard in a real browser', () => {
     expect(await within(2_000, async () => (await fetchIds(partnerKey)).length > 0)).toBe(true);
   });
 
+  it('2. an advertiser creates a campaign with targeting, a flight and a daily cap in its time zone, previews and submits it', async () => {
+    const page = await signIn('advertiser');
+    await page.getByRole('link', { name: 'New campaign' }).click();
+    await page.getByLabel('Title').fill('Browser-approved offer');
+    await page.getByLabel('Description').fill('Made in a real browser.');
+    await page.getByLabel('Destination URL').fill('https://northwind.example/approved');
+    await page.getByRole('checkbox', { name: /header_banner/ }).check();
+    await page.getByRole('checkbox', { name: /sidebar_top/ }).check();
+    await page.getByLabel('Countries').fill('us, CA');
+    await page.getByRole('checkbox', { name: 'mobile', exact: true }).check();
+    await page.getByLabel('Time zone').fill('Europe/Paris');
+    await page.getByLabel('Starts').fill('2026-01-01T09:00');
+    await page.getByLabel('Ends').fill('2099-12-31T18:30');
+    await page.getByLabel('Daily impression cap').fill('1000');
+    await page.getByRole('button', { name: 'Save draft and preview' }).click();
+    await page.waitForURL(/\/campaigns\/\d+$/);
+    const preview = await page.locator('main').innerText();
+    expect(preview).toContain('How a partner shows it');
+    expect(preview).toContain('Made in a real browser.');
+    expect(preview).toContain('CA, US');
+    expect(preview).toContain('Europe/Paris');
+    expect(preview).toContain('1000 impressions');
+    expect(preview).toContain('2026-01-01 09:00 Europe/Paris to 2099-12-31 18:30 Europe/Paris');
+    await page.screenshot({ path: path.join(shots, 'campaign-preview.png'), fullPage: true });
+    await page.getByRole('button', { name: 'Submit for review' }).click();
+    await page.waitForURL(`${server.url}/campaigns`);
+    const row = page.getByRole('row').filter({ hasText: 'Browser-approved offer' });
+    await expect(row.textContent()).resolves.toContain('pending review');
+    submittedId = Number(
+      /\/campaigns\/(\d+)/.exec((await row.getByRole('link').getAttribute('href')) ?? '')?.[1],
+    );
+  });
+
   it('3. an operator approves a campaign from the review queue and the partner fetches it within 2 s', async () => {
-    const created = await submitted('Browser-approved offer', 10);
+    const created = { id: submittedId };
     const page = await signIn('operator');
     expect(new URL(page.url()).pathname).toBe('/review');
     await page.getByRole('button', { name: 'Approve: Browser-approved offer' }).click();
@@ -188,6 +223,7 @@ describe('the dashboard in a real browser', () => {
     for (const kind of ['operator', 'advertiser', 'partner'] as const) {
       const page = await signIn(kind, { width: 390, height: 844 });
       for (const pathname of PAGES[kind]) visits.push([kind, page, pathname]);
+      if (kind === 'advertiser') visits.push([kind, page, `/campaigns/${submittedId}`]);
     }
     const problems: string[] = [];
     for (const [who, page, pathname] of visits) {

@@ -164,4 +164,21 @@ describe.each(ENGINES)('dashboard sessions on %s', (engine) => {
     expect(refused.status).toBe(403);
     expect(refused.body).toContain('your role (reporter) may read but not change anything');
   });
+
+  it('keeps a refused campaign form as typed and says what is wrong in the service’s words', async () => {
+    const advertiser = await t.store.createAdvertiser(`Form Ads ${engine}`, now);
+    const browser = await person(`form-${engine}@example.com`, `advertiser:${advertiser.id}`);
+    const refused = await browser.submit('/campaigns/new', '/campaigns/new', {
+      title: 'Half-made offer',
+      destinationUrl: 'not a url',
+      placements: 'header_banner',
+      timeZone: 'Mars/Olympus',
+    });
+    expect(refused.status).toBe(422);
+    expect(refused.body).toContain('destinationUrl is required: an absolute http or https URL');
+    expect(refused.body).toContain('timeZone must be an IANA time zone');
+    expect(refused.body).toContain('value="Half-made offer"');
+    expect(refused.body).toMatch(/value="header_banner" checked/);
+    expect((await t.campaigns.list({ advertiserId: advertiser.id })).length).toBe(0);
+  });
 });

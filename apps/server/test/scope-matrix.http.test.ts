@@ -326,6 +326,12 @@ describe('the scope matrix of the dashboard', () => {
       rule: rule('advertiser', 'operator-change'),
     })),
     {
+      name: 'create campaign',
+      path: () => '/campaigns/new',
+      fields: { title: 'Matrix', destinationUrl: 'https://matrix.example/', placements: 'header_banner' },
+      rule: rule('advertiser', 'change'),
+    },
+    {
       name: 'invite user',
       path: () => '/users',
       fields: { email: 'x', role: 'reporter' },
@@ -377,6 +383,25 @@ describe('the scope matrix of the dashboard', () => {
     expect(wrong).toEqual([]);
   });
 
+  it('shows a campaign’s own page to whoever may see it, and another’s as missing', async () => {
+    const wrong: string[] = [];
+    for (const caller of CALLERS) {
+      const browser = browsers.get(callerName(caller))!;
+      for (const target of ['own', 'foreign'] as const) {
+        const want = expected(caller, rule('advertiser', 'read'), target);
+        const answer = await browser.get(`/campaigns/${objects[target].campaign}`);
+        if (caller.kind === 'operator' && target === 'foreign') continue;
+        if (answer.status !== want)
+          wrong.push(`${callerName(caller)} ${target} campaign page → ${answer.status} (expected ${want})`);
+      }
+      const form = await browser.get('/campaigns/new');
+      const wantForm = caller.kind === 'advertiser' ? 200 : 403;
+      if (form.status !== wantForm)
+        wrong.push(`${callerName(caller)} new campaign form → ${form.status} (expected ${wantForm})`);
+    }
+    expect(wrong).toEqual([]);
+  });
+
   it('answers every form as each person may, for their own objects and for another’s', async () => {
     const wrong: string[] = [];
     for (const caller of CALLERS) {
@@ -388,6 +413,7 @@ describe('the scope matrix of the dashboard', () => {
           if (target === 'foreign' && action.path(objects.own) === action.path(objects.foreign)) continue;
           let want = expected(caller, action.rule, target);
           if (action.name === 'create key' && caller.kind !== 'partner') want = 403;
+          if (action.name === 'create campaign' && caller.kind !== 'advertiser') want = 403;
           const fields =
             action.name === 'invite user'
               ? { email: `${caller.kind}-${caller.role}-invited@matrix.example`, role: 'reporter' }

@@ -1,6 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isTimeZone, localDate, localPeriod, startOfLocalDay, startOfNextLocalDay } from './time-zones.js';
+import {
+  instantOfLocalTime,
+  isTimeZone,
+  localDate,
+  localPeriod,
+  startOfLocalDay,
+  startOfNextLocalDay,
+} from './time-zones.js';
 
 describe('local days in IANA time zones (D12)', () => {
   it('knows time zones', () => {
@@ -112,5 +119,20 @@ describe('report periods (D12)', () => {
       '2026-11-02T05:00:00.000Z',
     );
     expect(new Date(startOfLocalDay(2026, 3, 1, 'UTC')).toISOString()).toBe('2026-03-01T00:00:00.000Z');
+  });
+});
+
+describe('instantOfLocalTime', () => {
+  it('reads a wall-clock time in its zone, on both sides of a daylight-saving change', () => {
+    expect(new Date(instantOfLocalTime('2026-12-01T09:00', 'Europe/Paris')!).toISOString()).toBe(
+      '2026-12-01T08:00:00.000Z',
+    );
+    expect(new Date(instantOfLocalTime('2026-07-01T09:00', 'Europe/Paris')!).toISOString()).toBe(
+      '2026-07-01T07:00:00.000Z',
+    );
+    expect(new Date(instantOfLocalTime('2026-03-08T12:30', 'America/New_York')!).toISOString()).toBe(
+      '2026-03-08T16:30:00.000Z',
+    );
+    expect(instantOfLocalTime('2026-12-01 09:00', 'UTC')).toBeUndefined();
   });
 });

@@ -91,6 +91,21 @@ export function startOfLocalDay(year: number, month: number, day: number, timeZo
   return after;
 }
 
+/**
+ * The instant a wall-clock time in `timeZone` names (`2026-12-01T09:00` in Europe/Paris is 08:00
+ * UTC). A time that daylight saving skips is read with the offset before the jump; one that
+ * happens twice, as its first occurrence.
+ */
+export function instantOfLocalTime(localTime: string, timeZone: string): number | undefined {
+  const match = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})$/.exec(localTime);
+  if (!match) return undefined;
+  const [y, m, d, h, min] = match.slice(1).map(Number) as [number, number, number, number, number];
+  const asUtc = Date.UTC(y, m - 1, d, h, min);
+  let guess = asUtc - offset(asUtc, timeZone);
+  guess = asUtc - offset(guess, timeZone);
+  return guess;
+}
+
 /** The instant the local day after the one `ms` falls in begins; always later than `ms`. */
 export function startOfNextLocalDay(ms: number, timeZone: string): number {
   const { y, m, d } = wallClock(ms, timeZone);

@@ -1,10 +1,14 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { mayChange } from '../../domain/accounts.js';
+import type { Campaign } from '../../domain/campaigns.js';
+import { DomainError } from '../../domain/errors.js';
+import { instantOfLocalTime, isTimeZone } from '../../domain/time-zones.js';
 import { CAMPAIGN_ACTIONS, type CampaignAction } from '../../domain/lifecycle.js';
 import { CampaignService } from '../../services/campaigns.js';
 import type { SignedIn } from '../../services/sessions.js';
 import type { DashboardDeps } from './context.js';
 import { CampaignsPage, ReviewPage, type CampaignRow } from './pages/campaigns.js';
+import { CampaignFormPage, CampaignPreviewPage, type CampaignFormValues } from './pages/campaign-form.js';
 import { ErrorPage } from './pages/layout.js';
 import { sendPage } from './render.js';
 import { attempt, formFields, PAGE, pageContext, requireSignedIn } from './support.js';
@@ -35,6 +39,7 @@ export async function campaignRoutes(app: FastifyInstance, deps: DashboardDeps):
       campaigns: await rows(signedIn),
       operator: signedIn.user.account.kind === 'operator',
       canChange: mayChange(signedIn.user.role),
+      canCreate: signedIn.user.account.kind === 'advertiser' && mayChange(signedIn.user.role),
       ...(problem && { problem }),
     });
   }
@@ -66,6 +71,58 @@ export async function campaignRoutes(app: FastifyInstance, deps: DashboardDeps):
     return sendPage(reply, await reviewPage(request, reply, signedIn));
   });
 
+  /** The advertiser the person creates campaigns for: their own (the operator imports instead). */
+  function ownAdvertiser(signedIn: SignedIn): number {
+    if (signedIn.user.account.kind !== 'advertiser') throw new DomainError('forbidden', NOT_AN_ADVERTISER);
+    return signedIn.user.account.id;
+  }
+
+  async function formPage(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    values: CampaignFormValues,
+    problem?: string,
+  ) {
+    const placements = (await deps.store.listPlacements()).filter((placement) => placement.enabled);
+    return CampaignFormPage({
+      page: pageContext(request, reply),
+      placements,
+      values,
+      ...(problem && { problem }),
+    });
+  }
+
+  app.get('/campaigns/new', PAGE, async (request, reply) => {
+    const signedIn = requireSignedIn(request, reply);
+    if (!signedIn) return reply;
+    ownAdvertiser(signedIn);
+    return sendPage(reply, await formPage(request, reply, {}));
+  });
+
+  app.post('/campaigns/new', PAGE, async (request, reply) => {
+    const signedIn = requireSignedIn(request, reply)!;
+    const values = campaignFormValues(request);
+    let created: Campaign | undefined;
+    const refused = await attempt(
+      reply,
+      async () => {
+        created = await campaigns(signedIn).create(ownAdvertiser(signedIn), campaignInput(values));
+      },
+      (problem) => formPage(request, reply, values, problem),
+    );
+    if (refused || !created) return reply;
+    return reply.redirect(`/campaigns/${created.id}`, 303);
+  });
+
+  app.get('/campaigns/:id', PAGE, async (request, reply) => {
+    const signedIn = requireSignedIn(request, reply);
+    if (!signedIn) return reply;
+    const { id } = request.params as { id: string };
+    const campaign = await campaigns(signedIn).get(/^\d{1,15}$/.test(id) ? Number(id) : 0);
+    const canSubmit = mayChange(signedIn.user.role);
+    return sendPage(reply, CampaignPreviewPage({ page: pageContext(request, reply), campaign, canSubmit }));
+  });
+
   app.post('/campaigns/:id/:action', PAGE, async (request, reply) => {
     const signedIn = requireSignedIn(request, reply)!;
     const { id, action } = request.params as { id: string; action: string };
@@ -88,4 +145,54 @@ export async function campaignRoutes(app: FastifyInstance, deps: DashboardDeps):
     deps.afterChange();
     return reply.redirect(review ? '/review' : '/campaigns', 303);
   });
+}
+
+const NOT_AN_ADVERTISER =
+  "an advertiser's own people create its campaigns here; the operator imports them with placard campaigns import";
+
+/** The form's fields as typed, lists included (a checkbox list arrives as one value or several). */
+function campaignFormValues(request: FastifyRequest): CampaignFormValues {
+  const body = (request.body ?? {}) as Record<string, unknown>;
+  const list = (name: string) => {
+    const value = body[name];
+    return (Array.isArray(value) ? value : value === undefined ? [] : [value]).filter(
+      (item): item is string => typeof item === 'string',
+    );
+  };
+  const text = formFields(request);
+  return { ...text, placements: list('placements'), devices: list('devices') };
+}
+
+/** The form's values as the campaign fields the service validates (its messages name these fields). */
+function campaignInput(values: CampaignFormValues): Record<string, unknown> {
+  const optional = (value: string | undefined) =>
+    value === undefined || value.trim() === '' ? null : value.trim();
+  const timeZone = optional(values.timeZone) ?? 'UTC';
+  const instant = (field: 'startAt' | 'endAt') => {
+    const local = optional(values[field]);
+    if (local === null) return null;
+    const at = isTimeZone(timeZone) ? instantOfLocalTime(local, timeZone) : undefined;
+    // Left as typed when it cannot be read, so the service names the field in its answer.
+    return at === undefined ? local : new Date(at).toISOString();
+  };
+  const cap = (value: string | undefined) => {
+    const given = optional(value);
+    return given === null ? null : Number(given);
+  };
+  return {
+    title: values.title ?? '',
+    description: optional(values.description),
+    category: optional(values.category),
+    destinationUrl: values.destinationUrl ?? '',
+    placements: values.placements ?? [],
+    countries: (values.countries ?? '')
+      .split(',')
+      .map((code) => code.trim())
+      .filter((code) => code !== ''),
+    devices: values.devices ?? [],
+    timeZone,
+    startAt: instant('startAt'),
+    endAt: instant('endAt'),
+    caps: { impressionsDaily: cap(values.impressionsDaily), clicksDaily: cap(values.clicksDaily) },
+  };
 }

@@ -51,6 +51,8 @@ export function CampaignsPage(props: {
   campaigns: CampaignRow[];
   operator: boolean;
   canChange: boolean;
+  /** An advertiser's people who may change things create campaigns here. */
+  canCreate: boolean;
   problem?: string;
 }) {
   const { campaigns, page } = props;
@@ -60,6 +62,13 @@ export function CampaignsPage(props: {
   return (
     <Layout title="Campaigns" page={page} current="/campaigns">
       <Problem message={props.problem} />
+      {props.canCreate && (
+        <p>
+          <a class="button" href="/campaigns/new">
+            New campaign
+          </a>
+        </p>
+      )}
       <DataTable
         label="Campaigns"
         count={campaigns.length}
@@ -67,7 +76,7 @@ export function CampaignsPage(props: {
         empty={
           props.operator
             ? 'No campaigns yet. Advertisers create them after signing in, or import them with placard campaigns import.'
-            : 'No campaigns yet. Create one through the management API or ask your operator to import it; it then waits here as a draft for you to submit.'
+            : 'No campaigns yet. Create one with New campaign: it waits here as a draft until you submit it for review.'
         }
         headers={[
           'Campaign',
@@ -81,7 +90,7 @@ export function CampaignsPage(props: {
         {campaigns.map((campaign) => (
           <tr key={campaign.id}>
             <td>
-              {campaign.title}
+              <a href={`/campaigns/${campaign.id}`}>{campaign.title}</a>
               <p class="note">#{campaign.id}</p>
             </td>
             {props.operator && <td>{campaign.advertiserName}</td>}
@@ -89,7 +98,7 @@ export function CampaignsPage(props: {
               <Status campaign={campaign} />
             </td>
             <td>{campaign.placements.join(', ')}</td>
-            <td>{flight(campaign.startAt, campaign.endAt)}</td>
+            <td>{flight(campaign.startAt, campaign.endAt, campaign.timeZone)}</td>
             {props.canChange && (
               <td>
                 <Actions campaign={campaign} csrf={page.csrf} actions={actionsOf(campaign)} />

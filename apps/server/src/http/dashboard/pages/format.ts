@@ -4,10 +4,24 @@ export function when(ms: number | null | undefined): string {
   return `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 }
 
-/** A campaign's flight in words: when it starts and ends, if it does. */
-export function flight(startAt: number | null, endAt: number | null): string {
+/** An instant as the wall clock of `timeZone` shows it, to the minute, with the zone named. */
+export function whenIn(ms: number, timeZone: string): string {
+  // Sweden's format is ISO-like (2026-12-01 09:00), so the figures read the same everywhere.
+  const local = new Intl.DateTimeFormat('sv-SE', {
+    timeZone,
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+  }).format(ms);
+  return `${local} ${timeZone}`;
+}
+
+/** A campaign's flight in words, in its own time zone: when it starts and ends, if it does. */
+export function flight(startAt: number | null, endAt: number | null, timeZone = 'UTC'): string {
   if (startAt === null && endAt === null) return 'always';
-  if (endAt === null) return `from ${when(startAt)}`;
-  if (startAt === null) return `until ${when(endAt)}`;
-  return `${when(startAt)} to ${when(endAt)}`;
+  if (endAt === null) return `from ${whenIn(startAt!, timeZone)}`;
+  if (startAt === null) return `until ${whenIn(endAt, timeZone)}`;
+  return `${whenIn(startAt, timeZone)} to ${whenIn(endAt, timeZone)}`;
 }
