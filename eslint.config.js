@@ -16,6 +16,7 @@ export default tseslint.config(
         // Sources through the configs that build them (stricter), tests through the test configs.
         project: [
           './apps/server/tsconfig.json',
+          './apps/server/browser/tsconfig.json',
           './packages/client/tsconfig.json',
           './examples/partner-site/tsconfig.json',
           './apps/server/tsconfig.test.json',
@@ -58,7 +59,7 @@ export default tseslint.config(
   },
   {
     // Scripts the example site and the dashboard serve to browsers.
-    files: ['examples/*/public/**/*.js', 'apps/server/public/**/*.js'],
+    files: ['examples/*/public/**/*.js', 'apps/server/public/**/*.js', 'apps/server/browser/*.ts'],
     languageOptions: { globals: globals.browser },
   },
 );

@@ -57,7 +57,10 @@ function buildIfStale(name, output, inputs, build) {
   fs.utimesSync(output, now, now);
 }
 
-/** Builds the server, the partner SDK and the example partner site where their sources changed. */
+/**
+ * Builds the server, its browser scripts, the partner SDK and the example partner site where their
+ * sources changed.
+ */
 export function ensureBuilt() {
   const server = path.join(root, 'apps', 'server');
   buildIfStale(
@@ -65,6 +68,12 @@ export function ensureBuilt() {
     path.join(server, 'dist', 'cli', 'main.js'),
     [path.join(server, 'src'), path.join(server, 'tsconfig.json')],
     () => run('npx', ['tsc', '-b', 'apps/server']),
+  );
+  buildIfStale(
+    "the dashboard's browser scripts",
+    path.join(server, 'dist', 'public', 'live-figures.js'),
+    [path.join(server, 'browser'), path.join(root, 'package-lock.json')],
+    () => run(process.execPath, [path.join(server, 'browser', 'build.mjs')]),
   );
   const client = path.join(root, 'packages', 'client');
   buildIfStale(

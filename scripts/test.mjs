@@ -11,6 +11,7 @@ import { ensureBuilt, ensureChromium, ensureInstalled } from './setup.mjs';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const steps = [
   ['type-check (tests included)', 'npx', ['tsc', '-p', 'apps/server/tsconfig.test.json']],
+  ["type-check the dashboard's browser scripts", 'npx', ['tsc', '-p', 'apps/server/browser/tsconfig.json']],
   ['type-check the partner SDK', 'npx', ['tsc', '-p', 'packages/client/tsconfig.test.json']],
   ['type-check the example site', 'npx', ['tsc', '-p', 'examples/partner-site/tsconfig.test.json']],
   ['lint', 'npx', ['eslint', '--max-warnings=0', '.']],

@@ -11,9 +11,9 @@ const AXE_SOURCE = fs.readFileSync(createRequire(import.meta.url).resolve('axe-c
 type Kind = 'operator' | 'advertiser' | 'partner';
 /** Every page of each kind of account's menu (each demo user is an admin of theirs). */
 const PAGES: Record<Kind, string[]> = {
-  operator: ['/review', '/campaigns', '/keys', '/users'],
-  advertiser: ['/campaigns', '/campaigns/new', '/users'],
-  partner: ['/keys', '/users'],
+  operator: ['/review', '/campaigns', '/reports', '/keys', '/users'],
+  advertiser: ['/campaigns', '/campaigns/new', '/reports', '/users'],
+  partner: ['/keys', '/reports', '/users'],
 };
 
 /**
@@ -190,6 +190,69 @@ describe('the dashboard in a real browser', () => {
     expect(await within(2_000, async () => (await fetchIds(partnerKey)).includes(created.id))).toBe(true);
     expect(Date.now() - approvedAt).toBeLessThan(2_000);
     await expect(page.getByText('Browser-approved offer').count()).resolves.toBe(0);
+  });
+
+  it('4. impressions and clicks show in the advertiser’s chart and table and the partner’s report within 5 s, without a reload', async () => {
+    const advertiser = await signIn('advertiser');
+    await advertiser.goto(`${server.url}/reports?window=hour&campaign=${submittedId}`);
+    const partner = await signIn('partner');
+    await partner.goto(`${server.url}/reports?window=hour`);
+    /** What a page shows: its totals, the table's newest minute, and what the chart drew. */
+    const shown = (page: Page) =>
+      page.evaluate(() => {
+        const text = (selector: string) =>
+          Number(document.querySelector(selector)?.textContent?.replaceAll(',', '') ?? NaN);
+        const newest = document.querySelector('#series tbody tr');
+        return {
+          impressions: text('[data-total="impressions"]'),
+          clicks: text('[data-total="clicks"]'),
+          tableImpressions: Number(newest?.querySelectorAll('td')[0]?.getAttribute('data-value')),
+          chart: document.querySelector('[data-chart]')?.getAttribute('data-drawn') ?? '',
+          // Set below: a reload would lose it.
+          sameDocument: (window as unknown as { placardMark?: number }).placardMark === 1,
+        };
+      });
+    for (const page of [advertiser, partner])
+      await page.evaluate(() => {
+        (window as unknown as { placardMark?: number }).placardMark = 1;
+      });
+    const partnerBefore = await shown(partner);
+    const event = { campaignId: submittedId, placement: 'header_banner', location: 'US', device: 'mobile' };
+    const track = (kind: 'impression' | 'click') =>
+      fetch(`${server.url}/api/v1/campaigns/${kind}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${partnerKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify(event),
+      });
+    const answers = await Promise.all([
+      ...Array.from({ length: 7 }, () => track('impression')),
+      ...Array.from({ length: 2 }, () => track('click')),
+    ]);
+    expect(answers.map((answer) => answer.status)).toEqual(Array(9).fill(200));
+    const acknowledgedAt = Date.now();
+
+    const advertiserSees = async () => {
+      const now = await shown(advertiser);
+      return (
+        now.impressions === 7 &&
+        now.clicks === 2 &&
+        now.tableImpressions === 7 &&
+        now.chart === '7 impressions, 2 clicks' &&
+        now.sameDocument
+      );
+    };
+    const partnerSees = async () => {
+      const now = await shown(partner);
+      return (
+        now.impressions === partnerBefore.impressions + 7 &&
+        now.clicks === partnerBefore.clicks + 2 &&
+        now.sameDocument
+      );
+    };
+    expect(await within(5_000, advertiserSees)).toBe(true);
+    expect(await within(5_000 - (Date.now() - acknowledgedAt), partnerSees)).toBe(true);
+    expect(Date.now() - acknowledgedAt).toBeLessThan(5_000);
+    await advertiser.screenshot({ path: path.join(shots, 'advertiser-live-report.png'), fullPage: true });
   });
 
   it('5. a rejected campaign shows its reason to the advertiser; a suspended key its reason to the partner', async () => {

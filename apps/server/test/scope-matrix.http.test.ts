@@ -297,6 +297,7 @@ describe('the scope matrix of the dashboard', () => {
     foreign: { campaign: 0, key: 0, advertiser: 0, partner: 0 },
   };
   const browsers = new Map<string, BrowserClient>();
+  const plaintexts = { own: '', foreign: '' };
   const callerName = (caller: Caller) => `${caller.kind} ${caller.role}`;
 
   /** Each form action: its path for a target's objects, its fields, and its rule. */
@@ -347,7 +348,19 @@ describe('the scope matrix of the dashboard', () => {
       objects[target].campaign = campaignId!;
       objects[target].advertiser = (await t.campaigns.get(campaignId)).advertiserId;
       objects[target].partner = (await t.partners.createPartner(`${name} Partner`)).id;
-      objects[target].key = (await t.partners.createKey(objects[target].partner, `${name} key`)).key.id;
+      const created = await t.partners.createKey(objects[target].partner, `${name} key`);
+      objects[target].key = created.key.id;
+      plaintexts[target] = created.plaintext;
+    }
+    // Traffic of each partner for each advertiser's campaign, so a report that leaked would show it.
+    await t.state.refresh();
+    for (const target of ['own', 'foreign'] as const) {
+      const tracked = await t.track(
+        'impression',
+        { campaignId: objects[target].campaign, placement: 'header_banner' },
+        { authorization: `Bearer ${plaintexts[target]}` },
+      );
+      expect(tracked.statusCode).toBe(200);
     }
     for (const caller of CALLERS) {
       const account = caller.kind === 'operator' ? 'operator' : `${caller.kind}:${objects.own[caller.kind]}`;
@@ -371,13 +384,29 @@ describe('the scope matrix of the dashboard', () => {
     const wrong: string[] = [];
     for (const caller of CALLERS) {
       const browser = browsers.get(callerName(caller))!;
-      for (const page of ['/keys', '/campaigns', '/review', '/users']) {
+      const reports = ['campaign', 'advertiser', 'partner'].flatMap((by) =>
+        ['/reports', '/reports/figures', '/reports.csv'].map((path) => `${path}?window=hour&breakdown=${by}`),
+      );
+      for (const page of ['/keys', '/campaigns', '/review', '/users', ...reports]) {
         const answer = await browser.get(page);
-        const want = page === '/review' && caller.kind !== 'operator' ? 403 : 200;
+        // Breaking figures down by advertiser or partner is the operator's: others get a 400 naming it.
+        const byAccount = /breakdown=(advertiser|partner)/.test(page);
+        const want = caller.kind === 'operator' ? 200 : page === '/review' ? 403 : byAccount ? 400 : 200;
         if (answer.status !== want)
           wrong.push(`${callerName(caller)} ${page} → ${answer.status} (expected ${want})`);
         if (caller.kind !== 'operator' && /Foreign|foreign@/.test(answer.body))
           wrong.push(`${callerName(caller)} ${page} shows another account's objects`);
+        const csvByCampaign = page.startsWith('/reports.csv?window=hour&breakdown=campaign');
+        const csvCampaigns = csvByCampaign
+          ? answer.body
+              .split('\r\n')
+              .slice(1, -1)
+              .map((line) => Number(line.split(',')[1]))
+          : [];
+        if (caller.kind !== 'operator' && csvCampaigns.includes(objects.foreign.campaign))
+          wrong.push(`${callerName(caller)} ${page} counts another advertiser's campaign`);
+        if (csvByCampaign && csvCampaigns.length === 0)
+          wrong.push(`${callerName(caller)} ${page} shows not even its own traffic`);
       }
     }
     expect(wrong).toEqual([]);

@@ -106,6 +106,12 @@ export function instantOfLocalTime(localTime: string, timeZone: string): number 
   return guess;
 }
 
+/** The instant the local hour `ms` falls in began (offsets are whole quarter hours, so its minute 0). */
+export function startOfLocalHour(ms: number, timeZone: string): number {
+  const { min } = wallClock(ms, timeZone);
+  return Math.floor(ms / 60_000) * 60_000 - min * 60_000;
+}
+
 /** The instant the local day after the one `ms` falls in begins; always later than `ms`. */
 export function startOfNextLocalDay(ms: number, timeZone: string): number {
   const { y, m, d } = wallClock(ms, timeZone);

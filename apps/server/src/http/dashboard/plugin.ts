@@ -10,6 +10,7 @@ import { COOKIE_OPTIONS, CSRF_COOKIE, SESSION_COOKIE } from './cookies.js';
 import { keyRoutes } from './keys-routes.js';
 import { ErrorPage } from './pages/layout.js';
 import { sendPage } from './render.js';
+import { reportRoutes } from './report-routes.js';
 import { refuseCrossSite } from './same-origin.js';
 import { signInRoutes } from './sign-in-routes.js';
 import { PAGE, pageContext } from './support.js';
@@ -63,5 +64,6 @@ export async function dashboard(app: FastifyInstance, deps: DashboardDeps): Prom
   await app.register(signInRoutes, deps);
   await app.register(keyRoutes, deps);
   await app.register(campaignRoutes, deps);
+  await app.register(reportRoutes, deps);
   await app.register(userRoutes, deps);
 }

@@ -15,11 +15,18 @@ function sections(signedIn: SignedIn): Array<[string, string]> {
       ? [
           ['/review', 'Review queue'],
           ['/campaigns', 'Campaigns'],
+          ['/reports', 'Reports'],
           ['/keys', 'API keys'],
         ]
       : kind === 'advertiser'
-        ? [['/campaigns', 'Campaigns']]
-        : [['/keys', 'API keys']];
+        ? [
+            ['/campaigns', 'Campaigns'],
+            ['/reports', 'Reports'],
+          ]
+        : [
+            ['/keys', 'API keys'],
+            ['/reports', 'Reports'],
+          ];
   return signedIn.user.role === 'admin' ? [...own, ['/users', 'Users']] : own;
 }
 
@@ -42,6 +49,10 @@ export function Layout(props: {
   title: string;
   page: PageContext;
   current?: string;
+  /** Scripts the page needs (served by Placard, loaded after the page is parsed). */
+  scripts?: string[];
+  /** Stylesheets the page needs beyond the dashboard's own. */
+  styles?: string[];
   children: ComponentChildren;
 }) {
   const { signedIn, csrf } = props.page;
@@ -51,7 +62,19 @@ export function Layout(props: {
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>{`${props.title} · Placard`}</title>
+        {/* No icon: otherwise every browser asks for /favicon.ico and logs its 404. */}
+        <link rel="icon" href="data:," />
         <link rel="stylesheet" href="/assets/dashboard.css" />
+        {props.styles?.map((href) => (
+          <link key={href} rel="stylesheet" href={href} />
+        ))}
+        {props.scripts && (
+          // htmx would otherwise add an inline stylesheet, which the strict CSP refuses.
+          <meta name="htmx-config" content='{"includeIndicatorCSS":false}' />
+        )}
+        {props.scripts?.map((src) => (
+          <script key={src} src={src} defer />
+        ))}
       </head>
       <body>
         <header class="top">

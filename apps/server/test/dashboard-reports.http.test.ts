@@ -1,0 +1,109 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { UserService } from '../src/services/users.js';
+import { campaign, createTestApp, type TestApp } from './helpers/app.js';
+import { BrowserClient } from './helpers/browser-client.js';
+import { ENGINES } from './helpers/engines.js';
+
+const PASSWORD = 'violet-harbour-lantern';
+
+/** The dashboard's live reports (D14) over real HTTP: each person's own figures, nothing more. */
+describe.each(ENGINES)('dashboard reports on %s', (engine) => {
+  let t: TestApp;
+  const now = Date.parse('2026-06-01T12:34:56Z');
+  let own: number;
+  let foreign: number;
+  let ownAdvertiser: number;
+  let otherPartner: number;
+
+  async function person(email: string, account: string) {
+    const users = new UserService(t.store, undefined, t.url, () => now);
+    const { link } = await users.create({ email, account, role: 'reporter' });
+    const browser = new BrowserClient(t.url);
+    const path = new URL(link.url).pathname;
+    expect((await browser.submit(path, path, { password: PASSWORD })).status).toBe(303);
+    return browser;
+  }
+
+  /** A page's totals as shown. */
+  const totals = (body: string) => ({
+    impressions: Number(/data-total="impressions">([\d,]+)</.exec(body)?.[1]?.replaceAll(',', '')),
+    clicks: Number(/data-total="clicks">([\d,]+)</.exec(body)?.[1]?.replaceAll(',', '')),
+  });
+
+  beforeAll(async () => {
+    t = await createTestApp({ engine, clock: () => now });
+    [own] = await t.addCampaigns([campaign({ title: 'Harbour lights' })], 'Own Ads');
+    [foreign] = await t.addCampaigns([campaign({ title: 'Secret launch' })], 'Other Ads');
+    ownAdvertiser = (await t.campaigns.get(own!)).advertiserId;
+    otherPartner = (await t.partners.createPartner('Quiet Partner')).id;
+    const event = (campaignId: number) => ({ campaignId, placement: 'header_banner', location: 'US' });
+    for (let i = 0; i < 3; i++) expect((await t.track('impression', event(own!))).statusCode).toBe(200);
+    expect((await t.track('click', event(own!))).statusCode).toBe(200);
+    for (let i = 0; i < 5; i++) expect((await t.track('impression', event(foreign!))).statusCode).toBe(200);
+  });
+  afterAll(async () => t?.close());
+
+  it("shows an advertiser its own campaigns' figures, by campaign, and nothing of another's", async () => {
+    const browser = await person(`adv-${engine}@example.com`, `advertiser:${ownAdvertiser}`);
+    const page = await browser.get('/reports?window=hour');
+    expect(page.status).toBe(200);
+    expect(totals(page.body)).toEqual({ impressions: 3, clicks: 1 });
+    expect(page.body).toContain('Harbour lights');
+    expect(page.body).not.toContain('Secret launch');
+    // Naming another advertiser's campaign finds nothing rather than telling it exists.
+    const probe = await browser.get(`/reports?window=hour&campaign=${foreign}`);
+    expect(probe.status).toBe(200);
+    expect(totals(probe.body)).toEqual({ impressions: 0, clicks: 0 });
+    expect(probe.body).toContain('Once your campaigns are approved and running');
+  });
+
+  it('shows a partner its own traffic of every campaign, and another partner none of it', async () => {
+    const partnerId = (await t.partners.listPartners()).find((p) => p.name === 'Test Partner')!.id;
+    const partner = await person(`partner-${engine}@example.com`, `partner:${partnerId}`);
+    const page = await partner.get('/reports?window=day&breakdown=campaign');
+    expect(totals(page.body)).toEqual({ impressions: 8, clicks: 1 });
+    expect(page.body).toContain('Delivery report');
+    const other = await person(`quiet-${engine}@example.com`, `partner:${otherPartner}`);
+    const empty = await other.get('/reports?window=day');
+    expect(totals(empty.body)).toEqual({ impressions: 0, clicks: 0 });
+    expect(empty.body).toContain('the Integration page shows how to send them');
+  });
+
+  it('serves the live part alone, and sends an ended session to sign in instead of swapping a page in', async () => {
+    const browser = await person(`live-${engine}@example.com`, `advertiser:${ownAdvertiser}`);
+    const fragment = await browser.get('/reports/figures?window=hour');
+    expect(fragment.status).toBe(200);
+    expect(fragment.body.startsWith('<section id="live-figures"')).toBe(true);
+    expect(fragment.body).toContain('hx-trigger="every 2s"');
+    expect(totals(fragment.body)).toEqual({ impressions: 3, clicks: 1 });
+    const signedOut = await new BrowserClient(t.url).get('/reports/figures?window=hour');
+    expect(signedOut.status).toBe(204);
+    expect(signedOut.headers['hx-redirect']).toBe(
+      `/sign-in?next=${encodeURIComponent('/reports?window=hour')}`,
+    );
+  });
+
+  it('exports the same report as CSV', async () => {
+    const browser = await person(`csv-${engine}@example.com`, `advertiser:${ownAdvertiser}`);
+    const csv = await browser.get('/reports.csv?window=hour&breakdown=campaign');
+    expect(csv.status).toBe(200);
+    expect(csv.headers['content-type']).toBe('text/csv; charset=utf-8');
+    expect(csv.headers['content-disposition']).toMatch(/^attachment; filename="placard-hour-campaign-/);
+    expect(csv.body.split('\r\n')).toEqual([
+      'period,campaign,impressions,clicks,ctr,nonBillableImpressions,nonBillableClicks',
+      `2026-06-01T12:34+00:00,${own},3,1,0.333333,0,0`,
+      '',
+    ]);
+  });
+
+  it('names what is wrong with a report it cannot make, keeping the form as chosen', async () => {
+    const browser = await person(`wrong-${engine}@example.com`, `advertiser:${ownAdvertiser}`);
+    const zone = await browser.get('/reports?timeZone=Mars%2FOlympus');
+    expect(zone.status).toBe(400);
+    expect(zone.body).toContain('timeZone must be an IANA time zone');
+    expect(zone.body).toContain('value="Mars/Olympus"');
+    const breakdown = await browser.get('/reports?breakdown=partner');
+    expect(breakdown.status).toBe(400);
+    expect(breakdown.body).toContain('breakdown must be one of: campaign, placement, country, device');
+  });
+});
