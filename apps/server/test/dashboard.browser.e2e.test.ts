@@ -286,7 +286,9 @@ describe('the dashboard in a real browser', () => {
     for (const kind of ['operator', 'advertiser', 'partner'] as const) {
       const page = await signIn(kind, { width: 390, height: 844 });
       for (const pathname of PAGES[kind]) visits.push([kind, page, pathname]);
-      if (kind === 'advertiser') visits.push([kind, page, `/campaigns/${submittedId}`]);
+      if (kind === 'advertiser')
+        for (const own of [`/campaigns/${submittedId}`, `/campaigns/${submittedId}/edit`])
+          visits.push([kind, page, own]);
     }
     const problems: string[] = [];
     for (const [who, page, pathname] of visits) {

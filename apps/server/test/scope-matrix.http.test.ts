@@ -333,6 +333,12 @@ describe('the scope matrix of the dashboard', () => {
       rule: rule('advertiser', 'change'),
     },
     {
+      name: 'edit campaign',
+      path: (o) => `/campaigns/${o.campaign}/edit`,
+      fields: { title: 'Edited', destinationUrl: 'https://matrix.example/', placements: 'header_banner' },
+      rule: rule('advertiser', 'change'),
+    },
+    {
       name: 'invite user',
       path: () => '/users',
       fields: { email: 'x', role: 'reporter' },
@@ -418,10 +424,14 @@ describe('the scope matrix of the dashboard', () => {
       const browser = browsers.get(callerName(caller))!;
       for (const target of ['own', 'foreign'] as const) {
         const want = expected(caller, rule('advertiser', 'read'), target);
-        const answer = await browser.get(`/campaigns/${objects[target].campaign}`);
         if (caller.kind === 'operator' && target === 'foreign') continue;
-        if (answer.status !== want)
-          wrong.push(`${callerName(caller)} ${target} campaign page → ${answer.status} (expected ${want})`);
+        for (const page of ['', '/edit']) {
+          const answer = await browser.get(`/campaigns/${objects[target].campaign}${page}`);
+          if (answer.status !== want)
+            wrong.push(
+              `${callerName(caller)} ${target} campaign${page} page → ${answer.status} (expected ${want})`,
+            );
+        }
       }
       const form = await browser.get('/campaigns/new');
       const wantForm = caller.kind === 'advertiser' ? 200 : 403;

@@ -58,8 +58,11 @@ const unapprovedStatus = (status: string): string =>
   `"${status}" skips review: approve the import (placard campaigns import --approve) ` +
   'or leave status out so the campaign goes through review';
 
-/** Fields an edit may change; status moves only through actions (D11). */
-const EDITABLE = [
+/**
+ * Fields an edit may change (PATCH /campaigns/:id, the dashboard's edit form); status moves only
+ * through actions (D11).
+ */
+export const EDITABLE = [
   'title',
   'description',
   'category',

@@ -2,7 +2,11 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { mayChange } from '../../domain/accounts.js';
 import type { Campaign } from '../../domain/campaigns.js';
 import { DomainError } from '../../domain/errors.js';
-import { instantOfLocalTime, isTimeZone } from '../../domain/time-zones.js';
+import { instantOfLocalTime, isTimeZone, localPeriod } from '../../domain/time-zones.js';
+import { notServingReasons } from '../../domain/serving-reasons.js';
+import { changesSinceApproval, type FieldChange } from '../../services/campaign-review.js';
+import { PlacementService } from '../../services/placements.js';
+import { whenIn } from './pages/format.js';
 import { CAMPAIGN_ACTIONS, type CampaignAction } from '../../domain/lifecycle.js';
 import { CampaignService } from '../../services/campaigns.js';
 import type { SignedIn } from '../../services/sessions.js';
@@ -51,7 +55,10 @@ export async function campaignRoutes(app: FastifyInstance, deps: DashboardDeps):
     problem?: string,
   ) {
     const campaigns = await rows(signedIn, 'pending_review');
-    return ReviewPage({ page: pageContext(request, reply), campaigns, ...(problem && { problem }) });
+    const changes = new Map<number, FieldChange[] | null>();
+    for (const campaign of campaigns)
+      changes.set(campaign.id, await changesSinceApproval(deps.store, signedIn.actor, campaign.id));
+    return ReviewPage({ page: pageContext(request, reply), campaigns, changes, ...(problem && { problem }) });
   }
 
   app.get('/campaigns', PAGE, async (request, reply) => {
@@ -77,15 +84,29 @@ export async function campaignRoutes(app: FastifyInstance, deps: DashboardDeps):
     return signedIn.user.account.id;
   }
 
+  /** The form for a new campaign (`editing` undefined) or for a change to one. */
   async function formPage(
     request: FastifyRequest,
     reply: FastifyReply,
+    signedIn: SignedIn,
     values: CampaignFormValues,
+    editing?: Campaign,
     problem?: string,
   ) {
-    const placements = (await deps.store.listPlacements()).filter((placement) => placement.enabled);
+    const placements = (await new PlacementService(deps.store, signedIn.actor).list()).filter(
+      (placement) => placement.enabled || editing?.placements.includes(placement.id),
+    );
+    const form = editing
+      ? {
+          title: `Edit: ${editing.title}`,
+          action: `/campaigns/${editing.id}/edit`,
+          submitLabel: 'Save changes',
+          note: EDIT_NOTE,
+        }
+      : { title: 'New campaign', action: '/campaigns/new', submitLabel: 'Save draft and preview' };
     return CampaignFormPage({
       page: pageContext(request, reply),
+      ...form,
       placements,
       values,
       ...(problem && { problem }),
@@ -96,7 +117,7 @@ export async function campaignRoutes(app: FastifyInstance, deps: DashboardDeps):
     const signedIn = requireSignedIn(request, reply);
     if (!signedIn) return reply;
     ownAdvertiser(signedIn);
-    return sendPage(reply, await formPage(request, reply, {}));
+    return sendPage(reply, await formPage(request, reply, signedIn, {}));
   });
 
   app.post('/campaigns/new', PAGE, async (request, reply) => {
@@ -108,7 +129,7 @@ export async function campaignRoutes(app: FastifyInstance, deps: DashboardDeps):
       async () => {
         created = await campaigns(signedIn).create(ownAdvertiser(signedIn), campaignInput(values));
       },
-      (problem) => formPage(request, reply, values, problem),
+      (problem) => formPage(request, reply, signedIn, values, undefined, problem),
     );
     if (refused || !created) return reply;
     return reply.redirect(`/campaigns/${created.id}`, 303);
@@ -117,10 +138,45 @@ export async function campaignRoutes(app: FastifyInstance, deps: DashboardDeps):
   app.get('/campaigns/:id', PAGE, async (request, reply) => {
     const signedIn = requireSignedIn(request, reply);
     if (!signedIn) return reply;
-    const { id } = request.params as { id: string };
-    const campaign = await campaigns(signedIn).get(/^\d{1,15}$/.test(id) ? Number(id) : 0);
-    const canSubmit = mayChange(signedIn.user.role);
-    return sendPage(reply, CampaignPreviewPage({ page: pageContext(request, reply), campaign, canSubmit }));
+    const campaign = await campaigns(signedIn).get(campaignId(request));
+    const canChange = mayChange(signedIn.user.role);
+    const enabled = (await new PlacementService(deps.store, signedIn.actor).list()).filter((p) => p.enabled);
+    const notServing = notServingReasons(
+      campaign,
+      deps.clock(),
+      new Set(enabled.map((placement) => placement.id)),
+      (ms) => whenIn(ms, campaign.timeZone),
+    );
+    const canEdit = canChange && !FINAL.includes(campaign.status);
+    const page = pageContext(request, reply);
+    return sendPage(
+      reply,
+      CampaignPreviewPage({ page, campaign, canSubmit: canChange, canEdit, notServing }),
+    );
+  });
+
+  app.get('/campaigns/:id/edit', PAGE, async (request, reply) => {
+    const signedIn = requireSignedIn(request, reply);
+    if (!signedIn) return reply;
+    const campaign = await campaigns(signedIn).get(campaignId(request));
+    return sendPage(reply, await formPage(request, reply, signedIn, formValuesOf(campaign), campaign));
+  });
+
+  app.post('/campaigns/:id/edit', PAGE, async (request, reply) => {
+    const signedIn = requireSignedIn(request, reply)!;
+    const values = campaignFormValues(request);
+    const id = campaignId(request);
+    const refused = await attempt(
+      reply,
+      async () => {
+        await campaigns(signedIn).update(id, campaignInput(values));
+      },
+      async (problem) =>
+        formPage(request, reply, signedIn, values, await campaigns(signedIn).get(id), problem),
+    );
+    if (refused) return reply;
+    deps.afterChange();
+    return reply.redirect(`/campaigns/${id}`, 303);
   });
 
   app.post('/campaigns/:id/:action', PAGE, async (request, reply) => {
@@ -145,6 +201,41 @@ export async function campaignRoutes(app: FastifyInstance, deps: DashboardDeps):
     deps.afterChange();
     return reply.redirect(review ? '/review' : '/campaigns', 303);
   });
+}
+
+/** Statuses no edit applies to: the campaign's delivery is over. */
+const FINAL: readonly string[] = ['completed', 'archived'];
+
+const EDIT_NOTE =
+  'Changing the title, description, category or destination of an approved campaign sends it back to review; a rejected campaign returns to draft.';
+
+/** The campaign id in the path; anything but digits names no campaign. */
+function campaignId(request: FastifyRequest): number {
+  const { id } = request.params as { id: string };
+  return /^\d{1,15}$/.test(id) ? Number(id) : 0;
+}
+
+/** A campaign's fields as the form shows them: times on the wall clock of its own time zone. */
+function formValuesOf(campaign: Campaign): CampaignFormValues {
+  const local = (ms: number | null) =>
+    ms === null ? '' : localPeriod(ms, 'minute', campaign.timeZone).slice(0, 16);
+  const number = (value: number | null) => (value === null ? '' : String(value));
+  return {
+    title: campaign.title,
+    description: campaign.description ?? '',
+    category: campaign.category ?? '',
+    destinationUrl: campaign.destinationUrl,
+    placements: campaign.placements,
+    countries: campaign.countries.join(', '),
+    devices: campaign.devices,
+    timeZone: campaign.timeZone,
+    startAt: local(campaign.startAt),
+    endAt: local(campaign.endAt),
+    impressionsDaily: number(campaign.caps.impressionsDaily),
+    clicksDaily: number(campaign.caps.clicksDaily),
+    impressionsTotal: number(campaign.caps.impressionsTotal),
+    clicksTotal: number(campaign.caps.clicksTotal),
+  };
 }
 
 const NOT_AN_ADVERTISER =
@@ -193,6 +284,11 @@ function campaignInput(values: CampaignFormValues): Record<string, unknown> {
     timeZone,
     startAt: instant('startAt'),
     endAt: instant('endAt'),
-    caps: { impressionsDaily: cap(values.impressionsDaily), clicksDaily: cap(values.clicksDaily) },
+    caps: {
+      impressionsDaily: cap(values.impressionsDaily),
+      clicksDaily: cap(values.clicksDaily),
+      impressionsTotal: cap(values.impressionsTotal),
+      clicksTotal: cap(values.clicksTotal),
+    },
   };
 }

@@ -17,6 +17,8 @@ export interface CampaignFormValues {
   timeZone?: string;
   impressionsDaily?: string;
   clicksDaily?: string;
+  impressionsTotal?: string;
+  clicksTotal?: string;
 }
 
 function Field(props: {
@@ -49,9 +51,17 @@ function Field(props: {
   );
 }
 
-/** A new campaign: creative, targeting, flight in its time zone, daily caps. It starts as a draft. */
+/**
+ * A campaign's fields: creative, targeting, flight in its time zone, caps. A new campaign starts as
+ * a draft; an edit says what it does to the campaign's review.
+ */
 export function CampaignFormPage(props: {
   page: PageContext;
+  title: string;
+  action: string;
+  submitLabel: string;
+  /** What saving does beyond saving (an edit of an approved campaign's creative goes to review). */
+  note?: string;
   placements: Array<{ id: string; description: string }>;
   values: CampaignFormValues;
   problem?: string;
@@ -59,9 +69,10 @@ export function CampaignFormPage(props: {
   const { values } = props;
   const checked = (list: string[] | undefined, item: string) => list?.includes(item) ?? false;
   return (
-    <Layout title="New campaign" page={props.page} current="/campaigns">
+    <Layout title={props.title} page={props.page} current="/campaigns">
       <Problem message={props.problem} />
-      <form method="post" action="/campaigns/new" class="stack wide">
+      {props.note && <p class="note">{props.note}</p>}
+      <form method="post" action={props.action} class="stack wide">
         <CsrfField token={props.page.csrf} />
         <Field name="title" label="Title" values={values} required />
         <Field
@@ -133,14 +144,32 @@ export function CampaignFormPage(props: {
           hint="Optional: counted per local day."
         />
         <Field name="clicksDaily" label="Daily click cap" type="number" values={values} hint="Optional." />
-        <button type="submit">Save draft and preview</button>
+        <Field
+          name="impressionsTotal"
+          label="Total impression cap"
+          type="number"
+          values={values}
+          hint="Optional: over the whole flight; reaching it completes the campaign."
+        />
+        <Field name="clicksTotal" label="Total click cap" type="number" values={values} hint="Optional." />
+        <button type="submit">{props.submitLabel}</button>
       </form>
     </Layout>
   );
 }
 
-/** A campaign as a partner's page would show it, the fields partners receive, and what comes next. */
-export function CampaignPreviewPage(props: { page: PageContext; campaign: Campaign; canSubmit: boolean }) {
+/**
+ * A campaign's own page: why it is or is not serving, how a partner's page would show it, its
+ * delivery settings, the fields partners receive, and what the person may do next.
+ */
+export function CampaignPreviewPage(props: {
+  page: PageContext;
+  campaign: Campaign;
+  canSubmit: boolean;
+  canEdit: boolean;
+  /** Why it is not served now, each with what to do; empty while it is served. */
+  notServing: string[];
+}) {
   const { campaign } = props;
   const partnerView: Record<string, unknown> = { id: campaign.id, title: campaign.title };
   if (campaign.description !== null) partnerView['description'] = campaign.description;
@@ -149,6 +178,20 @@ export function CampaignPreviewPage(props: { page: PageContext; campaign: Campai
   const caps = campaign.caps;
   return (
     <Layout title={`Preview: ${campaign.title}`} page={props.page} current="/campaigns">
+      <p class="actions">
+        <a href={`/reports?campaign=${campaign.id}&window=day&breakdown=placement`}>Live report</a>
+        {props.canEdit && <a href={`/campaigns/${campaign.id}/edit`}>Edit</a>}
+      </p>
+      <h2>Is it serving?</h2>
+      {props.notServing.length === 0 ? (
+        <p>Yes: partners receive it for fetches that match its placements, countries and devices.</p>
+      ) : (
+        <ul class="reasons">
+          {props.notServing.map((reason) => (
+            <li key={reason}>{reason}</li>
+          ))}
+        </ul>
+      )}
       <h2>How a partner shows it</h2>
       <div class="ad-preview">
         <p class="ad-label">Sponsored</p>
@@ -173,6 +216,10 @@ export function CampaignPreviewPage(props: { page: PageContext; campaign: Campai
         <dt>Daily caps</dt>
         <dd>
           {caps.impressionsDaily ?? 'no'} impressions, {caps.clicksDaily ?? 'no'} clicks per local day
+        </dd>
+        <dt>Total caps</dt>
+        <dd>
+          {caps.impressionsTotal ?? 'no'} impressions, {caps.clicksTotal ?? 'no'} clicks
         </dd>
       </dl>
       <h2>What partners receive</h2>

@@ -3,6 +3,7 @@ import { allowedActions, type CampaignAction } from '../../../domain/lifecycle.j
 import { CsrfField, Layout, Problem, type PageContext } from './layout.js';
 import { DataTable } from './parts.js';
 import { flight } from './format.js';
+import type { FieldChange } from '../../../services/campaign-review.js';
 
 const ACTION_LABELS: Record<CampaignAction, string> = {
   submit: 'Submit for review',
@@ -112,7 +113,46 @@ export function CampaignsPage(props: {
 }
 
 /** The operator's review queue: each campaign waiting for review, to approve or reject with a reason. */
-export function ReviewPage(props: { page: PageContext; campaigns: CampaignRow[]; problem?: string }) {
+/** A field's value as a reviewer reads it. */
+function shown(value: unknown): string {
+  if (value === null || value === undefined || value === '') return 'none';
+  if (Array.isArray(value)) return value.length === 0 ? 'none (every one)' : value.join(', ');
+  if (typeof value === 'object')
+    return (
+      Object.entries(value as Record<string, unknown>)
+        .filter(([, v]) => v !== null)
+        .map(([k, v]) => `${k} ${String(v)}`)
+        .join(', ') || 'none'
+    );
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
+/** What changed since the operator last approved the campaign, or that this is its first review. */
+function Changes({ changes }: { changes: FieldChange[] | null | undefined }) {
+  if (changes === null || changes === undefined)
+    return <p class="note">First review: it was never approved.</p>;
+  if (changes.length === 0) return <p class="note">Nothing changed since its last approval.</p>;
+  return (
+    <>
+      <h3>Changed since its last approval</h3>
+      <ul class="changes">
+        {changes.map((change) => (
+          <li key={change.field}>
+            <strong>{change.field}</strong>: {shown(change.approved)} → {shown(change.now)}
+          </li>
+        ))}
+      </ul>
+    </>
+  );
+}
+
+export function ReviewPage(props: {
+  page: PageContext;
+  campaigns: CampaignRow[];
+  /** Per campaign, what changed since its last approval (null: never approved). */
+  changes: Map<number, FieldChange[] | null>;
+  problem?: string;
+}) {
   const { page } = props;
   return (
     <Layout title="Review queue" page={page} current="/review">
@@ -124,6 +164,7 @@ export function ReviewPage(props: { page: PageContext; campaigns: CampaignRow[];
           {props.campaigns.map((campaign) => (
             <li key={campaign.id} class="card">
               <h2>{campaign.title}</h2>
+              <Changes changes={props.changes.get(campaign.id)} />
               <dl>
                 <dt>Advertiser</dt>
                 <dd>{campaign.advertiserName}</dd>

@@ -1,0 +1,131 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { UserService } from '../src/services/users.js';
+import { campaign, createTestApp, type TestApp } from './helpers/app.js';
+import { BrowserClient } from './helpers/browser-client.js';
+import { ENGINES } from './helpers/engines.js';
+
+const PASSWORD = 'violet-harbour-lantern';
+
+/** Editing campaigns, why one is not serving, and what a reviewer sees changed (D11, D14). */
+describe.each(ENGINES)('dashboard campaigns on %s', (engine) => {
+  let t: TestApp;
+  const now = Date.parse('2026-06-01T12:00:00Z');
+  let advertiserId: number;
+  let advertiser: BrowserClient;
+  let operator: BrowserClient;
+
+  async function person(email: string, account: string) {
+    const { link } = await new UserService(t.store, undefined, t.url, () => now).create({
+      email,
+      account,
+      role: 'manager',
+    });
+    const browser = new BrowserClient(t.url);
+    const path = new URL(link.url).pathname;
+    expect((await browser.submit(path, path, { password: PASSWORD })).status).toBe(303);
+    return browser;
+  }
+
+  beforeAll(async () => {
+    t = await createTestApp({ engine, clock: () => now });
+    const [id] = await t.addCampaigns([campaign({ title: 'Seed' })], 'Editing Ads');
+    advertiserId = (await t.campaigns.get(id)).advertiserId;
+    advertiser = await person(`editor-${engine}@example.com`, `advertiser:${advertiserId}`);
+    operator = await person(`reviewer-${engine}@example.com`, 'operator');
+  });
+  afterAll(async () => t?.close());
+
+  it('fills the edit form with the campaign as it is, times on its own wall clock', async () => {
+    const [id] = await t.addCampaigns(
+      [
+        campaign({
+          title: 'Paris breakfast',
+          timeZone: 'Europe/Paris',
+          startAt: '2026-07-01T07:00:00Z',
+          countries: ['FR', 'BE'],
+          caps: { impressionsDaily: 500, clicksTotal: 40 },
+        }),
+      ],
+      'Editing Ads',
+    );
+    const form = await advertiser.get(`/campaigns/${id}/edit`);
+    expect(form.status).toBe(200);
+    expect(form.body).toContain('value="Paris breakfast"');
+    expect(form.body).toContain('value="2026-07-01T09:00"'); // 07:00 UTC is 09:00 in Paris in July
+    expect(form.body).toContain('value="BE, FR"');
+    expect(form.body).toMatch(/id="impressionsDaily"[^>]*value="500"/);
+    expect(form.body).toMatch(/id="clicksTotal"[^>]*value="40"/);
+  });
+
+  it('sends an approved campaign whose creative changed back to review, and shows the reviewer what changed', async () => {
+    const [id] = await t.addCampaigns(
+      [campaign({ title: 'Summer offer', countries: ['US'] })],
+      'Editing Ads',
+    );
+    const saved = await advertiser.submit(`/campaigns/${id}/edit`, `/campaigns/${id}/edit`, {
+      title: 'Summer offer, now 20% off',
+      destinationUrl: 'https://advertiser.example/landing',
+      placements: 'header_banner',
+      countries: 'US, CA',
+      timeZone: 'UTC',
+    });
+    expect(saved.status).toBe(303);
+    expect(saved.headers.location).toBe(`/campaigns/${id}`);
+    expect((await t.campaigns.get(id)).status).toBe('pending_review');
+    const page = await advertiser.get(`/campaigns/${id}`);
+    expect(page.body).toContain('It waits for the operator’s review');
+
+    const review = await operator.get('/review');
+    const card = review.body.slice(review.body.indexOf('Summer offer, now 20% off'));
+    expect(card).toContain('Changed since its last approval');
+    expect(card).toContain('<strong>title</strong>: Summer offer → Summer offer, now 20% off');
+    expect(card).toContain('<strong>countries</strong>: US → CA, US');
+    expect(card.slice(0, card.indexOf('</li></ul>'))).not.toContain('<strong>placements</strong>');
+  });
+
+  it('says a campaign never approved is on its first review', async () => {
+    const created = await t.campaigns.create(advertiserId, {
+      title: 'Brand new',
+      destinationUrl: 'https://advertiser.example/new',
+      placements: ['header_banner'],
+    });
+    await t.campaigns.act(created.id, 'submit');
+    const review = await operator.get('/review');
+    const card = review.body.slice(review.body.indexOf('<h2>Brand new</h2>'));
+    expect(card.slice(0, 200)).toContain('First review: it was never approved.');
+  });
+
+  it('keeps a refused edit as typed with the service’s message, and changes nothing', async () => {
+    const [id] = await t.addCampaigns([campaign({ title: 'Steady' })], 'Editing Ads');
+    const refused = await advertiser.submit(`/campaigns/${id}/edit`, `/campaigns/${id}/edit`, {
+      title: 'Steady',
+      destinationUrl: 'ftp://nowhere',
+      placements: 'header_banner',
+      timeZone: 'UTC',
+    });
+    expect(refused.status).toBe(422);
+    expect(refused.body).toContain('destinationUrl');
+    expect(refused.body).toContain('value="ftp://nowhere"');
+    const unchanged = await t.campaigns.get(id);
+    expect([unchanged.status, unchanged.destinationUrl]).toEqual([
+      'running',
+      'https://advertiser.example/landing',
+    ]);
+  });
+
+  it('tells why a campaign is not serving, and says so when it is', async () => {
+    const [serving] = await t.addCampaigns([campaign({ title: 'On air' })], 'Editing Ads');
+    expect((await advertiser.get(`/campaigns/${serving}`)).body).toContain('Yes: partners receive it');
+    const [ended] = await t.addCampaigns(
+      [campaign({ title: 'Held', caps: { impressionsDaily: 1 } })],
+      'Editing Ads',
+    );
+    await t.state.refresh();
+    expect(
+      (await t.track('impression', { campaignId: ended, placement: 'header_banner', location: 'US' }))
+        .statusCode,
+    ).toBe(200);
+    const held = await advertiser.get(`/campaigns/${ended}`);
+    expect(held.body).toContain('A daily cap was reached: it is served again from 2026-06-02 00:00 UTC.');
+  });
+});
