@@ -108,6 +108,7 @@ export function wireServices(store: Store, logger: Logger, options: WiringOption
     onKeyUse: keyUsage.touch,
     onBrowserUse: keyUsage.browserUse,
     onEventsSettled: (listener) => settledListeners.push(listener),
+    eventQueueDepth: () => events.depth ?? 0,
   };
   return { state, events, delivery, tokens, keyUsage, lifecycle, retention, metrics, limiter, appDeps };
 }

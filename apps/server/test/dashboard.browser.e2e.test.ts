@@ -11,9 +11,20 @@ const AXE_SOURCE = fs.readFileSync(createRequire(import.meta.url).resolve('axe-c
 type Kind = 'operator' | 'advertiser' | 'partner';
 /** Every page of each kind of account's menu (each demo user is an admin of theirs). */
 const PAGES: Record<Kind, string[]> = {
-  operator: ['/review', '/campaigns', '/reports', '/keys', '/users'],
+  operator: [
+    '/review',
+    '/campaigns',
+    '/reports',
+    '/partners',
+    '/keys',
+    '/advertisers',
+    '/placements',
+    '/audit',
+    '/health',
+    '/users',
+  ],
   advertiser: ['/campaigns', '/campaigns/new', '/reports', '/users'],
-  partner: ['/keys', '/reports', '/users'],
+  partner: ['/keys', '/placements', '/integration', '/reports', '/users'],
 };
 
 /**
@@ -267,16 +278,42 @@ describe('the dashboard in a real browser', () => {
     const row = advertiser.getByRole('row').filter({ hasText: 'Too good to be true' });
     await expect(row.textContent()).resolves.toContain('Rejected: claims cannot be verified');
 
-    const publisher = await named('/partners', 'Demo Publisher');
-    const keys = await admin<Array<{ id: number; label: string | null }>>(
-      'GET',
-      `/partners/${publisher.id}/keys`,
-    );
-    const ours = keys.find((key) => key.label === 'browser test')!;
-    await admin('POST', `/keys/${ours.id}/suspend`, { reason: 'traffic under investigation' });
+    // The operator suspends the partner's key from the keys page, with the reason the partner reads.
+    await operator.getByRole('link', { name: 'API keys' }).click();
+    const suspending = operator.getByRole('row').filter({ hasText: 'browser test' });
+    await suspending
+      .getByRole('textbox', { name: /^Reason to suspend key/ })
+      .fill('traffic under investigation');
+    await suspending.getByRole('button', { name: /^Suspend key/ }).click();
+    await suspending.getByText('Suspended: traffic under investigation').waitFor();
+    await expect(suspending.getByRole('button', { name: /^Reinstate key/ }).count()).resolves.toBe(1);
+    // …and the key stops fetching within 2 s.
+    expect(await within(2_000, async () => (await fetchIds(partnerKey)).length === 0)).toBe(true);
     const partner = await signIn('partner');
     const keyRow = partner.getByRole('row').filter({ hasText: 'browser test' });
     await expect(keyRow.textContent()).resolves.toContain('Suspended: traffic under investigation');
+  });
+
+  it('5b. a partner’s integration page gives ready curl commands for its placements', async () => {
+    const partner = await signIn('partner');
+    await partner.getByRole('link', { name: 'Integration' }).click();
+    await partner.waitForURL(`${server.url}/integration`);
+    const command = partner.getByRole('region', { name: 'Fetch command' });
+    await expect(command.textContent()).resolves.toMatch(
+      /^curl -s "http:\/\/[^"]+\/api\/v1\/campaigns\/fetch\?placement=header_banner&limit=3"/,
+    );
+    await partner.getByLabel('Placement').selectOption('sidebar_top');
+    await partner.getByRole('button', { name: 'Show its commands' }).click();
+    await partner.waitForURL(/placement=sidebar_top/);
+    const text = (await command.textContent()) ?? '';
+    expect(text).toContain('placement=sidebar_top&limit=3');
+    expect(text).toContain('Authorization: Bearer $PLACARD_API_KEY');
+    // The command works as written, with a live key of the partner in PLACARD_API_KEY.
+    const route = /\/api\/v1\/campaigns\/fetch\?[^"]+/.exec(text)![0];
+    const answer = await fetch(`${server.url}${route}`, {
+      headers: { authorization: `Bearer ${server.summary.demoApiKey}` },
+    });
+    expect(answer.status).toBe(200);
   });
 
   it('6. every page passes axe-core as each role, fits a 390-pixel screen, and calls no other origin', async () => {
@@ -309,6 +346,14 @@ describe('the dashboard in a real browser', () => {
       for (const id of violations) problems.push(`${who} ${pathname}: ${id}`);
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
       if (overflow > 0) problems.push(`${who} ${pathname}: ${overflow}px of horizontal scrolling`);
+      // The whole menu wraps onto the screen: no entry is cut off or pushed beyond its right edge.
+      const offMenu = await page.evaluate(() =>
+        [...document.querySelectorAll('nav[aria-label="Sections"] a')]
+          .filter((link) => link.getBoundingClientRect().right > window.innerWidth)
+          .map((link) => link.textContent),
+      );
+      if (offMenu.length > 0)
+        problems.push(`${who} ${pathname}: menu entries off screen: ${offMenu.join(', ')}`);
       await page.screenshot({
         path: path.join(shots, `${who}${pathname.replaceAll('/', '-')}.png`),
         fullPage: true,

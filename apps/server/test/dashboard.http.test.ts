@@ -181,4 +181,114 @@ describe.each(ENGINES)('dashboard sessions on %s', (engine) => {
     expect(refused.body).toMatch(/value="header_banner" checked/);
     expect((await t.campaigns.list({ advertiserId: advertiser.id })).length).toBe(0);
   });
+
+  it('shows the service’s message beside a refused operator form, keeps what was typed, and changes nothing', async () => {
+    const operator = await person(`registry-${engine}@example.com`, 'operator', 'manager');
+    const duplicate = await operator.submit('/placements', '/placements', {
+      id: 'header_banner',
+      description: 'A second header',
+    });
+    expect(duplicate.status).toBe(409);
+    expect(duplicate.body).toContain('placement header_banner already exists');
+    expect(duplicate.body).toContain('value="A second header"');
+    expect((await t.store.getPlacement('header_banner'))?.description).not.toBe('A second header');
+
+    const key = (await t.partners.createKey(partnerId, 'to suspend')).key;
+    const noReason = await operator.submit('/keys', `/keys/${key.id}/suspend`, { reason: '  ' });
+    expect(noReason.status).toBe(400);
+    expect(noReason.body).toContain('reason is required to suspend a key');
+    expect(noReason.body).toMatch(/aria-invalid="true"/);
+    expect((await t.partners.getKey(key.id)).status).toBe('active');
+
+    const badCategory = await operator.submit('/partners', `/partners/${partnerId}`, {
+      blockedCategories: 'Politics!',
+    });
+    expect(badCategory.status).toBe(400);
+    expect(badCategory.body).toContain('blockedCategories must be an array of lower-case category words');
+    expect(badCategory.body).toContain('value="Politics!"');
+  });
+
+  it('lets the operator suspend a key with a reason its partner then reads, and audits who did it', async () => {
+    const operator = await person(`suspender-${engine}@example.com`, 'operator', 'manager');
+    const key = (await t.partners.createKey(partnerId, 'suspended in the dashboard')).key;
+    const suspended = await operator.submit('/keys', `/keys/${key.id}/suspend`, {
+      reason: 'clicks without impressions',
+    });
+    expect(suspended.status).toBe(303);
+    expect(suspended.headers.location).toBe('/keys');
+    const partner = await person(`suspended-${engine}@example.com`, `partner:${partnerId}`, 'admin');
+    const keys = (await partner.get('/keys')).body;
+    expect(keys).toContain('Suspended: clicks without impressions');
+    expect(keys).not.toMatch(/\/(suspend|reinstate)"/);
+    // The partner's own people cannot reinstate it, even by posting the form themselves.
+    const refused = await partner.submit('/keys', `/keys/${key.id}/reinstate`);
+    expect(refused.status).toBe(403);
+    expect(refused.body).toContain('only the operator may suspend, reinstate or limit keys');
+
+    const audit = (await operator.get('/audit')).body;
+    const entry = /<tr>(?:(?!<\/tr>).)*<td>suspend<(?:(?!<\/tr>).)*<\/tr>/s.exec(audit)?.[0] ?? '';
+    expect(entry).toContain(`suspender-${engine}@example.com`);
+    expect(entry).toContain('Reason: clicks without impressions');
+    expect(entry).toContain(`api key ${key.id}`);
+    expect((await operator.submit('/keys', `/keys/${key.id}/reinstate`)).status).toBe(303);
+    expect((await t.partners.getKey(key.id)).status).toBe('active');
+  });
+
+  it('pages the audit log newest first, with a link to older entries', async () => {
+    const operator = await person(`auditor-${engine}@example.com`, 'operator', 'reporter');
+    for (let i = 0; i < 51; i++) await t.partners.createKey(otherPartnerId, `audited ${engine} ${i}`);
+    const first = await operator.get('/audit');
+    expect(first.status).toBe(200);
+    const older = /href="(\/audit\?before=\d+)"/.exec(first.body)?.[1];
+    expect(older).toBeDefined();
+    const ids = (body: string) => [...body.matchAll(/api key (\d+)/g)].map((match) => Number(match[1]));
+    const [newest, ...rest] = ids(first.body);
+    expect(rest.every((id) => id < newest)).toBe(true);
+    const second = await operator.get(older!);
+    expect(second.status).toBe(200);
+    expect(second.body).toContain('Newest entries');
+    expect(Math.max(...ids(second.body))).toBeLessThan(Math.min(...ids(first.body)));
+  });
+
+  it('says what to do next where a list is empty', async () => {
+    const fresh = await t.partners.createPartner(`Keyless ${engine}`);
+    const partner = await person(`keyless-${engine}@example.com`, `partner:${fresh.id}`, 'manager');
+    const integration = await partner.get('/integration');
+    expect(integration.status).toBe(200);
+    expect(integration.body).toContain('No API keys yet.');
+    expect(integration.body).toContain('<a href="/keys">Create one on API keys</a>');
+    // Ready to run: the public address (PLACARD_PUBLIC_URL, by default), a real placement, the key
+    // from the environment.
+    expect(integration.body).toContain(
+      'curl -s &quot;http://localhost:8080/api/v1/campaigns/fetch?placement=header_banner&amp;limit=3&quot;',
+    );
+    expect(integration.body).toContain('Bearer $PLACARD_API_KEY');
+
+    const advertiser = await t.store.createAdvertiser(`Empty Ads ${engine}`, now);
+    const manager = await person(`empty-${engine}@example.com`, 'operator', 'manager');
+    const advertisers = (await manager.get('/advertisers')).body;
+    expect(advertisers).toMatch(new RegExp(`Empty Ads ${engine}</td><td>0</td>`));
+    const reader = await person(
+      `empty-reader-${engine}@example.com`,
+      `advertiser:${advertiser.id}`,
+      'reporter',
+    );
+    expect((await reader.get('/partners')).body).toContain('No partners to show.');
+  });
+
+  it('shows the operator the same readiness as /readyz, with the version and the store', async () => {
+    const operator = await person(`health-${engine}@example.com`, 'operator', 'reporter');
+    const page = await operator.get('/health');
+    expect(page.status).toBe(200);
+    const ready = (await t.request({ method: 'GET', url: '/readyz' })).json() as {
+      checks: Record<string, string>;
+    };
+    expect(page.body).toContain('Ready: this instance serves partners and stores their events.');
+    for (const answer of Object.values(ready.checks)) expect(page.body).toContain(`>${answer}</span>`);
+    expect(page.body).toContain(`<dd>${engine},`);
+    const partner = await person(`no-health-${engine}@example.com`, `partner:${partnerId}`);
+    const refused = await partner.get('/health');
+    expect(refused.status).toBe(403);
+    expect(refused.body).toContain('only the operator may see the service’s health');
+  });
 });

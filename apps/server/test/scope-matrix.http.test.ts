@@ -344,6 +344,61 @@ describe('the scope matrix of the dashboard', () => {
       fields: { email: 'x', role: 'reporter' },
       rule: rule('user', 'user-admin'),
     },
+    {
+      name: 'suspend key',
+      path: (o) => `/keys/${o.key}/suspend`,
+      fields: { reason: 'matrix' },
+      rule: rule('partner', 'operator-change'),
+    },
+    {
+      name: 'reinstate key',
+      path: (o) => `/keys/${o.key}/reinstate`,
+      rule: rule('partner', 'operator-change'),
+    },
+    {
+      name: 'create partner',
+      path: () => '/partners',
+      fields: { name: 'Matrix Partner', blockedCategories: 'politics' },
+      rule: rule(null, 'operator-change'),
+    },
+    {
+      name: 'change blocked categories',
+      path: (o) => `/partners/${o.partner}`,
+      fields: { blockedCategories: 'politics, health' },
+      rule: rule('partner', 'operator-change'),
+    },
+    {
+      name: 'create advertiser',
+      path: () => '/advertisers',
+      fields: { name: 'Matrix Ads' },
+      rule: rule(null, 'operator-change'),
+    },
+    {
+      name: 'rename advertiser',
+      path: (o) => `/advertisers/${o.advertiser}`,
+      fields: { name: 'Renamed Ads' },
+      rule: rule('advertiser', 'operator-change'),
+    },
+    {
+      name: 'add placement',
+      path: () => '/placements',
+      fields: { id: 'matrix_slot', description: 'matrix' },
+      rule: rule(null, 'operator-change'),
+    },
+    ...(['', '/disable', '/enable'] as const).map((action) => ({
+      name: `change placement${action}`,
+      path: () => `/placements/sidebar_top${action}`,
+      fields: { description: 'Sidebar, top' },
+      rule: rule('placement', 'operator-change'),
+    })),
+  ];
+
+  /** Forms only the operator's admins and managers are shown: anyone else must not see them. */
+  const OPERATOR_FORMS = [
+    /action="\/keys\/\d+\/(suspend|reinstate)"/,
+    /action="\/partners/,
+    /action="\/advertisers/,
+    /action="\/placements/,
   ];
 
   beforeAll(async () => {
@@ -414,6 +469,42 @@ describe('the scope matrix of the dashboard', () => {
         if (csvByCampaign && csvCampaigns.length === 0)
           wrong.push(`${callerName(caller)} ${page} shows not even its own traffic`);
       }
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  it('shows the operator’s pages to the operator only, the integration page to partners, and their forms to those who may use them', async () => {
+    const wrong: string[] = [];
+    for (const caller of CALLERS) {
+      const browser = browsers.get(callerName(caller))!;
+      const operator = caller.kind === 'operator';
+      for (const page of [
+        '/keys',
+        '/partners',
+        '/advertisers',
+        '/placements',
+        '/audit',
+        '/health',
+        '/integration',
+      ]) {
+        const answer = await browser.get(page);
+        const want =
+          (['/audit', '/health'].includes(page) && !operator) ||
+          (page === '/integration' && caller.kind !== 'partner')
+            ? 403
+            : 200;
+        if (answer.status !== want)
+          wrong.push(`${callerName(caller)} ${page} → ${answer.status} (expected ${want})`);
+        if (!operator && /Foreign|foreign@/.test(answer.body))
+          wrong.push(`${callerName(caller)} ${page} shows another account's objects`);
+        const forms = OPERATOR_FORMS.filter((form) => form.test(answer.body));
+        if ((!operator || caller.role === 'reporter') && forms.length > 0)
+          wrong.push(`${callerName(caller)} ${page} shows the operator's forms ${forms.join(' ')}`);
+      }
+      // The operator's admins and managers do get them, so the check above can see a form.
+      const keys = (await browser.get('/keys')).body;
+      if (operator && caller.role !== 'reporter' && !OPERATOR_FORMS[0].test(keys))
+        wrong.push(`${callerName(caller)} /keys has no Suspend form`);
     }
     expect(wrong).toEqual([]);
   });

@@ -747,6 +747,25 @@ describe.each(ENGINES)('store contract on %s', (engine) => {
     ).toBe(true);
   });
 
+  it('counts the campaigns of the advertisers asked about', async () => {
+    await store.importCampaigns([
+      { name: 'Counted Twice', campaigns: [input(), input()] },
+      { name: 'Counted Once', campaigns: [input()] },
+    ]);
+    const ids = await Promise.all(
+      ['Counted Twice', 'Counted Once'].map(async (name) => (await store.findAdvertiser(name))!.id),
+    );
+    const empty = await store.createAdvertiser('Counted Never');
+    const counts = await store.countCampaigns([...ids, empty.id]);
+    expect(counts).toEqual(
+      new Map([
+        [ids[0], 2],
+        [ids[1], 1],
+      ]),
+    );
+    expect((await store.countCampaigns([])).size).toBe(0);
+  });
+
   it('keeps meta values', async () => {
     expect(await store.getMeta('contract')).toBeUndefined();
     await store.setMeta('contract', 'one');

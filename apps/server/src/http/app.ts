@@ -16,7 +16,7 @@ import { ConnectionDrain } from './connection-drain.js';
 import type { Shutdown } from './shutdown.js';
 import { refuseExpectation, refuseMissingHost } from './edge-requests.js';
 import { apiDocs } from './openapi/document.js';
-import { operationsRoutes } from './operations.js';
+import { operationsRoutes, readinessChecks, serviceHealth } from './operations.js';
 import { partnerApi } from './partner-api.js';
 import { installSecurityHeaders } from './security-headers.js';
 import { requestId } from './request-id.js';
@@ -29,7 +29,8 @@ export interface AppDeps {
   /** Seconds partners may reuse a fetch answer. */
   fetchMaxAgeSeconds: number;
   admin: AdminDeps;
-  dashboard: DashboardDeps;
+  /** The dashboard's own dependencies; its health page's are added here from the others. */
+  dashboard: Omit<DashboardDeps, 'health'>;
   onKeyUse?: (apiKeyId: number, at: number) => void;
   onBrowserUse?: (apiKeyId: number, at: number) => void;
   /** Subscribes to the event batcher's settled batches (see `PartnerApiDeps`). */
@@ -42,8 +43,10 @@ export interface AppDeps {
   /** Whether events are being stored, for readiness. */
   writes?: EventWrites;
   limiter: RateLimiter;
-  /** The product's version, for the API document. */
+  /** The product's version, for the API document and the operator's health page. */
   version: string;
+  /** Events accepted and not yet stored, for the operator's health page. */
+  eventQueueDepth?: () => number;
 }
 
 /**
@@ -138,16 +141,27 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.setValidatorCompiler(() => (value: unknown) => ({ value }));
   app.setSerializerCompiler(() => (data: unknown) => JSON.stringify(data));
   await app.register(apiDocs, { version: deps.version });
-  await app.register(operationsRoutes, {
+  // One set of readiness checks: /readyz and the operator's health page read the same.
+  const readiness = readinessChecks({
     store: deps.store,
     ...(deps.writes && { writes: deps.writes }),
-    metrics: deps.metrics,
     shutdown,
-    tokens: deps.admin.tokens,
     limiter: deps.limiter,
+  });
+  await app.register(operationsRoutes, {
+    readiness,
+    metrics: deps.metrics,
+    tokens: deps.admin.tokens,
     authFailures,
   });
   await app.register(adminApi, { ...deps.admin, authFailures, prefix: '/admin/v1' });
-  await app.register(dashboard, deps.dashboard);
+  const health = serviceHealth({
+    store: deps.store,
+    state: deps.state,
+    version: deps.version,
+    ...(deps.eventQueueDepth && { eventQueueDepth: deps.eventQueueDepth }),
+    readiness,
+  });
+  await app.register(dashboard, { ...deps.dashboard, health });
   return app;
 }

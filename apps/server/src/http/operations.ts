@@ -1,20 +1,19 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { OPERATIONS_ROUTES } from './openapi/operations.js';
 import type { AdminTokens } from '../services/admin-tokens.js';
 import type { Metrics } from '../services/metrics.js';
 import type { RateLimiter } from '../limits/rate-limiter.js';
 import type { EventWrites } from '../services/event-writes.js';
+import type { ServingState } from '../services/serving-state.js';
 import type { Store } from '../store/store.js';
 import type { Shutdown } from './shutdown.js';
 import { authenticateLimited, type AuthFailureLimiter } from './auth-failures.js';
 
 export interface OperationsDeps {
-  store: Store;
-  writes?: EventWrites;
+  /** The instance's readiness checks (`readinessChecks`), shared with the dashboard's health page. */
+  readiness: ReturnType<typeof readinessChecks>;
   metrics: Metrics;
-  shutdown: Shutdown;
   tokens: AdminTokens;
-  limiter: RateLimiter;
   /** Failed authentications, shared with the APIs: `/metrics` takes an admin token too. */
   authFailures: AuthFailureLimiter;
 }
@@ -53,24 +52,35 @@ class PublicReason extends Error {}
 /** Events are not being stored; the detail is the store's own error, for admins and the log. */
 class WritesFailing extends Error {}
 
+/** What readiness looks at; one set of checks per instance, for `/readyz` and the dashboard. */
+export interface ReadinessDeps {
+  store: Store;
+  writes?: EventWrites;
+  shutdown: Shutdown;
+  limiter: RateLimiter;
+}
+
+/** Each check's answer (`ok` or why not) and the first failing check, if any. */
+export interface Readiness {
+  /** `ready`, `degraded` (serving, with per-instance rate limits) or `not ready`. */
+  status: 'ready' | 'degraded' | 'not ready';
+  checks: Record<string, string>;
+  failing?: string;
+}
+
 /**
- * What an operator's tooling calls: `/healthz` (the process is alive), `/readyz` (it can serve:
- * store reachable, migrations applied, not shutting down; 503 naming the failing check otherwise;
- * `degraded` while the shared rate limiter's Redis is unreachable)
- * and `/metrics` (Prometheus text format, behind an admin token like the management API).
+ * The readiness checks (store reachable and storing events, migrations applied, not shutting
+ * down, where rate limits live). `detailed` answers give each failure's own message, for an admin
+ * token or the operator's health page; others only the reason's class (see `publicReason`).
  */
-export async function operationsRoutes(app: FastifyInstance, deps: OperationsDeps): Promise<void> {
+export function readinessChecks(
+  deps: ReadinessDeps,
+): (log: FastifyBaseLogger, detailed: boolean) => Promise<Readiness> {
   let migrationsApplied = false;
   /** The last detail logged per check, so a load balancer probing every second logs a change once. */
   const logged = new Map<string, string>();
 
-  app.get('/healthz', { schema: OPERATIONS_ROUTES.healthz }, async () => ({ status: 'ok' }));
-
-  app.get('/readyz', { schema: OPERATIONS_ROUTES.readyz }, async (request, reply) => {
-    const detailed = await deps.tokens.authenticate(request.headers.authorization).then(
-      () => true,
-      () => false,
-    );
+  return async (log, detailed) => {
     const checks: Record<string, string> = {};
     let failing: string | undefined;
     const check = async (name: string, run: () => Promise<string>): Promise<void> => {
@@ -81,7 +91,7 @@ export async function operationsRoutes(app: FastifyInstance, deps: OperationsDep
         const detail = error instanceof Error ? error.message : String(error);
         if (logged.get(name) !== detail) {
           logged.set(name, detail);
-          request.log.warn({ check: name, detail }, 'readiness check failing');
+          log.warn({ check: name, detail }, 'readiness check failing');
         }
         checks[name] = detailed ? detail : publicReason(error);
         failing ??= name;
@@ -117,6 +127,26 @@ export async function operationsRoutes(app: FastifyInstance, deps: OperationsDep
         : detailed && limits.cause
           ? `${limits.detail} (${limits.cause})`
           : limits.detail;
+    if (failing !== undefined) return { status: 'not ready', checks, failing };
+    return { status: limits.mode === 'degraded' ? 'degraded' : 'ready', checks };
+  };
+}
+
+/**
+ * What an operator's tooling calls: `/healthz` (the process is alive), `/readyz` (it can serve:
+ * store reachable, migrations applied, not shutting down; 503 naming the failing check otherwise;
+ * `degraded` while the shared rate limiter's Redis is unreachable)
+ * and `/metrics` (Prometheus text format, behind an admin token like the management API).
+ */
+export async function operationsRoutes(app: FastifyInstance, deps: OperationsDeps): Promise<void> {
+  app.get('/healthz', { schema: OPERATIONS_ROUTES.healthz }, async () => ({ status: 'ok' }));
+
+  app.get('/readyz', { schema: OPERATIONS_ROUTES.readyz }, async (request, reply) => {
+    const detailed = await deps.tokens.authenticate(request.headers.authorization).then(
+      () => true,
+      () => false,
+    );
+    const { status, checks, failing } = await deps.readiness(request.log, detailed);
     if (failing !== undefined) {
       return reply
         .code(503)
@@ -127,12 +157,51 @@ export async function operationsRoutes(app: FastifyInstance, deps: OperationsDep
           checks,
         });
     }
-    return { status: limits.mode === 'degraded' ? 'degraded' : 'ready', checks };
+    return { status, checks };
   });
 
   app.get('/metrics', { schema: OPERATIONS_ROUTES.metrics }, async (request, reply) => {
     await authenticateLimited(deps.tokens, deps.authFailures, request);
     const { contentType, body } = await deps.metrics.expose();
     return reply.type(contentType).send(body);
+  });
+}
+
+/** What the operator's health page shows: readiness with its details, and figures cheap to read. */
+export interface ServiceHealth {
+  readiness: Readiness;
+  version: string;
+  uptimeSeconds: number;
+  engine: string;
+  /** The store's file or server and database, never its credentials. */
+  storeLocation: string;
+  /** Events accepted and not yet stored (group commit), when the sink queues them. */
+  eventQueue: number | undefined;
+  /** Running campaigns in the serving index, and how long ago it last checked the store. */
+  indexCampaigns: number;
+  indexRefreshAgeMs: number;
+  memoryBytes: number;
+}
+
+export interface HealthDeps {
+  store: Store;
+  state: ServingState;
+  version: string;
+  eventQueueDepth?: () => number;
+  readiness: ReturnType<typeof readinessChecks>;
+}
+
+/** This instance's health for the operator's dashboard: the same checks as `/readyz`, detailed. */
+export function serviceHealth(deps: HealthDeps): (log: FastifyBaseLogger) => Promise<ServiceHealth> {
+  return async (log) => ({
+    readiness: await deps.readiness(log, true),
+    version: deps.version,
+    uptimeSeconds: process.uptime(),
+    engine: deps.store.engine,
+    storeLocation: deps.store.location,
+    eventQueue: deps.eventQueueDepth?.(),
+    indexCampaigns: deps.state.index.size,
+    indexRefreshAgeMs: deps.state.refreshAgeMs,
+    memoryBytes: process.memoryUsage.rss(),
   });
 }

@@ -58,6 +58,11 @@ export class AdvertiserService {
     return own && (request?.after === undefined || own.id > request.after) ? [own] : [];
   }
 
+  /** How many campaigns each of these advertisers has, for those the actor may see. */
+  campaignCounts(ids: readonly number[]): Promise<Map<number, number>> {
+    return this.store.countCampaigns(ids.filter((id) => sees(this.actor, { kind: 'advertiser', id })));
+  }
+
   async rename(id: number, name: unknown): Promise<Advertiser> {
     const checked = checkName(name);
     const now = this.clock();

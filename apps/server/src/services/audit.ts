@@ -39,6 +39,8 @@ export function audit(store: Store, actor: Actor, change: Change, at: number): P
   });
 }
 
+const OPERATORS_ONLY = 'only the operator may read the audit log';
+
 /** The audit log, for the operator's people only (it names every account's changes). */
 export function readAudit(
   store: Store,
@@ -47,7 +49,34 @@ export function readAudit(
   request: PageRequest,
 ): Promise<AuditRecord[]> {
   if (actor.account.kind !== 'operator') {
-    return Promise.reject(new DomainError('forbidden', 'only the operator may read the audit log'));
+    return Promise.reject(new DomainError('forbidden', OPERATORS_ONLY));
   }
   return store.listAudit(filter, request);
+}
+
+/**
+ * Who each audit actor is, in words, for the operator's people reading the log: a user's e-mail
+ * address, an admin token's label, the command line or Placard itself. An actor no longer found
+ * keeps its id.
+ */
+export async function auditActorNames(
+  store: Store,
+  actor: Actor,
+  ids: readonly string[],
+): Promise<Map<string, string>> {
+  if (actor.account.kind !== 'operator') {
+    throw new DomainError('forbidden', OPERATORS_ONLY);
+  }
+  const names = new Map<string, string>([
+    ['cli', 'the command line'],
+    ['system', 'Placard (automatic)'],
+  ]);
+  for (const id of new Set(ids)) {
+    if (names.has(id)) continue;
+    const [kind, number] = id.split(':');
+    const user = kind === 'user' ? await store.getUser(Number(number)) : undefined;
+    const token = kind === 'admin' ? await store.getAdminToken(Number(number)) : undefined;
+    names.set(id, user?.email ?? (token ? `admin token “${token.label}”` : id));
+  }
+  return names;
 }

@@ -45,3 +45,18 @@ export async function renameAdvertiser(
 ): Promise<void> {
   await ctx.db.updateTable('advertisers').set({ name, updated_at: now }).where('id', '=', id).execute();
 }
+
+/** How many campaigns each of these advertisers has; one left out of the answer has none. */
+export async function countCampaigns(
+  ctx: StoreContext,
+  advertiserIds: readonly number[],
+): Promise<Map<number, number>> {
+  if (advertiserIds.length === 0) return new Map();
+  const rows = await ctx.db
+    .selectFrom('campaigns')
+    .select((eb) => ['advertiser_id', eb.fn.countAll().as('campaigns')])
+    .where('advertiser_id', 'in', advertiserIds)
+    .groupBy('advertiser_id')
+    .execute();
+  return new Map(rows.map((row) => [Number(row.advertiser_id), Number(row.campaigns)]));
+}

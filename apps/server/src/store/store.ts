@@ -115,6 +115,7 @@ export class Store {
   readonly findAdvertiser = this.bound(advertisers.findAdvertiser);
   readonly listAdvertisers = this.bound(advertisers.listAdvertisers);
   readonly renameAdvertiser = this.bound(advertisers.renameAdvertiser);
+  readonly countCampaigns = this.bound(advertisers.countCampaigns);
 
   // Campaigns with their placements (campaigns.ts)
   readonly importCampaigns = this.bound(campaigns.importCampaigns);

@@ -1,5 +1,7 @@
+import type { FastifyBaseLogger } from 'fastify';
 import type { SignedIn, Sessions } from '../../services/sessions.js';
 import type { Store } from '../../store/store.js';
+import type { ServiceHealth } from '../operations.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -17,4 +19,6 @@ export interface DashboardDeps {
   publicUrl: string;
   /** Called after every successful change, so this instance serves it at once. */
   afterChange: () => void;
+  /** This instance's health, with readiness as `/readyz` computes it, for the operator's page. */
+  health: (log: FastifyBaseLogger) => Promise<ServiceHealth>;
 }

@@ -3,11 +3,15 @@ import fastifyCsrf from '@fastify/csrf-protection';
 import fastifyFormbody from '@fastify/formbody';
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { describeError } from '../errors.js';
+import { advertiserRoutes } from './advertiser-routes.js';
 import { assetRoutes } from './assets.js';
 import { campaignRoutes } from './campaign-routes.js';
 import type { DashboardDeps } from './context.js';
 import { COOKIE_OPTIONS, CSRF_COOKIE, SESSION_COOKIE } from './cookies.js';
 import { keyRoutes } from './keys-routes.js';
+import { operatorRoutes } from './operator-routes.js';
+import { partnerRoutes } from './partner-routes.js';
+import { placementRoutes } from './placement-routes.js';
 import { ErrorPage } from './pages/layout.js';
 import { sendPage } from './render.js';
 import { reportRoutes } from './report-routes.js';
@@ -66,4 +70,8 @@ export async function dashboard(app: FastifyInstance, deps: DashboardDeps): Prom
   await app.register(campaignRoutes, deps);
   await app.register(reportRoutes, deps);
   await app.register(userRoutes, deps);
+  await app.register(partnerRoutes, deps);
+  await app.register(advertiserRoutes, deps);
+  await app.register(placementRoutes, deps);
+  await app.register(operatorRoutes, deps);
 }

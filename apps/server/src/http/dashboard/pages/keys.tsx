@@ -1,28 +1,57 @@
 import type { keyView } from '../../../services/partners.js';
-import { CsrfField, Layout, Problem, type PageContext } from './layout.js';
-import { DataTable, SecretField } from './parts.js';
+import { Layout, type PageContext, type Refused } from './layout.js';
+import { ButtonForm, DataTable, FieldForm, FormsPage, SecretField, type FormsPageProps } from './parts.js';
 import { when } from './format.js';
 
 type KeyRow = ReturnType<typeof keyView> & { partnerName: string };
 
-function KeyActions({ apiKey, csrf }: { apiKey: KeyRow; csrf: string }) {
+/**
+ * What the person may do with a key: its partner's people rotate and revoke it; the operator's
+ * also suspend it with a reason, and reinstate it.
+ */
+function KeyActions({
+  apiKey,
+  csrf,
+  operator,
+  refused,
+}: {
+  apiKey: KeyRow;
+  csrf: string;
+  operator: boolean;
+  refused: Refused | undefined;
+}) {
+  const key = `key ${apiKey.prefix}`;
+  if (apiKey.status === 'suspended' && operator) {
+    const action = `/keys/${apiKey.id}/reinstate`;
+    return <ButtonForm action={action} csrf={csrf} text="Reinstate" label={`Reinstate ${key}`} />;
+  }
   if (apiKey.status !== 'active') return null;
   return (
     <div class="actions">
       {apiKey.expiresAt === null && (
-        <form method="post" action={`/keys/${apiKey.id}/rotate`}>
-          <CsrfField token={csrf} />
-          <button type="submit" aria-label={`Rotate key ${apiKey.prefix}`}>
-            Rotate
-          </button>
-        </form>
+        <ButtonForm action={`/keys/${apiKey.id}/rotate`} csrf={csrf} text="Rotate" label={`Rotate ${key}`} />
       )}
-      <form method="post" action={`/keys/${apiKey.id}/revoke`}>
-        <CsrfField token={csrf} />
-        <button type="submit" class="danger" aria-label={`Revoke key ${apiKey.prefix}`}>
-          Revoke
-        </button>
-      </form>
+      <ButtonForm
+        action={`/keys/${apiKey.id}/revoke`}
+        csrf={csrf}
+        text="Revoke"
+        label={`Revoke ${key}`}
+        look="danger"
+      />
+      {operator && (
+        <FieldForm
+          action={`/keys/${apiKey.id}/suspend`}
+          csrf={csrf}
+          name="reason"
+          label={`Reason to suspend ${key}`}
+          placeholder="reason the partner reads"
+          required
+          button="Suspend"
+          buttonLabel={`Suspend ${key}`}
+          danger
+          refused={refused}
+        />
+      )}
     </div>
   );
 }
@@ -46,26 +75,26 @@ function Status({ apiKey }: { apiKey: KeyRow }) {
   );
 }
 
-export function KeysPage(props: {
-  page: PageContext;
-  keys: KeyRow[];
-  /** The partner whose keys these are (a partner's people), or undefined for the operator. */
-  partnerId: number | undefined;
-  canChange: boolean;
-  problem?: string;
-}) {
-  const { keys, page } = props;
+export function KeysPage(
+  props: FormsPageProps & {
+    keys: KeyRow[];
+    /** The partner whose keys these are (a partner's people), or undefined for the operator. */
+    partnerId: number | undefined;
+  },
+) {
+  const { keys, page, refused } = props;
   return (
-    <Layout title="API keys" page={page} current="/keys">
-      <Problem message={props.problem} />
-      {props.canChange && props.partnerId !== undefined && (
-        <form method="post" action="/keys" class="inline">
-          <CsrfField token={page.csrf} />
-          <label for="label">Label</label>
-          <input id="label" name="label" maxLength={100} placeholder="production web server" />
-          <button type="submit">Create a key</button>
-        </form>
-      )}
+    <FormsPage
+      title="API keys"
+      path="/keys"
+      of={props}
+      create={
+        props.partnerId !== undefined && {
+          fields: [{ name: 'label', label: 'Label', maxLength: 100, placeholder: 'production web server' }],
+          button: 'Create a key',
+        }
+      }
+    >
       <DataTable
         label="API keys"
         count={keys.length}
@@ -99,13 +128,18 @@ export function KeysPage(props: {
             <td>{when(apiKey.lastUsedAt)}</td>
             {props.canChange && (
               <td>
-                <KeyActions apiKey={apiKey} csrf={page.csrf} />
+                <KeyActions
+                  apiKey={apiKey}
+                  csrf={page.csrf}
+                  operator={props.partnerId === undefined}
+                  refused={refused}
+                />
               </td>
             )}
           </tr>
         ))}
       </DataTable>
-    </Layout>
+    </FormsPage>
   );
 }
 

@@ -16,7 +16,12 @@ function sections(signedIn: SignedIn): Array<[string, string]> {
           ['/review', 'Review queue'],
           ['/campaigns', 'Campaigns'],
           ['/reports', 'Reports'],
+          ['/partners', 'Partners'],
           ['/keys', 'API keys'],
+          ['/advertisers', 'Advertisers'],
+          ['/placements', 'Placements'],
+          ['/audit', 'Audit log'],
+          ['/health', 'Health'],
         ]
       : kind === 'advertiser'
         ? [
@@ -25,6 +30,8 @@ function sections(signedIn: SignedIn): Array<[string, string]> {
           ]
         : [
             ['/keys', 'API keys'],
+            ['/placements', 'Placements'],
+            ['/integration', 'Integration'],
             ['/reports', 'Reports'],
           ];
   return signedIn.user.role === 'admin' ? [...own, ['/users', 'Users']] : own;
@@ -33,6 +40,13 @@ function sections(signedIn: SignedIn): Array<[string, string]> {
 /** The hidden field that carries the CSRF token in every form. */
 export function CsrfField({ token }: { token: string }) {
   return <input type="hidden" name="_csrf" value={token} />;
+}
+
+/** A form the service refused: where it was posted, the service's message, the fields as typed. */
+export interface Refused {
+  action: string;
+  problem: string;
+  fields: Record<string, string>;
 }
 
 /** A problem to show above a form: the service's own message, in words. */

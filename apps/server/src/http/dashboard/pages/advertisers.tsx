@@ -1,0 +1,72 @@
+import { DataTable, FieldForm, FormsPage, Pager, type FormsPageProps } from './parts.js';
+
+export interface AdvertiserRow {
+  id: number;
+  name: string;
+  campaigns: number;
+  createdAt: number;
+}
+
+/** The advertisers (the accounts campaigns belong to), for the operator. */
+export function AdvertisersPage(
+  props: FormsPageProps & {
+    advertisers: AdvertiserRow[];
+    /** Where the next page of advertisers starts, when there are more. */
+    moreAfter: number | undefined;
+    /** Whether this page continues a longer list (a link back to its start is shown). */
+    continued: boolean;
+  },
+) {
+  const { page, refused } = props;
+  return (
+    <FormsPage
+      title="Advertisers"
+      path="/advertisers"
+      of={props}
+      create={{
+        fields: [{ name: 'name', label: 'Name', required: true, maxLength: 100 }],
+        button: 'Create an advertiser',
+      }}
+    >
+      <DataTable
+        label="Advertisers"
+        count={props.advertisers.length}
+        noun={['One advertiser', 'advertisers']}
+        empty={
+          props.canChange
+            ? 'No advertisers yet. Create the first one above, then invite its people from Users: they create its campaigns after signing in.'
+            : 'No advertisers to show.'
+        }
+        headers={['Advertiser', 'Campaigns', props.canChange && 'Rename']}
+      >
+        {props.advertisers.map((advertiser) => (
+          <tr key={advertiser.id}>
+            <td>{advertiser.name}</td>
+            <td>{advertiser.campaigns}</td>
+            {props.canChange && (
+              <td>
+                <FieldForm
+                  action={`/advertisers/${advertiser.id}`}
+                  csrf={page.csrf}
+                  name="name"
+                  label={`New name of ${advertiser.name}`}
+                  placeholder="new name"
+                  required
+                  maxLength={100}
+                  button="Rename"
+                  buttonLabel={`Rename ${advertiser.name}`}
+                  refused={refused}
+                />
+              </td>
+            )}
+          </tr>
+        ))}
+      </DataTable>
+      <Pager
+        newer={props.continued ? '/advertisers' : undefined}
+        older={props.moreAfter === undefined ? undefined : `/advertisers?after=${props.moreAfter}`}
+        labels={['First advertisers', 'More advertisers']}
+      />
+    </FormsPage>
+  );
+}

@@ -1,0 +1,76 @@
+import { Layout, type PageContext } from './layout.js';
+import { DataTable, Pager } from './parts.js';
+import { when } from './format.js';
+
+export interface AuditRow {
+  id: number;
+  at: number;
+  /** Who, in words: a user's e-mail address, an admin token's label, the command line. */
+  who: string;
+  action: string;
+  objectType: string;
+  objectId: string;
+  reason: string | null;
+  /** The fields the change touched (top-level names), empty for a creation. */
+  changed: string[];
+}
+
+/** The objects that have a page of their own, linked from the log. */
+const OBJECT_PAGES: Record<string, (id: string) => string> = {
+  campaign: (id) => `/campaigns/${id}`,
+};
+
+/** The audit log, newest first: every change, who made it, to what. */
+export function AuditPage(props: {
+  page: PageContext;
+  entries: AuditRow[];
+  /** Where the next, older page starts, when there is one. */
+  olderThan: number | undefined;
+  continued: boolean;
+}) {
+  return (
+    <Layout title="Audit log" page={props.page} current="/audit">
+      <p class="hint">
+        Every change made in the dashboard, through the management API or with the placard command, newest
+        first.
+      </p>
+      <DataTable
+        label="Audit log"
+        count={props.entries.length}
+        noun={['One entry', 'entries on this page']}
+        empty={
+          props.continued ? (
+            <>
+              No older entries. <a href="/audit">Back to the newest</a>.
+            </>
+          ) : (
+            'Nothing has changed yet. Changes appear here as soon as they are made, with who made them.'
+          )
+        }
+        headers={['When', 'Who', 'What', 'Object']}
+      >
+        {props.entries.map((entry) => {
+          const link = OBJECT_PAGES[entry.objectType]?.(entry.objectId);
+          const object = `${entry.objectType.replace('_', ' ')} ${entry.objectId}`;
+          return (
+            <tr key={entry.id}>
+              <td>{when(entry.at)}</td>
+              <td>{entry.who}</td>
+              <td>
+                {entry.action.replaceAll('_', ' ')}
+                {entry.reason && <p class="note">Reason: {entry.reason}</p>}
+                {entry.changed.length > 0 && <p class="note">Changed: {entry.changed.join(', ')}</p>}
+              </td>
+              <td>{link ? <a href={link}>{object}</a> : object}</td>
+            </tr>
+          );
+        })}
+      </DataTable>
+      <Pager
+        newer={props.continued ? '/audit' : undefined}
+        older={props.olderThan === undefined ? undefined : `/audit?before=${props.olderThan}`}
+        labels={['Newest entries', 'Older entries']}
+      />
+    </Layout>
+  );
+}

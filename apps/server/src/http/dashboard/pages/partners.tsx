@@ -1,0 +1,75 @@
+import { DataTable, FieldForm, FormsPage, type FormsPageProps } from './parts.js';
+
+export interface PartnerRow {
+  id: number;
+  name: string;
+  blockedCategories: string[];
+  activeKeys: number;
+}
+
+/** The partners (the publishers that call the delivery API), for the operator. */
+export function PartnersPage(
+  props: FormsPageProps & {
+    partners: PartnerRow[];
+  },
+) {
+  const { page, refused } = props;
+  return (
+    <FormsPage
+      title="Partners"
+      path="/partners"
+      of={props}
+      create={{
+        fields: [
+          { name: 'name', label: 'Name', required: true, maxLength: 100 },
+          { name: 'blockedCategories', label: 'Blocked categories', placeholder: 'politics, health' },
+        ],
+        button: 'Create a partner',
+      }}
+    >
+      <p class="hint">
+        Campaigns in a partner's blocked categories are never served to it. Categories are lower-case words,
+        separated by commas.
+      </p>
+      <DataTable
+        label="Partners"
+        count={props.partners.length}
+        noun={['One partner', 'partners']}
+        empty={
+          props.canChange
+            ? 'No partners yet. Create the first one above, then invite its people from Users: they create their API keys after signing in.'
+            : 'No partners to show.'
+        }
+        headers={['Partner', 'Blocked categories', 'Active keys']}
+      >
+        {props.partners.map((partner) => (
+          <tr key={partner.id}>
+            <td>{partner.name}</td>
+            <td>
+              {props.canChange ? (
+                <FieldForm
+                  action={`/partners/${partner.id}`}
+                  csrf={page.csrf}
+                  name="blockedCategories"
+                  label={`Blocked categories of ${partner.name}`}
+                  value={partner.blockedCategories.join(', ')}
+                  placeholder="none"
+                  button="Save"
+                  buttonLabel={`Save the blocked categories of ${partner.name}`}
+                  refused={refused}
+                />
+              ) : (
+                partner.blockedCategories.join(', ') || 'none'
+              )}
+            </td>
+            <td>
+              <a href="/keys" aria-label={`${partner.activeKeys} active keys of ${partner.name}`}>
+                {partner.activeKeys}
+              </a>
+            </td>
+          </tr>
+        ))}
+      </DataTable>
+    </FormsPage>
+  );
+}

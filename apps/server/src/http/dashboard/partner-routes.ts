@@ -1,0 +1,74 @@
+import type { FastifyInstance } from 'fastify';
+import { mayChange } from '../../domain/accounts.js';
+import { DomainError } from '../../domain/errors.js';
+import { keyStatus, keyView, PartnerService } from '../../services/partners.js';
+import { PlacementService } from '../../services/placements.js';
+import type { SignedIn } from '../../services/sessions.js';
+import type { DashboardDeps } from './context.js';
+import { pageWithForms, type RenderPage } from './page-routes.js';
+import { IntegrationPage } from './pages/integration.js';
+import { PartnersPage } from './pages/partners.js';
+import { sendPage } from './render.js';
+import { PAGE, pageContext, requireSignedIn } from './support.js';
+
+const NOT_A_PARTNER = 'the integration page is a partner’s: it shows its own keys and commands';
+
+/** The placement the integration page's commands use unless the partner picks another. */
+const FIRST_CHOICE = 'header_banner';
+
+/** `politics, health` as typed in a form: the list the service checks, word by word. */
+const categories = (text: string | undefined): string[] =>
+  (text ?? '').split(/[\s,]+/).filter((word) => word !== '');
+
+/** Partners for the operator (create, blocked categories), and each partner's integration page. */
+export async function partnerRoutes(app: FastifyInstance, deps: DashboardDeps): Promise<void> {
+  const partners = (signedIn: SignedIn) => new PartnerService(deps.store, signedIn.actor, deps.clock);
+
+  const partnersPage: RenderPage = async (request, reply, signedIn, refused) => {
+    const service = partners(signedIn);
+    const now = deps.clock();
+    const active = new Map<number, number>();
+    for (const key of await service.listKeys()) {
+      if (keyStatus(key, now) === 'active') active.set(key.partnerId, (active.get(key.partnerId) ?? 0) + 1);
+    }
+    const rows = (await service.listPartners()).map((partner) => ({
+      ...partner,
+      activeKeys: active.get(partner.id) ?? 0,
+    }));
+    return PartnersPage({
+      page: pageContext(request, reply),
+      partners: rows,
+      canChange: signedIn.user.account.kind === 'operator' && mayChange(signedIn.user.role),
+      refused,
+    });
+  };
+
+  const form = pageWithForms(app, deps, '/partners', partnersPage);
+  form('/partners', (signedIn, fields) =>
+    partners(signedIn).createPartner(fields['name'] ?? '', categories(fields['blockedCategories'])),
+  );
+  form('/partners/:id', (signedIn, fields, params) =>
+    partners(signedIn).updatePartner(params['id'] ?? '', {
+      blockedCategories: categories(fields['blockedCategories']),
+    }),
+  );
+
+  app.get('/integration', PAGE, async (request, reply) => {
+    const signedIn = requireSignedIn(request, reply);
+    if (!signedIn) return reply;
+    if (signedIn.user.account.kind !== 'partner') throw new DomainError('forbidden', NOT_A_PARTNER);
+    const now = deps.clock();
+    const keys = (await partners(signedIn).listKeys()).map((key) => keyView(key, now)).reverse();
+    const placements = (await new PlacementService(deps.store, signedIn.actor, deps.clock).list())
+      .filter((placement) => placement.enabled)
+      .map(({ id, description }) => ({ id, description }));
+    const asked = (request.query as Record<string, unknown>)['placement'];
+    const ids = placements.map((placement) => placement.id);
+    const placement = [asked, FIRST_CHOICE, ids[0]].find(
+      (id): id is string => typeof id === 'string' && ids.includes(id),
+    );
+    const baseUrl = deps.publicUrl.replace(/\/+$/, '');
+    const page = pageContext(request, reply);
+    return sendPage(reply, IntegrationPage({ page, baseUrl, keys, placements, placement }));
+  });
+}
