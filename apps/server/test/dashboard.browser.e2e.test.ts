@@ -38,6 +38,8 @@ describe('the dashboard in a real browser', () => {
   const shots = tempDir('placard-dashboard-');
   /** Requests any page made to another origin: there must be none (D14). */
   const foreign: string[] = [];
+  /** Errors any page logged (a script failing, a resource refused by the CSP): there must be none. */
+  const consoleErrors: string[] = [];
   const contexts: BrowserContext[] = [];
 
   beforeAll(async () => {
@@ -52,23 +54,43 @@ describe('the dashboard in a real browser', () => {
     await server?.stop();
   });
 
-  /** A new browser (its own cookies) signed in as the demo user of `kind`. */
-  async function signIn(kind: Kind, viewport = { width: 1280, height: 900 }): Promise<Page> {
+  /** Each kind's signed-in browser (its cookies), reused: sign-in attempts per address are limited. */
+  const signedIn = new Map<Kind, BrowserContext>();
+
+  /**
+   * A new page signed in as the demo user of `kind`, at the dashboard's home for that kind. A page
+   * with JavaScript off gets a browser of its own, and so signs in again.
+   */
+  async function signIn(
+    kind: Kind,
+    viewport = { width: 1280, height: 900 },
+    javaScriptEnabled = true,
+  ): Promise<Page> {
     const user = server.summary.demoSignIns!.find((signIn) => signIn.kind === kind)!;
-    const context = await browser.newContext({ viewport });
-    contexts.push(context);
-    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url });
+    const reused = javaScriptEnabled ? signedIn.get(kind) : undefined;
+    const context = reused ?? (await browser.newContext({ viewport, javaScriptEnabled }));
+    if (!reused) {
+      contexts.push(context);
+      await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url });
+    }
     const page = await context.newPage();
+    await page.setViewportSize(viewport);
     page.setDefaultTimeout(8_000);
     page.on('request', (request) => {
       if (new URL(request.url()).origin !== server.url) foreign.push(request.url());
     });
+    page.on('console', (message) => {
+      if (message.type() === 'error') consoleErrors.push(`${page.url()}: ${message.text()}`);
+    });
+    page.on('pageerror', (error) => consoleErrors.push(`${page.url()}: ${error.message}`));
     await page.goto(`${server.url}/`);
+    if (reused) return page;
     expect(new URL(page.url()).pathname).toBe('/sign-in');
     await page.getByLabel('E-mail address').fill(user.email);
     await page.getByLabel('Password').fill(user.password);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.waitForURL((url) => url.pathname !== '/sign-in');
+    if (javaScriptEnabled) signedIn.set(kind, context);
     return page;
   }
 
@@ -316,6 +338,19 @@ describe('the dashboard in a real browser', () => {
     expect(answer.status).toBe(200);
   });
 
+  it('7. works with JavaScript off: sign in, create a key, read a report (current at each load)', async () => {
+    const partner = await signIn('partner', { width: 1280, height: 900 }, false);
+    await partner.getByRole('link', { name: 'API keys' }).click();
+    await partner.getByLabel('Label').fill('no scripts');
+    await partner.getByRole('button', { name: 'Create a key' }).click();
+    await expect(partner.getByLabel('API key', { exact: true }).inputValue()).resolves.toMatch(/^plc_/);
+    await partner.goto(`${server.url}/reports?window=hour`);
+    await expect(partner.locator('#series tbody tr').count()).resolves.toBe(60);
+    await expect(partner.locator('[data-total="impressions"]').textContent()).resolves.toMatch(/^\d/);
+    // Without scripts nothing draws the chart; the table carries the figures.
+    await expect(partner.locator('[data-chart]').getAttribute('data-drawn')).resolves.toBeNull();
+  });
+
   it('6. every page passes axe-core as each role, fits a 390-pixel screen, and calls no other origin', async () => {
     const signedOut = await (await browser.newContext({ viewport: { width: 390, height: 844 } })).newPage();
     await signedOut.goto(`${server.url}/sign-in`);
@@ -361,5 +396,6 @@ describe('the dashboard in a real browser', () => {
     }
     expect(problems).toEqual([]);
     expect(foreign).toEqual([]);
+    expect(consoleErrors).toEqual([]);
   });
 });

@@ -82,10 +82,6 @@ export function Layout(props: {
         {props.styles?.map((href) => (
           <link key={href} rel="stylesheet" href={href} />
         ))}
-        {props.scripts && (
-          // htmx would otherwise add an inline stylesheet, which the strict CSP refuses.
-          <meta name="htmx-config" content='{"includeIndicatorCSS":false}' />
-        )}
         {props.scripts?.map((src) => (
           <script key={src} src={src} defer />
         ))}
