@@ -59,6 +59,14 @@ try {
     const file = path.join(root, 'docs/images', `dashboard-${signIn.kind}.png`);
     await own.screenshot({ path: file });
     console.log(`saved ${path.relative(root, file)} (${own.url()}, signed in as ${signIn.email})`);
+    if (signIn.kind === 'advertiser') {
+      // The live report over the demo's week of traffic, chart drawn.
+      await own.goto(`${url}/reports?window=week`);
+      await own.waitForSelector('[data-chart][data-drawn]', { timeout: 15_000 });
+      const report = path.join(root, 'docs/images', 'dashboard-reports.png');
+      await own.screenshot({ path: report });
+      console.log(`saved ${path.relative(root, report)} (${own.url()}, signed in as ${signIn.email})`);
+    }
     await context.close();
   }
 } finally {

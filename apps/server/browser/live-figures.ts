@@ -47,7 +47,11 @@ function draw(): void {
         { label: 'Clicks', stroke: COLOURS.clicks, width: 2, scale: 'clicks' },
       ],
       axes: [
-        { values: (_u, splits) => splits.map((seconds) => label.format(seconds * 1000)) },
+        {
+          values: (_u, splits) => splits.map((seconds) => label.format(seconds * 1000)),
+          // Whole days between ticks on a chart by day, so no two ticks carry the same date.
+          ...(byDay && { incrs: [86_400, 2 * 86_400, 7 * 86_400, 14 * 86_400] }),
+        },
         { scale: 'impressions', stroke: COLOURS.impressions },
         { scale: 'clicks', side: 1, stroke: COLOURS.clicks, grid: { show: false } },
       ],

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { DEFAULT_PLACEMENTS } from '../domain/placements.js';
 import type { Store } from '../store/store.js';
 import { CampaignService } from './campaigns.js';
+import { seedDemoTraffic } from './demo-traffic.js';
 import { PartnerService } from './partners.js';
 
 const SEEDED_FLAG = 'demo_seeded';
@@ -68,7 +69,7 @@ export interface DemoResult {
 }
 
 /**
- * Seeds the demo data set once per store. The demo partner's key is written to a file in the data
+ * Seeds the demo data set once per store, with a week of the demo partner's traffic. The demo partner's key is written to a file in the data
  * directory (mode 0600) so that later starts can print it again; real keys are never written anywhere.
  */
 export async function seedDemo(store: Store, dataDir: string): Promise<DemoResult> {
@@ -79,9 +80,15 @@ export async function seedDemo(store: Store, dataDir: string): Promise<DemoResul
   }
   const partners = new PartnerService(store);
   // The demo's campaigns are live at once: seeding it is the operator approving them.
-  await new CampaignService(store).import(demoImportDocument(), { approve: true });
+  const { campaignIds } = await new CampaignService(store).import(demoImportDocument(), { approve: true });
   const partner = (await store.findPartner(DEMO_PARTNER)) ?? (await partners.createPartner(DEMO_PARTNER));
-  const { plaintext } = await partners.createKey(partner.id, 'demo');
+  const { plaintext, key } = await partners.createKey(partner.id, 'demo');
+  await seedDemoTraffic(
+    store,
+    await store.getCampaigns(campaignIds),
+    { partnerId: partner.id, apiKeyId: key.id },
+    Date.now(),
+  );
   fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   fs.writeFileSync(keyFile, `${plaintext}\n`, { mode: 0o600 });
   await store.setMeta(SEEDED_FLAG, new Date().toISOString());
