@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
+import pg from 'pg';
 import { fileURLToPath } from 'node:url';
 import { patchedBuild } from '../scripts/patched-build.mjs';
 
@@ -27,6 +28,11 @@ export function ensureWrk() {
     const result = spawnSync(command, rest, { stdio: 'inherit' });
     if (result.status !== 0) throw new Error(`"${args.join(' ')}" failed; install wrk and retry`);
   }
+}
+
+/** Pins this process, every thread of it, to the load core: for benchmarks that are their own client. */
+export function pinToLoadCore() {
+  execFileSync('taskset', ['-a', '-p', '-c', LOAD_CORE, String(process.pid)], { stdio: 'ignore' });
 }
 
 export function checkCores() {
@@ -98,6 +104,28 @@ export function wrk(url, { connections = 50, seconds = 10, script, scriptEnv = {
   return { rps, p50: latency('50%'), p99: latency('99%') };
 }
 
+/** The PostgreSQL server the benchmarks create their databases on (trust auth, as in the tests). */
+export const POSTGRES_ADMIN_URL =
+  process.env.PLACARD_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+/** Runs one statement on the PostgreSQL server's maintenance database; returns its rows. */
+export async function adminQuery(text, values = []) {
+  const client = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
+  await client.connect();
+  try {
+    return (await client.query(text, values)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+/** The URL of database `name` on that server. */
+export function postgresUrl(name) {
+  const url = new URL(POSTGRES_ADMIN_URL);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
 export const median = (values) => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)];
@@ -135,9 +163,10 @@ export async function measure(args, env, script, scriptEnv) {
 }
 
 /**
- * The `placard` CLI of a copy of the build with the partner API's rate limiter and browser check
- * taken out: measured beside the real build, it shows what those two cost (issue "Production
- * edges": less than 5% of throughput with limits too high to trigger).
+ * The `placard` CLI of a copy of the build with the partner API's rate limiter, browser check and
+ * traffic judge (D15's verdicts) taken out: measured beside the real build, it shows what those
+ * cost (issues "Production edges" and "Measurement integrity": less than 5% of throughput with
+ * limits too high to trigger).
  */
 export function unguardedCli() {
   const copy = patchedBuild('bench-unguarded', [
@@ -146,6 +175,12 @@ export function unguardedCli() {
       file: 'http/partner-api.js',
       from: 'const decided = deps.limiter.take(operation, caller.apiKeyId, caller.policies[operation]);',
       to: 'const decided = 0;',
+    },
+    // The traffic judge (D15): every event counted, no click credits, no address rates.
+    {
+      file: 'services/delivery.js',
+      from: 'const judging = this.judge.judge(kind, request, caller.apiKeyId, now);',
+      to: "const judging = { verdict: 'counted', reason: null, userAddress: null, pair: null };",
     },
   ]);
   return path.join(copy, 'cli/main.js');

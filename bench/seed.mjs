@@ -31,9 +31,10 @@ export const LOCATIONS = [
   'ZA',
 ];
 const OTHER = ['NO', 'DK', 'FI', 'PT', 'BE', 'NZ', 'SG', 'AR', 'CL', 'TR'];
-const DEVICES = ['mobile', 'desktop', 'tablet'];
+export const DEVICES = ['mobile', 'desktop', 'tablet'];
 
-function mulberry32(seed) {
+/** A small deterministic generator (mulberry32): the same seed gives the same data on every run. */
+export function mulberry32(seed) {
   let a = seed;
   return () => {
     a = (a + 0x6d2b79f5) | 0;

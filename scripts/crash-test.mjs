@@ -217,7 +217,9 @@ const events = await store.db
 const counted = new Map();
 let duplicatesStored = 0;
 for (const event of events) {
-  if (event.verdict === 'counted')
+  // The first storing of an event: billable, or invalid (D15: say a click whose impression the
+  // killed instance remembered); only a replay is a duplicate.
+  if (event.verdict !== 'duplicate')
     counted.set(event.idempotency_key, (counted.get(event.idempotency_key) ?? 0) + 1);
   else duplicatesStored++;
 }
@@ -227,8 +229,8 @@ const doubled = [...counted].filter(([, count]) => count > 1).map(([key]) => key
 const dimensions = ['campaign_id', 'partner_id', 'placement_id', 'kind', 'verdict'];
 const rollups = await store.db
   .selectFrom('event_rollups')
-  .select([...dimensions, 'minute', 'country', 'device', (eb) => eb.fn.sum('count').as('n')])
-  .groupBy([...dimensions, 'minute', 'country', 'device'])
+  .select([...dimensions, 'minute', 'country', 'device', 'reason', (eb) => eb.fn.sum('count').as('n')])
+  .groupBy([...dimensions, 'minute', 'country', 'device', 'reason'])
   .execute();
 const recount = await store.db
   .selectFrom('events')
@@ -237,15 +239,18 @@ const recount = await store.db
     (eb) => eb(eb.ref('occurred_at'), '-', eb(eb.ref('occurred_at'), '%', 60_000)).as('minute'),
     (eb) => eb.fn.coalesce('country', eb.val('')).as('country'),
     (eb) => eb.fn.coalesce('device', eb.val('')).as('device'),
+    (eb) => eb.fn.coalesce('reason', eb.val('')).as('reason'),
     (eb) => eb.fn.countAll().as('n'),
   ])
-  .groupBy([...dimensions, 'minute', 'country', 'device'])
+  .groupBy([...dimensions, 'minute', 'country', 'device', 'reason'])
   .execute();
 await store.close();
 const canonical = (rows) =>
   rows
     .map((row) =>
-      [...dimensions, 'minute', 'country', 'device', 'n'].map((column) => String(row[column])).join('|'),
+      [...dimensions, 'minute', 'country', 'device', 'reason', 'n']
+        .map((column) => String(row[column]))
+        .join('|'),
     )
     .sort();
 const rollupsMatch = JSON.stringify(canonical(rollups)) === JSON.stringify(canonical(recount));
@@ -253,7 +258,7 @@ const rollupsMatch = JSON.stringify(canonical(rollups)) === JSON.stringify(canon
 const unacknowledgedCounted = [...counted.keys()].filter((key) => !acknowledged.has(key)).length;
 log(
   `sent ${sent.size} distinct events (${retries} retried requests); ${acknowledged.size} acknowledged; ` +
-    `${[...counted.keys()].length} counted in the store, ${duplicatesStored} stored as duplicates (retries of ` +
+    `${[...counted.keys()].length} stored once (counted or invalid), ${duplicatesStored} stored as duplicates (retries of ` +
     `committed events), ${unacknowledgedCounted} committed but never acknowledged`,
 );
 log(`lost (acknowledged, not in the store): ${lost.length}; counted twice: ${doubled.length}`);

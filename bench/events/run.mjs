@@ -1,18 +1,19 @@
 // bench/events: impressions and clicks (20:1) with durable group commit, relative to a node:http
 // hello-world in the same run. Targets (issue "Events that are never lost"): SQLite >= 33% of the
-// baseline with p99 under 20 ms; PostgreSQL >= 15%. Also (issue "Production edges"): the rate
-// limiter and browser check cost < 5% on SQLite (against a build without them, limits too high to
-// trigger).
+// baseline with p99 under 20 ms; PostgreSQL >= 15%. Also (issues "Production edges" and
+// "Measurement integrity"): the rate limiter, browser check and traffic judge cost < 5% on SQLite
+// (against a build without them, limits too high to trigger).
 import fs from 'node:fs';
 import path from 'node:path';
-import pg from 'pg';
 import {
+  adminQuery,
   checkCores,
   CLI,
   ensureWrk,
   measure,
   median,
   pct,
+  postgresUrl,
   ROOT,
   RUNS,
   SECONDS,
@@ -23,21 +24,9 @@ import {
 import { seedCampaigns } from '../seed.mjs';
 
 const SCRIPT = path.join(ROOT, 'bench/events/events.lua');
-const POSTGRES_ADMIN_URL =
-  process.env.PLACARD_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
 checkCores();
 ensureWrk();
-
-async function adminQuery(sql) {
-  const client = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
 
 async function prepare(label, databaseUrl, dir) {
   const { key, pairs } = await seedCampaigns(databaseUrl, 1_000);
@@ -54,11 +43,9 @@ const scriptEnv = (target) => ({ PLACARD_BENCH_KEY: target.key, PLACARD_BENCH_PA
 const dir = tempDir('placard-bench-events-');
 const pgName = `placard_bench_${process.pid}`;
 await adminQuery(`create database ${pgName}`);
-const pgUrl = new URL(POSTGRES_ADMIN_URL);
-pgUrl.pathname = `/${pgName}`;
 try {
   const sqlite = await prepare('sqlite', `sqlite:${path.join(dir, 'placard.db')}`, dir);
-  const postgres = await prepare('postgres', pgUrl.toString(), dir);
+  const postgres = await prepare('postgres', postgresUrl(pgName), dir);
   const unguarded = unguardedCli();
   const serve = (target, cli = CLI) =>
     measure(
@@ -100,7 +87,7 @@ try {
       `run ${run}: hello ${helloBefore.rps.toFixed(0)}/${helloAfter.rps.toFixed(0)} req/s; ` +
         `SQLite ${onSqlite.rps.toFixed(0)} (${pct(onSqlite.rps / baseline)}, p99 ${onSqlite.p99.toFixed(1)} ms); ` +
         `PostgreSQL ${onPostgres.rps.toFixed(0)} (${pct(onPostgres.rps / baseline)}, p99 ${onPostgres.p99.toFixed(1)} ms); ` +
-        `SQLite without limiter and browser check ${bare.toFixed(0)} (guards cost ${pct(1 - onSqlite.rps / bare)})`,
+        `SQLite without limiter, browser check and traffic judge ${bare.toFixed(0)} (guards cost ${pct(1 - onSqlite.rps / bare)})`,
     );
   }
   const summary = {
@@ -122,7 +109,7 @@ events (impressions:clicks 20:1), ${summary.method}
   hello-world baseline   ${summary.helloRps.toFixed(0)} req/s
   SQLite                 ${summary.sqliteRps.toFixed(0)} req/s = ${pct(summary.sqliteRatio)} of baseline (target >= 33%: ${verdict(summary.sqliteRatio >= 0.33)}), p99 ${summary.sqliteP99Ms.toFixed(1)} ms (target < 20 ms: ${verdict(summary.sqliteP99Ms < 20)})
   PostgreSQL             ${summary.postgresRps.toFixed(0)} req/s = ${pct(summary.postgresRatio)} of baseline (target >= 15%: ${verdict(summary.postgresRatio >= 0.15)}), p99 ${summary.postgresP99Ms.toFixed(1)} ms
-  limiter + browser check cost ${pct(summary.guardsCost)} of the SQLite throughput (target < 5%: ${verdict(summary.guardsCost < 0.05)})
+  limiter + browser check + traffic judge cost ${pct(summary.guardsCost)} of the SQLite throughput (target < 5%: ${verdict(summary.guardsCost < 0.05)})
 results: ${path.relative(ROOT, file)}`);
 } finally {
   fs.rmSync(dir, { recursive: true, force: true });

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { buildApp } from './http/app.js';
 import { createLogger } from './logger.js';
+import { RedisClickCredits } from './limits/click-credits.js';
 import { RedisRateLimiter } from './limits/redis-limiter.js';
 import { connect } from './store/connect.js';
 import { Store } from './store/store.js';
@@ -59,7 +60,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       : undefined;
     const { state, events, tokens, keyUsage, lifecycle, retention, appDeps } = wireServices(store, logger, {
       ...config,
-      ...(limiter && { limiter }),
+      ...(limiter && { limiter, clickCredits: new RedisClickCredits(limiter) }),
     });
     const generatedAdminToken = await tokens.ensure(config.adminToken);
     await state.load();

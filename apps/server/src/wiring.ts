@@ -6,9 +6,11 @@ import type { EventSink } from './ingest/event-sink.js';
 import { DEFAULT_GROUP_COMMIT, GroupCommitSink } from './ingest/group-commit.js';
 import { AdminTokens } from './services/admin-tokens.js';
 import { DeliveryService } from './services/delivery.js';
+import { TrafficJudge } from './services/traffic-judge.js';
 import { EventWrites } from './services/event-writes.js';
 import { KeyUsage } from './services/key-usage.js';
 import { LifecycleJob } from './services/lifecycle-job.js';
+import type { ClickCredits } from './limits/click-credits.js';
 import { MemoryRateLimiter, type RateLimiter } from './limits/rate-limiter.js';
 import { Metrics } from './services/metrics.js';
 import { RetentionJob } from './services/retention-job.js';
@@ -30,6 +32,8 @@ export interface WiringOptions {
   events?: (store: Store, onCapReached: () => void) => EventSink;
   /** The rate limiter (D7); in this instance's memory unless given (server.ts passes Redis's). */
   limiter?: RateLimiter;
+  /** Unclicked impressions (D15); in this instance's memory unless given (server.ts passes Redis's). */
+  clickCredits?: ClickCredits;
   /** Where people reach the dashboard: the start of one-time links (default http://localhost:8080). */
   publicUrl?: string;
 }
@@ -86,7 +90,7 @@ export function wireServices(store: Store, logger: Logger, options: WiringOption
         },
       },
     );
-  const delivery = new DeliveryService(state, events, clock);
+  const delivery = new DeliveryService(state, events, clock, new TrafficJudge(options.clickCredits));
   const tokens = new AdminTokens(store, clock);
   const keyUsage = new KeyUsage(store, logger);
   const lifecycle = new LifecycleJob(store, logger, options.refreshIntervalMs, clock);
@@ -103,12 +107,23 @@ export function wireServices(store: Store, logger: Logger, options: WiringOption
     delivery,
     accessLog: options.accessLog,
     fetchMaxAgeSeconds: options.fetchMaxAgeSeconds ?? DEFAULT_FETCH_MAX_AGE_SECONDS,
-    admin: { store, tokens, clock, afterChange: refreshNow, publicUrl },
+    admin: { store, tokens, clock, index: () => state.index, afterChange: refreshNow, publicUrl },
     dashboard: { store, sessions: new Sessions(store, clock), clock, publicUrl, afterChange: refreshNow },
     onKeyUse: keyUsage.touch,
     onBrowserUse: keyUsage.browserUse,
     onEventsSettled: (listener) => settledListeners.push(listener),
     eventQueueDepth: () => events.depth ?? 0,
   };
-  return { state, events, delivery, tokens, keyUsage, lifecycle, retention, metrics, limiter, appDeps };
+  return {
+    state,
+    events,
+    delivery,
+    tokens,
+    keyUsage,
+    lifecycle,
+    retention,
+    metrics,
+    limiter,
+    appDeps,
+  };
 }

@@ -73,6 +73,35 @@ describe('placard management commands', () => {
     ]);
   });
 
+  it('explains why a campaign is or is not served, with its chance when eligible', () => {
+    const id = String(
+      createDraft('Why Advertiser', {
+        title: 'Why',
+        destinationUrl: 'https://why.example/',
+        countries: ['US'],
+      }).id,
+    );
+    const draft = runCli(['campaigns', 'why', id], env);
+    expect(draft.code).toBe(0);
+    expect(draft.stdout).toMatch(/^status\s+It is a draft: submit it for review/m);
+    cliJson(['campaigns', 'submit', id], env);
+    cliJson(['campaigns', 'approve', id], env);
+    const elsewhere = cliJson<{ eligible: boolean; reasons: Array<{ code: string }> }>(
+      ['campaigns', 'why', id, '--placement', 'header_banner', '--location', 'fr', '--json'],
+      env,
+    );
+    expect(elsewhere.reasons.map((reason) => reason.code)).toEqual([
+      'placement_not_targeted',
+      'country_not_targeted',
+    ]);
+    const eligible = runCli(
+      ['campaigns', 'why', id, '--placement', 'footer_banner', '--location', 'US'],
+      env,
+    );
+    expect(eligible.stdout).toContain(`campaign ${id} is eligible`);
+    expect(eligible.stdout).toMatch(/0 eligible campaigns come first .* in 100\.0% of fetches of 10/);
+  });
+
   it('manages keys: rotate, suspend, reinstate and limits, never printing a digest', () => {
     cliJson(['partners', 'create', 'CLI Partner'], env);
     const blocked = cliJson<{ blockedCategories: string[] }>(

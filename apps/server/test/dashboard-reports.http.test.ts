@@ -96,6 +96,25 @@ describe.each(ENGINES)('dashboard reports on %s', (engine) => {
     ]);
   });
 
+  it('shows the partner and the advertiser what was not billed, by reason', async () => {
+    // A click with no impression of its key, campaign and placement before it is not billable (D15).
+    const [lonely] = await t.addCampaigns([campaign({ title: 'Lonely click' })], 'Own Ads');
+    const click = await t.track('click', { campaignId: lonely, placement: 'header_banner', location: 'US' });
+    expect(click.statusCode).toBe(200);
+    const partnerId = (await t.partners.listPartners()).find((p) => p.name === 'Test Partner')!.id;
+    const partner = await person(`reasons-${engine}@example.com`, `partner:${partnerId}`);
+    const page = await partner.get('/reports?window=hour&breakdown=reason');
+    expect(page.status).toBe(200);
+    const row = /<tr><th scope="row">click without impression<\/th>(.*?)<\/tr>/.exec(page.body)?.[1] ?? '';
+    // Not billed: no billable impression or click, one event answered but not charged.
+    expect([...row.matchAll(/<td[^>]*>([^<]*)<\/td>/g)].map((cell) => cell[1])).toEqual(['0', '0', '–', '1']);
+    expect(page.body).toContain('billable (no reason)');
+    const advertiser = await person(`reasons-adv-${engine}@example.com`, `advertiser:${ownAdvertiser}`);
+    expect((await advertiser.get('/reports?window=hour&breakdown=reason')).body).toContain(
+      'click without impression',
+    );
+  });
+
   it('names what is wrong with a report it cannot make, keeping the form as chosen', async () => {
     const browser = await person(`wrong-${engine}@example.com`, `advertiser:${ownAdvertiser}`);
     const zone = await browser.get('/reports?timeZone=Mars%2FOlympus');
@@ -104,6 +123,8 @@ describe.each(ENGINES)('dashboard reports on %s', (engine) => {
     expect(zone.body).toContain('value="Mars/Olympus"');
     const breakdown = await browser.get('/reports?breakdown=partner');
     expect(breakdown.status).toBe(400);
-    expect(breakdown.body).toContain('breakdown must be one of: campaign, placement, country, device');
+    expect(breakdown.body).toContain(
+      'breakdown must be one of: campaign, placement, country, device, reason',
+    );
   });
 });

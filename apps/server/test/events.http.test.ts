@@ -154,6 +154,7 @@ describe.each(ENGINES)('events, idempotency and reports on %s', (engine) => {
           verdict: 'counted',
           reason: null,
           idempotencyKey: 'before-restart',
+          userAddress: null,
           mayHitCap: false,
         },
       ]);

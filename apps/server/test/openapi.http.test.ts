@@ -139,6 +139,7 @@ describe('the OpenAPI document', () => {
     await expectStatus(t.admin('POST', `/campaigns/${created}/approve`), 200);
     await expectStatus(t.admin('POST', `/campaigns/${created}/pause`), 200);
     await expectStatus(t.admin('POST', `/campaigns/${created}/resume`), 200);
+    await expectStatus(t.admin('GET', `/campaigns/${created}/why?placement=header_banner&location=US`), 200);
     await expectStatus(t.admin('POST', `/campaigns/${created}/archive`), 200);
     await expectStatus(
       t.admin('POST', `/campaigns/${await pendingCampaign()}/reject`, { reason: 'docs' }),

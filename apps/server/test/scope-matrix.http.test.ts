@@ -47,6 +47,7 @@ const RULES: Record<string, Rule> = {
   listCampaigns: { owner: null, need: 'read' },
   createCampaign: { owner: 'advertiser', need: 'change' },
   getCampaign: { owner: 'advertiser', need: 'read' },
+  whyCampaign: { owner: 'advertiser', need: 'read' },
   updateCampaign: { owner: 'advertiser', need: 'change' },
   submitCampaign: { owner: 'advertiser', need: 'change' },
   approveCampaign: { owner: 'advertiser', need: 'operator-change' },

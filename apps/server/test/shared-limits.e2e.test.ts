@@ -81,6 +81,75 @@ describe('rate limits shared through Redis', () => {
     expect(passed).toBeGreaterThanOrEqual(allowed * 0.9);
   });
 
+  it('bills a click on one instance that consumes an impression stored through the other (D15)', async () => {
+    cliJson(['partners', 'create', 'Click Credits'], env);
+    const { key } = cliJson<{ key: string }>(['keys', 'create', '--partner', 'Click Credits'], env);
+    const file = `${dataDir}/credits.json`;
+    fs.writeFileSync(
+      file,
+      JSON.stringify({
+        advertisers: [
+          {
+            name: 'Credits Advertiser',
+            campaigns: [
+              {
+                title: 'Clicked',
+                destinationUrl: 'https://credits.example/',
+                status: 'running',
+                placements: ['header_banner'],
+              },
+            ],
+          },
+        ],
+      }),
+    );
+    const [campaignId] = cliJson<{ campaignIds: number[] }>(
+      ['campaigns', 'import', file, '--approve'],
+      env,
+    ).campaignIds;
+    const [one, two] = servers;
+    const track = async (server: ServerProcess, kind: 'impression' | 'click') => {
+      const response = await fetch(`${server.url}/api/v1/campaigns/${kind}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ campaignId, placement: 'header_banner' }),
+      });
+      expect(response.status).toBe(200);
+      await response.arrayBuffer();
+    };
+    // The campaign reaches both instances' indexes within their refresh interval.
+    for (const server of [one, two]) {
+      await expect
+        .poll(
+          async () =>
+            (
+              await fetch(`${server.url}/api/v1/campaigns/fetch?placement=header_banner`, {
+                headers: { authorization: `Bearer ${key}` },
+              })
+            ).text(),
+          { timeout: 5_000 },
+        )
+        .toContain('Clicked');
+    }
+    await track(one, 'impression');
+    await track(two, 'click'); // consumes the impression stored through the other instance
+    await track(one, 'click'); // a double click, on the first instance: nothing left to consume
+    const rows = cliJson<{
+      rows: { verdict: string; reason: string | null; clicks: number; nonBillableClicks: number }[];
+    }>(['report', '--campaign', String(campaignId), '--group-by', 'verdict,reason', '--json'], env).rows;
+    expect(
+      rows.map(({ verdict, reason, clicks, nonBillableClicks }) => [
+        verdict,
+        reason,
+        clicks,
+        nonBillableClicks,
+      ]),
+    ).toEqual([
+      ['counted', null, 1, 0],
+      ['invalid', 'click without impression', 0, 1],
+    ]);
+  });
+
   it('keeps serving with per-instance limits when Redis stops mid-run, says so, and recovers', async () => {
     const apiKey = keyWithFetchLimit('Redis Outage', 1_000, 5);
     const [server] = servers;

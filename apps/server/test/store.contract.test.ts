@@ -51,6 +51,7 @@ describe.each(ENGINES)('store contract on %s', (engine) => {
       verdict: 'counted',
       reason: null,
       idempotencyKey: null,
+      userAddress: null,
       mayHitCap: false,
       ...fields,
     });
@@ -281,6 +282,7 @@ describe.each(ENGINES)('store contract on %s', (engine) => {
       verdict: 'counted' as const,
       reason: null,
       idempotencyKey: null,
+      userAddress: null,
       mayHitCap: false,
     };
     await store.insertEvents([
@@ -321,6 +323,7 @@ describe.each(ENGINES)('store contract on %s', (engine) => {
       verdict: 'counted',
       reason: null,
       idempotencyKey,
+      userAddress: null,
       mayHitCap: false,
     });
     const stored = async (batch: TrackedEvent[]) =>
@@ -619,16 +622,19 @@ describe.each(ENGINES)('store contract on %s', (engine) => {
       verdict: 'counted',
       reason: null,
       idempotencyKey: null,
+      userAddress: null,
       mayHitCap: true,
     });
     expect(await store.insertEvents([event(total, 'impression'), event(free, 'impression')])).toEqual({
       refused: [],
+      replayed: [],
       completed: [],
       cappedForTheDay: [],
       stored: new Map([['impression:counted', 2]]),
     });
     expect(await store.insertEvents([event(total, 'impression'), event(daily, 'click')])).toEqual({
       refused: [],
+      replayed: [],
       completed: [total],
       cappedForTheDay: [daily],
       stored: new Map([

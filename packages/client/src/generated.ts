@@ -31,6 +31,10 @@ export interface TrackingBody {
   location?: string;
   /** One of mobile, desktop, tablet, in any letter case. */
   device?: string;
+  /** The end user’s `User-Agent`, forwarded (D15). A known bot’s events are stored as invalid (`known bot`) and not billed. Never stored. */
+  userAgent?: string;
+  /** The end user’s IPv4 (dotted quad) or IPv6 address, forwarded (D15). An address past its rate is not billed (`address rate`); it is stored truncated to its IPv4 /24 or IPv6 /48. */
+  userIp?: string;
 }
 
 export interface Acknowledgement {

@@ -45,7 +45,7 @@ export type Random = () => number;
 /** Acceptance sampling is used while the heaviest item weighs at most this many times the average. */
 const MAX_SKEW = 4;
 
-/** Splits items into groups by priority, highest first. */
+/** Splits items into groups by priority, highest first (each group keeps the items' order). */
 export function groupByPriority<T extends Weighted>(items: readonly T[]): PriorityGroup<T>[] {
   const byPriority = new Map<number, T[]>();
   for (const item of items) {
@@ -55,38 +55,79 @@ export function groupByPriority<T extends Weighted>(items: readonly T[]): Priori
   }
   return [...byPriority.entries()]
     .sort(([a], [b]) => b - a)
-    .map(([priority, members]) => {
-      const weights = Uint32Array.from(members, (member) => member.weight);
-      let total = 0;
-      let maxWeight = 0;
-      for (const weight of weights) {
-        total += weight;
-        if (weight > maxWeight) maxWeight = weight;
-      }
-      let allInFlightFrom = -Infinity;
-      let allInFlightUntil = Infinity;
-      for (const { startAt, endAt } of members) {
-        if (startAt !== undefined && startAt !== null && startAt > allInFlightFrom) allInFlightFrom = startAt;
-        if (endAt !== undefined && endAt !== null && endAt < allInFlightUntil) allInFlightUntil = endAt;
-      }
-      let cumulative: Float64Array | null = null;
-      if (maxWeight * members.length > MAX_SKEW * total) {
-        cumulative = new Float64Array(members.length);
-        let sum = 0;
-        weights.forEach((weight, i) => (cumulative![i] = sum += weight));
-      }
-      // slice(): an exact-size copy; arrays grown by push keep up to half again as spare capacity.
-      return {
-        priority,
-        items: members.slice(),
-        weights,
-        total,
-        maxWeight,
-        cumulative,
-        allInFlightFrom,
-        allInFlightUntil,
-      };
-    });
+    .map(([priority, members]) => makeGroup(priority, members));
+}
+
+/** One priority's group laid out for draws: packed weights, their sum and flight span. */
+function makeGroup<T extends Weighted>(priority: number, members: readonly T[]): PriorityGroup<T> {
+  const weights = Uint32Array.from(members, (member) => member.weight);
+  let total = 0;
+  let maxWeight = 0;
+  for (const weight of weights) {
+    total += weight;
+    if (weight > maxWeight) maxWeight = weight;
+  }
+  let allInFlightFrom = -Infinity;
+  let allInFlightUntil = Infinity;
+  for (const { startAt, endAt } of members) {
+    if (startAt !== undefined && startAt !== null && startAt > allInFlightFrom) allInFlightFrom = startAt;
+    if (endAt !== undefined && endAt !== null && endAt < allInFlightUntil) allInFlightUntil = endAt;
+  }
+  let cumulative: Float64Array | null = null;
+  if (maxWeight * members.length > MAX_SKEW * total) {
+    cumulative = new Float64Array(members.length);
+    let sum = 0;
+    weights.forEach((weight, i) => (cumulative![i] = sum += weight));
+  }
+  // slice(): an exact-size copy; arrays grown by push keep up to half again as spare capacity.
+  return {
+    priority,
+    items: members.slice(),
+    weights,
+    total,
+    maxWeight,
+    cumulative,
+    allInFlightFrom,
+    allInFlightUntil,
+  };
+}
+
+/**
+ * Adds `item` to `groups` (a list sorted by priority, highest first) in place: only the group of its
+ * priority is laid out again, at the position `before` gives among its items, so the list is the
+ * one `groupByPriority` would make from the same items in that order.
+ */
+export function addToGroups<T extends Weighted>(
+  groups: PriorityGroup<T>[],
+  item: T,
+  before: (a: T, b: T) => boolean,
+): void {
+  let at = 0;
+  while (at < groups.length && (groups[at] as PriorityGroup<T>).priority > item.priority) at++;
+  const group = groups[at];
+  if (group === undefined || group.priority !== item.priority) {
+    groups.splice(at, 0, makeGroup(item.priority, [item]));
+    return;
+  }
+  const members = group.items.slice();
+  let position = members.length;
+  while (position > 0 && before(item, members[position - 1] as T)) position--;
+  members.splice(position, 0, item);
+  groups[at] = makeGroup(item.priority, members);
+}
+
+/** Removes `item` from `groups` in place (a group left empty goes); false if it was not there. */
+export function removeFromGroups<T extends Weighted>(groups: PriorityGroup<T>[], item: T): boolean {
+  const at = groups.findIndex((group) => group.priority === item.priority);
+  const group = groups[at];
+  if (group === undefined || !group.items.includes(item)) return false;
+  if (group.items.length === 1) groups.splice(at, 1);
+  else
+    groups[at] = makeGroup(
+      group.priority,
+      group.items.filter((member) => member !== item),
+    );
+  return true;
 }
 
 /** One weighted draw from a large group: O(log n) on skewed groups, O(1) expected otherwise. */

@@ -1,6 +1,7 @@
 import { invalidField } from './errors.js';
 import { parseDevice, parseLocation } from './targeting.js';
 import { isTimeZone, startOfLocalDay, type Granularity } from './time-zones.js';
+import { REASON_VALUES, VERDICTS } from './verdicts.js';
 
 /** What a report can be grouped and filtered by (the rollups' dimensions, plus the advertiser). */
 export const REPORT_DIMENSIONS = [
@@ -10,6 +11,8 @@ export const REPORT_DIMENSIONS = [
   'placement',
   'country',
   'device',
+  'verdict',
+  'reason',
 ] as const;
 export type ReportDimension = (typeof REPORT_DIMENSIONS)[number];
 
@@ -25,7 +28,7 @@ export interface ReportRequest {
   granularity: Granularity;
   timeZone: string;
   groupBy: ReportDimension[];
-  /** Values as stored: ids as numbers, '' for an absent country or device. */
+  /** Values as stored: ids as numbers, '' for an absent country, device or reason. */
   filters: Partial<Record<ReportDimension, (string | number)[]>>;
 }
 
@@ -61,6 +64,11 @@ function instant(value: string, name: 'from' | 'to', timeZone: string): number {
   return ms;
 }
 
+function oneOf(name: string, value: string, allowed: readonly string[]): string {
+  if (!allowed.includes(value)) throw invalidField(name, `must be a list of: ${allowed.join(', ')}`);
+  return value;
+}
+
 function filterValues(dimension: ReportDimension, raw: string): (string | number)[] {
   return raw.split(',').map((item) => {
     const value = item.trim();
@@ -80,6 +88,10 @@ function filterValues(dimension: ReportDimension, raw: string): (string | number
         return value === 'none' ? '' : parseLocation(value);
       case 'device':
         return value === 'none' ? '' : parseDevice(value);
+      case 'verdict':
+        return oneOf('verdict', value, VERDICTS);
+      case 'reason':
+        return value === 'none' ? '' : oneOf('reason', value, REASON_VALUES);
     }
   });
 }
@@ -88,7 +100,7 @@ function filterValues(dimension: ReportDimension, raw: string): (string | number
  * Validates report parameters given as strings (query string or command-line options):
  * `from`, `to`, `granularity` (minute, hour, day; default day), `timeZone` (IANA; default UTC),
  * `groupBy` (a comma-separated list of dimensions) and one filter per dimension (a comma-separated
- * list; `none` matches an absent country or device). Defaults: from the start of today to now.
+ * list; `none` matches an absent country or device, or an event without a reason). Defaults: from the start of today to now.
  */
 export function parseReportRequest(params: Record<string, unknown>, now: number): ReportRequest {
   const timeZone = text(params, 'timeZone') ?? 'UTC';

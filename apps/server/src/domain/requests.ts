@@ -1,3 +1,4 @@
+import { parseUserAgent, parseUserIp } from './end-user.js';
 import { invalid } from './errors.js';
 import { parseDevice, parseLocation, type Device } from './targeting.js';
 
@@ -15,6 +16,10 @@ export interface TrackingRequest {
   placement: string;
   location?: string;
   device?: Device;
+  /** The end user's user agent, forwarded by the partner (D15). */
+  userAgent?: string;
+  /** The end user's address, forwarded by the partner (D15), normalised; truncated when stored. */
+  userIp?: string;
 }
 
 export const DEFAULT_LIMIT = 10;
@@ -77,5 +82,7 @@ export function parseTrackingBody(body: unknown): TrackingRequest {
   const result: TrackingRequest = { campaignId, placement };
   if (fields['location'] !== undefined) result.location = parseLocation(fields['location']);
   if (fields['device'] !== undefined) result.device = parseDevice(fields['device']);
+  if (fields['userAgent'] !== undefined) result.userAgent = parseUserAgent(fields['userAgent']);
+  if (fields['userIp'] !== undefined) result.userIp = parseUserIp(fields['userIp']);
   return result;
 }

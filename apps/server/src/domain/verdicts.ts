@@ -7,10 +7,47 @@ export type Verdict = (typeof VERDICTS)[number];
 
 export const BILLABLE_VERDICT: Verdict = 'counted';
 
-/** Why an event is not billable; stored with it. */
+/**
+ * Why an event is not billable (D15): a closed set, stored with the event and counted in the
+ * rollups. `counted` events have no reason; `duplicate` ones have `idempotentReplay`; `invalid`
+ * ones one of the others, decided on the request path (`services/traffic-judge.ts`).
+ * docs/product-rules.md (D15) says what each means and why it is not billed.
+ */
 export const REASONS = {
+  /** The same Idempotency-Key and request again within 24 hours (D9): the event was already stored. */
   idempotentReplay: 'idempotent replay',
+  /** A click with no unclicked billable impression of its key, campaign and placement before it. */
+  clickWithoutImpression: 'click without impression',
+  /** The end user's `userAgent` is a known bot, crawler or automated client. */
+  knownBot: 'known bot',
+  /** The end user's `userIp` sent more events than a person does (`ADDRESS_RATE`). */
+  addressRate: 'address rate',
 } as const;
+export type Reason = (typeof REASONS)[keyof typeof REASONS];
+export const REASON_VALUES: readonly Reason[] = Object.values(REASONS);
+
+/** The verdict each reason comes with. */
+export const VERDICT_OF_REASON: Readonly<Record<Reason, Verdict>> = {
+  [REASONS.idempotentReplay]: 'duplicate',
+  [REASONS.clickWithoutImpression]: 'invalid',
+  [REASONS.knownBot]: 'invalid',
+  [REASONS.addressRate]: 'invalid',
+};
+
+/**
+ * How long a billable impression can be clicked (D15): a click consumes the oldest unclicked
+ * impression of its API key, campaign and placement from the last hour.
+ */
+export const CLICK_WINDOW_MS = 60 * 60 * 1000;
+
+/** How many unclicked impressions are remembered per key, campaign and placement (the oldest go). */
+export const MAX_UNCLICKED_IMPRESSIONS = 1_000;
+
+/**
+ * The rate past which one end-user address is not billed (D15): a burst of 60 events (impressions
+ * and clicks together), then one a second, per address and instance.
+ */
+export const ADDRESS_RATE = { perSecond: 1, burst: 60 } as const;
 
 /** How long an `Idempotency-Key` makes a retry count once (D9). */
 export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;

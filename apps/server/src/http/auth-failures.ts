@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import ipaddr from 'ipaddr.js';
+import { addressSource } from '../domain/end-user.js';
 import { DomainError } from '../domain/errors.js';
 import type { Actor } from '../services/audit.js';
 import type { AdminTokens } from '../services/admin-tokens.js';
@@ -25,13 +25,7 @@ const MAX_ADDRESSES = 100_000;
  * or one machine gets, so that walking the 2^64 addresses of a block counts as one client. An
  * IPv4 address in IPv6 form (`::ffff:192.0.2.1`, as a dual-stack socket reports it) is IPv4.
  */
-export function failureSource(address: string): string {
-  if (!ipaddr.isValid(address)) return address;
-  const parsed = ipaddr.process(address);
-  if (parsed.kind() === 'ipv4') return parsed.toString();
-  const groups = (parsed as ipaddr.IPv6).parts.slice(0, 4).map((part) => part.toString(16));
-  return `${groups.join(':')}::/64`;
-}
+export const failureSource = addressSource;
 
 /**
  * Limits repeated failed authentications (D6), on both APIs: per client (see `failureSource`) and

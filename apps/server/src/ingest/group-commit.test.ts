@@ -3,7 +3,13 @@ import { DomainError } from '../domain/errors.js';
 import type { BatchOutcome, TrackedEvent } from '../store/store.js';
 import { DEFAULT_GROUP_COMMIT, GroupCommitSink } from './group-commit.js';
 
-const NO_EFFECTS: BatchOutcome = { refused: [], completed: [], cappedForTheDay: [], stored: new Map() };
+const NO_EFFECTS: BatchOutcome = {
+  refused: [],
+  replayed: [],
+  completed: [],
+  cappedForTheDay: [],
+  stored: new Map(),
+};
 
 function event(campaignId: number): TrackedEvent {
   return {
@@ -18,6 +24,7 @@ function event(campaignId: number): TrackedEvent {
     verdict: 'counted',
     reason: null,
     idempotencyKey: null,
+    userAddress: null,
     mayHitCap: false,
   };
 }
@@ -201,7 +208,7 @@ describe('group commit (D9)', () => {
     const later = sink.record(event(3));
     await tick();
     commits[1].finish();
-    await expect(later).resolves.toBeUndefined();
+    await expect(later).resolves.toBe('counted');
   });
 
   it('on close, refuses new events and commits every accepted one', async () => {
@@ -236,7 +243,13 @@ describe('group commit (D9)', () => {
 
   it('reports cap effects so serving can react', async () => {
     const seen: BatchOutcome[] = [];
-    const effects: BatchOutcome = { refused: [], completed: [7], cappedForTheDay: [], stored: new Map() };
+    const effects: BatchOutcome = {
+      refused: [],
+      replayed: [],
+      completed: [7],
+      cappedForTheDay: [],
+      stored: new Map(),
+    };
     const sink = new GroupCommitSink(
       { insertEvents: async () => effects },
       () => undefined,

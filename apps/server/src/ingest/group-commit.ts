@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { DomainError } from '../domain/errors.js';
-import { IDEMPOTENCY_KEY_REUSED_MESSAGE } from '../domain/verdicts.js';
+import { IDEMPOTENCY_KEY_REUSED_MESSAGE, type Verdict } from '../domain/verdicts.js';
 import { isDataError, isLockedError } from '../store/errors.js';
 import type { BatchOutcome, Store, TrackedEvent } from '../store/store.js';
 import type { EventSink } from './event-sink.js';
@@ -57,7 +57,7 @@ export interface BatchObserver {
 
 interface Pending {
   event: TrackedEvent;
-  resolve: () => void;
+  resolve: (verdict: Verdict) => void;
   reject: (error: unknown) => void;
 }
 
@@ -94,9 +94,9 @@ export class GroupCommitSink implements EventSink {
     return this.queue.length + this.committing;
   }
 
-  record(event: TrackedEvent): Promise<void> {
+  record(event: TrackedEvent): Promise<Verdict> {
     if (this.closed || this.depth >= this.options.maxQueue) return Promise.reject(unavailable());
-    return new Promise<void>((resolve, reject) => {
+    return new Promise<Verdict>((resolve, reject) => {
       this.queue.push({ event, resolve, reject });
       this.schedule();
     });
@@ -152,10 +152,11 @@ export class GroupCommitSink implements EventSink {
       const effects = await this.store.insertEvents(batch.map((pending) => pending.event));
       this.observer.committed?.(batch.length, (performance.now() - started) / 1000, false);
       const refused = new Set(effects.refused);
+      const replayed = new Set(effects.replayed);
       for (const [index, pending] of batch.entries()) {
         if (refused.has(index))
           pending.reject(new DomainError('unprocessable', IDEMPOTENCY_KEY_REUSED_MESSAGE));
-        else pending.resolve();
+        else pending.resolve(replayed.has(index) ? 'duplicate' : pending.event.verdict);
       }
       this.observer.settled?.();
       this.observer.stored?.(effects.stored);

@@ -66,8 +66,8 @@ export class RedisRateLimiter implements RateLimiter {
     private readonly client: Client,
     private readonly logger: Logger,
     private readonly clock: () => number,
-    /** Every bucket key starts with this, so deployments sharing one Redis never share buckets. */
-    private readonly bucketPrefix: string,
+    /** Every key this deployment writes starts with this, so deployments sharing one Redis never share state. */
+    readonly keyPrefix: string,
   ) {
     this.fallback = new MemoryRateLimiter(clock);
     client.on('error', (error: Error) => this.degrade(error.message));
@@ -90,7 +90,7 @@ export class RedisRateLimiter implements RateLimiter {
         reconnectStrategy: (retries: number) => Math.min(100 * 2 ** retries, 2_000),
       },
     });
-    const limiter = new RedisRateLimiter(client, logger, clock, `${keyPrefix}ratelimit:`);
+    const limiter = new RedisRateLimiter(client, logger, clock, keyPrefix);
     limiter.degradedSince = clock();
     const connected = client.connect().then(
       () => true,
@@ -105,17 +105,31 @@ export class RedisRateLimiter implements RateLimiter {
   }
 
   take(operation: OperationClass, apiKeyId: number, policy: BucketPolicy): number | Promise<number> {
-    if (!this.client.isReady || (this.degradedSince !== null && !this.probeDue())) {
-      return this.fallback.take(operation, apiKeyId, policy);
-    }
-    return this.takeShared(`${this.bucketPrefix}${apiKeyId}:${operation}`, policy).then(
-      (wait) => {
+    const key = `${this.keyPrefix}ratelimit:${apiKeyId}:${operation}`;
+    const shared = this.evaluate(TAKE_SCRIPT, TAKE_SHA, key, [
+      String(policy.perSecond),
+      String(policy.burst),
+    ]);
+    if (shared === undefined) return this.fallback.take(operation, apiKeyId, policy);
+    return shared.then(Number, () => this.fallback.take(operation, apiKeyId, policy));
+  }
+
+  /**
+   * Runs a Lua script on one key in Redis, for this limiter and for other state every instance
+   * must agree on (`click-credits.ts`). Undefined while Redis is unavailable, and a rejection when
+   * it fails or answers too slowly: either way the caller falls back to its own memory, as the
+   * limiter does, and the connection's health is tracked in one place.
+   */
+  evaluate(script: string, sha: string, key: string, args: string[]): Promise<unknown> | undefined {
+    if (!this.client.isReady || (this.degradedSince !== null && !this.probeDue())) return undefined;
+    return this.runScript(script, sha, [key, ...args]).then(
+      (answer) => {
         if (this.degradedSince !== null) this.recover();
-        return wait;
+        return answer;
       },
       (error: unknown) => {
         this.degrade(error instanceof Error ? error.message : String(error));
-        return this.fallback.take(operation, apiKeyId, policy);
+        throw error;
       },
     );
   }
@@ -142,15 +156,14 @@ export class RedisRateLimiter implements RateLimiter {
     return true;
   }
 
-  private async takeShared(key: string, policy: BucketPolicy): Promise<number> {
-    const args = [key, String(policy.perSecond), String(policy.burst)];
-    const run = async (): Promise<number> => {
+  private async runScript(script: string, sha: string, args: string[]): Promise<unknown> {
+    const run = async (): Promise<unknown> => {
       try {
-        return Number(await this.client.sendCommand(['EVALSHA', TAKE_SHA, '1', ...args]));
+        return await this.client.sendCommand(['EVALSHA', sha, '1', ...args]);
       } catch (error) {
         // A restarted Redis has forgotten the script: load it by running it in full once.
         if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
-        return Number(await this.client.sendCommand(['EVAL', TAKE_SCRIPT, '1', ...args]));
+        return await this.client.sendCommand(['EVAL', script, '1', ...args]);
       }
     };
     let timer: NodeJS.Timeout | undefined;

@@ -1,7 +1,14 @@
 import { isInFlight, type Campaign } from '../domain/campaigns.js';
-import { drawOrdered, groupByPriority, type PriorityGroup, type Random } from '../domain/lottery.js';
+import {
+  addToGroups,
+  drawOrdered,
+  groupByPriority,
+  removeFromGroups,
+  type PriorityGroup,
+  type Random,
+} from '../domain/lottery.js';
 import type { FetchQuery } from '../domain/requests.js';
-import { DEVICES } from '../domain/targeting.js';
+import { DEVICES, type Device } from '../domain/targeting.js';
 
 /** A running campaign as the request path needs it, with its response JSON built once. */
 export interface ServedCampaign {
@@ -12,6 +19,9 @@ export interface ServedCampaign {
   readonly endAt: number | null;
   readonly category: string | null;
   readonly placements: readonly string[];
+  /** Its targeting (empty: every country, every device): where it is bucketed, to take it out. */
+  readonly countries: readonly string[];
+  readonly devices: readonly Device[];
   /** Has a total or daily cap: its events must update the cap counters as they are stored. */
   readonly hasCaps: boolean;
   /** The campaign object of the contract (2.1) as UTF-8 JSON: exactly its fields, nulls omitted. */
@@ -19,19 +29,50 @@ export interface ServedCampaign {
 }
 
 /** `any` holds every campaign (a request without `device`); the others only those that allow it. */
-type DeviceKey = 'any' | (typeof DEVICES)[number];
+type DeviceKey = 'any' | Device;
 type ListsByDevice = Record<DeviceKey, PriorityGroup<ServedCampaign>[]>;
 
-interface PlacementLists {
+/** A placement's campaigns by targeting; `L` is a staging map while building, frozen lists after. */
+interface ByTargeting<L> {
   /** For a request without `location`: every campaign of the placement. */
-  all: ListsByDevice;
+  all: L;
   /** Campaigns with an empty country set (served everywhere). */
-  everyCountry: ListsByDevice;
+  everyCountry: L;
   /** Campaigns targeting specific countries, by country. Disjoint from `everyCountry`. */
-  byCountry: Map<string, ListsByDevice>;
+  byCountry: Map<string, L>;
 }
+type PlacementLists = ByTargeting<ListsByDevice>;
 
 const DEVICE_KEYS: readonly DeviceKey[] = ['any', ...DEVICES];
+
+/** The device keys whose lists hold a campaign with these devices (`any` always). */
+function deviceKeysOf(devices: readonly Device[]): DeviceKey[] {
+  return DEVICE_KEYS.filter((key) => key === 'any' || devices.length === 0 || devices.includes(key));
+}
+
+/** The lists of one placement a campaign with these countries belongs to, made when missing. */
+function listsFor<L>(lists: ByTargeting<L>, countries: readonly string[], empty: () => L): L[] {
+  const found = [lists.all];
+  if (countries.length === 0) found.push(lists.everyCountry);
+  for (const country of countries) {
+    let byDevice = lists.byCountry.get(country);
+    if (!byDevice) lists.byCountry.set(country, (byDevice = empty()));
+    found.push(byDevice);
+  }
+  return found;
+}
+
+const emptyLists = (): ListsByDevice =>
+  Object.fromEntries(DEVICE_KEYS.map((key) => [key, []])) as unknown as ListsByDevice;
+
+/** Within a priority group, campaigns keep id order: the order a full build reads them in. */
+const byId = (a: ServedCampaign, b: ServedCampaign): boolean => a.id < b.id;
+
+/** A time at which a campaign must be looked at again: its start, its end, or its cap hold ending. */
+interface Boundary {
+  at: number;
+  id: number;
+}
 
 /**
  * The JSON of one contract campaign object; `description` and `category` are omitted when absent
@@ -48,63 +89,49 @@ export function campaignJson(campaign: Campaign): Buffer {
   return Buffer.from(JSON.stringify(object), 'utf8');
 }
 
-function bucket(
-  byDevice: Map<DeviceKey, ServedCampaign[]>,
-  campaign: Campaign,
-  served: ServedCampaign,
-): void {
-  for (const key of DEVICE_KEYS) {
-    if (key === 'any' || campaign.devices.length === 0 || campaign.devices.includes(key)) {
-      const list = byDevice.get(key);
-      if (list) list.push(served);
-      else byDevice.set(key, [served]);
-    }
-  }
-}
-
-function freeze(byDevice: Map<DeviceKey, ServedCampaign[]> | undefined): ListsByDevice {
+function freeze(byDevice: Map<DeviceKey, ServedCampaign[]>): ListsByDevice {
   const lists = {} as ListsByDevice;
-  for (const key of DEVICE_KEYS) lists[key] = groupByPriority(byDevice?.get(key) ?? []);
+  for (const key of DEVICE_KEYS) lists[key] = groupByPriority(byDevice.get(key) ?? []);
   return lists;
 }
 
-interface Staging {
-  all: Map<DeviceKey, ServedCampaign[]>;
-  everyCountry: Map<DeviceKey, ServedCampaign[]>;
-  byCountry: Map<string, Map<DeviceKey, ServedCampaign[]>>;
-}
+const NONE: readonly never[] = Object.freeze([]);
 
-/**
- * Collects campaigns one by one (so the store can be read page by page and no full list of rows
- * is ever held) and then freezes them into a {@link CampaignIndex}.
- */
-export class CampaignIndexBuilder {
-  private readonly staging = new Map<string, Staging>();
-  private readonly byId = new Map<number, ServedCampaign>();
-  private nextBoundaryAt = Infinity;
-
+/** Decides how a campaign stands in an index at `now`, shared by the full build and in-place updates. */
+class Admission {
   /** One string per placement id, shared by every campaign, instead of one per row read. */
   private readonly placementIds: ReadonlyMap<string, string>;
 
-  constructor(
-    private readonly placements: ReadonlySet<string>,
-    private readonly now = Date.now(),
-  ) {
+  /** Likewise one string per country code. */
+  private readonly countryIds = new Map<string, string>();
+
+  constructor(placements: ReadonlySet<string>) {
     this.placementIds = new Map([...placements].map((id) => [id, id]));
   }
 
-  add(campaign: Campaign): void {
-    if (campaign.status !== 'running') return;
-    if (campaign.endAt !== null && campaign.endAt <= this.now) return;
-    // Held by a daily cap: left out, and the index is rebuilt when the hold ends.
-    if (campaign.cappedUntil !== null && campaign.cappedUntil > this.now) {
-      if (campaign.cappedUntil < this.nextBoundaryAt) this.nextBoundaryAt = campaign.cappedUntil;
-      return;
+  private shared(country: string): string {
+    const known = this.countryIds.get(country);
+    if (known !== undefined) return known;
+    this.countryIds.set(country, country);
+    return country;
+  }
+
+  /**
+   * The campaign as served, or null when it is not (not running, ended, held by a daily cap); and
+   * the future instants at which that answer can change, pushed to `boundaries`.
+   */
+  admit(campaign: Campaign, now: number, boundaries: Boundary[]): ServedCampaign | null {
+    if (campaign.status !== 'running') return null;
+    if (campaign.endAt !== null && campaign.endAt <= now) return null;
+    // Held by a daily cap: left out, and looked at again when the hold ends.
+    if (campaign.cappedUntil !== null && campaign.cappedUntil > now) {
+      boundaries.push({ at: campaign.cappedUntil, id: campaign.id });
+      return null;
     }
     for (const bound of [campaign.startAt, campaign.endAt]) {
-      if (bound !== null && bound > this.now && bound < this.nextBoundaryAt) this.nextBoundaryAt = bound;
+      if (bound !== null && bound > now) boundaries.push({ at: bound, id: campaign.id });
     }
-    const served: ServedCampaign = {
+    return {
       id: campaign.id,
       priority: campaign.priority,
       weight: campaign.weight,
@@ -112,9 +139,35 @@ export class CampaignIndexBuilder {
       endAt: campaign.endAt,
       category: campaign.category,
       placements: campaign.placements.flatMap((p) => this.placementIds.get(p) ?? []),
+      countries: campaign.countries.length === 0 ? NONE : campaign.countries.map((c) => this.shared(c)),
+      devices: campaign.devices.length === 0 ? NONE : campaign.devices,
       hasCaps: Object.values(campaign.caps).some((cap) => cap !== null),
       json: campaignJson(campaign),
     };
+  }
+}
+
+/**
+ * Collects campaigns one by one (so the store can be read page by page and no full list of rows
+ * is ever held) and then freezes them into a {@link CampaignIndex}: the full build, at start and
+ * when the change feed cannot say which campaigns changed.
+ */
+export class CampaignIndexBuilder {
+  private readonly staging = new Map<string, ByTargeting<Map<DeviceKey, ServedCampaign[]>>>();
+  private readonly byId = new Map<number, ServedCampaign>();
+  private readonly boundaries: Boundary[] = [];
+  private readonly admission: Admission;
+
+  constructor(
+    private readonly placements: ReadonlySet<string>,
+    private readonly now = Date.now(),
+  ) {
+    this.admission = new Admission(placements);
+  }
+
+  add(campaign: Campaign): void {
+    const served = this.admission.admit(campaign, this.now, this.boundaries);
+    if (!served) return;
     this.byId.set(campaign.id, served);
     for (const placement of served.placements) {
       let lists = this.staging.get(placement);
@@ -122,12 +175,16 @@ export class CampaignIndexBuilder {
         lists = { all: new Map(), everyCountry: new Map(), byCountry: new Map() };
         this.staging.set(placement, lists);
       }
-      bucket(lists.all, campaign, served);
-      if (campaign.countries.length === 0) bucket(lists.everyCountry, campaign, served);
-      for (const country of campaign.countries) {
-        let byDevice = lists.byCountry.get(country);
-        if (!byDevice) lists.byCountry.set(country, (byDevice = new Map<DeviceKey, ServedCampaign[]>()));
-        bucket(byDevice, campaign, served);
+      for (const byDevice of listsFor(
+        lists,
+        served.countries,
+        () => new Map<DeviceKey, ServedCampaign[]>(),
+      )) {
+        for (const key of deviceKeysOf(served.devices)) {
+          const list = byDevice.get(key);
+          if (list) list.push(served);
+          else byDevice.set(key, [served]);
+        }
       }
     }
   }
@@ -142,14 +199,47 @@ export class CampaignIndexBuilder {
       });
     }
     this.staging.clear();
-    return new CampaignIndex(this.placements, this.byId, byPlacement, this.nextBoundaryAt);
+    return new CampaignIndex(this.placements, this.byId, byPlacement, this.boundaries);
   }
 }
 
+/** Min-heap of boundaries by time: push and pop in O(log n). */
+function pushBoundary(heap: Boundary[], boundary: Boundary): void {
+  let i = heap.push(boundary) - 1;
+  while (i > 0) {
+    const parent = (i - 1) >> 1;
+    if ((heap[parent] as Boundary).at <= boundary.at) break;
+    heap[i] = heap[parent] as Boundary;
+    i = parent;
+  }
+  heap[i] = boundary;
+}
+
+function popBoundary(heap: Boundary[]): Boundary | undefined {
+  const top = heap[0];
+  const last = heap.pop();
+  if (top === undefined || last === undefined || heap.length === 0) return top;
+  let i = 0;
+  for (;;) {
+    const left = 2 * i + 1;
+    if (left >= heap.length) break;
+    const right = left + 1;
+    const child =
+      right < heap.length && (heap[right] as Boundary).at < (heap[left] as Boundary).at ? right : left;
+    if ((heap[child] as Boundary).at >= last.at) break;
+    heap[i] = heap[child] as Boundary;
+    i = child;
+  }
+  heap[i] = last;
+  return top;
+}
+
 /**
- * An immutable snapshot of what can be served: enabled placements and running campaigns, bucketed by
- * placement, country and device so that a fetch touches only campaigns that match its targeting.
- * A new snapshot replaces the old one whole when the store changes (see `ServingState`).
+ * What can be served: enabled placements and running campaigns, bucketed by placement, country and
+ * device so that a fetch touches only campaigns that match its targeting. Built whole at start
+ * (see `ServingState`); after that a change to one campaign is applied in place with
+ * {@link CampaignIndex.apply}, which lays out again only the priority groups that campaign is in.
+ * Requests are served one at a time on one thread, so a fetch never sees a change half applied.
  */
 export class CampaignIndex {
   /** An index from a list of campaigns (tests, small data); the server builds page by page. */
@@ -163,16 +253,77 @@ export class CampaignIndex {
     return builder.build();
   }
 
-  readonly size: number;
+  private readonly admission: Admission;
+  private readonly boundaries: Boundary[] = [];
 
   constructor(
     readonly placements: ReadonlySet<string>,
-    private readonly byId: ReadonlyMap<number, ServedCampaign>,
-    private readonly byPlacement: ReadonlyMap<string, PlacementLists>,
-    /** Earliest future start or end time of an indexed campaign; a rebuild is due then. */
-    readonly nextBoundaryAt: number,
+    private readonly byId: Map<number, ServedCampaign>,
+    private readonly byPlacement: Map<string, PlacementLists>,
+    boundaries: readonly Boundary[],
   ) {
-    this.size = byId.size;
+    this.admission = new Admission(placements);
+    for (const boundary of boundaries) pushBoundary(this.boundaries, boundary);
+  }
+
+  /** How many campaigns are indexed. */
+  get size(): number {
+    return this.byId.size;
+  }
+
+  /**
+   * The earliest instant at which an indexed or held campaign starts, ends or comes out of a
+   * daily cap's hold: {@link dueCampaigns} names them from then on.
+   */
+  get nextBoundaryAt(): number {
+    return this.boundaries[0]?.at ?? Infinity;
+  }
+
+  /**
+   * The ids of the campaigns whose boundary has come by `now` (each once), taken off the list; the
+   * caller applies each one's current state again. Some may have changed since: applying the
+   * current state is right either way.
+   */
+  dueCampaigns(now: number): number[] {
+    const due = new Set<number>();
+    while (this.nextBoundaryAt <= now) due.add((popBoundary(this.boundaries) as Boundary).id);
+    return [...due];
+  }
+
+  /**
+   * Applies the current state of one campaign in place (`campaign` undefined: it no longer exists):
+   * takes out what was indexed for `id`, then adds the campaign back if it is served at `now`.
+   * Only the priority groups it was or is in are laid out again; the result answers every fetch
+   * exactly as a full build from the same campaigns would.
+   */
+  apply(id: number, campaign: Campaign | undefined, now: number): void {
+    const old = this.byId.get(id);
+    if (old) {
+      this.byId.delete(id);
+      this.eachList(old, (groups) => removeFromGroups(groups, old));
+    }
+    if (!campaign) return;
+    const added: Boundary[] = [];
+    const served = this.admission.admit(campaign, now, added);
+    for (const boundary of added) pushBoundary(this.boundaries, boundary);
+    if (!served) return;
+    this.byId.set(id, served);
+    this.eachList(served, (groups) => addToGroups(groups, served, byId));
+  }
+
+  /** Calls `change` with each priority-group list `served` is (or belongs) in. */
+  private eachList(served: ServedCampaign, change: (groups: PriorityGroup<ServedCampaign>[]) => void): void {
+    const keys = deviceKeysOf(served.devices);
+    for (const placement of served.placements) {
+      let lists = this.byPlacement.get(placement);
+      if (!lists) {
+        lists = { all: emptyLists(), everyCountry: emptyLists(), byCountry: new Map() };
+        this.byPlacement.set(placement, lists);
+      }
+      for (const byDevice of listsFor(lists, served.countries, emptyLists)) {
+        for (const key of keys) change(byDevice[key]);
+      }
+    }
   }
 
   hasPlacement(id: string): boolean {
@@ -195,22 +346,9 @@ export class CampaignIndex {
     blocked: readonly string[] = [],
     random: Random = Math.random,
   ): ServedCampaign[] {
-    const lists = this.byPlacement.get(query.placement);
-    if (!lists) return [];
-    const device: DeviceKey = query.device ?? 'any';
-    const sources: PriorityGroup<ServedCampaign>[][] = [];
-    if (query.location === undefined) {
-      sources.push(lists.all[device]);
-    } else {
-      sources.push(lists.everyCountry[device]);
-      const forCountry = lists.byCountry.get(query.location);
-      if (forCountry) sources.push(forCountry[device]);
-    }
-    const eligible =
-      blocked.length === 0
-        ? (campaign: ServedCampaign) => isInFlight(campaign, now)
-        : (campaign: ServedCampaign) =>
-            isInFlight(campaign, now) && (campaign.category === null || !blocked.includes(campaign.category));
+    const sources = this.sources(query);
+    if (sources.length === 0) return [];
+    const eligible = eligibleAt(now, blocked);
     // Without blocked categories, a group whose every campaign is in flight needs no per-item check.
     const groupEligible =
       blocked.length === 0
@@ -219,4 +357,58 @@ export class CampaignIndex {
         : () => false;
     return drawOrdered(sources, query.limit, eligible, random, groupEligible);
   }
+
+  /**
+   * A campaign's chance in a fetch like `query` (D4): how many eligible campaigns come before it
+   * (a higher priority), how many it is drawn against (its priority), its share of their weight
+   * (the chance it is drawn first among them), and the share of `draws` fetches it is returned in.
+   */
+  chance(
+    campaign: Pick<ServedCampaign, 'id' | 'priority' | 'weight'>,
+    query: FetchQuery,
+    now: number,
+    blocked: readonly string[] = [],
+    draws = 1000,
+  ): { ahead: number; rivals: number; weightShare: number; inResponse: number } {
+    const eligible = eligibleAt(now, blocked);
+    let ahead = 0;
+    let rivals = 0;
+    let weight = campaign.weight;
+    for (const groups of this.sources(query))
+      for (const group of groups)
+        for (const item of group.items) {
+          if (item.id === campaign.id || !eligible(item)) continue;
+          if (item.priority > campaign.priority) ahead++;
+          else if (item.priority === campaign.priority) {
+            rivals++;
+            weight += item.weight;
+          }
+        }
+    let inResponse = ahead >= query.limit ? 0 : ahead + rivals < query.limit ? 1 : Number.NaN;
+    if (Number.isNaN(inResponse)) {
+      let found = 0;
+      for (let i = 0; i < draws; i++)
+        if (this.select(query, now, blocked).some((item) => item.id === campaign.id)) found++;
+      inResponse = found / draws;
+    }
+    return { ahead, rivals, weightShare: campaign.weight / weight, inResponse };
+  }
+
+  /** The lists a fetch draws from: disjoint, each sorted by priority. */
+  private sources(query: Omit<FetchQuery, 'limit'>): PriorityGroup<ServedCampaign>[][] {
+    const lists = this.byPlacement.get(query.placement);
+    if (!lists) return [];
+    const device: DeviceKey = query.device ?? 'any';
+    if (query.location === undefined) return [lists.all[device]];
+    const forCountry = lists.byCountry.get(query.location);
+    return forCountry ? [lists.everyCountry[device], forCountry[device]] : [lists.everyCountry[device]];
+  }
+}
+
+/** In flight at `now` and not in a `blocked` category. */
+function eligibleAt(now: number, blocked: readonly string[]): (campaign: ServedCampaign) => boolean {
+  return blocked.length === 0
+    ? (campaign) => isInFlight(campaign, now)
+    : (campaign) =>
+        isInFlight(campaign, now) && (campaign.category === null || !blocked.includes(campaign.category));
 }

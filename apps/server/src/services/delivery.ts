@@ -5,6 +5,7 @@ import type { EventSink } from '../ingest/event-sink.js';
 import type { EventKind } from '../store/store.js';
 import type { ServedCampaign } from './campaign-index.js';
 import type { ServingState } from './serving-state.js';
+import { TrafficJudge } from './traffic-judge.js';
 
 const ENVELOPE_OPEN = Buffer.from('{"status":"success","data":[');
 const COMMA = Buffer.from(',');
@@ -32,6 +33,7 @@ export class DeliveryService {
     private readonly state: ServingState,
     private readonly events: EventSink,
     private readonly clock: () => number = Date.now,
+    private readonly judge: TrafficJudge = new TrafficJudge(),
   ) {}
 
   /** The fetch response body (partner API 2.3), as UTF-8 JSON bytes. */
@@ -52,6 +54,8 @@ export class DeliveryService {
    * Records an impression or click; resolves once it is durably stored. A request repeating an
    * `idempotencyKey` already used with the same API key in 24 hours is stored as a duplicate (D9),
    * or, if it asks for something else than the key's first request, refused (422) and not stored.
+   * Every other event gets its verdict from the traffic judge (D15): `counted`, or `invalid` with
+   * a reason. Whatever the verdict, the answer is the same.
    */
   async track(
     kind: EventKind,
@@ -70,7 +74,9 @@ export class DeliveryService {
     if (!campaign.placements.includes(request.placement)) {
       throw invalid(`campaign ${request.campaignId} is not served in placement ${request.placement}`);
     }
-    await this.events.record({
+    const judging = this.judge.judge(kind, request, caller.apiKeyId, now);
+    const judged = judging instanceof Promise ? await judging : judging;
+    const stored = await this.events.record({
       kind,
       campaignId: request.campaignId,
       placement: request.placement,
@@ -79,10 +85,12 @@ export class DeliveryService {
       partnerId: caller.partnerId,
       apiKeyId: caller.apiKeyId,
       occurredAt: now,
-      verdict: 'counted',
-      reason: null,
+      verdict: judged.verdict,
+      reason: judged.reason,
       idempotencyKey,
+      userAddress: judged.userAddress,
       mayHitCap: campaign.hasCaps,
     });
+    if (judged.pair !== null) await this.judge.settle(kind, judged.pair, stored, now);
   }
 }

@@ -68,6 +68,7 @@ export async function seedDemoTraffic(
           verdict: BILLABLE_VERDICT,
           reason: null,
           idempotencyKey: null,
+          userAddress: null,
           mayHitCap: false,
         };
         batch.push(event);

@@ -12,9 +12,9 @@ import { ReportService, type Report, type ReportCounts } from './reports.js';
 
 /** What each kind of account may break its figures down by, its default first. */
 export const BREAKDOWNS: Record<Account['kind'], readonly ReportDimension[]> = {
-  operator: ['advertiser', 'partner', 'campaign', 'placement', 'country', 'device'],
-  advertiser: ['campaign', 'placement', 'country', 'device'],
-  partner: ['placement', 'campaign', 'country', 'device'],
+  operator: ['advertiser', 'partner', 'campaign', 'placement', 'country', 'device', 'reason'],
+  advertiser: ['campaign', 'placement', 'country', 'device', 'reason'],
+  partner: ['placement', 'campaign', 'country', 'device', 'reason'],
 };
 
 /** A live report as the dashboard asks for it: a window, a breakdown and optional narrowing. */
@@ -189,7 +189,12 @@ async function namesOf(
       known.set(p.id, p.name);
   }
   return (value) => {
-    if (value === null) return dimension === 'country' ? 'unknown country' : 'unknown device';
+    if (value === null)
+      return dimension === 'reason'
+        ? 'billable (no reason)'
+        : dimension === 'country'
+          ? 'unknown country'
+          : 'unknown device';
     if (typeof value === 'number') return known.get(value) ?? `${dimension} #${value}`;
     return value;
   };

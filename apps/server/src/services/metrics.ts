@@ -73,6 +73,28 @@ export class Metrics {
         this.set(state.index.size);
       },
     });
+    for (const [name, help, value] of [
+      [
+        'placard_index_builds_total',
+        'Times the serving index was built whole (at start, or for a change the log cannot name)',
+        () => state.fullBuilds,
+      ],
+      [
+        'placard_index_changes_applied_total',
+        'Campaign changes applied to the serving index in place',
+        () => state.changesApplied,
+      ],
+    ] as const) {
+      new Counter({
+        name,
+        help,
+        registers: [this.registry],
+        collect() {
+          this.reset();
+          this.inc(value());
+        },
+      });
+    }
     new Gauge({
       name: 'placard_index_refresh_age_seconds',
       help: 'Seconds since the serving index last checked the store for changes',

@@ -24,6 +24,7 @@ function expiredStore(events: number, keys: number) {
       calls.push(`keys ${now} ${limit}`);
       return Promise.resolve(take(keysLeft, limit));
     },
+    pruneCampaignChanges: () => Promise.resolve(0),
   };
   return { store: store as unknown as Store, calls };
 }

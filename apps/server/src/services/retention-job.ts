@@ -12,8 +12,8 @@ const DAY = 24 * 60 * 60 * 1000;
 export const RETENTION_CHUNK = 250;
 
 /**
- * Keeps raw events for the configured number of days and forgets idempotency keys after their
- * 24 hours. Rollups are never pruned, so reports of any age stay exact. Runs at start and then
+ * Keeps raw events for the configured number of days, forgets idempotency keys after their
+ * 24 hours and trims the log of campaign changes. Rollups are never pruned, so reports of any age stay exact. Runs at start and then
  * every few minutes on every instance; deletes are idempotent, so instances never conflict.
  */
 export class RetentionJob {
@@ -41,6 +41,8 @@ export class RetentionJob {
     const before = now - this.retentionDays * DAY;
     const events = await this.inChunks((limit) => this.store.pruneEvents(before, limit));
     const idempotencyKeys = await this.inChunks((limit) => this.store.pruneIdempotencyKeys(now, limit));
+    // The log of campaign changes the serving indexes follow keeps only its newest versions.
+    if (!this.stopping) await this.store.pruneCampaignChanges();
     if (events > 0 || idempotencyKeys > 0) {
       this.log.info({ events, idempotencyKeys, retentionDays: this.retentionDays }, 'old events pruned');
     }

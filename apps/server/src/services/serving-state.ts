@@ -7,10 +7,14 @@ import { collectGarbage } from './heap.js';
 const LARGE_INDEX = 20_000;
 
 /**
- * What every request reads without touching the store: the campaign index and the live API keys.
- * Both are rebuilt whole from the store when its change feed (trigger-maintained versions) moves,
- * so a change made by this process, the CLI, another instance or plain SQL is served within about
- * two refresh intervals. A rebuild is also scheduled for the next campaign start or end time.
+ * What every request reads without touching the store: the campaign index and the live API keys,
+ * kept up to date from the store's change feed (trigger-maintained versions), so a change made by
+ * this process, the CLI, another instance or plain SQL is served within about two refresh
+ * intervals. The index is built whole at start; after that the feed's log of changed campaigns
+ * (migration 011) names what changed and only those campaigns are read and applied in place, as
+ * are the campaigns whose start, end or daily-cap hold comes. A change the log cannot name (a
+ * placement, a truncate, an instance too far behind) rebuilds the index whole. Keys are reloaded
+ * whole when they change.
  */
 export class ServingState {
   private currentIndex: CampaignIndex = CampaignIndex.from(new Set(), []);
@@ -19,6 +23,8 @@ export class ServingState {
   private timer: NodeJS.Timeout | undefined;
   private refreshing: Promise<void> | undefined;
   private lastRefreshAt = 0;
+  private builds = 0;
+  private applied = 0;
 
   constructor(
     private readonly store: Store,
@@ -34,6 +40,16 @@ export class ServingState {
   /** The live (active or suspended) key with this digest, or undefined for unknown and revoked keys. */
   key(digest: string): LiveKey | undefined {
     return this.keysByDigest.get(digest);
+  }
+
+  /** How many times the index was built whole (at start, and when the feed could not say what changed). */
+  get fullBuilds(): number {
+    return this.builds;
+  }
+
+  /** How many campaign changes were applied to the index in place. */
+  get changesApplied(): number {
+    return this.applied;
   }
 
   /** Milliseconds since the last successful check of the change feed. */
@@ -76,16 +92,38 @@ export class ServingState {
   private async checkForChanges(): Promise<void> {
     const versions = await this.store.changeVersions();
     const work: Promise<void>[] = [];
-    if (
-      versions['campaigns'] !== this.versions['campaigns'] ||
-      this.clock() >= this.currentIndex.nextBoundaryAt
-    ) {
-      work.push(this.reloadCampaigns());
+    const seen = this.versions['campaigns'];
+    const now = versions['campaigns'];
+    if (now !== seen || this.clock() >= this.currentIndex.nextBoundaryAt) {
+      work.push(this.updateCampaigns(seen, now));
     }
     if (versions['keys'] !== this.versions['keys']) work.push(this.reloadKeys());
     await Promise.all(work);
     this.versions = versions;
     this.lastRefreshAt = Date.now();
+  }
+
+  /**
+   * Applies the campaigns changed between two versions of the feed, and those whose boundary came,
+   * in place; rebuilds the whole index when the log cannot name every change.
+   */
+  private async updateCampaigns(seen: number | undefined, now: number | undefined): Promise<void> {
+    const changed =
+      seen === now
+        ? []
+        : seen === undefined || now === undefined
+          ? null
+          : await this.store.campaignChangesBetween(seen, now);
+    if (changed === null) return this.reloadCampaigns();
+    const index = this.currentIndex;
+    const ids = [...new Set([...changed, ...index.dueCampaigns(this.clock())])];
+    if (ids.length === 0) return;
+    const campaigns = new Map((await this.store.getCampaigns(ids)).map((c) => [c.id, c]));
+    // A full build that replaced the index meanwhile already holds these changes.
+    if (this.currentIndex !== index) return;
+    const at = this.clock();
+    for (const id of ids) index.apply(id, campaigns.get(id), at);
+    this.applied += ids.length;
   }
 
   private async reloadCampaigns(): Promise<void> {
@@ -98,6 +136,7 @@ export class ServingState {
       for (const campaign of page) builder.add(campaign);
     }
     this.currentIndex = builder.build();
+    this.builds++;
     // Small indexes leave little garbage; past this size a full collection returns tens of MB.
     if (this.currentIndex.size >= LARGE_INDEX) collectGarbage();
     this.log.info(

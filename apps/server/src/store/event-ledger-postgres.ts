@@ -38,6 +38,7 @@ const STATEMENT = (
   verdicts: string[],
   reasons: (string | null)[],
   keys: (string | null)[],
+  addresses: (string | null)[],
   fingerprints: string[],
   expiredBefore: number,
 ) => sql<{ ord: string | number; outcome: 'replay' | 'refused' }>`
@@ -45,9 +46,10 @@ const STATEMENT = (
     select * from unnest(
       ${kinds}::text[], ${campaigns}::bigint[], ${placements}::text[], ${countries}::text[],
       ${devices}::text[], ${partners}::bigint[], ${apiKeys}::bigint[], ${times}::bigint[],
-      ${verdicts}::text[], ${reasons}::text[], ${keys}::text[], ${fingerprints}::text[]
+      ${verdicts}::text[], ${reasons}::text[], ${keys}::text[], ${addresses}::text[],
+      ${fingerprints}::text[]
     ) with ordinality as t(kind, campaign_id, placement_id, country, device, partner_id, api_key_id,
-      occurred_at, verdict, reason, idempotency_key, fingerprint, ord)
+      occurred_at, verdict, reason, idempotency_key, user_address, fingerprint, ord)
   ),
   firsts as (
     select distinct on (api_key_id, idempotency_key) api_key_id, idempotency_key, ord, occurred_at,
@@ -88,25 +90,25 @@ const STATEMENT = (
   ),
   final as (
     select ord, kind, campaign_id, placement_id, country, device, partner_id, api_key_id, occurred_at,
-      idempotency_key,
+      idempotency_key, user_address,
       case when outcome = 'replay' then 'duplicate' else verdict end as verdict,
       case when outcome = 'replay' then ${REASONS.idempotentReplay} else reason end as reason
     from settled where outcome <> 'refused'
   ),
   stored as (
     insert into events (kind, campaign_id, placement_id, country, device, partner_id, api_key_id,
-      occurred_at, verdict, reason, idempotency_key)
+      occurred_at, verdict, reason, idempotency_key, user_address)
     select kind, campaign_id, placement_id, country, device, partner_id, api_key_id, occurred_at,
-      verdict, reason, idempotency_key
+      verdict, reason, idempotency_key, user_address
     from final order by ord
   ),
   rolled as (
     insert into event_rollups as rollup (minute, campaign_id, partner_id, placement_id, country, device,
-      kind, verdict, count)
+      kind, verdict, reason, count)
     select occurred_at - occurred_at % 60000, campaign_id, partner_id, placement_id,
-      coalesce(country, ''), coalesce(device, ''), kind, verdict, count(*)
-    from final group by 1, 2, 3, 4, 5, 6, 7, 8 order by 1, 2, 3, 4, 5, 6, 7, 8
-    on conflict (minute, campaign_id, partner_id, placement_id, country, device, kind, verdict)
+      coalesce(country, ''), coalesce(device, ''), kind, verdict, coalesce(reason, ''), count(*)
+    from final group by 1, 2, 3, 4, 5, 6, 7, 8, 9 order by 1, 2, 3, 4, 5, 6, 7, 8, 9
+    on conflict (minute, campaign_id, partner_id, placement_id, country, device, kind, verdict, reason)
       do update set count = rollup.count + excluded.count
   )
   select ord, outcome from settled where outcome <> 'new'`;
@@ -126,6 +128,7 @@ export async function storeBatchPostgres(db: Db, events: readonly TrackedEvent[]
     events.map((event) => event.verdict),
     events.map((event) => event.reason),
     events.map((event) => event.idempotencyKey),
+    events.map((event) => event.userAddress),
     events.map((event) => (event.idempotencyKey === null ? '' : requestFingerprint(event))),
     idempotencyExpiry(events),
   ).execute(db);

@@ -19,11 +19,12 @@ const CLAIM = `insert into idempotency_keys (api_key_id, key, created_at, finger
 const HELD = `select fingerprint from idempotency_keys where api_key_id = ? and key = ?`;
 
 const INSERT_EVENT = `insert into events (kind, campaign_id, placement_id, country, device, partner_id,
-  api_key_id, occurred_at, verdict, reason, idempotency_key) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+  api_key_id, occurred_at, verdict, reason, idempotency_key, user_address)
+  values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 
 const ADD_TO_ROLLUP = `insert into event_rollups (minute, campaign_id, partner_id, placement_id, country,
-  device, kind, verdict, count) values (?, ?, ?, ?, ?, ?, ?, ?, ?)
-  on conflict (minute, campaign_id, partner_id, placement_id, country, device, kind, verdict)
+  device, kind, verdict, reason, count) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+  on conflict (minute, campaign_id, partner_id, placement_id, country, device, kind, verdict, reason)
   do update set count = event_rollups.count + excluded.count`;
 
 interface Statements {
@@ -104,9 +105,10 @@ export function storeBatchSqlite(
       event.verdict,
       event.reason,
       event.idempotencyKey,
+      event.userAddress,
     );
     const minute = minuteOf(event.occurredAt);
-    const dimensions = `${minute}\0${event.campaignId}\0${event.partnerId}\0${event.placement}\0${event.country ?? ''}\0${event.device ?? ''}\0${event.kind}\0${event.verdict}`;
+    const dimensions = `${minute}\0${event.campaignId}\0${event.partnerId}\0${event.placement}\0${event.country ?? ''}\0${event.device ?? ''}\0${event.kind}\0${event.verdict}\0${event.reason ?? ''}`;
     const rollup = rollups.get(dimensions);
     if (rollup) rollup.count++;
     else rollups.set(dimensions, { event, minute, count: 1 });
@@ -121,6 +123,7 @@ export function storeBatchSqlite(
       event.device ?? '',
       event.kind,
       event.verdict,
+      event.reason ?? '',
       count,
     );
   }

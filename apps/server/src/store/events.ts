@@ -22,13 +22,26 @@ export async function insertEvents(
   ctx: StoreContext,
   events: readonly TrackedEvent[],
 ): Promise<BatchOutcome> {
-  const effects: BatchOutcome = { refused: [], completed: [], cappedForTheDay: [], stored: new Map() };
+  const effects: BatchOutcome = {
+    refused: [],
+    replayed: [],
+    completed: [],
+    cappedForTheDay: [],
+    stored: new Map(),
+  };
   if (events.length === 0) return effects;
   const count = ({ stored, refused }: SettledBatch): void => {
     effects.refused = refused;
     for (const { kind, verdict } of stored) {
       const key = `${kind}:${verdict}`;
       effects.stored.set(key, (effects.stored.get(key) ?? 0) + 1);
+    }
+    // `stored` is the batch in order without the refused: the replays' positions in the batch.
+    const skipped = new Set(refused);
+    let next = 0;
+    for (let index = 0; index < events.length; index++) {
+      if (skipped.has(index)) continue;
+      if (stored[next++]?.verdict === 'duplicate') effects.replayed.push(index);
     }
   };
   // A batch with nothing to cap is one statement where the engine's ledger commits it by itself.

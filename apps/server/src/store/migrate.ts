@@ -9,6 +9,8 @@ import * as requestFingerprints from './migrations/006-request-fingerprints.js';
 import * as adminTokenLifecycle from './migrations/007-admin-token-lifecycle.js';
 import * as people from './migrations/008-people.js';
 import * as tokenRoles from './migrations/009-token-roles.js';
+import * as campaignChanges from './migrations/011-campaign-changes.js';
+import * as verdictReasons from './migrations/012-verdict-reasons.js';
 
 /** Migrations in order; names are sortable and never renamed once released. */
 function migrations(connection: Connection): Record<string, Migration> {
@@ -22,6 +24,8 @@ function migrations(connection: Connection): Record<string, Migration> {
     '007-admin-token-lifecycle': { up: (db) => adminTokenLifecycle.up(db) },
     '008-people': { up: (db) => people.up(db, connection.engine) },
     '009-token-roles': { up: (db) => tokenRoles.up(db) },
+    '011-campaign-changes': { up: (db) => campaignChanges.up(db, connection.engine) },
+    '012-verdict-reasons': { up: (db) => verdictReasons.up(db, connection.engine) },
   };
 }
 

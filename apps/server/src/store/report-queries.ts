@@ -1,7 +1,7 @@
 import type { ReportDimension } from '../domain/report-request.js';
 import type { Db } from './schema.js';
 
-/** The rollup column behind each dimension ('' in country and device means absent). */
+/** The rollup column behind each dimension ('' in country, device and reason means absent). */
 const COLUMNS = {
   campaign: 'event_rollups.campaign_id',
   advertiser: 'campaigns.advertiser_id',
@@ -9,6 +9,8 @@ const COLUMNS = {
   placement: 'event_rollups.placement_id',
   country: 'event_rollups.country',
   device: 'event_rollups.device',
+  verdict: 'event_rollups.verdict',
+  reason: 'event_rollups.reason',
 } as const;
 
 export interface RollupQuery {
@@ -46,6 +48,7 @@ export async function readRollups(db: Db, query: RollupQuery): Promise<RollupSli
     // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the column is one of COLUMNS, chosen at run time
     select = select.where(COLUMNS[dimension] as any, 'in', values);
   }
+  const grouped = query.groupBy.filter((dimension) => dimension !== 'verdict');
   const rows = await select
     .select((eb) => [
       eb(eb.ref('event_rollups.minute'), '-', eb(eb.ref('event_rollups.minute'), '%', query.slotMs)).as(
@@ -54,11 +57,14 @@ export async function readRollups(db: Db, query: RollupQuery): Promise<RollupSli
       'event_rollups.kind as kind',
       'event_rollups.verdict as verdict',
       eb.fn.sum<number | string>('event_rollups.count').as('count'),
-      // eslint-disable-next-line @typescript-eslint/no-explicit-any -- see above
-      ...query.groupBy.map((dimension) => eb.ref(COLUMNS[dimension] as any).as(dimension)),
+      // The verdict is selected above already; grouping by it adds no second column.
+      ...grouped.map((dimension) =>
+        // eslint-disable-next-line @typescript-eslint/no-explicit-any -- see above
+        eb.ref(COLUMNS[dimension] as any).as(dimension),
+      ),
     ])
     // eslint-disable-next-line @typescript-eslint/no-explicit-any -- grouping by the aliases selected above
-    .groupBy(['slot', 'kind', 'verdict', ...query.groupBy] as any)
+    .groupBy(['slot', 'kind', 'verdict', ...grouped] as any)
     .execute();
   return rows.map((row) => {
     const record = row as Record<string, unknown>;

@@ -188,6 +188,8 @@ export interface TrackedEvent {
   reason: string | null;
   /** The request's `Idempotency-Key` header (D9), if it had one. */
   idempotencyKey: string | null;
+  /** The end user's address, already truncated to its /24 or /48 (D15), if the partner sent it. */
+  userAddress: string | null;
   /**
    * The campaign had a cap when the event was validated (from the serving index), so storing the
    * event must update its cap counters. Events of uncapped campaigns skip that query.
@@ -274,6 +276,8 @@ export interface BatchOutcome {
    * used, within 24 hours, for a different request (D9).
    */
   refused: number[];
+  /** Positions in the batch of events stored as idempotent replays (`duplicate`, D9). */
+  replayed: number[];
   /** Campaigns completed by reaching a total cap. */
   completed: number[];
   /** Campaigns held for the rest of their day by a daily cap. */

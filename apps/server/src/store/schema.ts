@@ -16,6 +16,7 @@ export interface Database {
   idempotency_keys: IdempotencyKeyTable;
   event_rollups: EventRollupTable;
   change_versions: ChangeVersionTable;
+  campaign_changes: CampaignChangeTable;
   meta: MetaTable;
   api_key_usage: ApiKeyUsageTable;
   campaign_counters: CampaignCounterTable;
@@ -117,6 +118,8 @@ export interface EventTable {
   verdict: string;
   reason: string | null;
   idempotency_key: string | null;
+  /** The end user's address truncated to its IPv4 /24 or IPv6 /48 (D15); null when not sent. */
+  user_address: string | null;
 }
 
 /** (API key, Idempotency-Key) pairs seen in the last 24 hours (D9). */
@@ -138,6 +141,8 @@ export interface EventRollupTable {
   device: string;
   kind: string;
   verdict: string;
+  /** Why the events are not billable (D15); '' for `counted`. */
+  reason: string;
   count: number;
 }
 
@@ -145,6 +150,12 @@ export interface EventRollupTable {
 export interface ChangeVersionTable {
   topic: string;
   version: number;
+}
+
+/** Which campaign each bump of the `campaigns` version was for (migration 011). */
+export interface CampaignChangeTable {
+  version: number;
+  campaign_id: number;
 }
 
 export interface MetaTable {

@@ -101,6 +101,8 @@ export class Store {
 
   // The change feed the serving state polls, and the store's own settings (`meta`) (meta.ts)
   readonly changeVersions = this.bound(meta.changeVersions);
+  readonly campaignChangesBetween = this.bound(meta.campaignChangesBetween);
+  readonly pruneCampaignChanges = this.bound(meta.pruneCampaignChanges);
   readonly getMeta = this.bound(meta.getMeta);
   readonly setMeta = this.bound(meta.setMeta);
 

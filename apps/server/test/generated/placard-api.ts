@@ -48,7 +48,7 @@ export interface paths {
         put?: never;
         /**
          * Track an impression
-         * @description Report one impression per display, once the campaign is visible (partner API 4.2). Answered only after the event is durably stored.
+         * @description Report one impression per display, once the campaign is visible (partner API 4.2). Answered only after the event is durably stored. Every stored event gets a verdict (D15); the answer is the same whatever it is.
          *
          *     **Server to server only.** This page does not send requests here: a browser must never hold an API key, and the API refuses a key a browser sends (403) and reports it to the operator as leaked. Try it from a terminal:
          *
@@ -74,7 +74,7 @@ export interface paths {
         put?: never;
         /**
          * Track a click
-         * @description Report a click for a genuine user action, then send the user to `destinationUrl` (partner API 4.3). Answered only after the event is durably stored.
+         * @description Report a click for a genuine user action, then send the user to `destinationUrl` (partner API 4.3). Answered only after the event is durably stored. A click is billed only if it follows an unclicked impression of the same campaign and placement from the same API key within an hour (D15); the answer is the same either way.
          *
          *     **Server to server only.** This page does not send requests here: a browser must never hold an API key, and the API refuses a key a browser sends (403) and reports it to the operator as leaked. Try it from a terminal:
          *
@@ -392,6 +392,26 @@ export interface paths {
         patch: operations["updateCampaign"];
         trace?: never;
     };
+    "/admin/v1/campaigns/{id}/why": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Why a campaign is or is not served
+         * @description The reasons, in order, that the campaign would not be returned now to a fetch with the given placement, location, device and API key (its partner's blocked categories), each with a `code`, what it concerns and a `message` for people: `status`, `flight_ended`, `flight_not_started`, `daily_cap_reached`, `placements_disabled`, `placement_not_targeted`, `placement_disabled`, `country_not_targeted`, `device_not_targeted`, `category_blocked`. Without reasons it is eligible, and with a placement `chance` says how it fares in the draw (D4) against the campaigns this instance serves now: eligible campaigns of a higher priority (`ahead`), those of its priority (`rivals`), its share of their weight, and the share of 1,000 simulated fetches of `limit` campaigns it is returned in.
+         */
+        get: operations["whyCampaign"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/campaigns/{id}/submit": {
         parameters: {
             query?: never;
@@ -614,7 +634,7 @@ export interface paths {
         };
         /**
          * Report impressions, clicks and CTR
-         * @description Live, from per-minute rollups. JSON, or CSV with `format=csv` or `Accept: text/csv`. Filters take a comma-separated list; `none` matches an absent country or device.
+         * @description Live, from per-minute rollups. JSON, or CSV with `format=csv` or `Accept: text/csv`. Filters take a comma-separated list; `none` matches an absent country or device, or an event without a reason (`counted`). See docs/reports.md for verdicts and reasons.
          */
         get: operations["report"];
         put?: never;
@@ -871,6 +891,13 @@ export interface components {
             location?: string;
             /** @description One of mobile, desktop, tablet, in any letter case. */
             device?: string;
+            /** @description The end user’s `User-Agent`, forwarded (D15). A known bot’s events are stored as invalid (`known bot`) and not billed. Never stored. */
+            userAgent?: string;
+            /**
+             * @description The end user’s IPv4 (dotted quad) or IPv6 address, forwarded (D15). An address past its rate is not billed (`address rate`); it is stored truncated to its IPv4 /24 or IPv6 /48.
+             * @example 203.0.113.7
+             */
+            userIp?: string;
         };
         Acknowledgement: {
             /** @enum {string} */
@@ -4051,6 +4078,138 @@ export interface operations {
             };
         };
     };
+    whyCampaign: {
+        parameters: {
+            query?: {
+                placement?: string;
+                location?: string;
+                device?: string;
+                key?: number;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            campaignId: number;
+                            eligible: boolean;
+                            reasons: {
+                                code: "status" | "flight_ended" | "flight_not_started" | "daily_cap_reached" | "placements_disabled" | "placement_not_targeted" | "placement_disabled" | "country_not_targeted" | "device_not_targeted" | "category_blocked";
+                                message: string;
+                                status?: "draft" | "pending_review" | "rejected" | "scheduled" | "running" | "paused" | "completed" | "archived";
+                                rejectionReason?: string | null;
+                                startAt?: string | null;
+                                /** Format: date-time */
+                                endAt?: string;
+                                /** Format: date-time */
+                                cappedUntil?: string;
+                                placement?: string;
+                                placements?: string[];
+                                location?: string;
+                                countries?: string[];
+                                device?: string;
+                                devices?: string[];
+                                category?: string;
+                            }[];
+                            chance: {
+                                limit: number;
+                                ahead: number;
+                                rivals: number;
+                                weightShare: number;
+                                inResponse: number;
+                            } | null;
+                        };
+                    };
+                };
+            };
+            /** @description A parameter or field is missing or invalid; on the management API, `problems` names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"];
+                };
+            };
+            /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credentials are valid but may not do this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The change conflicts with the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementError"];
+                };
+            };
+            /** @description Too many failed authentications from this client (its address, or its IPv6 /64), or from all clients of this instance together: wait `Retry-After` seconds. A valid credential is never refused this way. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected fault; details are only in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     submitCampaign: {
         parameters: {
             query?: never;
@@ -5570,7 +5729,7 @@ export interface operations {
                 granularity?: "minute" | "hour" | "day";
                 /** @description IANA time zone. */
                 timeZone?: string;
-                /** @description Comma-separated: campaign, advertiser, partner, placement, country, device. */
+                /** @description Comma-separated: campaign, advertiser, partner, placement, country, device, verdict, reason. */
                 groupBy?: string;
                 format?: "json" | "csv";
                 campaign?: string;
@@ -5579,6 +5738,8 @@ export interface operations {
                 placement?: string;
                 country?: string;
                 device?: string;
+                verdict?: string;
+                reason?: string;
             };
             header?: never;
             path?: never;

@@ -3,7 +3,10 @@ import type { Command } from 'commander';
 import { CAMPAIGN_STATUSES, type Campaign, type CampaignStatus, type Caps } from '../../domain/campaigns.js';
 import { CAMPAIGN_ACTIONS, type CampaignAction } from '../../domain/lifecycle.js';
 import { invalid } from '../../domain/errors.js';
+import { CLI_ACTOR } from '../../services/audit.js';
 import { CampaignService, campaignToJson } from '../../services/campaigns.js';
+import { explainCampaign, type WhyQuery } from '../../services/serving-explainer.js';
+import { ServingState } from '../../services/serving-state.js';
 import { positiveInteger, withStore } from '../context.js';
 import { emit, printTable, type OutputOptions } from '../output.js';
 
@@ -215,6 +218,43 @@ export function registerCampaigns(program: Command): void {
           readJsonFile(file) as Record<string, unknown>,
         );
         emit(options, campaignToJson(campaign), () => console.log(`created campaign ${campaign.id} (draft)`));
+      }),
+    );
+  campaigns
+    .command('why <id>')
+    .description("why a campaign is or is not served now, for a fetch like the options' (D3, D4)")
+    .option('--placement <id>', 'the placement fetched (with it, an eligible campaign gets its chance)')
+    .option('--location <country>', 'the country fetched from')
+    .option('--device <type>', 'the device fetched from: mobile, desktop or tablet')
+    .option('--key <id>', "an API key id: its partner's blocked categories apply")
+    .option('--limit <n>', 'campaigns a fetch asks for (default 10)')
+    .option('--json', 'print JSON')
+    .action((id: string, options: OutputOptions & WhyQuery) =>
+      withStore(options, async (store) => {
+        const { placement, location, device, key, limit } = options;
+        // The chance is drawn against the running campaigns, read as a serving instance reads them.
+        const state = new ServingState(store, { info: () => undefined, error: () => undefined }, 0);
+        if (placement !== undefined) await state.load();
+        const explanation = await explainCampaign(
+          store,
+          CLI_ACTOR,
+          state.index,
+          Date.now(),
+          positiveInteger(id, 'campaign id'),
+          { placement, location, device, key, limit },
+        );
+        emit(options, explanation, () => {
+          for (const reason of explanation.reasons)
+            console.log(`${reason.code.padEnd(23)} ${reason.message}`);
+          if (explanation.eligible) console.log(`campaign ${explanation.campaignId} is eligible`);
+          const chance = explanation.chance;
+          if (chance)
+            console.log(
+              `${chance.ahead} eligible campaigns come first (a higher priority), ${chance.rivals} share its priority; ` +
+                `it has ${(chance.weightShare * 100).toFixed(1)}% of its priority's weight and is in ` +
+                `${(chance.inResponse * 100).toFixed(1)}% of fetches of ${chance.limit}`,
+            );
+        });
       }),
     );
   for (const action of CAMPAIGN_ACTIONS) {

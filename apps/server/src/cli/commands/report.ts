@@ -19,6 +19,8 @@ interface ReportOptions extends OutputOptions {
   placement?: string;
   country?: string;
   device?: string;
+  verdict?: string;
+  reason?: string;
 }
 
 /** `placard report`: the same reports as GET /admin/v1/reports, as a table, JSON or CSV. */
@@ -40,6 +42,8 @@ export function registerReport(program: Command): void {
     .option('--placement <ids>', 'only these placements')
     .option('--country <codes>', 'only these countries (none: requests without a location)')
     .option('--device <devices>', 'only these devices (none: requests without a device)')
+    .option('--verdict <verdicts>', 'only these verdicts: counted, duplicate, invalid')
+    .option('--reason <reasons>', 'only these reasons (none: counted events, which have none)')
     .option('--csv', 'print CSV')
     .option('--json', 'print JSON')
     .action((options: ReportOptions) =>

@@ -4,6 +4,7 @@ import { invalidField, unprocessable } from '../../domain/errors.js';
 import { CAMPAIGN_ACTIONS } from '../../domain/lifecycle.js';
 import { AdvertiserService } from '../../services/advertisers.js';
 import { campaignToJson, CampaignService } from '../../services/campaigns.js';
+import { explainCampaign, type WhyQuery } from '../../services/serving-explainer.js';
 import { MANAGEMENT_ROUTES } from '../openapi/management.js';
 import type { AdminContext } from './context.js';
 import { fields, idParam, isId, one, pageOf, pageRequest } from './support.js';
@@ -67,6 +68,18 @@ export async function campaignRoutes(app: FastifyInstance, context: AdminContext
   });
   app.get('/campaigns/:id', { schema: MANAGEMENT_ROUTES.getCampaign }, async (request) =>
     one(campaignToJson(await campaigns(request).get(idParam(request)))),
+  );
+  app.get('/campaigns/:id/why', { schema: MANAGEMENT_ROUTES.whyCampaign }, async (request) =>
+    one(
+      await explainCampaign(
+        context.store,
+        context.actor(request),
+        context.index(),
+        context.clock(),
+        idParam(request),
+        request.query as WhyQuery,
+      ),
+    ),
   );
   // `status` is answered by the service, which names the actions that change it.
   const patchOptions = { schema: MANAGEMENT_ROUTES.updateCampaign, config: { refusedByHandler: ['status'] } };

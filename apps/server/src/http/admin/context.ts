@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { AdminTokens } from '../../services/admin-tokens.js';
 import type { Actor } from '../../services/audit.js';
+import type { CampaignIndex } from '../../services/campaign-index.js';
 import type { Store } from '../../store/store.js';
 import type { AuthFailureLimiter } from '../auth-failures.js';
 
@@ -16,6 +17,8 @@ export interface AdminDeps {
   store: Store;
   tokens: AdminTokens;
   clock: () => number;
+  /** The serving index of this instance, as fetches see it now (the explainer draws against it). */
+  index: () => CampaignIndex;
   /** Called after every successful change, so this instance serves it at once. */
   afterChange: () => void;
   /** Failed authentications, shared with the partner API (D6). */

@@ -34,6 +34,7 @@ export async function adminApi(app: FastifyInstance, deps: AdminDeps): Promise<v
     store: deps.store,
     tokens: deps.tokens,
     clock: deps.clock,
+    index: deps.index,
     afterChange: deps.afterChange,
     publicUrl: deps.publicUrl,
     actor: (request) => {

@@ -417,6 +417,68 @@ const ROUTES = {
     params: IdParams,
     ok: [200, One(ref('CampaignRecord'))],
   }),
+  whyCampaign: route('Campaigns', {
+    summary: 'Why a campaign is or is not served',
+    description:
+      "The reasons, in order, that the campaign would not be returned now to a fetch with the given placement, location, device and API key (its partner's blocked categories), each with a `code`, what it concerns and a `message` for people: `status`, `flight_ended`, `flight_not_started`, `daily_cap_reached`, `placements_disabled`, `placement_not_targeted`, `placement_disabled`, `country_not_targeted`, `device_not_targeted`, `category_blocked`. Without reasons it is eligible, and with a placement `chance` says how it fares in the draw (D4) against the campaigns this instance serves now: eligible campaigns of a higher priority (`ahead`), those of its priority (`rivals`), its share of their weight, and the share of 1,000 simulated fetches of `limit` campaigns it is returned in.",
+    params: IdParams,
+    querystring: Type.Object({
+      placement: Type.Optional(Type.String()),
+      location: Type.Optional(Type.String()),
+      device: Type.Optional(Type.String()),
+      key: Type.Optional(Type.Integer({ minimum: 1 })),
+      limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
+    }),
+    ok: [
+      200,
+      One(
+        Type.Object({
+          campaignId: Type.Integer(),
+          eligible: Type.Boolean(),
+          reasons: Type.Array(
+            Type.Object({
+              code: Type.Union(
+                [
+                  'status',
+                  'flight_ended',
+                  'flight_not_started',
+                  'daily_cap_reached',
+                  'placements_disabled',
+                  'placement_not_targeted',
+                  'placement_disabled',
+                  'country_not_targeted',
+                  'device_not_targeted',
+                  'category_blocked',
+                ].map((code) => Type.Literal(code)),
+              ),
+              message: Type.String(),
+              status: Type.Optional(Status),
+              rejectionReason: Type.Optional(Nullable(Type.String())),
+              startAt: Type.Optional(NullableInstant),
+              endAt: Type.Optional(Instant),
+              cappedUntil: Type.Optional(Instant),
+              placement: Type.Optional(Type.String()),
+              placements: Type.Optional(Type.Array(Type.String())),
+              location: Type.Optional(Type.String()),
+              countries: Type.Optional(Type.Array(Type.String())),
+              device: Type.Optional(Type.String()),
+              devices: Type.Optional(Type.Array(Type.String())),
+              category: Type.Optional(Type.String()),
+            }),
+          ),
+          chance: Nullable(
+            Type.Object({
+              limit: Type.Integer(),
+              ahead: Type.Integer(),
+              rivals: Type.Integer(),
+              weightShare: Type.Number(),
+              inResponse: Type.Number(),
+            }),
+          ),
+        }),
+      ),
+    ],
+  }),
   updateCampaign: route('Campaigns', {
     summary: 'Edit a campaign',
     description:
@@ -593,7 +655,7 @@ const ROUTES = {
   report: route('Reports', {
     summary: 'Report impressions, clicks and CTR',
     description:
-      'Live, from per-minute rollups. JSON, or CSV with `format=csv` or `Accept: text/csv`. Filters take a comma-separated list; `none` matches an absent country or device.',
+      'Live, from per-minute rollups. JSON, or CSV with `format=csv` or `Accept: text/csv`. Filters take a comma-separated list; `none` matches an absent country or device, or an event without a reason (`counted`). See docs/reports.md for verdicts and reasons.',
     querystring: Type.Object({
       from: Type.Optional(
         Type.String({

@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { DEVICES } from '../../domain/targeting.js';
+import { MAX_USER_AGENT_LENGTH } from '../../domain/end-user.js';
 import { IDEMPOTENCY_KEY_REUSED_MESSAGE } from '../../domain/verdicts.js';
 
 /**
@@ -71,6 +72,21 @@ export const TrackingBody = Type.Object(
     }),
     location: Type.Optional(Type.String({ pattern: '^[A-Za-z]{2}$', description: 'ISO 3166-1 alpha-2.' })),
     device: Type.Optional(Type.String(deviceSchema)),
+    userAgent: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: MAX_USER_AGENT_LENGTH,
+        description:
+          'The end user’s `User-Agent`, forwarded (D15). A known bot’s events are stored as invalid (`known bot`) and not billed. Never stored.',
+      }),
+    ),
+    userIp: Type.Optional(
+      Type.String({
+        description:
+          'The end user’s IPv4 (dotted quad) or IPv6 address, forwarded (D15). An address past its rate is not billed (`address rate`); it is stored truncated to its IPv4 /24 or IPv6 /48.',
+        examples: ['203.0.113.7'],
+      }),
+    ),
   },
   {
     $id: 'TrackingBody',
@@ -139,8 +155,8 @@ function tracking(kind: 'impression' | 'click', message: string) {
     summary: kind === 'impression' ? 'Track an impression' : 'Track a click',
     description:
       kind === 'impression'
-        ? 'Report one impression per display, once the campaign is visible (partner API 4.2). Answered only after the event is durably stored.'
-        : 'Report a click for a genuine user action, then send the user to `destinationUrl` (partner API 4.3). Answered only after the event is durably stored.',
+        ? 'Report one impression per display, once the campaign is visible (partner API 4.2). Answered only after the event is durably stored. Every stored event gets a verdict (D15); the answer is the same whatever it is.'
+        : 'Report a click for a genuine user action, then send the user to `destinationUrl` (partner API 4.3). Answered only after the event is durably stored. A click is billed only if it follows an unclicked impression of the same campaign and placement from the same API key within an hour (D15); the answer is the same either way.',
     security: [{ apiKey: [] }],
     parameters: [idempotencyKey],
     requestBody: {

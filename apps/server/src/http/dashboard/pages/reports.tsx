@@ -13,6 +13,7 @@ const NAMES: Record<string, string> = {
   placement: 'Placement',
   country: 'Country',
   device: 'Device',
+  reason: 'Reason not billed',
 };
 const PERIOD_WORD = { minute: 'minute', hour: 'hour', day: 'day' } as const;
 

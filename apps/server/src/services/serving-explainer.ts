@@ -1,0 +1,118 @@
+import { invalidField, notFound } from '../domain/errors.js';
+import { DEFAULT_LIMIT, MAX_LIMIT } from '../domain/requests.js';
+import { explainNotServing, reasonInWords, type NotServingReason } from '../domain/serving-reasons.js';
+import { parseDevice, parseLocation, type Device } from '../domain/targeting.js';
+import type { Store } from '../store/store.js';
+import type { Actor } from './audit.js';
+import type { CampaignIndex } from './campaign-index.js';
+import { CampaignService } from './campaigns.js';
+import { sees } from './scope.js';
+
+/** A fetch to explain, as people and scripts give it: every part optional, checked here. */
+export interface WhyQuery {
+  placement?: unknown;
+  location?: unknown;
+  device?: unknown;
+  /** An API key id: its partner's blocked categories apply. */
+  key?: unknown;
+  limit?: unknown;
+}
+
+/** Why a campaign would or would not be returned now (the management API's and the CLI's answer). */
+export interface ServingExplanation {
+  campaignId: number;
+  /** No reason holds: returned to such fetches, drawn among the other eligible campaigns. */
+  eligible: boolean;
+  /** In the order they apply; each with its code, what it is about, and the same in words. */
+  reasons: Array<{ code: NotServingReason['code']; message: string; [detail: string]: unknown }>;
+  /** With a placement and no reason: its chance against the campaigns the index holds now (D4). */
+  chance: {
+    limit: number;
+    ahead: number;
+    rivals: number;
+    weightShare: number;
+    inResponse: number;
+  } | null;
+}
+
+const iso = (ms: number): string => new Date(ms).toISOString();
+
+function optionalId(value: unknown, field: string, problem = 'must be an id'): number | undefined {
+  if (value === undefined) return undefined;
+  const id =
+    typeof value === 'number'
+      ? value
+      : typeof value === 'string' && /^\d{1,15}$/.test(value)
+        ? Number(value)
+        : NaN;
+  if (!Number.isSafeInteger(id) || id < 1) throw invalidField(field, problem);
+  return id;
+}
+
+/**
+ * "Why isn't it serving?": the reasons of `explainNotServing` for one campaign the actor sees (a
+ * foreign one is not found, D13) and, when it is eligible for a fetch with a placement, its chance
+ * in the serving index of this instance.
+ */
+export async function explainCampaign(
+  store: Store,
+  actor: Actor,
+  index: CampaignIndex,
+  now: number,
+  id: number,
+  raw: WhyQuery,
+): Promise<ServingExplanation> {
+  const campaign = await new CampaignService(store, actor, () => now).get(id);
+  const placements = await store.listPlacements();
+  const placement = raw.placement;
+  if (
+    placement !== undefined &&
+    (typeof placement !== 'string' || !placements.some((p) => p.id === placement))
+  )
+    throw invalidField('placement', `unknown placement: ${JSON.stringify(placement)}`);
+  // Checked as a fetch checks them (D2).
+  const location = raw.location === undefined ? undefined : parseLocation(raw.location);
+  const device: Device | undefined = raw.device === undefined ? undefined : parseDevice(raw.device);
+  const limitProblem = `must be an integer between 1 and ${MAX_LIMIT}`;
+  const limit = optionalId(raw.limit, 'limit', limitProblem) ?? DEFAULT_LIMIT;
+  if (limit > MAX_LIMIT) throw invalidField('limit', limitProblem);
+  const keyId = optionalId(raw.key, 'key');
+  let blockedCategories: readonly string[] = [];
+  if (keyId !== undefined) {
+    const key = await store.getApiKey(keyId);
+    if (!key || !sees(actor, { kind: 'partner', id: key.partnerId }))
+      throw notFound(`api key ${keyId} not found`);
+    blockedCategories = (await store.findPartner(key.partnerId))?.blockedCategories ?? [];
+  }
+  const enabled = new Set(placements.filter((p) => p.enabled).map((p) => p.id));
+  const query = {
+    ...(placement !== undefined && { placement }),
+    ...(location !== undefined && { location }),
+    ...(device !== undefined && { device }),
+    blockedCategories,
+  };
+  const reasons = explainNotServing(campaign, now, enabled, query).map((reason) => ({
+    ...reason,
+    // Instants named `…At` become ISO strings on the way out; this one is named otherwise.
+    ...(reason.code === 'daily_cap_reached' && { cappedUntil: iso(reason.cappedUntil) }),
+    message: reasonInWords(reason, iso),
+  }));
+  const chance =
+    reasons.length === 0 && placement !== undefined
+      ? {
+          limit,
+          ...index.chance(
+            campaign,
+            {
+              placement,
+              limit,
+              ...(location !== undefined && { location }),
+              ...(device !== undefined && { device }),
+            },
+            now,
+            blockedCategories,
+          ),
+        }
+      : null;
+  return { campaignId: campaign.id, eligible: reasons.length === 0, reasons, chance };
+}

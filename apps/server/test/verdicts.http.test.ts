@@ -1,0 +1,201 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ADDRESS_RATE, CLICK_WINDOW_MS, REASONS } from '../src/domain/verdicts.js';
+import { campaign, createTestApp, type TestApp } from './helpers/app.js';
+import { ENGINES } from './helpers/engines.js';
+
+const BROWSER =
+  'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36';
+const GOOGLEBOT = 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)';
+const ACK = {
+  impression: JSON.stringify({ status: 'success', message: 'Impression tracked successfully' }),
+  click: JSON.stringify({ status: 'success', message: 'Click tracked successfully' }),
+};
+
+describe.each(ENGINES)('verdicts and reasons on %s (D15)', (engine) => {
+  let t: TestApp;
+  let now: number;
+  let id: number;
+  let other: number;
+  beforeEach(async () => {
+    now = Date.parse('2026-11-22T10:00:00Z');
+    t = await createTestApp({ engine, clock: () => now });
+    [id, other] = await t.addCampaigns([
+      campaign({ placements: ['header_banner', 'sidebar_top'] }),
+      campaign(),
+    ]);
+  });
+  afterEach(() => t.close());
+
+  /** Tracks an event and checks the answer is the contract's 200 whatever the verdict. */
+  async function send(kind: 'impression' | 'click', fields: Record<string, unknown> = {}, key?: string) {
+    const res = await t.track(
+      kind,
+      { campaignId: id, placement: 'header_banner', ...fields },
+      key === undefined ? {} : { 'idempotency-key': key },
+    );
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.body).toBe(ACK[kind]);
+  }
+
+  const stored = async () =>
+    (await t.store.db.selectFrom('events').select(['kind', 'verdict', 'reason']).orderBy('id').execute()).map(
+      (row) => `${row.kind}:${row.verdict}:${row.reason ?? ''}`,
+    );
+
+  it('bills a click only when it consumes an unclicked impression of its key, campaign and placement', async () => {
+    await send('click');
+    await send('impression');
+    await send('click');
+    await send('click'); // a double click: the impression was clicked already
+    await send('impression', { campaignId: other });
+    await send('click', { placement: 'sidebar_top' }); // another placement's impression
+    await send('impression');
+    now += CLICK_WINDOW_MS + 1; // out of the window
+    await send('click');
+    expect(await stored()).toEqual([
+      'click:invalid:click without impression',
+      'impression:counted:',
+      'click:counted:',
+      'click:invalid:click without impression',
+      'impression:counted:',
+      'click:invalid:click without impression',
+      'impression:counted:',
+      'click:invalid:click without impression',
+    ]);
+  });
+
+  it('gives back the impression a replayed click consumed, and makes none of a replayed impression', async () => {
+    await send('impression', {}, 'shown-1');
+    await send('impression', {}, 'shown-1'); // a replay: not a second display
+    await send('impression');
+    await send('click', {}, 'click-1');
+    await send('click', {}, 'click-1'); // a replay: stored as a duplicate, consumes nothing
+    await send('click');
+    await send('click');
+    expect(await stored()).toEqual([
+      'impression:counted:',
+      'impression:duplicate:idempotent replay',
+      'impression:counted:',
+      'click:counted:',
+      'click:duplicate:idempotent replay',
+      'click:counted:',
+      'click:invalid:click without impression',
+    ]);
+  });
+
+  it('does not bill a known bot, bills a browser, and never stores the user agent', async () => {
+    await send('impression', { userAgent: GOOGLEBOT });
+    await send('click', { userAgent: GOOGLEBOT }); // a bot's impression is nothing to click
+    await send('impression', { userAgent: BROWSER });
+    await send('click', { userAgent: BROWSER });
+    await send('impression', { userAgent: 'curl/8.5.0' });
+    expect(await stored()).toEqual([
+      'impression:invalid:known bot',
+      'click:invalid:known bot',
+      'impression:counted:',
+      'click:counted:',
+      'impression:invalid:known bot',
+    ]);
+    const text = JSON.stringify(await t.store.db.selectFrom('events').selectAll().execute());
+    expect(text).not.toContain('Googlebot');
+  });
+
+  it('does not bill an address past its rate, and stores addresses truncated to /24 and /48', async () => {
+    for (let i = 0; i < ADDRESS_RATE.burst; i++) await send('impression', { userIp: '203.0.113.77' });
+    await send('impression', { userIp: '203.0.113.77' });
+    await send('impression', { userIp: '203.0.113.78' }); // another address: its own rate
+    await send('impression', { userIp: '2001:db8:abcd:12::1' });
+    await send('impression', { userIp: '::ffff:198.51.100.9' });
+    now += 1000; // a second later the address has one event back
+    await send('impression', { userIp: '203.0.113.77' });
+    const rows = await t.store.db
+      .selectFrom('events')
+      .select(['verdict', 'reason', 'user_address'])
+      .orderBy('id')
+      .execute();
+    expect(rows.slice(0, ADDRESS_RATE.burst).every((row) => row.verdict === 'counted')).toBe(true);
+    expect(rows.slice(ADDRESS_RATE.burst).map((row) => [row.verdict, row.reason, row.user_address])).toEqual([
+      ['invalid', REASONS.addressRate, '203.0.113.0'],
+      ['counted', null, '203.0.113.0'],
+      ['counted', null, '2001:db8:abcd::'],
+      ['counted', null, '198.51.100.0'],
+      ['counted', null, '203.0.113.0'],
+    ]);
+    const [plain] = await t.store.db.selectFrom('events').select('user_address').execute();
+    expect(plain?.user_address).toBe('203.0.113.0');
+    await send('impression');
+    const last = await t.store.db
+      .selectFrom('events')
+      .select('user_address')
+      .orderBy('id', 'desc')
+      .executeTakeFirst();
+    expect(last?.user_address).toBeNull();
+  });
+
+  it.each([
+    [{ userAgent: 5 }, 'userAgent must be a string of 1 to 1024 characters'],
+    [{ userAgent: '' }, 'userAgent must be a string of 1 to 1024 characters'],
+    [{ userAgent: 'x'.repeat(1025) }, 'userAgent must be a string of 1 to 1024 characters'],
+    [{ userIp: 'nope' }, 'userIp must be an IPv4 or IPv6 address'],
+    [{ userIp: 3405803853 }, 'userIp must be an IPv4 or IPv6 address'],
+    [{ userIp: '1' }, 'userIp must be an IPv4 or IPv6 address'],
+    [{ userIp: null }, 'userIp must be an IPv4 or IPv6 address'],
+  ])('refuses %j with the contract 400', async (fields, message) => {
+    const res = await t.track('impression', { campaignId: id, placement: 'header_banner', ...fields });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toEqual({ status: 'error', message });
+    expect(await stored()).toEqual([]);
+  });
+
+  it('counts reasons in the rollups, and reports group and filter by verdict and reason', async () => {
+    await send('click');
+    await send('impression', {}, 'k');
+    await send('impression', {}, 'k');
+    await send('click');
+    await send('impression', { userAgent: GOOGLEBOT });
+    const rollups = await t.store.db
+      .selectFrom('event_rollups')
+      .select(['kind', 'verdict', 'reason', 'count'])
+      .orderBy('kind')
+      .orderBy('verdict')
+      .orderBy('reason')
+      .execute();
+    expect(rollups.map((row) => `${row.kind}:${row.verdict}:${row.reason}:${Number(row.count)}`)).toEqual([
+      'click:counted::1',
+      'click:invalid:click without impression:1',
+      'impression:counted::1',
+      'impression:duplicate:idempotent replay:1',
+      'impression:invalid:known bot:1',
+    ]);
+
+    const grouped = await t.admin('GET', '/reports?from=2026-11-22&to=2026-11-22&groupBy=verdict,reason');
+    expect(grouped.statusCode, grouped.body).toBe(200);
+    const rows = (grouped.json() as { data: { rows: Record<string, unknown>[] } }).data.rows;
+    expect(
+      rows.map(({ verdict, reason, impressions, clicks, nonBillableImpressions, nonBillableClicks }) => ({
+        verdict,
+        reason,
+        counts: [impressions, clicks, nonBillableImpressions, nonBillableClicks],
+      })),
+    ).toEqual([
+      { verdict: 'counted', reason: null, counts: [1, 1, 0, 0] },
+      { verdict: 'duplicate', reason: 'idempotent replay', counts: [0, 0, 1, 0] },
+      { verdict: 'invalid', reason: 'click without impression', counts: [0, 0, 0, 1] },
+      { verdict: 'invalid', reason: 'known bot', counts: [0, 0, 1, 0] },
+    ]);
+
+    const filtered = await t.admin(
+      'GET',
+      `/reports?from=2026-11-22&to=2026-11-22&reason=${encodeURIComponent('known bot')},none&verdict=invalid,counted&format=csv`,
+    );
+    expect(filtered.statusCode, filtered.body).toBe(200);
+    expect(filtered.body).toBe(
+      'period,impressions,clicks,ctr,nonBillableImpressions,nonBillableClicks\r\n2026-11-22,1,1,1,1,0\r\n',
+    );
+
+    const bad = await t.admin('GET', '/reports?reason=robot');
+    expect(bad.statusCode).toBe(400);
+    expect(bad.body).toContain('must be a list of: idempotent replay, click without impression');
+    expect((await t.admin('GET', '/reports?verdict=billed')).statusCode).toBe(400);
+  });
+});

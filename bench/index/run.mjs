@@ -1,0 +1,216 @@
+// bench/index: what a change to one campaign costs the serving process at 100,000 campaigns
+// (issue "An index that changes in place"). Targets: applying one campaign change and one cap
+// crossing to the index takes at most 5 ms of CPU (median of 100 each), and fetch throughput while
+// one change a second is applied is at least 90% of the quiet figure, in the same run.
+//
+// Part 1 is in-process: the index module (the built `CampaignIndex`) loaded with the benchmark's
+// 100,000 campaigns on the server core, each change timed with process.cpuUsage() (user + system)
+// around `apply`; the same run times a whole build from the same campaigns in memory, which is a
+// lower bound of what every change cost before (the server also read every row from the store).
+// Part 2 is the real server, pinned to core 0, loaded by wrk on core 1 with the fetch benchmark's
+// script: the hello-world, the quiet server, the server while `changer.mjs` makes one campaign change
+// a second (applied in place), the server while it makes one change a second the log cannot name
+// (a whole rebuild per change: the behaviour before), the quiet server again and the hello-world
+// again; ratios use the means of the pairs; the result is the median of BENCH_RUNS runs.
+import { execFileSync, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { CampaignIndex } from '../../apps/server/dist/services/campaign-index.js';
+import { NO_CAPS } from '../../apps/server/dist/domain/campaigns.js';
+import { DEFAULT_PLACEMENTS } from '../../apps/server/dist/domain/placements.js';
+import {
+  checkCores,
+  CLI,
+  ensureWrk,
+  LOAD_CORE,
+  median,
+  pct,
+  ROOT,
+  RUNS,
+  SECONDS,
+  SERVER_CORE,
+  startPinned,
+  tempDir,
+  wrk,
+  writeResults,
+} from '../lib.mjs';
+import { benchCampaigns, mulberry32, seedStore } from '../seed.mjs';
+
+const COUNT = 100_000;
+const SAMPLES = 100;
+const SCRIPT = path.join(ROOT, 'bench/fetch/fetch.lua');
+
+checkCores();
+ensureWrk();
+
+// Part 1: the index module in this process, on the server core.
+execFileSync('taskset', ['-a', '-p', '-c', SERVER_CORE, String(process.pid)], { stdio: 'ignore' });
+const now = Date.now();
+const campaigns = benchCampaigns(COUNT).map((input, i) => ({
+  ...input,
+  id: i + 1,
+  advertiserId: 1,
+  description: input.description ?? null,
+  startAt: null,
+  endAt: null,
+  timeZone: 'UTC',
+  caps: { ...NO_CAPS, impressionsDaily: 1000 },
+  cappedUntil: null,
+  rejectionReason: null,
+  createdAt: now,
+  updatedAt: now,
+}));
+const enabled = new Set(DEFAULT_PLACEMENTS.map((p) => p.id));
+
+/** CPU milliseconds (user + system) that `body` takes. */
+function cpuMs(body) {
+  const before = process.cpuUsage();
+  body();
+  const used = process.cpuUsage(before);
+  return (used.user + used.system) / 1000;
+}
+
+const builds = [];
+let index;
+for (let i = 0; i < 3; i++) builds.push(cpuMs(() => (index = CampaignIndex.from(enabled, campaigns, now))));
+const random = mulberry32(7);
+const pick = () => campaigns[Math.floor(random() * COUNT)];
+/** Median CPU ms of applying `changed(campaign)` to SAMPLES random campaigns (each then restored). */
+function applyCost(changed) {
+  const samples = [];
+  for (let i = 0; i < SAMPLES + 20; i++) {
+    const campaign = pick();
+    const next = changed(campaign);
+    const ms = cpuMs(() => index.apply(campaign.id, next, now));
+    index.apply(campaign.id, campaign, now);
+    if (i >= 20) samples.push(ms); // the first 20 warm the code up
+  }
+  return { median: median(samples), max: Math.max(...samples) };
+}
+const inProcess = {
+  fullBuildMs: median(builds),
+  change: applyCost((c) => ({ ...c, status: 'paused' })),
+  capCrossing: applyCost((c) => ({ ...c, cappedUntil: now + 3_600_000 })),
+  targeting: applyCost((c) => ({
+    ...c,
+    countries: ['US', 'FR'],
+    devices: ['mobile'],
+    priority: c.priority + 1,
+  })),
+};
+index = undefined;
+console.log(
+  `in process, ${COUNT} campaigns: whole build ${inProcess.fullBuildMs.toFixed(0)} ms CPU; ` +
+    `one change ${inProcess.change.median.toFixed(3)} ms, one cap crossing ${inProcess.capCrossing.median.toFixed(3)} ms, ` +
+    `one targeting edit ${inProcess.targeting.median.toFixed(3)} ms (medians of ${SAMPLES})`,
+);
+
+// Part 2: the server under fetch load, quiet and with one change a second.
+const dir = tempDir('placard-bench-index-');
+process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
+const databaseUrl = `sqlite:${path.join(dir, 'placard.db')}`;
+const started = Date.now();
+const key = await seedStore(databaseUrl, COUNT);
+console.log(`bench: seeded ${COUNT} campaigns in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+const scriptEnv = { PLACARD_BENCH_KEY: key };
+const placardEnv = { PLACARD_DATA_DIR: dir, PLACARD_PORT: '0', PLACARD_LOG_LEVEL: 'warn' };
+const changedIds = Array.from({ length: 20 }, (_, i) => 1 + i * 4999);
+
+/** Starts the changer on the load core; resolves to a function that stops it and returns its count. */
+function startChanger(mode) {
+  const child = spawn(
+    'taskset',
+    [
+      '-c',
+      LOAD_CORE,
+      process.execPath,
+      path.join(ROOT, 'bench/index/changer.mjs'),
+      databaseUrl,
+      mode,
+      ...changedIds.map(String),
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  let output = '';
+  child.stdout.on('data', (chunk) => (output += chunk));
+  return async () => {
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    const killer = setTimeout(() => child.kill('SIGKILL'), 5000);
+    await exited;
+    clearTimeout(killer);
+    return JSON.parse(output.trim().split('\n').pop() ?? '{"changes":0}').changes;
+  };
+}
+
+/** wrk in a child, so this process stays free to start and stop the changer. */
+async function measure(args, env, mode) {
+  const server = await startPinned(args, env);
+  try {
+    wrk(server.url, { seconds: 2, script: SCRIPT, scriptEnv });
+    const stop = mode ? startChanger(mode) : undefined;
+    let result;
+    try {
+      result = wrk(server.url, { seconds: SECONDS, script: SCRIPT, scriptEnv });
+    } catch (error) {
+      // A whole rebuild can hold the server past wrk's 2 s timeout: that is the figure, not a fault.
+      const timeouts = Number(/timeout (\d+)/.exec(error.message)?.[1] ?? 0);
+      if (mode !== 'rebuild' || timeouts === 0) throw error;
+      result = { rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(error.message)?.[1]), p99: NaN, timeouts };
+    } finally {
+      if (stop) result = { ...result, changes: await stop() };
+    }
+    return { timeouts: 0, ...result };
+  } finally {
+    await server.stop();
+  }
+}
+
+const mean = (a, b) => (a + b) / 2;
+const runs = [];
+for (let run = 1; run <= RUNS; run++) {
+  const hello = () => measure([path.join(ROOT, 'bench/hello.mjs')], {});
+  const placard = (mode) => measure([CLI, 'serve', '--json'], placardEnv, mode);
+  const helloBefore = await hello();
+  const quietBefore = await placard();
+  const inPlace = await placard('in-place');
+  const rebuild = await placard('rebuild');
+  const quietAfter = await placard();
+  const helloAfter = await hello();
+  const baseline = mean(helloBefore.rps, helloAfter.rps);
+  const quiet = mean(quietBefore.rps, quietAfter.rps);
+  runs.push({ helloBefore, quietBefore, inPlace, rebuild, quietAfter, helloAfter, hello: baseline, quiet });
+  console.log(
+    `run ${run}: hello ${helloBefore.rps.toFixed(0)}/${helloAfter.rps.toFixed(0)} req/s; quiet 100k ` +
+      `${quietBefore.rps.toFixed(0)}/${quietAfter.rps.toFixed(0)} (${pct(quiet / baseline)}); ` +
+      `changes in place ${inPlace.rps.toFixed(0)} (${pct(inPlace.rps / quiet)} of quiet, ${inPlace.changes} changes); ` +
+      `whole rebuild per change ${rebuild.rps.toFixed(0)} (${pct(rebuild.rps / quiet)} of quiet, ${rebuild.changes} changes, ${rebuild.timeouts} requests over 2 s)`,
+  );
+}
+
+// The changer's timer runs in a process that was not measured: `changes` is what it made in the window.
+const summary = {
+  method: `in process: ${COUNT} campaigns on core 0, CPU per apply, median of ${SAMPLES}; server on core 0, wrk -t1 -c50 -d${SECONDS}s on core 1, each run hello/quiet/in-place/rebuild/quiet/hello, median of ${RUNS} runs`,
+  inProcess,
+  helloRps: median(runs.map((r) => r.hello)),
+  quietRps: median(runs.map((r) => r.quiet)),
+  quietRatio: median(runs.map((r) => r.quiet / r.hello)),
+  inPlaceRatio: median(runs.map((r) => r.inPlace.rps / r.quiet)),
+  rebuildRatio: median(runs.map((r) => r.rebuild.rps / r.quiet)),
+  inPlaceP99Ms: median(runs.map((r) => r.inPlace.p99)),
+  rebuildP99Ms: median(runs.map((r) => r.rebuild.p99)),
+  quietP99Ms: median(runs.map((r) => Math.max(r.quietBefore.p99, r.quietAfter.p99))),
+  runs,
+};
+const file = writeResults('index', summary);
+const verdict = (ok) => (ok ? 'met' : 'NOT MET');
+console.log(`
+index, ${summary.method}
+  whole build, in process            ${inProcess.fullBuildMs.toFixed(0)} ms CPU (what every change cost before, at least)
+  one campaign change                ${inProcess.change.median.toFixed(3)} ms CPU (target <= 5 ms: ${verdict(inProcess.change.median <= 5)})
+  one cap crossing                   ${inProcess.capCrossing.median.toFixed(3)} ms CPU (target <= 5 ms: ${verdict(inProcess.capCrossing.median <= 5)})
+  one targeting edit                 ${inProcess.targeting.median.toFixed(3)} ms CPU (for information)
+  fetch, quiet, 100k                 ${summary.quietRps.toFixed(0)} req/s = ${pct(summary.quietRatio)} of the hello-world, p99 ${summary.quietP99Ms.toFixed(2)} ms
+  fetch, 1 change/s in place         ${pct(summary.inPlaceRatio)} of quiet (target >= 90%: ${verdict(summary.inPlaceRatio >= 0.9)}), p99 ${summary.inPlaceP99Ms.toFixed(2)} ms
+  fetch, 1 whole rebuild/s (before)  ${pct(summary.rebuildRatio)} of quiet, p99 ${summary.rebuildP99Ms.toFixed(2)} ms
+results: ${path.relative(ROOT, file)}`);
