@@ -58,15 +58,20 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     const limiter = config.redisUrl
       ? await RedisRateLimiter.connect(config.redisUrl, logger, Date.now, config.redisKeyPrefix)
       : undefined;
-    const { state, events, tokens, keyUsage, lifecycle, retention, appDeps } = wireServices(store, logger, {
-      ...config,
-      ...(limiter && { limiter, clickCredits: new RedisClickCredits(limiter) }),
-    });
+    const { state, events, tokens, keyUsage, lifecycle, retention, compaction, appDeps } = wireServices(
+      store,
+      logger,
+      {
+        ...config,
+        ...(limiter && { limiter, clickCredits: new RedisClickCredits(limiter) }),
+      },
+    );
     const generatedAdminToken = await tokens.ensure(config.adminToken);
     await state.load();
     state.start();
     lifecycle.start();
     retention.start();
+    compaction.start();
     keyUsage.start();
     const app = await buildApp(appDeps);
     const address = await app.listen({ host: config.host, port: config.port });
@@ -86,6 +91,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
         await events.close();
         await lifecycle.stop();
         await retention.stop();
+        await compaction.stop();
         state.stop();
         await keyUsage.stop();
         await appDeps.limiter.close();

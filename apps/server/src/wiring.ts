@@ -14,6 +14,7 @@ import type { ClickCredits } from './limits/click-credits.js';
 import { MemoryRateLimiter, type RateLimiter } from './limits/rate-limiter.js';
 import { Metrics } from './services/metrics.js';
 import { RetentionJob } from './services/retention-job.js';
+import { RollupCompactionJob } from './services/rollup-compaction-job.js';
 import { ServingState } from './services/serving-state.js';
 import { Sessions } from './services/sessions.js';
 import type { Store } from './store/store.js';
@@ -46,6 +47,7 @@ export interface Services {
   keyUsage: KeyUsage;
   lifecycle: LifecycleJob;
   retention: RetentionJob;
+  compaction: RollupCompactionJob;
   metrics: Metrics;
   limiter: RateLimiter;
   appDeps: AppDeps;
@@ -95,6 +97,7 @@ export function wireServices(store: Store, logger: Logger, options: WiringOption
   const keyUsage = new KeyUsage(store, logger);
   const lifecycle = new LifecycleJob(store, logger, options.refreshIntervalMs, clock);
   const retention = new RetentionJob(store, logger, options.eventRetentionDays, clock);
+  const compaction = new RollupCompactionJob(store, logger, clock);
   const appDeps: AppDeps = {
     version: VERSION,
     limiter,
@@ -122,6 +125,7 @@ export function wireServices(store: Store, logger: Logger, options: WiringOption
     keyUsage,
     lifecycle,
     retention,
+    compaction,
     metrics,
     limiter,
     appDeps,

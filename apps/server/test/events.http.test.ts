@@ -1,4 +1,4 @@
-import { CompiledQuery, sql, type Insertable } from 'kysely';
+import type { CompiledQuery, Insertable } from 'kysely';
 import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RetentionJob } from '../src/services/retention-job.js';
@@ -6,6 +6,7 @@ import { pruneEventsQuery, pruneIdempotencyKeysQuery } from '../src/store/event-
 import type { Database } from '../src/store/schema.js';
 import { campaign, createTestApp, type TestApp } from './helpers/app.js';
 import { ENGINES } from './helpers/engines.js';
+import { fill as fillTable, planOf as plan } from './helpers/plans.js';
 
 const DAY = 24 * 60 * 60 * 1000;
 
@@ -363,32 +364,11 @@ describe.each(ENGINES)('events, idempotency and reports on %s', (engine) => {
       expect(await report('from=2026-11-22&to=2026-11-23&groupBy=campaign')).toEqual(before);
     });
 
-    /** The plan of a compiled statement, one JSON line per row of EXPLAIN's answer. */
-    async function planOf(query: CompiledQuery): Promise<string> {
-      const explain = engine === 'sqlite' ? 'explain query plan ' : 'explain ';
-      const plan = await t.store.db.executeQuery(
-        CompiledQuery.raw(explain + query.sql, [...query.parameters]),
-      );
-      return plan.rows.map((row) => JSON.stringify(row)).join('\n');
-    }
-
-    /**
-     * Inserts rows in batches, then has PostgreSQL gather the table's statistics. SQLite plans
-     * without statistics (the store never runs ANALYZE): that is where picking rows in key order
-     * walked a whole table. PostgreSQL plans from the statistics its autovacuum keeps, and without
-     * them would rightly scan tables this small.
-     */
-    async function fill<T extends 'events' | 'idempotency_keys'>(
+    const planOf = (query: CompiledQuery) => plan(t.store.db, engine, query);
+    const fill = <T extends 'events' | 'idempotency_keys'>(
       table: T,
       rows: ReadonlyArray<Insertable<Database[T]>>,
-    ): Promise<void> {
-      for (let i = 0; i < rows.length; i += 500)
-        await t.store.db
-          .insertInto(table)
-          .values(rows.slice(i, i + 500))
-          .execute();
-      if (engine === 'postgres') await sql`analyze ${sql.table(table)}`.execute(t.store.db);
-    }
+    ) => fillTable(t.store.db, engine, table, rows);
 
     it('finds the events to prune through the occurred_at index, never by reading the whole table', async () => {
       expect((await impression(first)).statusCode).toBe(200);

@@ -5,6 +5,7 @@
 export class Periodic {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
+  private stopped = false;
 
   constructor(
     private readonly task: () => Promise<unknown>,
@@ -12,7 +13,13 @@ export class Periodic {
     private readonly onError: (error: unknown) => void,
   ) {}
 
+  /** Set by `stop` until the next `start`: a long task checks it between its steps to end early. */
+  get stopping(): boolean {
+    return this.stopped;
+  }
+
   start(firstDelayMs = 0): void {
+    this.stopped = false;
     const tick = (): void => {
       this.running = this.task()
         .then(() => undefined, this.onError)
@@ -26,6 +33,7 @@ export class Periodic {
 
   /** Stops scheduling and waits for a run in progress. */
   async stop(): Promise<void> {
+    this.stopped = true;
     clearTimeout(this.timer);
     this.timer = undefined;
     await this.running;

@@ -1,8 +1,10 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import { REASONS } from '../domain/verdicts.js';
 import {
+  COMPACTED_BEFORE,
   idempotencyExpiry,
   minuteOf,
+  quarterOf,
   requestFingerprint,
   type EventLedger,
   type SettledBatch,
@@ -27,11 +29,20 @@ const ADD_TO_ROLLUP = `insert into event_rollups (minute, campaign_id, partner_i
   on conflict (minute, campaign_id, partner_id, placement_id, country, device, kind, verdict, reason)
   do update set count = event_rollups.count + excluded.count`;
 
+/** How far `campaign_rollups` sum the rollups already (migration 013). */
+const COMPACTED = `select value from meta where key = '${COMPACTED_BEFORE}'`;
+
+const ADD_TO_CAMPAIGN_ROLLUP = `insert into campaign_rollups (campaign_id, slot, kind, verdict, count)
+  values (?, ?, ?, ?, ?)
+  on conflict (campaign_id, slot, kind, verdict) do update set count = campaign_rollups.count + excluded.count`;
+
 interface Statements {
   claim: BetterSqlite3.Statement;
   held: BetterSqlite3.Statement<unknown[], { fingerprint: string | null }>;
   insertEvent: BetterSqlite3.Statement;
   addToRollup: BetterSqlite3.Statement;
+  compacted: BetterSqlite3.Statement<unknown[], { value: string }>;
+  addToCampaignRollup: BetterSqlite3.Statement;
 }
 
 /** Prepared once per connection, on first use (after migrations have created the tables). */
@@ -47,6 +58,8 @@ function statementsOf(sqlite: BetterSqlite3.Database): Statements {
       held: sqlite.prepare<unknown[], { fingerprint: string | null }>(HELD),
       insertEvent: sqlite.prepare(INSERT_EVENT),
       addToRollup: sqlite.prepare(ADD_TO_ROLLUP),
+      compacted: sqlite.prepare<unknown[], { value: string }>(COMPACTED),
+      addToCampaignRollup: sqlite.prepare(ADD_TO_CAMPAIGN_ROLLUP),
     };
     prepared.set(sqlite, statements);
   }
@@ -69,7 +82,7 @@ export function storeBatchSqlite(
   sqlite: BetterSqlite3.Database,
   events: readonly TrackedEvent[],
 ): SettledBatch {
-  const { claim, held, insertEvent, addToRollup } = statementsOf(sqlite);
+  const { claim, held, insertEvent, addToRollup, compacted, addToCampaignRollup } = statementsOf(sqlite);
   const expiredBefore = idempotencyExpiry(events);
   const stored: TrackedEvent[] = [];
   const refused: number[] = [];
@@ -113,6 +126,9 @@ export function storeBatchSqlite(
     if (rollup) rollup.count++;
     else rollups.set(dimensions, { event, minute, count: 1 });
   }
+  // Read once the batch holds the write lock (its first write is behind it), so no compaction can
+  // move it before the batch commits.
+  const compactedBefore = Number(compacted.get()?.value ?? 0);
   for (const { event, minute, count } of rollups.values()) {
     addToRollup.run(
       minute,
@@ -126,6 +142,9 @@ export function storeBatchSqlite(
       event.reason ?? '',
       count,
     );
+    // A quarter hour already summed (a late commit, demo traffic from the past) is summed here too.
+    if (minute < compactedBefore)
+      addToCampaignRollup.run(event.campaignId, quarterOf(minute), event.kind, event.verdict, count);
   }
   return { stored, refused };
 }

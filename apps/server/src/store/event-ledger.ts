@@ -40,6 +40,18 @@ export function requestFingerprint(event: TrackedEvent): string {
 /** The minute an instant falls in, as epoch milliseconds (the rollups' time key). */
 export const minuteOf = (at: number): number => at - (at % 60_000);
 
+/** The slot of `campaign_rollups` (migration 013): every UTC offset in use is a multiple of it. */
+export const QUARTER_HOUR = 15 * 60_000;
+
+/** The start of the quarter hour an instant falls in. */
+export const quarterOf = (at: number): number => at - (at % QUARTER_HOUR);
+
+/**
+ * The `meta` key holding the instant (a quarter hour's start) before which `campaign_rollups` sums
+ * every rollup. A batch adding to a rollup before it adds to `campaign_rollups` too.
+ */
+export const COMPACTED_BEFORE = 'rollups_compacted_before';
+
 /**
  * Idempotency keys created at or before this instant no longer protect anything (D9): 24 hours
  * before the newest event of the batch. Both ledgers take over such a key instead of calling its

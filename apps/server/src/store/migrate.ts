@@ -11,8 +11,9 @@ import * as people from './migrations/008-people.js';
 import * as tokenRoles from './migrations/009-token-roles.js';
 import * as campaignChanges from './migrations/011-campaign-changes.js';
 import * as verdictReasons from './migrations/012-verdict-reasons.js';
+import * as campaignRollups from './migrations/013-campaign-rollups.js';
 
-/** Migrations in order; names are sortable and never renamed once released. */
+/** Migrations in order; names are sortable and never renamed once released (010 was never released). */
 function migrations(connection: Connection): Record<string, Migration> {
   return {
     '001-initial': { up: (db) => initial.up(db, connection.engine) },
@@ -26,6 +27,7 @@ function migrations(connection: Connection): Record<string, Migration> {
     '009-token-roles': { up: (db) => tokenRoles.up(db) },
     '011-campaign-changes': { up: (db) => campaignChanges.up(db, connection.engine) },
     '012-verdict-reasons': { up: (db) => verdictReasons.up(db, connection.engine) },
+    '013-campaign-rollups': { up: (db) => campaignRollups.up(db, connection.engine) },
   };
 }
 

@@ -1,16 +1,18 @@
+import type { CompiledQuery } from 'kysely';
 import type { ReportDimension } from '../domain/report-request.js';
+import { rollupsCompactedBefore } from './campaign-rollups.js';
+import { QUARTER_HOUR } from './event-ledger.js';
 import type { Db } from './schema.js';
 
-/** The rollup column behind each dimension ('' in country, device and reason means absent). */
+/** The column behind each dimension in a rollup table ('' in country, device and reason means absent). */
 const COLUMNS = {
-  campaign: 'event_rollups.campaign_id',
-  advertiser: 'campaigns.advertiser_id',
-  partner: 'event_rollups.partner_id',
-  placement: 'event_rollups.placement_id',
-  country: 'event_rollups.country',
-  device: 'event_rollups.device',
-  verdict: 'event_rollups.verdict',
-  reason: 'event_rollups.reason',
+  campaign: 'campaign_id',
+  partner: 'partner_id',
+  placement: 'placement_id',
+  country: 'country',
+  device: 'device',
+  verdict: 'verdict',
+  reason: 'reason',
 } as const;
 
 export interface RollupQuery {
@@ -33,52 +35,137 @@ export interface RollupSlice {
   count: number;
 }
 
-/** Reads per-minute rollups summed into slots and grouped by the asked dimensions. */
-export async function readRollups(db: Db, query: RollupQuery): Promise<RollupSlice[]> {
-  const needsCampaigns = query.groupBy.includes('advertiser') || query.filters.advertiser !== undefined;
+/** The per-minute rollups, or their sums by campaign and quarter hour (migration 013). */
+type RollupTable = 'event_rollups' | 'campaign_rollups';
+
+/** A statement of a report: summed slices of one table over part of the range. */
+export interface RollupStatement {
+  execute(): Promise<Record<string, unknown>[]>;
+  compile(): CompiledQuery;
+}
+
+/** The dimensions `campaign_rollups` can answer for: the campaign, and through it the advertiser. */
+const BY_CAMPAIGN: readonly ReportDimension[] = ['campaign', 'advertiser'];
+
+/**
+ * One statement: the rows of `table` from `from` to `to` (exclusive) summed into the query's slots
+ * and grouped by its dimensions (`campaigns` is joined only to group by advertiser).
+ */
+function slicesOf(db: Db, table: RollupTable, from: number, to: number, query: RollupQuery): RollupStatement {
+  // Typed as `event_rollups`: `campaign_rollups` has the columns read here under the same names,
+  // but for its time, the quarter hour's start, in `slot`.
+  const time = (
+    table === 'event_rollups' ? 'event_rollups.minute' : 'campaign_rollups.slot'
+  ) as 'event_rollups.minute';
+  const column = (name: string) => `${table}.${name}` as 'event_rollups.campaign_id';
+  const dimensionColumn = (dimension: ReportDimension) =>
+    dimension === 'advertiser' ? 'campaigns.advertiser_id' : column(COLUMNS[dimension]);
   let select = db
-    .selectFrom('event_rollups')
-    .$if(needsCampaigns, (q) => q.innerJoin('campaigns', 'campaigns.id', 'event_rollups.campaign_id'))
-    .where('event_rollups.minute', '>=', query.from)
-    .where('event_rollups.minute', '<', query.to);
+    .selectFrom(table as 'event_rollups')
+    .$if(query.groupBy.includes('advertiser'), (q) =>
+      q.innerJoin('campaigns', 'campaigns.id', column('campaign_id')),
+    )
+    .where(time, '>=', from)
+    .where(time, '<', to);
   for (const [dimension, values] of Object.entries(query.filters) as [
     ReportDimension,
     (string | number)[],
   ][]) {
     // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the column is one of COLUMNS, chosen at run time
-    select = select.where(COLUMNS[dimension] as any, 'in', values);
+    select = select.where(dimensionColumn(dimension) as any, 'in', values);
   }
   const grouped = query.groupBy.filter((dimension) => dimension !== 'verdict');
-  const rows = await select
-    .select((eb) => [
-      eb(eb.ref('event_rollups.minute'), '-', eb(eb.ref('event_rollups.minute'), '%', query.slotMs)).as(
-        'slot',
-      ),
-      'event_rollups.kind as kind',
-      'event_rollups.verdict as verdict',
-      eb.fn.sum<number | string>('event_rollups.count').as('count'),
-      // The verdict is selected above already; grouping by it adds no second column.
-      ...grouped.map((dimension) =>
+  return (
+    select
+      .select((eb) => [
+        eb(eb.ref(time), '-', eb(eb.ref(time), '%', query.slotMs)).as('slot'),
+        eb.ref(column('kind') as 'event_rollups.kind').as('kind'),
+        eb.ref(column('verdict') as 'event_rollups.verdict').as('verdict'),
+        eb.fn.sum<number | string>(column('count') as 'event_rollups.count').as('count'),
+        // The verdict is selected above already; grouping by it adds no second column.
         // eslint-disable-next-line @typescript-eslint/no-explicit-any -- see above
-        eb.ref(COLUMNS[dimension] as any).as(dimension),
-      ),
-    ])
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- grouping by the aliases selected above
-    .groupBy(['slot', 'kind', 'verdict', ...grouped] as any)
+        ...grouped.map((dimension) => eb.ref(dimensionColumn(dimension) as any).as(dimension)),
+      ])
+      // `slot` is a column of campaign_rollups too, which PostgreSQL groups by rather than by the
+      // alias: the same thing there, since its slots are the quarter hours the query sums into.
+      // eslint-disable-next-line @typescript-eslint/no-explicit-any -- grouping by the aliases selected above
+      .groupBy(['slot', 'kind', 'verdict', ...grouped] as any)
+  );
+}
+
+/**
+ * The query with its advertiser filter turned into a filter of their campaigns (within the campaign
+ * filter, if any), or null when that leaves no campaign. Both tables are then read by campaign
+ * (through `event_rollups_campaign`, and in the order of `campaign_rollups`): as a subquery or a
+ * join, the planners were free to read every campaign's rows of the range instead, and PostgreSQL
+ * did on small tables.
+ */
+export async function byCampaign(db: Db, query: RollupQuery): Promise<RollupQuery | null> {
+  const { advertiser, ...filters } = query.filters;
+  if (advertiser === undefined) return query;
+  const rows = await db
+    .selectFrom('campaigns')
+    .select('id')
+    .where('advertiser_id', 'in', advertiser.map(Number))
     .execute();
-  return rows.map((row) => {
-    const record = row as Record<string, unknown>;
-    const values: RollupSlice['values'] = {};
-    for (const dimension of query.groupBy) {
-      const value = record[dimension];
-      values[dimension] = typeof value === 'string' ? value : Number(value);
+  const named = filters.campaign?.map(Number);
+  const campaigns = rows
+    .map((row) => Number(row.id))
+    .filter((id) => named === undefined || named.includes(id));
+  return campaigns.length === 0 ? null : { ...query, filters: { ...filters, campaign: campaigns } };
+}
+
+/**
+ * The statements a report runs (its advertiser filter already turned into campaigns by
+ * `byCampaign`), given how far `campaign_rollups` go (`compactedBefore`). Reports by quarter hour
+ * (hour and day) that need no dimension but the campaign or advertiser read `campaign_rollups` for
+ * the whole quarter hours before that mark, and the per-minute rollups for the rest of the range;
+ * every other report reads the per-minute rollups. Each minute of the range is read from one table
+ * only, so the slices simply add up (the caller sums them by slot).
+ */
+export function rollupStatements(db: Db, query: RollupQuery, compactedBefore: number): RollupStatement[] {
+  const dimensions = [...query.groupBy, ...(Object.keys(query.filters) as ReportDimension[])];
+  const start = Math.ceil(query.from / QUARTER_HOUR) * QUARTER_HOUR;
+  const end = Math.max(start, Math.min(query.to - (query.to % QUARTER_HOUR), compactedBefore));
+  if (
+    query.slotMs !== QUARTER_HOUR ||
+    !dimensions.every((dimension) => BY_CAMPAIGN.includes(dimension)) ||
+    start >= end
+  )
+    return [slicesOf(db, 'event_rollups', query.from, query.to, query)];
+  return [
+    ...(query.from < start ? [slicesOf(db, 'event_rollups', query.from, start, query)] : []),
+    slicesOf(db, 'campaign_rollups', start, end, query),
+    ...(end < query.to ? [slicesOf(db, 'event_rollups', end, query.to, query)] : []),
+  ];
+}
+
+/**
+ * Reads the rollups summed into slots and grouped by the asked dimensions. A slot may come in more
+ * than one slice (from both tables); the caller adds them up. Consistent without a transaction:
+ * rollups are never deleted, and `campaign_rollups` before the mark change only together with the
+ * per-minute rows they sum, so a compaction or a batch in between reads like one just after.
+ */
+export async function readRollups(db: Db, asked: RollupQuery): Promise<RollupSlice[]> {
+  const query = await byCampaign(db, asked);
+  if (query === null) return [];
+  const compactedBefore = query.slotMs === QUARTER_HOUR ? await rollupsCompactedBefore(db) : 0;
+  const slices: RollupSlice[] = [];
+  for (const statement of rollupStatements(db, query, compactedBefore)) {
+    for (const record of await statement.execute()) {
+      const values: RollupSlice['values'] = {};
+      for (const dimension of query.groupBy) {
+        const value = record[dimension];
+        values[dimension] = typeof value === 'string' ? value : Number(value);
+      }
+      slices.push({
+        slot: Number(record['slot']),
+        values,
+        kind: String(record['kind']),
+        verdict: String(record['verdict']),
+        count: Number(record['count']),
+      });
     }
-    return {
-      slot: Number(record['slot']),
-      values,
-      kind: String(record['kind']),
-      verdict: String(record['verdict']),
-      count: Number(record['count']),
-    };
-  });
+  }
+  return slices;
 }

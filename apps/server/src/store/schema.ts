@@ -15,6 +15,7 @@ export interface Database {
   events: EventTable;
   idempotency_keys: IdempotencyKeyTable;
   event_rollups: EventRollupTable;
+  campaign_rollups: CampaignRollupTable;
   change_versions: ChangeVersionTable;
   campaign_changes: CampaignChangeTable;
   meta: MetaTable;
@@ -143,6 +144,19 @@ export interface EventRollupTable {
   verdict: string;
   /** Why the events are not billable (D15); '' for `counted`. */
   reason: string;
+  count: number;
+}
+
+/**
+ * `event_rollups` summed by campaign and quarter hour, for the quarter hours before the `meta` key
+ * `rollups_compacted_before` (migration 013): what reports of weeks read.
+ */
+export interface CampaignRollupTable {
+  campaign_id: number;
+  /** Start of the quarter hour, epoch ms. */
+  slot: number;
+  kind: string;
+  verdict: string;
   count: number;
 }
 

@@ -6,6 +6,7 @@ import type { Db } from './schema.js';
 import * as adminTokens from './admin-tokens.js';
 import * as advertisers from './advertisers.js';
 import * as audit from './audit.js';
+import * as campaignRollups from './campaign-rollups.js';
 import * as campaigns from './campaigns.js';
 import * as events from './events.js';
 import * as meta from './meta.js';
@@ -174,6 +175,7 @@ export class Store {
   readonly insertEvents = this.bound(events.insertEvents);
   readonly pruneEvents = this.bound(events.pruneEvents);
   readonly pruneIdempotencyKeys = this.bound(events.pruneIdempotencyKeys);
+  readonly compactRollups = this.bound(campaignRollups.compactRollups);
   readonly campaignTotals = this.bound(events.campaignTotals);
   readonly countEvents = this.bound(events.countEvents);
 }

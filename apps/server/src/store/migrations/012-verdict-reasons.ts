@@ -25,8 +25,7 @@ const REPLAY = 'idempotent replay';
  * - `event_rollups.reason`: rollups count events by reason as well as verdict, so reports can group
  *   and filter by it. '' is no reason (a `counted` event), as '' is an absent country or device.
  *   The primary key gains the column. PostgreSQL swaps the key in place; SQLite cannot change a
- *   table's key, so the table is rebuilt and its other indexes (say, migration 010's) recreated
- *   from their own definitions.
+ *   table's key, so the table is rebuilt and any other index on it recreated from its definition.
  * - `events.user_address`: the end user's address as the partner forwarded it, truncated to its
  *   IPv4 /24 or IPv6 /48 before it is stored; null when not sent.
  */

@@ -1,0 +1,71 @@
+// Rollups summed by campaign and quarter hour (migration 013), written for quarter hours that have
+// closed. Part of the Store façade (store.ts): functions over a StoreContext.
+import { sql } from 'kysely';
+import { transact, type StoreContext } from './context.js';
+import { COMPACTED_BEFORE, QUARTER_HOUR, quarterOf } from './event-ledger.js';
+import type { Db } from './schema.js';
+
+/**
+ * The instant (a quarter hour's start) before which `campaign_rollups` holds every rollup: 0 on a
+ * store not migrated that far.
+ */
+export async function rollupsCompactedBefore(db: Db): Promise<number> {
+  const row = await db
+    .selectFrom('meta')
+    .select('value')
+    .where('key', '=', COMPACTED_BEFORE)
+    .executeTakeFirst();
+  return row === undefined ? 0 : Number(row.value);
+}
+
+/**
+ * Sums the next quarter hour before `until` that has rollups into `campaign_rollups` and moves the
+ * mark past it (past `until` at once when none is left), in one transaction; returns the new mark,
+ * or null when it had reached `until` already. Batches that add to a quarter hour before the mark
+ * add to `campaign_rollups` themselves, so the two tables agree whatever the order: on SQLite the
+ * transaction excludes every batch, and on PostgreSQL it locks `event_rollups` against writes
+ * first, so a batch commits either before it (and is summed) or after it (and sees the new mark).
+ */
+export async function compactRollups(ctx: StoreContext, until: number): Promise<number | null> {
+  // Read outside the transaction first: a pass with nothing to do takes no lock.
+  if ((await rollupsCompactedBefore(ctx.db)) >= until) return null;
+  return transact(ctx, async (tx) => {
+    if (tx.engine === 'postgres')
+      await sql`lock table event_rollups in share row exclusive mode`.execute(tx.db);
+    const from = await rollupsCompactedBefore(tx.db);
+    if (from >= until) return null;
+    const next = await tx.db
+      .selectFrom('event_rollups')
+      .select((eb) => eb.fn.min('minute').as('minute'))
+      .where('minute', '>=', from)
+      .where('minute', '<', until)
+      .executeTakeFirst();
+    const first = next?.minute === null || next?.minute === undefined ? null : Number(next.minute);
+    const to = first === null ? until : quarterOf(first) + QUARTER_HOUR;
+    if (first !== null)
+      await tx.db
+        .insertInto('campaign_rollups')
+        .columns(['campaign_id', 'slot', 'kind', 'verdict', 'count'])
+        .expression((eb) =>
+          eb
+            .selectFrom('event_rollups')
+            .select((s) => [
+              'campaign_id',
+              sql<number>`cast(${quarterOf(first)} as bigint)`.as('slot'),
+              'kind',
+              'verdict',
+              s.fn.sum<number>('count').as('count'),
+            ])
+            .where('minute', '>=', quarterOf(first))
+            .where('minute', '<', to)
+            .groupBy(['campaign_id', 'kind', 'verdict']),
+        )
+        .execute();
+    await tx.db
+      .updateTable('meta')
+      .set({ value: String(to) })
+      .where('key', '=', COMPACTED_BEFORE)
+      .execute();
+    return to;
+  });
+}
