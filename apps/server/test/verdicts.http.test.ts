@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { GroupCommitSink } from '../src/ingest/group-commit.js';
 import { ADDRESS_RATE, CLICK_WINDOW_MS, REASONS } from '../src/domain/verdicts.js';
 import { campaign, createTestApp, type TestApp } from './helpers/app.js';
 import { ENGINES } from './helpers/engines.js';
@@ -81,6 +82,19 @@ describe.each(ENGINES)('verdicts and reasons on %s (D15)', (engine) => {
       'click:counted:',
       'click:invalid:click without impression',
     ]);
+  });
+
+  it('gives back the impression a click consumed when the click is refused (422), so the next click is billed', async () => {
+    await send('impression', {}, 'same-key');
+    // The key's first request was an impression: a click under it is refused and not stored.
+    const refused = await t.track(
+      'click',
+      { campaignId: id, placement: 'header_banner' },
+      { 'idempotency-key': 'same-key' },
+    );
+    expect(refused.statusCode, refused.body).toBe(422);
+    await send('click');
+    expect(await stored()).toEqual(['impression:counted:', 'click:counted:']);
   });
 
   it('does not bill a known bot, bills a browser, and never stores the user agent', async () => {
@@ -197,5 +211,45 @@ describe.each(ENGINES)('verdicts and reasons on %s (D15)', (engine) => {
     expect(bad.statusCode).toBe(400);
     expect(bad.body).toContain('must be a list of: idempotent replay, click without impression');
     expect((await t.admin('GET', '/reports?verdict=billed')).statusCode).toBe(400);
+  });
+});
+
+describe.each(ENGINES)('a click the store failed to record, on %s (D15)', (engine) => {
+  it('is judged again on retry as the first attempt was: the impression it consumed is given back', async () => {
+    let failing = false;
+    const t = await createTestApp({
+      engine,
+      events: (store, onCap) =>
+        new GroupCommitSink(
+          {
+            insertEvents: (events) =>
+              failing ? Promise.reject(new Error('disk I/O error')) : store.insertEvents(events),
+          },
+          () => undefined,
+          onCap,
+        ),
+    });
+    try {
+      const [id] = await t.addCampaigns([campaign()]);
+      const event = { campaignId: id, placement: 'header_banner' };
+      expect((await t.track('impression', event)).statusCode).toBe(200);
+      failing = true;
+      const failed = await t.track('click', event, { 'idempotency-key': 'click-1' });
+      expect(failed.statusCode, failed.body).toBe(503);
+      failing = false;
+      const retried = await t.track('click', event, { 'idempotency-key': 'click-1' });
+      expect(retried.statusCode, retried.body).toBe(200);
+      const rows = await t.store.db
+        .selectFrom('events')
+        .select(['kind', 'verdict', 'reason'])
+        .orderBy('id')
+        .execute();
+      expect(rows.map((row) => `${row.kind}:${row.verdict}:${row.reason ?? ''}`)).toEqual([
+        'impression:counted:',
+        'click:counted:',
+      ]);
+    } finally {
+      await t.close();
+    }
   });
 });

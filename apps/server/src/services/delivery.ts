@@ -2,6 +2,7 @@ import { invalid, notFound } from '../domain/errors.js';
 import type { KeyPolicies } from '../domain/rate-limits.js';
 import { MAX_LIMIT, type FetchQuery, type TrackingRequest } from '../domain/requests.js';
 import type { EventSink } from '../ingest/event-sink.js';
+import type { Verdict } from '../domain/verdicts.js';
 import type { EventKind } from '../store/store.js';
 import type { ServedCampaign } from './campaign-index.js';
 import type { ServingState } from './serving-state.js';
@@ -76,7 +77,9 @@ export class DeliveryService {
     }
     const judging = this.judge.judge(kind, request, caller.apiKeyId, now);
     const judged = judging instanceof Promise ? await judging : judging;
-    const stored = await this.events.record({
+    let stored: Verdict | null = null;
+    try {
+      stored = await this.events.record({
       kind,
       campaignId: request.campaignId,
       placement: request.placement,
@@ -90,7 +93,11 @@ export class DeliveryService {
       idempotencyKey,
       userAddress: judged.userAddress,
       mayHitCap: campaign.hasCaps,
-    });
-    if (judged.pair !== null) await this.judge.settle(kind, judged.pair, stored, now);
+      });
+    } finally {
+      // Also when the store refused or failed it (422, 503): a click's impression is given back,
+      // so the partner's retry is judged as the first attempt would have been.
+      if (judged.pair !== null) await this.judge.settle(kind, judged.pair, stored, now);
+    }
   }
 }

@@ -65,12 +65,13 @@ export class TrafficJudge {
   }
 
   /**
-   * Once a `counted` event is stored: an impression stored as counted can be clicked from now on;
-   * a click that consumed an impression but was stored as a replay (its first attempt had one
-   * already) gives it back.
+   * Once a `counted` event is stored, or was not (`stored` null: the store refused or failed it,
+   * and the partner may retry): an impression stored as counted can be clicked from now on; a
+   * click that consumed an impression gives it back unless it was stored as counted, so a replay
+   * (its first attempt had one already) and a click that was never stored take nothing away.
    */
-  settle(kind: EventKind, pair: string, stored: Verdict, now: number): void | Promise<void> {
-    if (kind === 'impression' ? stored === 'counted' : stored === 'duplicate') {
+  settle(kind: EventKind, pair: string, stored: Verdict | null, now: number): void | Promise<void> {
+    if (kind === 'impression' ? stored === 'counted' : stored !== 'counted') {
       return this.credits.add(pair, now);
     }
   }
