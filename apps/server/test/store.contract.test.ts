@@ -628,6 +628,7 @@ describe.each(ENGINES)('store contract on %s', (engine) => {
     expect(await store.insertEvents([event(total, 'impression'), event(free, 'impression')])).toEqual({
       refused: [],
       replayed: [],
+      pastCap: [],
       completed: [],
       cappedForTheDay: [],
       stored: new Map([['impression:counted', 2]]),
@@ -635,6 +636,7 @@ describe.each(ENGINES)('store contract on %s', (engine) => {
     expect(await store.insertEvents([event(total, 'impression'), event(daily, 'click')])).toEqual({
       refused: [],
       replayed: [],
+      pastCap: [],
       completed: [total],
       cappedForTheDay: [daily],
       stored: new Map([

@@ -10,7 +10,8 @@ export const BILLABLE_VERDICT: Verdict = 'counted';
 /**
  * Why an event is not billable (D15): a closed set, stored with the event and counted in the
  * rollups. `counted` events have no reason; `duplicate` ones have `idempotentReplay`; `invalid`
- * ones one of the others, decided on the request path (`services/traffic-judge.ts`).
+ * ones one of the others, decided on the request path (`services/traffic-judge.ts`), or for
+ * `pastCap` when the batch is stored (`store/events.ts`).
  * docs/product-rules.md (D15) says what each means and why it is not billed.
  */
 export const REASONS = {
@@ -22,6 +23,11 @@ export const REASONS = {
   knownBot: 'known bot',
   /** The end user's `userIp` sent more events than a person does (`ADDRESS_RATE`). */
   addressRate: 'address rate',
+  /**
+   * The campaign had already reached the cap of this kind of event (total, or daily in its time
+   * zone) when the event was stored: it was shown or clicked before the instance learnt (D16).
+   */
+  pastCap: 'past cap',
 } as const;
 export type Reason = (typeof REASONS)[keyof typeof REASONS];
 export const REASON_VALUES: readonly Reason[] = Object.values(REASONS);
@@ -32,6 +38,7 @@ export const VERDICT_OF_REASON: Readonly<Record<Reason, Verdict>> = {
   [REASONS.clickWithoutImpression]: 'invalid',
   [REASONS.knownBot]: 'invalid',
   [REASONS.addressRate]: 'invalid',
+  [REASONS.pastCap]: 'invalid',
 };
 
 /**

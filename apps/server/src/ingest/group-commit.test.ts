@@ -6,6 +6,7 @@ import { DEFAULT_GROUP_COMMIT, GroupCommitSink } from './group-commit.js';
 const NO_EFFECTS: BatchOutcome = {
   refused: [],
   replayed: [],
+  pastCap: [],
   completed: [],
   cappedForTheDay: [],
   stored: new Map(),
@@ -246,6 +247,7 @@ describe('group commit (D9)', () => {
     const effects: BatchOutcome = {
       refused: [],
       replayed: [],
+      pastCap: [],
       completed: [7],
       cappedForTheDay: [],
       stored: new Map(),

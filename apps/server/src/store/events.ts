@@ -1,6 +1,7 @@
 // Tracked events: a batch stored through the engine's ledger with its caps applied, retention, counts.
 // Part of the Store façade (store.ts): functions over a StoreContext.
-import { NO_CAPS, totalCapReached, type Totals } from '../domain/campaigns.js';
+import { NO_CAPS, totalCapReached, type Caps, type Totals } from '../domain/campaigns.js';
+import { REASONS } from '../domain/verdicts.js';
 import { localDate, startOfNextLocalDay } from '../domain/time-zones.js';
 import {
   pruneEvents as pruneOldEvents,
@@ -16,7 +17,9 @@ import { appendAudit } from './audit.js';
  * used for a different request are refused and left out (`BatchOutcome.refused`), the raw events and
  * their per-minute rollups are written together, and caps are applied to what counts (counters of
  * capped campaigns advance, a total cap completes the campaign, a daily cap holds it until the
- * next local midnight of its time zone). Resolves only once durable.
+ * next local midnight of its time zone). Caps hold (D16): an event that would take a counter past
+ * its cap is stored as `invalid`, `past cap`, however many batches and instances race for the last
+ * units. Resolves only once durable.
  */
 export async function insertEvents(
   ctx: StoreContext,
@@ -25,6 +28,7 @@ export async function insertEvents(
   const effects: BatchOutcome = {
     refused: [],
     replayed: [],
+    pastCap: [],
     completed: [],
     cappedForTheDay: [],
     stored: new Map(),
@@ -50,9 +54,11 @@ export async function insertEvents(
     return effects;
   }
   await transact(ctx, async (tx) => {
-    const settled = await tx.ledger.store(tx.db, events);
+    const capped = await lockCappedCampaigns(tx, events);
+    const judged = await holdCaps(tx, events, capped, effects);
+    const settled = await tx.ledger.store(tx.db, judged);
     count(settled);
-    await applyCaps(tx, settled.stored, effects);
+    await applyCaps(tx, settled.stored, capped, effects);
   });
   return effects;
 }
@@ -67,15 +73,32 @@ export function pruneIdempotencyKeys(ctx: StoreContext, now: number, limit: numb
   return pruneOldIdempotencyKeys(ctx.db, now, limit);
 }
 
-async function applyCaps(
+/** A campaign with a cap, as the batch that locked it found it. */
+interface CappedCampaign {
+  id: number;
+  status: string;
+  timeZone: string;
+  caps: Caps;
+}
+
+/**
+ * The batch's campaigns that have a cap, each row locked until the batch commits (PostgreSQL:
+ * `FOR UPDATE`, in id order so batches never deadlock; SQLite: its one writer at a time). Every
+ * batch that may move a campaign's counters holds that lock first, so the counters it reads next
+ * are the ones it will add to: however many batches and instances track the campaign at once, each
+ * sees the last unit under a cap go to exactly one event.
+ */
+async function lockCappedCampaigns(
   ctx: StoreContext,
   events: readonly TrackedEvent[],
-  effects: BatchOutcome,
-): Promise<void> {
-  const counted = events.filter((event) => event.verdict === 'counted' && event.mayHitCap);
-  const ids = [...new Set(counted.map((event) => event.campaignId))];
-  if (ids.length === 0) return;
-  const capped = await ctx.db
+): Promise<Map<number, CappedCampaign>> {
+  const ids = [
+    ...new Set(
+      events.filter((event) => event.verdict === 'counted' && event.mayHitCap).map((e) => e.campaignId),
+    ),
+  ];
+  if (ids.length === 0) return new Map();
+  const rows = await ctx.db
     .selectFrom('campaigns')
     .select([
       'id',
@@ -87,7 +110,6 @@ async function applyCaps(
       'cap_clicks_daily',
     ])
     .where('id', 'in', ids)
-    .orderBy('id') // one lock order for concurrent batches
     .where((eb) =>
       eb.or([
         eb('cap_impressions_total', 'is not', null),
@@ -96,23 +118,131 @@ async function applyCaps(
         eb('cap_clicks_daily', 'is not', null),
       ]),
     )
+    .orderBy('id')
+    .$if(ctx.engine === 'postgres', (q) => q.forUpdate())
     .execute();
-  for (const campaign of capped) {
-    const mine = counted.filter((event) => event.campaignId === campaign.id);
-    const last = mine[mine.length - 1] as TrackedEvent;
-    const day = localDate(last.occurredAt, campaign.time_zone);
-    const impressions = mine.filter((event) => event.kind === 'impression').length;
-    const clicks = mine.length - impressions;
-    const [total, today] = await Promise.all(
-      ['total', day].map((key) => bumpCounter(ctx, campaign.id, key, impressions, clicks)),
+  return new Map(
+    rows.map((row) => [
+      Number(row.id),
+      {
+        id: Number(row.id),
+        status: row.status,
+        timeZone: row.time_zone,
+        caps: {
+          impressionsTotal: row.cap_impressions_total,
+          clicksTotal: row.cap_clicks_total,
+          impressionsDaily: row.cap_impressions_daily,
+          clicksDaily: row.cap_clicks_daily,
+        },
+      },
+    ]),
+  );
+}
+
+/** The key of a campaign's counter: its whole flight ('total') or a local date. */
+const counterKey = (campaignId: number, day: string) => `${campaignId}:${day}`;
+
+/**
+ * The batch with every `counted` event that would take a locked campaign past a cap of its kind,
+ * total or daily (counters as stored plus the events before it in the batch), made `invalid`,
+ * `past cap`. Such events were validated against an index that had not yet learnt of the cap:
+ * shown or clicked in flight, they are stored, not billed. A replay in the batch takes a unit here
+ * that it then does not use (it is stored as a duplicate): the cap may then end a few units short,
+ * never over.
+ */
+async function holdCaps(
+  ctx: StoreContext,
+  events: readonly TrackedEvent[],
+  capped: ReadonlyMap<number, CappedCampaign>,
+  effects: BatchOutcome,
+): Promise<readonly TrackedEvent[]> {
+  if (capped.size === 0) return events;
+  const dayOf = (event: TrackedEvent, campaign: CappedCampaign) =>
+    localDate(event.occurredAt, campaign.timeZone);
+  const days = new Set(['total']);
+  for (const event of events) {
+    const campaign = capped.get(event.campaignId);
+    if (campaign) days.add(dayOf(event, campaign));
+  }
+  const rows = await ctx.db
+    .selectFrom('campaign_counters')
+    .select(['campaign_id', 'day', 'impressions', 'clicks'])
+    .where('campaign_id', 'in', [...capped.keys()])
+    .where('day', 'in', [...days])
+    .execute();
+  const counters = new Map<string, Totals>(
+    rows.map((row) => [
+      counterKey(Number(row.campaign_id), row.day),
+      { impressions: Number(row.impressions), clicks: Number(row.clicks) },
+    ]),
+  );
+  const counter = (key: string): Totals => {
+    let totals = counters.get(key);
+    if (!totals) counters.set(key, (totals = { impressions: 0, clicks: 0 }));
+    return totals;
+  };
+  return events.map((event, index) => {
+    const campaign = capped.get(event.campaignId);
+    if (!campaign || event.verdict !== 'counted' || !event.mayHitCap) return event;
+    const total = counter(counterKey(campaign.id, 'total'));
+    const today = counter(counterKey(campaign.id, dayOf(event, campaign)));
+    const units = event.kind === 'impression' ? 'impressions' : 'clicks';
+    const { total: totalCap, daily: dailyCap } = capsOf(campaign.caps, event.kind);
+    if ((totalCap !== null && total[units] >= totalCap) || (dailyCap !== null && today[units] >= dailyCap)) {
+      effects.pastCap.push(index);
+      return { ...event, verdict: 'invalid', reason: REASONS.pastCap };
+    }
+    total[units]++;
+    today[units]++;
+    return event;
+  });
+}
+
+/** A campaign's total and daily cap of one kind of event. */
+function capsOf(caps: Caps, kind: EventKind): { total: number | null; daily: number | null } {
+  return kind === 'impression'
+    ? { total: caps.impressionsTotal, daily: caps.impressionsDaily }
+    : { total: caps.clicksTotal, daily: caps.clicksDaily };
+}
+
+/**
+ * Adds the batch's counted events to their campaigns' counters (the whole flight and each local
+ * day), then completes a running campaign whose total cap is reached and holds one whose daily cap
+ * is reached until its next local midnight.
+ */
+async function applyCaps(
+  ctx: StoreContext,
+  stored: readonly TrackedEvent[],
+  capped: ReadonlyMap<number, CappedCampaign>,
+  effects: BatchOutcome,
+): Promise<void> {
+  for (const campaign of capped.values()) {
+    const mine = stored.filter(
+      (event) => event.campaignId === campaign.id && event.verdict === 'counted' && event.mayHitCap,
     );
+    if (mine.length === 0) continue;
+    const last = mine[mine.length - 1] as TrackedEvent;
+    const byDay = new Map<string, Totals>();
+    for (const event of mine) {
+      const day = localDate(event.occurredAt, campaign.timeZone);
+      const totals = byDay.get(day) ?? { impressions: 0, clicks: 0 };
+      if (event.kind === 'impression') totals.impressions++;
+      else totals.clicks++;
+      byDay.set(day, totals);
+    }
+    const added = [...byDay.values()].reduce(
+      (sum, day) => ({ impressions: sum.impressions + day.impressions, clicks: sum.clicks + day.clicks }),
+      { impressions: 0, clicks: 0 },
+    );
+    const total = await bumpCounter(ctx, campaign.id, 'total', added);
+    const days = new Map<string, Totals>();
+    for (const [day, totals] of byDay) days.set(day, await bumpCounter(ctx, campaign.id, day, totals));
+    const today = days.get(localDate(last.occurredAt, campaign.timeZone)) as Totals;
     const reached = (count: number, cap: number | null) => cap !== null && count >= cap;
-    const totalCaps = {
-      ...NO_CAPS,
-      impressionsTotal: campaign.cap_impressions_total,
-      clicksTotal: campaign.cap_clicks_total,
-    };
-    if (campaign.status === 'running' && totalCapReached(totalCaps, total!)) {
+    if (
+      campaign.status === 'running' &&
+      totalCapReached({ ...NO_CAPS, ...totalsOnly(campaign.caps) }, total)
+    ) {
       await ctx.db
         .updateTable('campaigns')
         .set({ status: 'completed', updated_at: last.occurredAt })
@@ -130,10 +260,10 @@ async function applyCaps(
       });
       effects.completed.push(campaign.id);
     } else if (
-      reached(today!.impressions, campaign.cap_impressions_daily) ||
-      reached(today!.clicks, campaign.cap_clicks_daily)
+      reached(today.impressions, campaign.caps.impressionsDaily) ||
+      reached(today.clicks, campaign.caps.clicksDaily)
     ) {
-      const until = startOfNextLocalDay(last.occurredAt, campaign.time_zone);
+      const until = startOfNextLocalDay(last.occurredAt, campaign.timeZone);
       await ctx.db
         .updateTable('campaigns')
         .set({ capped_until: until })
@@ -143,6 +273,12 @@ async function applyCaps(
     }
   }
 }
+
+/** A campaign's total caps alone. */
+const totalsOnly = (caps: Caps) => ({
+  impressionsTotal: caps.impressionsTotal,
+  clicksTotal: caps.clicksTotal,
+});
 
 /** Counted impressions and clicks of a campaign's whole flight, as its total caps see them. */
 export async function campaignTotals(ctx: StoreContext, campaignId: number): Promise<Totals> {
@@ -159,9 +295,8 @@ async function bumpCounter(
   ctx: StoreContext,
   campaignId: number,
   day: string,
-  impressions: number,
-  clicks: number,
-) {
+  { impressions, clicks }: Totals,
+): Promise<Totals> {
   return ctx.db
     .insertInto('campaign_counters')
     .values({ campaign_id: campaignId, day, impressions, clicks })
@@ -172,7 +307,8 @@ async function bumpCounter(
       })),
     )
     .returning(['impressions', 'clicks'])
-    .executeTakeFirstOrThrow();
+    .executeTakeFirstOrThrow()
+    .then((row) => ({ impressions: Number(row.impressions), clicks: Number(row.clicks) }));
 }
 
 export async function countEvents(

@@ -278,6 +278,8 @@ export interface BatchOutcome {
   refused: number[];
   /** Positions in the batch of events stored as idempotent replays (`duplicate`, D9). */
   replayed: number[];
+  /** Positions in the batch of events stored as `invalid`, `past cap`: their campaign had reached it (D16). */
+  pastCap: number[];
   /** Campaigns completed by reaching a total cap. */
   completed: number[];
   /** Campaigns held for the rest of their day by a daily cap. */
