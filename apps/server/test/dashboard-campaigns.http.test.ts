@@ -1,10 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { UserService } from '../src/services/users.js';
 import { campaign, createTestApp, type TestApp } from './helpers/app.js';
-import { BrowserClient } from './helpers/browser-client.js';
+import type { BrowserClient } from './helpers/browser-client.js';
 import { ENGINES } from './helpers/engines.js';
-
-const PASSWORD = 'violet-harbour-lantern';
+import { signedInPerson } from './helpers/people.js';
 
 /** Editing campaigns, why one is not serving, and what a reviewer sees changed (D11, D14). */
 describe.each(ENGINES)('dashboard campaigns on %s', (engine) => {
@@ -14,17 +12,8 @@ describe.each(ENGINES)('dashboard campaigns on %s', (engine) => {
   let advertiser: BrowserClient;
   let operator: BrowserClient;
 
-  async function person(email: string, account: string) {
-    const { link } = await new UserService(t.store, undefined, t.url, () => now).create({
-      email,
-      account,
-      role: 'manager',
-    });
-    const browser = new BrowserClient(t.url);
-    const path = new URL(link.url).pathname;
-    expect((await browser.submit(path, path, { password: PASSWORD })).status).toBe(303);
-    return browser;
-  }
+  const person = (email: string, account: string) =>
+    signedInPerson(t, now, { email, account, role: 'manager' });
 
   beforeAll(async () => {
     t = await createTestApp({ engine, clock: () => now });

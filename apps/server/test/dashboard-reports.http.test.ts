@@ -1,10 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { UserService } from '../src/services/users.js';
 import { campaign, createTestApp, type TestApp } from './helpers/app.js';
 import { BrowserClient } from './helpers/browser-client.js';
 import { ENGINES } from './helpers/engines.js';
-
-const PASSWORD = 'violet-harbour-lantern';
+import { signedInPerson } from './helpers/people.js';
 
 /** The dashboard's live reports (D14) over real HTTP: each person's own figures, nothing more. */
 describe.each(ENGINES)('dashboard reports on %s', (engine) => {
@@ -15,14 +13,8 @@ describe.each(ENGINES)('dashboard reports on %s', (engine) => {
   let ownAdvertiser: number;
   let otherPartner: number;
 
-  async function person(email: string, account: string) {
-    const users = new UserService(t.store, undefined, t.url, () => now);
-    const { link } = await users.create({ email, account, role: 'reporter' });
-    const browser = new BrowserClient(t.url);
-    const path = new URL(link.url).pathname;
-    expect((await browser.submit(path, path, { password: PASSWORD })).status).toBe(303);
-    return browser;
-  }
+  const person = (email: string, account: string) =>
+    signedInPerson(t, now, { email, account, role: 'reporter' });
 
   /** A page's totals as shown. */
   const totals = (body: string) => ({

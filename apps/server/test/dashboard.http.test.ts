@@ -5,8 +5,7 @@ import { UserService } from '../src/services/users.js';
 import { createTestApp, type TestApp } from './helpers/app.js';
 import { BrowserClient } from './helpers/browser-client.js';
 import { ENGINES } from './helpers/engines.js';
-
-const PASSWORD = 'violet-harbour-lantern';
+import { signedInPerson } from './helpers/people.js';
 
 /** Sign-in, sessions and the guards around every form of the dashboard (D13), over real HTTP. */
 describe.each(ENGINES)('dashboard sessions on %s', (engine) => {
@@ -16,14 +15,8 @@ describe.each(ENGINES)('dashboard sessions on %s', (engine) => {
   let otherPartnerId: number;
 
   /** A person with a password in `account`, and a browser signed in as them. */
-  async function person(email: string, account: string, role = 'admin', by?: Actor) {
-    const { link } = await new UserService(t.store, by, t.url, () => now).create({ email, account, role });
-    const browser = new BrowserClient(t.url);
-    const path = new URL(link.url).pathname;
-    const set = await browser.submit(path, path, { password: PASSWORD });
-    expect(set.status, set.body).toBe(303);
-    return browser;
-  }
+  const person = (email: string, account: string, role = 'admin', by?: Actor) =>
+    signedInPerson(t, now, { email, account, role, by });
 
   beforeAll(async () => {
     t = await createTestApp({ engine, clock: () => now });

@@ -110,11 +110,7 @@ export function LiveFigures(props: { figures: Figures; updatedAt: string; emptyH
           <thead>
             <tr>
               <th scope="col">{per === 'day' ? 'Day' : per === 'hour' ? 'Hour' : 'Minute'}</th>
-              {COUNT_HEADERS.map((header) => (
-                <th scope="col" key={header}>
-                  {header}
-                </th>
-              ))}
+              <CountHeaders />
             </tr>
           </thead>
           <tbody>
@@ -141,11 +137,7 @@ export function LiveFigures(props: { figures: Figures; updatedAt: string; emptyH
             <thead>
               <tr>
                 <th scope="col">{breakdownName}</th>
-                {COUNT_HEADERS.map((header) => (
-                  <th scope="col" key={header}>
-                    {header}
-                  </th>
-                ))}
+                <CountHeaders />
               </tr>
             </thead>
             <tbody>
@@ -160,6 +152,19 @@ export function LiveFigures(props: { figures: Figures; updatedAt: string; emptyH
         </div>
       )}
     </section>
+  );
+}
+
+/** The column headers of the counts every table of the report shows (see `Counts`). */
+function CountHeaders() {
+  return (
+    <>
+      {COUNT_HEADERS.map((header) => (
+        <th scope="col" key={header}>
+          {header}
+        </th>
+      ))}
+    </>
   );
 }
 
