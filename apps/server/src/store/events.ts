@@ -8,7 +8,7 @@ import {
   pruneIdempotencyKeys as pruneOldIdempotencyKeys,
   type SettledBatch,
 } from './event-ledger.js';
-import type { EventKind, TrackedEvent, BatchOutcome } from './rows.js';
+import { capsOf, type EventKind, type TrackedEvent, type BatchOutcome } from './rows.js';
 import { transact, type StoreContext } from './context.js';
 import { appendAudit } from './audit.js';
 
@@ -128,12 +128,7 @@ async function lockCappedCampaigns(
         id: Number(row.id),
         status: row.status,
         timeZone: row.time_zone,
-        caps: {
-          impressionsTotal: row.cap_impressions_total,
-          clicksTotal: row.cap_clicks_total,
-          impressionsDaily: row.cap_impressions_daily,
-          clicksDaily: row.cap_clicks_daily,
-        },
+        caps: capsOf(row),
       },
     ]),
   );
@@ -187,7 +182,7 @@ async function holdCaps(
     const total = counter(counterKey(campaign.id, 'total'));
     const today = counter(counterKey(campaign.id, dayOf(event, campaign)));
     const units = event.kind === 'impression' ? 'impressions' : 'clicks';
-    const { total: totalCap, daily: dailyCap } = capsOf(campaign.caps, event.kind);
+    const { total: totalCap, daily: dailyCap } = capsOfKind(campaign.caps, event.kind);
     if ((totalCap !== null && total[units] >= totalCap) || (dailyCap !== null && today[units] >= dailyCap)) {
       effects.pastCap.push(index);
       return { ...event, verdict: 'invalid', reason: REASONS.pastCap };
@@ -199,7 +194,7 @@ async function holdCaps(
 }
 
 /** A campaign's total and daily cap of one kind of event. */
-function capsOf(caps: Caps, kind: EventKind): { total: number | null; daily: number | null } {
+function capsOfKind(caps: Caps, kind: EventKind): { total: number | null; daily: number | null } {
   return kind === 'impression'
     ? { total: caps.impressionsTotal, daily: caps.impressionsDaily }
     : { total: caps.clicksTotal, daily: caps.clicksDaily };

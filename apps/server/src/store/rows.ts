@@ -1,5 +1,5 @@
 import type { Selectable } from 'kysely';
-import type { Campaign, CampaignInput, CampaignStatus } from '../domain/campaigns.js';
+import type { Campaign, CampaignInput, CampaignStatus, Caps } from '../domain/campaigns.js';
 import type { KeyPolicies } from '../domain/rate-limits.js';
 import type { Device } from '../domain/targeting.js';
 import type { Verdict } from '../domain/verdicts.js';
@@ -51,6 +51,21 @@ export interface ApiKeyRecord {
   lastBrowserRequestAt: number | null;
 }
 
+/** A campaign row's caps. */
+export function capsOf(
+  row: Pick<
+    Selectable<CampaignTable>,
+    'cap_impressions_total' | 'cap_clicks_total' | 'cap_impressions_daily' | 'cap_clicks_daily'
+  >,
+): Caps {
+  return {
+    impressionsTotal: row.cap_impressions_total,
+    clicksTotal: row.cap_clicks_total,
+    impressionsDaily: row.cap_impressions_daily,
+    clicksDaily: row.cap_clicks_daily,
+  };
+}
+
 export function toCampaign(row: Selectable<CampaignTable>, placements: string[]): Campaign {
   return {
     id: row.id,
@@ -68,12 +83,7 @@ export function toCampaign(row: Selectable<CampaignTable>, placements: string[])
     startAt: row.start_at,
     endAt: row.end_at,
     timeZone: row.time_zone,
-    caps: {
-      impressionsTotal: row.cap_impressions_total,
-      clicksTotal: row.cap_clicks_total,
-      impressionsDaily: row.cap_impressions_daily,
-      clicksDaily: row.cap_clicks_daily,
-    },
+    caps: capsOf(row),
     cappedUntil: row.capped_until,
     rejectionReason: row.rejection_reason,
     createdAt: row.created_at,
