@@ -50,6 +50,7 @@ describe('configuration', () => {
       'my app:',
       'PLACARD_REDIS_KEY_PREFIX must be 1 to 64 visible ASCII characters',
     ],
+    ['PLACARD_TOKEN_SECRET', 'too short', 'PLACARD_TOKEN_SECRET must be 32 to 1024 visible ASCII characters'],
   ])('refuses %s=%s with a message naming it', (name, value, message) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(message);

@@ -32,6 +32,8 @@ export interface Config {
   readonly redisKeyPrefix: string;
   /** Where people reach this deployment: the start of the one-time links the CLI and dashboard give out. */
   readonly publicUrl: string;
+  /** Signs serve tokens (D15); unset: one generated at first start and kept in the store. */
+  readonly tokenSecret: string | undefined;
 }
 
 /** Thrown for a bad environment value; `main` prints the message and exits non-zero. */
@@ -221,6 +223,20 @@ export const SETTINGS: ReadonlyArray<Setting<keyof Config>> = [
         throw new ConfigError(`PLACARD_PUBLIC_URL must be an http:// or https:// address (got "${raw}")`);
       }
       return url.href.replace(/\/$/, '');
+    },
+  },
+  {
+    key: 'tokenSecret',
+    env: 'PLACARD_TOKEN_SECRET',
+    description:
+      'The secret that signs serve tokens (fetch with `tokens=true`), 32 to 1024 visible ASCII characters, e.g. from a secret store; every instance needs the same. Unset: one is generated at first start and kept in the database, which every instance then reads. Changing it makes the tokens handed out in the last hour `bad token`.',
+    defaultText: '(generated)',
+    parse: (raw) => {
+      if (raw === undefined || raw === '') return undefined;
+      if (!/^[\x21-\x7e]{32,1024}$/.test(raw)) {
+        throw new ConfigError('PLACARD_TOKEN_SECRET must be 32 to 1024 visible ASCII characters');
+      }
+      return raw;
     },
   },
 ];

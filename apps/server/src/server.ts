@@ -5,6 +5,8 @@ import { buildApp } from './http/app.js';
 import { createLogger } from './logger.js';
 import { RedisClickCredits } from './limits/click-credits.js';
 import { RedisRateLimiter } from './limits/redis-limiter.js';
+import { RedisServeTokenStates } from './limits/serve-token-states.js';
+import { serveTokenSecret } from './services/serve-token-secret.js';
 import { connect } from './store/connect.js';
 import { Store } from './store/store.js';
 import { wireServices, type Services } from './wiring.js';
@@ -63,7 +65,12 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       logger,
       {
         ...config,
-        ...(limiter && { limiter, clickCredits: new RedisClickCredits(limiter) }),
+        serveTokenSecret: await serveTokenSecret(store, config.tokenSecret),
+        ...(limiter && {
+          limiter,
+          clickCredits: new RedisClickCredits(limiter),
+          serveTokenStates: new RedisServeTokenStates(limiter),
+        }),
       },
     );
     const generatedAdminToken = await tokens.ensure(config.adminToken);

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { AppDeps } from './http/app.js';
 import { Shutdown } from './http/shutdown.js';
@@ -11,6 +12,8 @@ import { EventWrites } from './services/event-writes.js';
 import { KeyUsage } from './services/key-usage.js';
 import { LifecycleJob } from './services/lifecycle-job.js';
 import type { ClickCredits } from './limits/click-credits.js';
+import type { ServeTokenStates } from './limits/serve-token-states.js';
+import { ServeTokens } from './domain/serve-tokens.js';
 import { MemoryRateLimiter, type RateLimiter } from './limits/rate-limiter.js';
 import { Metrics } from './services/metrics.js';
 import { RetentionJob } from './services/retention-job.js';
@@ -35,6 +38,10 @@ export interface WiringOptions {
   limiter?: RateLimiter;
   /** Unclicked impressions (D15); in this instance's memory unless given (server.ts passes Redis's). */
   clickCredits?: ClickCredits;
+  /** Signs serve tokens (D15); server.ts passes the configured or stored one, tests a random one. */
+  serveTokenSecret?: Buffer;
+  /** What each serve token was used for (D15); in memory unless given (server.ts passes Redis's). */
+  serveTokenStates?: ServeTokenStates;
   /** Where people reach the dashboard: the start of one-time links (default http://localhost:8080). */
   publicUrl?: string;
 }
@@ -92,7 +99,12 @@ export function wireServices(store: Store, logger: Logger, options: WiringOption
         },
       },
     );
-  const delivery = new DeliveryService(state, events, clock, new TrafficJudge(options.clickCredits));
+  const judge = new TrafficJudge(
+    options.clickCredits,
+    new ServeTokens(options.serveTokenSecret ?? randomBytes(32)),
+    options.serveTokenStates,
+  );
+  const delivery = new DeliveryService(state, events, clock, judge);
   const tokens = new AdminTokens(store, clock);
   const keyUsage = new KeyUsage(store, logger);
   const lifecycle = new LifecycleJob(store, logger, options.refreshIntervalMs, clock);

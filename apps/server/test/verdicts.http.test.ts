@@ -1,7 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { GroupCommitSink } from '../src/ingest/group-commit.js';
 import { ADDRESS_RATE, CLICK_WINDOW_MS, REASONS } from '../src/domain/verdicts.js';
-import { campaign, createTestApp, type TestApp } from './helpers/app.js';
+import { campaign, createTestApp, failingEventStore, type TestApp } from './helpers/app.js';
 import { ENGINES } from './helpers/engines.js';
 
 const BROWSER =
@@ -216,27 +215,16 @@ describe.each(ENGINES)('verdicts and reasons on %s (D15)', (engine) => {
 
 describe.each(ENGINES)('a click the store failed to record, on %s (D15)', (engine) => {
   it('is judged again on retry as the first attempt was: the impression it consumed is given back', async () => {
-    let failing = false;
-    const t = await createTestApp({
-      engine,
-      events: (store, onCap) =>
-        new GroupCommitSink(
-          {
-            insertEvents: (events) =>
-              failing ? Promise.reject(new Error('disk I/O error')) : store.insertEvents(events),
-          },
-          () => undefined,
-          onCap,
-        ),
-    });
+    const store = failingEventStore();
+    const t = await createTestApp({ engine, events: store.events });
     try {
       const [id] = await t.addCampaigns([campaign()]);
       const event = { campaignId: id, placement: 'header_banner' };
       expect((await t.track('impression', event)).statusCode).toBe(200);
-      failing = true;
+      store.failing = true;
       const failed = await t.track('click', event, { 'idempotency-key': 'click-1' });
       expect(failed.statusCode, failed.body).toBe(503);
-      failing = false;
+      store.failing = false;
       const retried = await t.track('click', event, { 'idempotency-key': 'click-1' });
       expect(retried.statusCode, retried.body).toBe(200);
       const rows = await t.store.db

@@ -21,6 +21,14 @@ export interface ClientOptions {
   retry?: Partial<RetryPolicy>;
   /** Reuse fetched campaigns for the `max-age` the server sends. Default true. */
   cache?: boolean;
+  /**
+   * Ask for serve tokens (D15): each fetched campaign carries a token for one page view, which its
+   * display sends back with the impression and the click, so Placard bills exactly one impression
+   * per display and one click after it. Every `fetchCampaigns` call then asks the server afresh
+   * (never from the cache, never shared with another call in flight), and each fetched campaign
+   * object can be displayed once: fetch once per page view. Default false.
+   */
+  tokens?: boolean;
   /** The platform `fetch` by default. */
   fetch?: typeof globalThis.fetch;
   /** For tests: the time source (ms), randomness in [0, 1), the wait between attempts, and idempotency keys. */
@@ -92,6 +100,9 @@ export class PlacardClient implements Tracker {
   private readonly fetchedFor = new WeakMap<Campaign, string>();
   private readonly newIdempotencyKey: () => string;
   private readonly inFlight = new Map<string, Promise<readonly Campaign[]>>();
+  private readonly tokens: boolean;
+  /** Tokened campaign objects already given a display: their token is for one (D15). */
+  private readonly displayed = new WeakSet<Campaign>();
 
   constructor(options: ClientOptions) {
     assertServerSide();
@@ -112,6 +123,7 @@ export class PlacardClient implements Tracker {
     };
     this.cache = options.cache === false ? null : new ResponseCache(clock);
     this.newIdempotencyKey = options.newIdempotencyKey ?? (() => globalThis.crypto.randomUUID());
+    this.tokens = options.tokens === true;
   }
 
   /** Running campaigns for a placement (partner API 4.1), from the cache while the server allows. */
@@ -120,6 +132,11 @@ export class PlacardClient implements Tracker {
     const query = new URLSearchParams({ placement: checked.placement, limit: String(checked.limit) });
     if (checked.location !== undefined) query.set('location', checked.location);
     if (checked.device !== undefined) query.set('device', checked.device);
+    // Tokens are for one page view: each call fetches its own, from the server.
+    if (this.tokens) {
+      query.set('tokens', 'true');
+      return this.fetchFresh(query.toString(), checked.placement, options);
+    }
     const key = query.toString();
     const cached = this.cache?.get(key);
     if (cached !== undefined) return cached;
@@ -150,7 +167,7 @@ export class PlacardClient implements Tracker {
       (answer.body as FetchResponse).data.map((campaign) => Object.freeze(campaign)),
     );
     for (const campaign of campaigns) this.fetchedFor.set(campaign, placement);
-    this.cache?.set(key, campaigns, maxAgeMs(answer.headers.get('cache-control')));
+    if (!this.tokens) this.cache?.set(key, campaigns, maxAgeMs(answer.headers.get('cache-control')));
     return campaigns;
   }
 
@@ -169,6 +186,14 @@ export class PlacardClient implements Tracker {
       throw new UsageError(
         `campaign ${campaign.id} was fetched for ${fetched}; it must not be rendered in ${placement}`,
       );
+    }
+    if (campaign.token !== undefined) {
+      if (this.displayed.has(campaign)) {
+        throw new UsageError(
+          `campaign ${campaign.id} was displayed already: its serve token is for one display, so fetch again for another`,
+        );
+      }
+      this.displayed.add(campaign);
     }
     return new Display(this, campaign, placement, context);
   }

@@ -25,17 +25,25 @@ export interface Tracker {
 /**
  * One showing of one campaign in one placement (partner API sections 1.6 and 1.7), created by
  * `client.display(campaign, placement)`: it reports at most one impression, whatever re-renders
- * call, and refuses a click before that impression was recorded.
+ * call, and refuses a click before that impression was recorded. A campaign fetched with
+ * `tokens: true` sends its serve token with both (D15).
  */
 export class Display {
   private impressionReported: Promise<void> | undefined;
+  /** The caller's context, with the campaign's serve token when it has one. */
+  private readonly context: TrackingContext;
 
   constructor(
     private readonly tracker: Tracker,
     readonly campaign: Campaign,
     readonly placement: string,
-    private readonly context: TrackingContext = {},
-  ) {}
+    context: TrackingContext = {},
+  ) {
+    this.context =
+      campaign.token === undefined || context.token !== undefined
+        ? context
+        : { ...context, token: campaign.token };
+  }
 
   /**
    * Reports the impression, once the campaign is visible. Calling it again returns the first call's

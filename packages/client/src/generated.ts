@@ -13,6 +13,8 @@ export interface Campaign {
   destinationUrl: string;
   status: 'running';
   createdAt: string;
+  /** Only when fetched with `tokens=true` (D15): this campaign’s serve token for this page view. Send it back as `token` with its impression and its click. Never present otherwise. */
+  token?: string;
 }
 
 export interface FetchResponse {
@@ -35,6 +37,8 @@ export interface TrackingBody {
   userAgent?: string;
   /** The end user’s IPv4 (dotted quad) or IPv6 address, forwarded (D15). An address past its rate is not billed (`address rate`); it is stored truncated to its IPv4 /24 or IPv6 /48. */
   userIp?: string;
+  /** The campaign’s serve token from a fetch with `tokens=true` (D15), echoed. The token is billed for one impression within an hour of the fetch, and one click at least a second after that impression and within its hour; a token that does not verify for this key, campaign and placement (`bad token`), has expired (`expired token`), was used already (`token replay`), or a click before its impression (`click without impression`) or too soon after it (`click too fast`) is stored but not billed. */
+  token?: string;
 }
 
 export interface Acknowledgement {

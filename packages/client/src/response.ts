@@ -25,7 +25,8 @@ export function isCampaign(value: unknown): value is Campaign {
     (value['category'] === undefined || typeof value['category'] === 'string') &&
     isHttpUrl(value['destinationUrl']) &&
     value['status'] === 'running' &&
-    typeof value['createdAt'] === 'string'
+    typeof value['createdAt'] === 'string' &&
+    (value['token'] === undefined || typeof value['token'] === 'string')
   );
 }
 

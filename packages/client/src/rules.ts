@@ -13,6 +13,15 @@ export interface FetchArguments {
 export interface TrackingContext {
   location?: string;
   device?: Device;
+  /** The end user's `User-Agent`, forwarded from the request that displayed or clicked (D15). */
+  userAgent?: string;
+  /** The end user's IP address, forwarded likewise; Placard stores it truncated. */
+  userIp?: string;
+  /**
+   * The campaign's serve token, from a client created with `tokens: true` (D15). `display(...)`
+   * sends it for you; pass it only when calling `trackImpression`/`trackClick` yourself.
+   */
+  token?: string;
 }
 
 const COUNTRIES: ReadonlySet<string> = new Set(COUNTRY_CODES);
@@ -66,5 +75,9 @@ export function checkTracking(campaignId: unknown, placement: unknown, context: 
     placement,
     ...(context.location !== undefined && { location: checkLocation(context.location) }),
     ...(context.device !== undefined && { device: checkDevice(context.device) }),
+    // Checked by the server, whose 400 becomes a ValidationError: its rules are its own.
+    ...(context.userAgent !== undefined && { userAgent: context.userAgent }),
+    ...(context.userIp !== undefined && { userIp: context.userIp }),
+    ...(context.token !== undefined && { token: context.token }),
   };
 }

@@ -365,3 +365,64 @@ describe('the base URL', () => {
     expect(new URL(sent[0].url).searchParams.get('placement')).toBe('header_banner');
   });
 });
+
+describe('serve tokens (tokens: true)', () => {
+  const CLICK_ACK = { status: 200, body: { status: 'success', message: 'Click tracked successfully' } };
+  const tokened = (token: string) => ok([{ ...CAMPAIGN, token }], { 'cache-control': 'private, no-store' });
+
+  it('asks for tokens, and sends each campaign’s back with its impression and click, with the end user’s signals', async () => {
+    const { client, sent } = scripted([tokened('tok-1'), ACK, CLICK_ACK], { tokens: true });
+    const [campaign] = await client.fetchCampaigns({ placement: 'header_banner' });
+    expect(new URL(sent[0].url).searchParams.get('tokens')).toBe('true');
+    expect(campaign.token).toBe('tok-1');
+    const display = client.display(campaign, 'header_banner', {
+      device: 'mobile',
+      userAgent: 'Mozilla/5.0',
+      userIp: '203.0.113.7',
+    });
+    await display.impression();
+    await display.click();
+    const event = {
+      campaignId: 7,
+      placement: 'header_banner',
+      device: 'mobile',
+      userAgent: 'Mozilla/5.0',
+      userIp: '203.0.113.7',
+      token: 'tok-1',
+    };
+    expect(sent.slice(1).map((request) => request.body)).toEqual([event, event]);
+  });
+
+  it('fetches afresh for every call, even with a max-age, and shares nothing in flight', async () => {
+    const { client, sent } = scripted(
+      [
+        ok([{ ...CAMPAIGN, token: 'a' }], { 'cache-control': 'private, max-age=60' }),
+        tokened('b'),
+        tokened('c'),
+      ],
+      { tokens: true },
+    );
+    const first = await client.fetchCampaigns({ placement: 'header_banner' });
+    const [second, third] = await Promise.all([
+      client.fetchCampaigns({ placement: 'header_banner' }),
+      client.fetchCampaigns({ placement: 'header_banner' }),
+    ]);
+    expect([first, second, third].map(([campaign]) => campaign.token)).toEqual(['a', 'b', 'c']);
+    expect(sent).toHaveLength(3);
+  });
+
+  it('displays a tokened campaign once: another display needs another fetch', async () => {
+    const { client } = scripted([tokened('tok-1')], { tokens: true });
+    const [campaign] = await client.fetchCampaigns({ placement: 'header_banner' });
+    client.display(campaign, 'header_banner');
+    expect(() => client.display(campaign, 'header_banner')).toThrow(UsageError);
+  });
+
+  it('sends no token, and the contract’s fields only, without the option', async () => {
+    const { client, sent } = scripted([ok(), ACK]);
+    const [campaign] = await client.fetchCampaigns({ placement: 'header_banner' });
+    expect(new URL(sent[0].url).searchParams.has('tokens')).toBe(false);
+    await client.display(campaign, 'header_banner').impression();
+    expect(sent[1].body).toEqual({ campaignId: 7, placement: 'header_banner' });
+  });
+});

@@ -213,6 +213,23 @@ describe('@placard/client against the real server (a started process)', () => {
     expect(after.nonBillableImpressions - before.nonBillableImpressions).toBe(1);
   });
 
+  it('with tokens: one billed impression and click per display, a replayed token not billed (D15)', async () => {
+    const before = await placard.counts(campaignId);
+    const sdk = client({ tokens: true });
+    const [campaign] = await sdk.fetchCampaigns({ placement: 'header_banner' });
+    expect(typeof campaign?.token).toBe('string');
+    const display = sdk.display(campaign, 'header_banner', { userAgent: 'Mozilla/5.0 (X11; Linux x86_64)' });
+    await display.impression();
+    await new Promise((resolve) => setTimeout(resolve, 1_100)); // a person's click, not a script's
+    await display.click();
+    // The same token again, by hand: a replay of the answer for another page view.
+    await sdk.trackImpression(campaignId, 'header_banner', { token: campaign.token });
+    const after = await placard.counts(campaignId);
+    expect(after.impressions - before.impressions).toBe(1);
+    expect(after.clicks - before.clicks).toBe(1);
+    expect(after.nonBillableImpressions - before.nonBillableImpressions).toBe(1);
+  });
+
   it.each(['/placard', '/placard/'])(
     'a base URL with a path (%s) is kept: the whole cycle works behind a proxy publishing Placard there',
     async (path) => {

@@ -1,5 +1,6 @@
 import { parseUserAgent, parseUserIp } from './end-user.js';
 import { invalid } from './errors.js';
+import { parseServeToken, TOKENS_PARAM_MESSAGE } from './serve-tokens.js';
 import { parseDevice, parseLocation, type Device } from './targeting.js';
 
 /** A validated fetch query (rule D2); placement existence is checked against the registry later. */
@@ -8,6 +9,8 @@ export interface FetchQuery {
   limit: number;
   location?: string;
   device?: Device;
+  /** `tokens=true`: each returned campaign carries a serve token (D15); absent otherwise. */
+  tokens?: true;
 }
 
 /** A validated impression or click body (rule D5). */
@@ -20,6 +23,8 @@ export interface TrackingRequest {
   userAgent?: string;
   /** The end user's address, forwarded by the partner (D15), normalised; truncated when stored. */
   userIp?: string;
+  /** The serve token fetch returned with this campaign (D15), echoed; judged, not validated, here. */
+  token?: string;
 }
 
 export const DEFAULT_LIMIT = 10;
@@ -30,7 +35,7 @@ const LIMIT_MESSAGE = `limit must be an integer between 1 and ${MAX_LIMIT}`;
 export type QueryValue = string | string[] | undefined;
 
 /** The query parameters fetch reads (D2); any other parameter is ignored. */
-export type FetchParamName = 'placement' | 'limit' | 'location' | 'device';
+export type FetchParamName = 'placement' | 'limit' | 'location' | 'device' | 'tokens';
 export type FetchQueryParams = Readonly<Partial<Record<FetchParamName, QueryValue>>>;
 
 /** One value of a query parameter; a parameter given twice is a 400 naming it (D2). */
@@ -59,6 +64,10 @@ export function parseFetchQuery(query: FetchQueryParams): FetchQuery {
   if (location !== undefined) result.location = parseLocation(location);
   const device = single(query, 'device');
   if (device !== undefined) result.device = parseDevice(device);
+  // Opt-in serve tokens (D15): `false` is the default spelled out; anything else is a 400.
+  const tokens = single(query, 'tokens');
+  if (tokens === 'true') result.tokens = true;
+  else if (tokens !== undefined && tokens !== 'false') throw invalid(TOKENS_PARAM_MESSAGE);
   return result;
 }
 
@@ -84,5 +93,6 @@ export function parseTrackingBody(body: unknown): TrackingRequest {
   if (fields['device'] !== undefined) result.device = parseDevice(fields['device']);
   if (fields['userAgent'] !== undefined) result.userAgent = parseUserAgent(fields['userAgent']);
   if (fields['userIp'] !== undefined) result.userIp = parseUserIp(fields['userIp']);
+  if (fields['token'] !== undefined) result.token = parseServeToken(fields['token']);
   return result;
 }

@@ -17,7 +17,10 @@ export const BILLABLE_VERDICT: Verdict = 'counted';
 export const REASONS = {
   /** The same Idempotency-Key and request again within 24 hours (D9): the event was already stored. */
   idempotentReplay: 'idempotent replay',
-  /** A click with no unclicked billable impression of its key, campaign and placement before it. */
+  /**
+   * A click with no unclicked billable impression of its key, campaign and placement before it; or,
+   * with a serve token, no billable impression of that token in the hour before it.
+   */
   clickWithoutImpression: 'click without impression',
   /** The end user's `userAgent` is a known bot, crawler or automated client. */
   knownBot: 'known bot',
@@ -28,6 +31,23 @@ export const REASONS = {
    * zone) when the event was stored: it was shown or clicked before the instance learnt (D16).
    */
   pastCap: 'past cap',
+  /**
+   * The event's serve token (D15, `serve-tokens.ts`) was not signed by this deployment for its API
+   * key, campaign and placement: forged, altered, or another key's, campaign's or placement's.
+   */
+  badToken: 'bad token',
+  /**
+   * A genuine serve token past its lifetime: an impression more than `SERVE_TOKEN_TTL_MS` after the
+   * fetch (the answer was kept or cached for later page views), or a click after that and its hour.
+   */
+  expiredToken: 'expired token',
+  /**
+   * The serve token was used already: a second impression with it (the answer served another page
+   * view, or the impression was reported twice), or a second click after its impression.
+   */
+  tokenReplay: 'token replay',
+  /** A click less than `MIN_CLICK_DELAY_MS` after its serve token's impression: faster than a person. */
+  clickTooFast: 'click too fast',
 } as const;
 export type Reason = (typeof REASONS)[keyof typeof REASONS];
 export const REASON_VALUES: readonly Reason[] = Object.values(REASONS);
@@ -39,6 +59,10 @@ export const VERDICT_OF_REASON: Readonly<Record<Reason, Verdict>> = {
   [REASONS.knownBot]: 'invalid',
   [REASONS.addressRate]: 'invalid',
   [REASONS.pastCap]: 'invalid',
+  [REASONS.badToken]: 'invalid',
+  [REASONS.expiredToken]: 'invalid',
+  [REASONS.tokenReplay]: 'invalid',
+  [REASONS.clickTooFast]: 'invalid',
 };
 
 /**

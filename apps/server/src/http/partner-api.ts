@@ -140,6 +140,8 @@ export function partnerApi(deps: PartnerApiDeps): PartnerHandler {
     'cache-control':
       deps.fetchMaxAgeSeconds > 0 ? `private, max-age=${deps.fetchMaxAgeSeconds}` : 'private, no-store',
   };
+  // An answer with serve tokens is for one page view (D15): reusing it would replay its tokens.
+  const tokenedFetchHeaders = { 'cache-control': 'private, no-store' };
 
   /** Authenticates; a failure is a 401 until its address has failed too often, then a 429 (D6). */
   function authenticateFrom(request: IncomingMessage): Caller {
@@ -235,7 +237,17 @@ export function partnerApi(deps: PartnerApiDeps): PartnerHandler {
     }
     if (kind === undefined) {
       const query = parseFetchQuery(readFetchParams(mark === -1 ? '' : url.slice(mark + 1)));
-      respond(request, response, id, path, started, 200, deps.delivery.fetch(query, caller), fetchHeaders);
+      const body = deps.delivery.fetch(query, caller);
+      respond(
+        request,
+        response,
+        id,
+        path,
+        started,
+        200,
+        body,
+        query.tokens ? tokenedFetchHeaders : fetchHeaders,
+      );
     } else {
       track(request, kind, caller).then(
         () => respond(request, response, id, path, started, 200, ACKNOWLEDGEMENTS[kind]),

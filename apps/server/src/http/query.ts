@@ -14,13 +14,13 @@ function decode(value: string): string {
 }
 
 /**
- * At most this many parameters in one fetch query; more is a 400. The four that fetch reads and a
+ * At most this many parameters in one fetch query; more is a 400. The five that fetch reads and a
  * generous allowance for the unknown ones D2 ignores (a tracking tag, a cache buster).
  */
 export const MAX_QUERY_PARAMS = 100;
 
 /**
- * Reads the fetch parameters from a raw query string (without `?`). Only the four known names
+ * Reads the fetch parameters from a raw query string (without `?`). Only the five known names
  * are kept (D2 ignores the others); the result always has the same shape, which keeps the
  * hot path's property reads monomorphic, unlike a general-purpose parser's open-ended objects.
  *
@@ -34,6 +34,7 @@ export function readFetchParams(query: string): Readonly<FetchParams> {
     limit: undefined,
     location: undefined,
     device: undefined,
+    tokens: undefined,
   };
   let start = 0;
   let count = 0;
@@ -49,7 +50,13 @@ export function readFetchParams(query: string): Readonly<FetchParams> {
       if (nextEquals !== -1 && nextEquals < start) nextEquals = query.indexOf('=', start);
       const equals = nextEquals !== -1 && nextEquals < end ? nextEquals : -1;
       const name = decode(query.slice(start, equals === -1 ? end : equals));
-      if (name === 'placement' || name === 'limit' || name === 'location' || name === 'device') {
+      if (
+        name === 'placement' ||
+        name === 'limit' ||
+        name === 'location' ||
+        name === 'device' ||
+        name === 'tokens'
+      ) {
         const value = equals === -1 ? '' : decode(query.slice(equals + 1, end));
         const previous = params[name];
         if (previous === undefined) params[name] = value;

@@ -1,4 +1,6 @@
+import { randomBytes } from 'node:crypto';
 import { invalid, notFound } from '../domain/errors.js';
+import { SERVE_TOKEN_NONCE_BYTES } from '../domain/serve-tokens.js';
 import type { KeyPolicies } from '../domain/rate-limits.js';
 import { MAX_LIMIT, type FetchQuery, type TrackingRequest } from '../domain/requests.js';
 import type { EventSink } from '../ingest/event-sink.js';
@@ -10,6 +12,9 @@ import { TrafficJudge } from './traffic-judge.js';
 
 const ENVELOPE_OPEN = Buffer.from('{"status":"success","data":[');
 const COMMA = Buffer.from(',');
+/** What ends a campaign object that carries a serve token, before the token and after it. */
+const TOKEN_OPEN = Buffer.from(',"token":"');
+const TOKEN_CLOSE = Buffer.from('"}');
 /** The end of a fetch body for each possible count, built once. */
 const ENVELOPE_CLOSE = Array.from({ length: MAX_LIMIT + 1 }, (_, count) =>
   Buffer.from(`],"count":${count}}`),
@@ -37,15 +42,27 @@ export class DeliveryService {
     private readonly judge: TrafficJudge = new TrafficJudge(),
   ) {}
 
-  /** The fetch response body (partner API 2.3), as UTF-8 JSON bytes. */
+  /**
+   * The fetch response body (partner API 2.3), as UTF-8 JSON bytes. With `tokens=true` (D15) each
+   * campaign object also carries its serve token, spliced in before its closing brace (base64url
+   * needs no escaping); without, the pre-serialised objects are sent as they are.
+   */
   fetch(query: FetchQuery, caller: Caller): Buffer {
     const index = this.state.index;
     if (!index.hasPlacement(query.placement)) throw invalid(`unknown placement: ${query.placement}`);
-    const campaigns = index.select(query, this.clock(), caller.blockedCategories);
+    const now = this.clock();
+    const campaigns = index.select(query, now, caller.blockedCategories);
     const parts: Buffer[] = [ENVELOPE_OPEN];
+    const nonces = query.tokens === true ? randomBytes(SERVE_TOKEN_NONCE_BYTES * campaigns.length) : null;
     for (let i = 0; i < campaigns.length; i++) {
       if (i > 0) parts.push(COMMA);
-      parts.push((campaigns[i] as ServedCampaign).json);
+      const campaign = campaigns[i] as ServedCampaign;
+      if (nonces === null) parts.push(campaign.json);
+      else {
+        const nonce = nonces.subarray(i * SERVE_TOKEN_NONCE_BYTES, (i + 1) * SERVE_TOKEN_NONCE_BYTES);
+        const token = this.judge.tokens.issue(caller.apiKeyId, campaign.id, query.placement, now, nonce);
+        parts.push(campaign.json.subarray(0, -1), TOKEN_OPEN, Buffer.from(token, 'latin1'), TOKEN_CLOSE);
+      }
     }
     parts.push(ENVELOPE_CLOSE[campaigns.length] as Buffer);
     return Buffer.concat(parts);
@@ -80,24 +97,25 @@ export class DeliveryService {
     let stored: Verdict | null = null;
     try {
       stored = await this.events.record({
-      kind,
-      campaignId: request.campaignId,
-      placement: request.placement,
-      country: request.location ?? null,
-      device: request.device ?? null,
-      partnerId: caller.partnerId,
-      apiKeyId: caller.apiKeyId,
-      occurredAt: now,
-      verdict: judged.verdict,
-      reason: judged.reason,
-      idempotencyKey,
-      userAddress: judged.userAddress,
-      mayHitCap: campaign.hasCaps,
+        kind,
+        campaignId: request.campaignId,
+        placement: request.placement,
+        country: request.location ?? null,
+        device: request.device ?? null,
+        partnerId: caller.partnerId,
+        apiKeyId: caller.apiKeyId,
+        occurredAt: now,
+        verdict: judged.verdict,
+        reason: judged.reason,
+        idempotencyKey,
+        userAddress: judged.userAddress,
+        mayHitCap: campaign.hasCaps,
       });
     } finally {
       // Also when the store refused or failed it (422, 503): a click's impression is given back,
       // so the partner's retry is judged as the first attempt would have been.
-      if (judged.pair !== null) await this.judge.settle(kind, judged.pair, stored, now);
+      // A serve token's claim likewise (D15).
+      if (judged.pair !== null || judged.token !== null) await this.judge.settle(kind, judged, stored, now);
     }
   }
 }

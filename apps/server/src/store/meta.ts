@@ -22,6 +22,19 @@ export async function setMeta(ctx: StoreContext, key: string, value: string): Pr
 }
 
 /**
+ * Sets `key` to `value` unless it has a value already, and returns the value it has: the first
+ * writer wins, so instances starting together agree on one (the serve token secret, D15).
+ */
+export async function claimMeta(ctx: StoreContext, key: string, value: string): Promise<string> {
+  await ctx.db
+    .insertInto('meta')
+    .values({ key, value })
+    .onConflict((oc) => oc.column('key').doNothing())
+    .execute();
+  return (await getMeta(ctx, key)) ?? value;
+}
+
+/**
  * The campaigns changed after version `after` up to version `upTo` of the `campaigns` topic, from
  * the log migration 011 keeps, in version order (a campaign may repeat); or null when a version in
  * between has no log row (a placement changed, a truncate, rows pruned), which calls for a full

@@ -106,6 +106,7 @@ export class Store {
   readonly pruneCampaignChanges = this.bound(meta.pruneCampaignChanges);
   readonly getMeta = this.bound(meta.getMeta);
   readonly setMeta = this.bound(meta.setMeta);
+  readonly claimMeta = this.bound(meta.claimMeta);
 
   // The placement registry (D1) (placements.ts)
   readonly listPlacements = this.bound(placements.listPlacements);

@@ -10,7 +10,7 @@ export interface paths {
         };
         /**
          * Fetch campaigns for a placement
-         * @description Running campaigns for an ad slot, optionally narrowed by country and device (partner API 4.1, D2 to D4). Cache the answer for the `max-age` given.
+         * @description Running campaigns for an ad slot, optionally narrowed by country and device (partner API 4.1, D2 to D4). Cache the answer for the `max-age` given. With `tokens=true`, each campaign carries a serve token for one page view (D15) and the answer is never cached.
          *
          *     **Server to server only.** This page does not send requests here: a browser must never hold an API key, and the API refuses a key a browser sends (403) and reports it to the operator as leaked. Try it from a terminal:
          *
@@ -74,7 +74,7 @@ export interface paths {
         put?: never;
         /**
          * Track a click
-         * @description Report a click for a genuine user action, then send the user to `destinationUrl` (partner API 4.3). Answered only after the event is durably stored. A click is billed only if it follows an unclicked impression of the same campaign and placement from the same API key within an hour (D15); the answer is the same either way.
+         * @description Report a click for a genuine user action, then send the user to `destinationUrl` (partner API 4.3). Answered only after the event is durably stored. A click is billed only if it follows an unclicked impression of the same campaign and placement from the same API key within an hour (D15), or, with a `token`, that token’s impression; the answer is the same either way.
          *
          *     **Server to server only.** This page does not send requests here: a browser must never hold an API key, and the API refuses a key a browser sends (403) and reports it to the operator as leaked. Try it from a terminal:
          *
@@ -849,6 +849,8 @@ export interface components {
             status: "running";
             /** Format: date-time */
             createdAt: string;
+            /** @description Only when fetched with `tokens=true` (D15): this campaign’s serve token for this page view. Send it back as `token` with its impression and its click. Never present otherwise. */
+            token?: string;
         };
         /**
          * @example {
@@ -898,6 +900,8 @@ export interface components {
              * @example 203.0.113.7
              */
             userIp?: string;
+            /** @description The campaign’s serve token from a fetch with `tokens=true` (D15), echoed. The token is billed for one impression within an hour of the fetch, and one click at least a second after that impression and within its hour; a token that does not verify for this key, campaign and placement (`bad token`), has expired (`expired token`), was used already (`token replay`), or a click before its impression (`click without impression`) or too soon after it (`click too fast`) is stored but not billed. */
+            token?: string;
         };
         Acknowledgement: {
             /** @enum {string} */
@@ -1081,6 +1085,8 @@ export interface operations {
                  * @example mobile
                  */
                 device?: string;
+                /** @description `true`: every returned campaign also carries a `token` for this one page view, to send back with its impression and click (D15), and the answer is not to be reused (`Cache-Control: private, no-store`). Absent or `false`: the contract’s fields only. */
+                tokens?: "true" | "false";
             };
             header?: never;
             path?: never;
@@ -1091,7 +1097,7 @@ export interface operations {
             /** @description The matching campaigns (possibly none). */
             200: {
                 headers: {
-                    /** @description How long the answer may be reused, e.g. `private, max-age=30`. */
+                    /** @description How long the answer may be reused, e.g. `private, max-age=30`; `private, no-store` with `tokens=true`. */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
@@ -1215,6 +1221,8 @@ export interface operations {
                  * @example mobile
                  */
                 device?: string;
+                /** @description `true`: every returned campaign also carries a `token` for this one page view, to send back with its impression and click (D15), and the answer is not to be reused (`Cache-Control: private, no-store`). Absent or `false`: the contract’s fields only. */
+                tokens?: "true" | "false";
             };
             header?: never;
             path?: never;
@@ -1225,7 +1233,7 @@ export interface operations {
             /** @description The matching campaigns (possibly none). */
             200: {
                 headers: {
-                    /** @description How long the answer may be reused, e.g. `private, max-age=30`. */
+                    /** @description How long the answer may be reused, e.g. `private, max-age=30`; `private, no-store` with `tokens=true`. */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
                 };

@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import pino, { type Logger } from 'pino';
 import { HIGHEST_LIMITS } from '../../src/domain/rate-limits.js';
 import { buildApp } from '../../src/http/app.js';
+import { GroupCommitSink } from '../../src/ingest/group-commit.js';
 import { CampaignService } from '../../src/services/campaigns.js';
 import { PartnerService } from '../../src/services/partners.js';
 import type { Store } from '../../src/store/store.js';
@@ -233,4 +234,24 @@ export function eachTestWithCampaign(onReady: (app: TestApp, campaignId: number)
     onReady(app, campaignId);
   });
   afterEach(() => app?.close());
+}
+
+/**
+ * Event commits that fail like a broken disk while `failing` is set, and reach the store otherwise:
+ * pass `events` to `createTestApp` to see what a `503` leaves behind and what its retry gets.
+ */
+export function failingEventStore(): { failing: boolean; events: NonNullable<WiringOptions['events']> } {
+  const control = {
+    failing: false,
+    events: (store: Store, onCap: () => void) =>
+      new GroupCommitSink(
+        {
+          insertEvents: (events: Parameters<Store['insertEvents']>[0]) =>
+            control.failing ? Promise.reject(new Error('disk I/O error')) : store.insertEvents(events),
+        },
+        () => undefined,
+        onCap,
+      ),
+  };
+  return control;
 }

@@ -2,6 +2,7 @@ import { Type } from 'typebox';
 import { DEVICES } from '../../domain/targeting.js';
 import { MAX_USER_AGENT_LENGTH } from '../../domain/end-user.js';
 import { IDEMPOTENCY_KEY_REUSED_MESSAGE } from '../../domain/verdicts.js';
+import { MAX_SERVE_TOKEN_LENGTH } from '../../domain/serve-tokens.js';
 
 /**
  * The partner API (partner API sections 2 to 8, rule D2 to D10), described for the OpenAPI
@@ -19,6 +20,12 @@ export const Campaign = Type.Object(
     destinationUrl: Type.String({ format: 'uri', description: 'Send the user here on click, unchanged.' }),
     status: Type.Literal('running'),
     createdAt: Type.String({ format: 'date-time' }),
+    token: Type.Optional(
+      Type.String({
+        description:
+          'Only when fetched with `tokens=true` (D15): this campaign’s serve token for this page view. Send it back as `token` with its impression and its click. Never present otherwise.',
+      }),
+    ),
   },
   { $id: 'Campaign', description: 'A campaign to render (partner API 2.1).', additionalProperties: false },
 );
@@ -85,6 +92,14 @@ export const TrackingBody = Type.Object(
         description:
           'The end user’s IPv4 (dotted quad) or IPv6 address, forwarded (D15). An address past its rate is not billed (`address rate`); it is stored truncated to its IPv4 /24 or IPv6 /48.',
         examples: ['203.0.113.7'],
+      }),
+    ),
+    token: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: MAX_SERVE_TOKEN_LENGTH,
+        description:
+          'The campaign’s serve token from a fetch with `tokens=true` (D15), echoed. The token is billed for one impression within an hour of the fetch, and one click at least a second after that impression and within its hour; a token that does not verify for this key, campaign and placement (`bad token`), has expired (`expired token`), was used already (`token replay`), or a click before its impression (`click without impression`) or too soon after it (`click too fast`) is stored but not billed.',
       }),
     ),
   },
@@ -156,7 +171,7 @@ function tracking(kind: 'impression' | 'click', message: string) {
     description:
       kind === 'impression'
         ? 'Report one impression per display, once the campaign is visible (partner API 4.2). Answered only after the event is durably stored. Every stored event gets a verdict (D15); the answer is the same whatever it is.'
-        : 'Report a click for a genuine user action, then send the user to `destinationUrl` (partner API 4.3). Answered only after the event is durably stored. A click is billed only if it follows an unclicked impression of the same campaign and placement from the same API key within an hour (D15); the answer is the same either way.',
+        : 'Report a click for a genuine user action, then send the user to `destinationUrl` (partner API 4.3). Answered only after the event is durably stored. A click is billed only if it follows an unclicked impression of the same campaign and placement from the same API key within an hour (D15), or, with a `token`, that token’s impression; the answer is the same either way.',
     security: [{ apiKey: [] }],
     parameters: [idempotencyKey],
     requestBody: {
@@ -198,7 +213,7 @@ const fetchCampaigns = {
   operationId: 'fetchCampaigns',
   summary: 'Fetch campaigns for a placement',
   description:
-    'Running campaigns for an ad slot, optionally narrowed by country and device (partner API 4.1, D2 to D4). Cache the answer for the `max-age` given.',
+    'Running campaigns for an ad slot, optionally narrowed by country and device (partner API 4.1, D2 to D4). Cache the answer for the `max-age` given. With `tokens=true`, each campaign carries a serve token for one page view (D15) and the answer is never cached.',
   security: [{ apiKey: [] }],
   parameters: [
     {
@@ -230,13 +245,22 @@ const fetchCampaigns = {
       schema: { type: 'string', pattern: deviceSchema.pattern },
       example: 'mobile',
     },
+    {
+      name: 'tokens',
+      in: 'query',
+      required: false,
+      description:
+        '`true`: every returned campaign also carries a `token` for this one page view, to send back with its impression and click (D15), and the answer is not to be reused (`Cache-Control: private, no-store`). Absent or `false`: the contract’s fields only.',
+      schema: { type: 'string', enum: ['true', 'false'], default: 'false' },
+    },
   ],
   responses: {
     '200': {
       description: 'The matching campaigns (possibly none).',
       headers: {
         'Cache-Control': {
-          description: 'How long the answer may be reused, e.g. `private, max-age=30`.',
+          description:
+            'How long the answer may be reused, e.g. `private, max-age=30`; `private, no-store` with `tokens=true`.',
           schema: { type: 'string' },
         },
       },
