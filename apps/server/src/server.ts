@@ -60,10 +60,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     const limiter = config.redisUrl
       ? await RedisRateLimiter.connect(config.redisUrl, logger, Date.now, config.redisKeyPrefix)
       : undefined;
-    const { state, events, tokens, keyUsage, lifecycle, retention, compaction, appDeps } = wireServices(
-      store,
-      logger,
-      {
+    const { state, events, tokens, keyUsage, lifecycle, retention, compaction, flags, appDeps } =
+      wireServices(store, logger, {
         ...config,
         serveTokenSecret: await serveTokenSecret(store, config.tokenSecret),
         ...(limiter && {
@@ -71,14 +69,14 @@ export async function startServer(config: Config, options: StartOptions = {}): P
           clickCredits: new RedisClickCredits(limiter),
           serveTokenStates: new RedisServeTokenStates(limiter),
         }),
-      },
-    );
+      });
     const generatedAdminToken = await tokens.ensure(config.adminToken);
     await state.load();
     state.start();
     lifecycle.start();
     retention.start();
     compaction.start();
+    flags.start();
     keyUsage.start();
     const app = await buildApp(appDeps);
     const address = await app.listen({ host: config.host, port: config.port });
@@ -99,6 +97,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
         await lifecycle.stop();
         await retention.stop();
         await compaction.stop();
+        await flags.stop();
         state.stop();
         await keyUsage.stop();
         await appDeps.limiter.close();

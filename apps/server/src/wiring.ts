@@ -9,6 +9,7 @@ import { AdminTokens } from './services/admin-tokens.js';
 import { DeliveryService } from './services/delivery.js';
 import { TrafficJudge } from './services/traffic-judge.js';
 import { EventWrites } from './services/event-writes.js';
+import { KeyFlagJob } from './services/key-flag-job.js';
 import { KeyUsage } from './services/key-usage.js';
 import { LifecycleJob } from './services/lifecycle-job.js';
 import type { ClickCredits } from './limits/click-credits.js';
@@ -55,6 +56,8 @@ export interface Services {
   lifecycle: LifecycleJob;
   retention: RetentionJob;
   compaction: RollupCompactionJob;
+  /** Flags keys whose traffic looks fraudulent or broken (D15). */
+  flags: KeyFlagJob;
   metrics: Metrics;
   limiter: RateLimiter;
   appDeps: AppDeps;
@@ -110,6 +113,7 @@ export function wireServices(store: Store, logger: Logger, options: WiringOption
   const lifecycle = new LifecycleJob(store, logger, options.refreshIntervalMs, clock);
   const retention = new RetentionJob(store, logger, options.eventRetentionDays, clock);
   const compaction = new RollupCompactionJob(store, logger, clock);
+  const flags = new KeyFlagJob(store, logger, clock, refreshNow);
   const appDeps: AppDeps = {
     version: VERSION,
     limiter,
@@ -138,6 +142,7 @@ export function wireServices(store: Store, logger: Logger, options: WiringOption
     lifecycle,
     retention,
     compaction,
+    flags,
     metrics,
     limiter,
     appDeps,

@@ -1,6 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connect } from '../src/store/connect.js';
+import { Store } from '../src/store/store.js';
 import { tempDir } from './helpers/engines.js';
 import { cliJson, ensureBuilt, runCli } from './helpers/process.js';
 
@@ -287,6 +289,74 @@ describe('placard management commands', () => {
     const table = runCli(['audit', '--type', 'campaign', '--id', id, '--limit', '1'], env).stdout;
     expect(table.trim().split('\n')).toHaveLength(2);
     expect(table).toMatch(/\bsubmit\b/);
+  });
+
+  it('lists, shows, dismisses and suspends key flags, and turns the automatic policy on and off, audited as cli', async () => {
+    cliJson(['partners', 'create', 'Flagged Partner'], env);
+    const keys = [1, 2].map(() =>
+      cliJson<{ id: number; partnerId: number }>(['keys', 'create', '--partner', 'Flagged Partner'], env),
+    );
+    // The flag job writes flags while the server runs; here the store is given two directly.
+    const store = new Store(connect(`sqlite:${path.join(dataDir, 'placard.db')}`));
+    const evidence = { summary: '25 of its 25 clicks (100%) had no impression to go with them', share: 1 };
+    const flags = [];
+    for (const key of keys) {
+      const signal = 'clicks without impressions' as const;
+      flags.push(
+        (
+          await store.saveKeyFlag(
+            { apiKeyId: key.id, partnerId: key.partnerId, signal, evidence },
+            Date.now(),
+          )
+        ).flag,
+      );
+    }
+    await store.close();
+    const [first, second] = [flags[0], flags[1]];
+
+    const open = cliJson<Array<{ id: number; status: string }>>(['flags', 'list', '--status', 'open'], env);
+    expect(open.map((flag) => flag.id)).toEqual([second.id, first.id]);
+    const table = runCli(['flags', 'list'], env).stdout;
+    expect(table).toMatch(/^ID\s+KEY\s+PARTNER\s+SIGNAL\s+STATUS\s+UPDATEDAT\s+SUMMARY/);
+    expect(runCli(['flags', 'show', String(first.id)], env).stdout).toContain(evidence.summary);
+    expect(runCli(['flags', 'dismiss', String(first.id)], env).code).toBe(2); // --note is required
+    expect(
+      cliJson<{ status: string; reviewedBy: string }>(
+        ['flags', 'dismiss', String(first.id), '--note', 'their load test'],
+        env,
+      ),
+    ).toMatchObject({ status: 'dismissed', reviewedBy: 'cli' });
+    expect(runCli(['flags', 'dismiss', String(first.id), '--note', 'again'], env).code).toBe(1);
+    expect(cliJson<{ status: string }>(['flags', 'suspend', String(second.id)], env).status).toBe(
+      'suspended',
+    );
+    expect(
+      cliJson<Array<{ status: string }>>(['keys', 'list', '--partner', 'Flagged Partner'], env),
+    ).toMatchObject([{ status: 'active' }, { status: 'suspended' }]);
+    expect(cliJson<unknown[]>(['flags', 'list', '--status', 'open'], env)).toEqual([]);
+
+    expect(cliJson<{ autoSuspend: boolean }>(['flags', 'policy'], env).autoSuspend).toBe(false);
+    expect(
+      cliJson(
+        ['flags', 'policy', '--auto-suspend', 'on', '--signals', 'burst,ctr', '--multiplier', '3'],
+        env,
+      ),
+    ).toEqual({ autoSuspend: true, signals: ['ctr', 'burst'], multiplier: 3 });
+    expect(runCli(['flags', 'policy', '--auto-suspend', 'maybe'], env).code).toBe(1);
+    expect(runCli(['flags', 'policy', '--auto-suspend', 'off'], env).stdout).toContain(
+      'automatic suspension is off',
+    );
+    const trail = cliJson<Array<{ actor: string; objectType: string; action: string }>>(
+      ['audit', '--limit', '5'],
+      env,
+    );
+    expect(trail.map((entry) => `${entry.actor} ${entry.objectType} ${entry.action}`)).toEqual([
+      'cli key_flag dismiss',
+      'cli api_key suspend',
+      'cli key_flag suspend',
+      'cli flag_policy update',
+      'cli flag_policy update',
+    ]);
   });
 
   it('refuses a store that does not exist, naming it and how to create one, and creates none', () => {

@@ -118,6 +118,24 @@ describe('the OpenAPI document', () => {
     await expectStatus(t.admin('POST', `/keys/${rotated}/suspend`, { reason: 'docs' }), 200);
     await expectStatus(t.admin('POST', `/keys/${rotated}/reinstate`), 200);
     await expectStatus(t.admin('POST', `/keys/${rotated}/revoke`), 200);
+    // Key flags (D15), two raised on the test's own key as the flag job raises them.
+    const at = new Date().toISOString();
+    const evidence = { summary: 'docs', windowStart: at, windowEnd: at, measure: 1, threshold: 0.2 };
+    const [first, second] = await Promise.all(
+      (['burst', 'clicks without impressions'] as const).map(async (signal) => {
+        const raised = await t.store.saveKeyFlag(
+          { apiKeyId: key, partnerId: partner, signal, evidence },
+          Date.now(),
+        );
+        return raised.flag.id;
+      }),
+    );
+    await expectStatus(t.admin('GET', '/flags?status=open'), 200);
+    await expectStatus(t.admin('GET', `/flags/${first}`), 200);
+    await expectStatus(t.admin('POST', `/flags/${first}/dismiss`, { note: 'docs' }), 200);
+    await expectStatus(t.admin('POST', `/flags/${second}/suspend`, {}), 200);
+    await expectStatus(t.admin('GET', '/flag-policy'), 200);
+    await expectStatus(t.admin('PUT', '/flag-policy', { autoSuspend: false }), 200);
 
     await expectStatus(t.admin('GET', '/advertisers'), 200);
     await expectStatus(t.admin('GET', `/advertisers/${advertiser}`), 200);

@@ -73,9 +73,24 @@ const RULES: Record<string, Rule> = {
   inviteUser: { owner: 'user', need: 'user-admin' },
   resetUser: { owner: 'user', need: 'user-admin' },
   disableUser: { owner: 'user', need: 'user-admin' },
+  listFlags: { owner: null, need: 'read' },
+  getFlag: { owner: 'partner', need: 'read' },
+  dismissFlag: { owner: 'partner', need: 'operator-change' },
+  suspendFlag: { owner: 'partner', need: 'operator-change' },
+  getFlagPolicy: { owner: null, need: 'operator-read' },
+  setFlagPolicy: { owner: null, need: 'operator-change' },
 };
 
 const rule = (owner: Rule['owner'], need: Rule['need']): Rule => ({ owner, need });
+
+/** An open flag of the key, as the flag job raises one, so the flag routes have an object to name. */
+function flagKey(t: TestApp, partnerId: number, apiKeyId: number) {
+  const at = new Date().toISOString();
+  const evidence = { summary: 'matrix', windowStart: at, windowEnd: at, measure: 1, threshold: 0.2 };
+  return t.store
+    .saveKeyFlag({ apiKeyId, partnerId, signal: 'clicks without impressions', evidence }, Date.now())
+    .then((saved) => saved.flag);
+}
 
 const CALLERS: Caller[] = (['operator', 'advertiser', 'partner'] as const).flatMap((kind) =>
   (['admin', 'manager', 'reporter'] as const).map((role) => ({ kind, role })),
@@ -122,8 +137,8 @@ describe('the scope matrix', () => {
   let t: TestApp;
   /** Each account's objects: `own` are the advertiser A's and the partner P's; `foreign` B's and Q's. */
   const objects = {
-    own: { advertiser: 0, campaign: 0, partner: 0, key: 0, users: {} as Record<Kind, number> },
-    foreign: { advertiser: 0, campaign: 0, partner: 0, key: 0, users: {} as Record<Kind, number> },
+    own: { advertiser: 0, campaign: 0, partner: 0, key: 0, flag: 0, users: {} as Record<Kind, number> },
+    foreign: { advertiser: 0, campaign: 0, partner: 0, key: 0, flag: 0, users: {} as Record<Kind, number> },
   };
   let targetToken = 0;
   const keys: Record<Target, string> = { own: '', foreign: '' };
@@ -143,6 +158,7 @@ describe('the scope matrix', () => {
       const created = await t.partners.createKey(objects[target].partner, `${name} key`);
       objects[target].key = created.key.id;
       keys[target] = created.plaintext;
+      objects[target].flag = (await flagKey(t, objects[target].partner, created.key.id)).id;
       for (const kind of ['operator', 'advertiser', 'partner'] as const) {
         const users = new UserService(t.store, undefined, t.url);
         const email = `${kind}-${target}@matrix.example`;
@@ -184,19 +200,23 @@ describe('the scope matrix', () => {
           ? targetToken
           : rule.owner === 'user'
             ? own.users[caller.kind]
-            : operation.route.includes('/keys/')
-              ? own.key
-              : operation.route.startsWith('/admin/v1/partners')
-                ? own.partner
-                : operation.route.startsWith('/admin/v1/advertisers')
-                  ? own.advertiser
-                  : own.campaign;
+            : operation.route.startsWith('/admin/v1/flags/')
+              ? own.flag
+              : operation.route.includes('/keys/')
+                ? own.key
+                : operation.route.startsWith('/admin/v1/partners')
+                  ? own.partner
+                  : operation.route.startsWith('/admin/v1/advertisers')
+                    ? own.advertiser
+                    : own.campaign;
     const bodies: Record<string, unknown> = {
       createPartner: { name: `Partner by ${callerName(caller)} ${target}` },
       updatePartner: { blockedCategories: ['politics'] },
       createKey: { label: 'made in the matrix' },
       rotateKey: { expiresInHours: 1 },
       suspendKey: { reason: 'matrix' },
+      dismissFlag: { note: 'matrix' },
+      setFlagPolicy: { multiplier: 3 },
       setKeyLimits: { fetchRate: 50 },
       createAdvertiser: { name: `Advertiser by ${callerName(caller)} ${target}` },
       renameAdvertiser: { name: `Renamed ${target} ${callerName(caller)}` },
@@ -261,7 +281,7 @@ describe('the scope matrix', () => {
     const lists = ['/partners', '/advertisers', '/campaigns', '/users', '/placements'];
     for (const caller of CALLERS.filter((c) => c.kind !== 'operator')) {
       const token = tokens.get(callerName(caller));
-      const own = caller.kind === 'partner' ? [`/partners/${objects.own.partner}/keys`] : [];
+      const own = caller.kind === 'partner' ? [`/partners/${objects.own.partner}/keys`, '/flags'] : [];
       const reports = ['advertiser', 'partner', 'campaign'].map(
         (by) => `/reports?groupBy=${by}&from=2000-01-01T00:00:00Z`,
       );
@@ -270,6 +290,11 @@ describe('the scope matrix', () => {
         expect(answer.statusCode, `${callerName(caller)} ${url}`).toBe(200);
         if (/Foreign|foreign@/.test(answer.body))
           leaks.push(`${callerName(caller)} ${url}: ${answer.body.slice(0, 200)}`);
+        if (url === '/flags') {
+          const partners = (answer.json().data as Array<{ partnerId: number }>).map((flag) => flag.partnerId);
+          if (partners.length === 0 || partners.some((id) => id !== objects.own.partner))
+            leaks.push(`${callerName(caller)} ${url}: ${answer.body.slice(0, 200)}`);
+        }
         if (url.startsWith('/reports')) {
           // A partner's report is its own traffic, of any advertiser's campaigns; an advertiser's is
           // its own campaigns', served by any partner. The other account of the same kind never shows.
@@ -294,8 +319,8 @@ describe('the scope matrix', () => {
 describe('the scope matrix of the dashboard', () => {
   let t: TestApp;
   const objects = {
-    own: { campaign: 0, key: 0, advertiser: 0, partner: 0 },
-    foreign: { campaign: 0, key: 0, advertiser: 0, partner: 0 },
+    own: { campaign: 0, key: 0, advertiser: 0, partner: 0, flag: 0 },
+    foreign: { campaign: 0, key: 0, advertiser: 0, partner: 0, flag: 0 },
   };
   const browsers = new Map<string, BrowserClient>();
   const plaintexts = { own: '', foreign: '' };
@@ -352,6 +377,18 @@ describe('the scope matrix of the dashboard', () => {
       rule: rule('partner', 'operator-change'),
     },
     {
+      name: 'dismiss flag',
+      path: (o) => `/flags/${o.flag}/dismiss`,
+      fields: { note: 'matrix' },
+      rule: rule('partner', 'operator-change'),
+    },
+    {
+      name: 'suspend flag',
+      path: (o) => `/flags/${o.flag}/suspend`,
+      fields: { reason: 'matrix' },
+      rule: rule('partner', 'operator-change'),
+    },
+    {
       name: 'reinstate key',
       path: (o) => `/keys/${o.key}/reinstate`,
       rule: rule('partner', 'operator-change'),
@@ -397,6 +434,7 @@ describe('the scope matrix of the dashboard', () => {
   /** Forms only the operator's admins and managers are shown: anyone else must not see them. */
   const OPERATOR_FORMS = [
     /action="\/keys\/\d+\/(suspend|reinstate)"/,
+    /action="\/flags\/\d+\/(dismiss|suspend)"/,
     /action="\/partners/,
     /action="\/advertisers/,
     /action="\/placements/,
@@ -412,6 +450,7 @@ describe('the scope matrix of the dashboard', () => {
       objects[target].partner = (await t.partners.createPartner(`${name} Partner`)).id;
       const created = await t.partners.createKey(objects[target].partner, `${name} key`);
       objects[target].key = created.key.id;
+      objects[target].flag = (await flagKey(t, objects[target].partner, created.key.id)).id;
       plaintexts[target] = created.plaintext;
     }
     // Traffic of each partner for each advertiser's campaign, so a report that leaked would show it.
@@ -487,11 +526,13 @@ describe('the scope matrix of the dashboard', () => {
         '/audit',
         '/health',
         '/integration',
+        '/flags',
       ]) {
         const answer = await browser.get(page);
         const want =
           (['/audit', '/health'].includes(page) && !operator) ||
-          (page === '/integration' && caller.kind !== 'partner')
+          (page === '/integration' && caller.kind !== 'partner') ||
+          (page === '/flags' && caller.kind === 'advertiser')
             ? 403
             : 200;
         if (answer.status !== want)

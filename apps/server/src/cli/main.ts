@@ -4,6 +4,7 @@ import './tick-shape.js';
 import { Command } from 'commander';
 import { registerCampaigns } from './commands/campaigns.js';
 import { registerDemo } from './commands/demo.js';
+import { registerFlags } from './commands/flags.js';
 import { registerMigrate } from './commands/migrate.js';
 import { registerPartners } from './commands/partners.js';
 import { registerRegistry } from './commands/registry.js';
@@ -24,6 +25,7 @@ const program = new Command('placard')
 registerServe(program);
 registerMigrate(program);
 registerPartners(program);
+registerFlags(program);
 registerCampaigns(program);
 registerRegistry(program);
 registerReport(program);

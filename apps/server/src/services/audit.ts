@@ -17,7 +17,16 @@ export const CLI_ACTOR: Actor = { id: 'cli', account: OPERATOR_ACCOUNT, role: 'a
 export const SYSTEM_ACTOR: Actor = { id: 'system', account: OPERATOR_ACCOUNT, role: 'admin' };
 
 export interface Change {
-  objectType: 'partner' | 'api_key' | 'advertiser' | 'campaign' | 'placement' | 'admin_token' | 'user';
+  objectType:
+    | 'partner'
+    | 'api_key'
+    | 'advertiser'
+    | 'campaign'
+    | 'placement'
+    | 'admin_token'
+    | 'user'
+    | 'key_flag'
+    | 'flag_policy';
   objectId: string | number;
   action: string;
   before: unknown;

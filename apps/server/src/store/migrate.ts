@@ -12,6 +12,7 @@ import * as tokenRoles from './migrations/009-token-roles.js';
 import * as campaignChanges from './migrations/011-campaign-changes.js';
 import * as verdictReasons from './migrations/012-verdict-reasons.js';
 import * as campaignRollups from './migrations/013-campaign-rollups.js';
+import * as keyFlags from './migrations/014-key-flags.js';
 
 /** Migrations in order; names are sortable and never renamed once released (010 was never released). */
 function migrations(connection: Connection): Record<string, Migration> {
@@ -28,6 +29,7 @@ function migrations(connection: Connection): Record<string, Migration> {
     '011-campaign-changes': { up: (db) => campaignChanges.up(db, connection.engine) },
     '012-verdict-reasons': { up: (db) => verdictReasons.up(db, connection.engine) },
     '013-campaign-rollups': { up: (db) => campaignRollups.up(db, connection.engine) },
+    '014-key-flags': { up: (db) => keyFlags.up(db, connection.engine) },
   };
 }
 

@@ -26,6 +26,7 @@ export interface Database {
   users: UserTable;
   user_links: UserLinkTable;
   sessions: SessionTable;
+  key_flags: KeyFlagTable;
 }
 
 export interface PlacementTable {
@@ -222,6 +223,26 @@ export interface AuditLogTable {
   /** JSON of the object before and after the change; null where it did not exist. */
   before: string | null;
   after: string | null;
+}
+
+/** A key whose traffic looks fraudulent or broken (D15, migration 014), and its review. */
+export interface KeyFlagTable {
+  id: Generated<number>;
+  api_key_id: number;
+  partner_id: number;
+  /** `ctr`, `burst` or `clicks without impressions`. */
+  signal: string;
+  /** JSON: the figures, the window and the thresholds of the latest finding. */
+  evidence: string;
+  created_at: number;
+  /** When the evidence was last updated (a flag still open is updated, not raised again). */
+  updated_at: number;
+  /** `open`, `dismissed` or `suspended`. */
+  status: string;
+  reviewed_at: number | null;
+  /** The audit actor who reviewed it (`system` for the automatic policy). */
+  reviewed_by: string | null;
+  review_note: string | null;
 }
 
 /** The database, or a transaction on it: what every query runs on. */

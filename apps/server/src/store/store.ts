@@ -9,6 +9,7 @@ import * as audit from './audit.js';
 import * as campaignRollups from './campaign-rollups.js';
 import * as campaigns from './campaigns.js';
 import * as events from './events.js';
+import * as keyFlags from './key-flags.js';
 import * as meta from './meta.js';
 import * as partners from './partners.js';
 import * as people from './people.js';
@@ -39,6 +40,7 @@ export type {
   UserRecord,
 } from './rows.js';
 export type { Db } from './schema.js';
+export type { KeyEventCount, KeyFlagRecord, KeySliceCount, PlacementCount } from './key-flags.js';
 
 /**
  * The storage API every service uses: a façade over one module per aggregate (placements,
@@ -179,4 +181,14 @@ export class Store {
   readonly compactRollups = this.bound(campaignRollups.compactRollups);
   readonly campaignTotals = this.bound(events.campaignTotals);
   readonly countEvents = this.bound(events.countEvents);
+
+  // Key flags (D15): the traffic the flag job judges, the flags and their review (key-flags.ts)
+  readonly keyEventCounts = this.bound(keyFlags.keyEventCounts);
+  readonly keySliceCounts = this.bound(keyFlags.keySliceCounts);
+  readonly placementCounts = this.bound(keyFlags.placementCounts);
+  readonly saveKeyFlag = this.bound(keyFlags.saveKeyFlag);
+  readonly lastDismissal = this.bound(keyFlags.lastDismissal);
+  readonly getKeyFlag = this.bound(keyFlags.getKeyFlag);
+  readonly listKeyFlags = this.bound(keyFlags.listKeyFlags);
+  readonly reviewKeyFlag = this.bound(keyFlags.reviewKeyFlag);
 }

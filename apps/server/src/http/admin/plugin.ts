@@ -3,6 +3,7 @@ import type { AdminContext, AdminDeps } from './context.js';
 import { AuthFailureLimiter, authenticateLimited } from '../auth-failures.js';
 import { installErrorHandler, managementErrorBody } from '../errors.js';
 import { campaignRoutes } from './campaigns.js';
+import { flagRoutes } from './flags.js';
 import { refuseUnknownInput } from './known-fields.js';
 import { refuseNulCharacters } from './nul-characters.js';
 import { partnerRoutes } from './partners.js';
@@ -48,4 +49,5 @@ export async function adminApi(app: FastifyInstance, deps: AdminDeps): Promise<v
   await app.register(reportRoutes, context);
   await app.register(tokenRoutes, context);
   await app.register(userRoutes, context);
+  await app.register(flagRoutes, context);
 }

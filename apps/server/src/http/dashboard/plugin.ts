@@ -8,6 +8,7 @@ import { assetRoutes } from './assets.js';
 import { campaignRoutes } from './campaign-routes.js';
 import type { DashboardDeps } from './context.js';
 import { COOKIE_OPTIONS, CSRF_COOKIE, SESSION_COOKIE } from './cookies.js';
+import { flagRoutes } from './flag-routes.js';
 import { keyRoutes } from './keys-routes.js';
 import { operatorRoutes } from './operator-routes.js';
 import { partnerRoutes } from './partner-routes.js';
@@ -74,4 +75,5 @@ export async function dashboard(app: FastifyInstance, deps: DashboardDeps): Prom
   await app.register(advertiserRoutes, deps);
   await app.register(placementRoutes, deps);
   await app.register(operatorRoutes, deps);
+  await app.register(flagRoutes, deps);
 }

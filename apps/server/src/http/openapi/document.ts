@@ -60,6 +60,10 @@ async function documentPlugin(app: FastifyInstance, options: ApiDocsOptions): Pr
         { name: 'Placements', description: 'The ad slots campaigns are fetched for (D1).' },
         { name: 'Audit', description: 'Every change, who made it and when.' },
         {
+          name: 'Flags',
+          description: 'Keys whose traffic looks fraudulent or broken, and their review (D15).',
+        },
+        {
           name: 'Admin tokens',
           description: 'Operators’ tokens for this API: issue, list, revoke, optional expiry.',
         },

@@ -1,6 +1,7 @@
 import { Type, type TSchema } from 'typebox';
 import { CAMPAIGN_STATUSES } from '../../domain/campaigns.js';
 import { CAMPAIGN_ACTIONS } from '../../domain/lifecycle.js';
+import { FLAG_SIGNALS, FLAG_STATUSES } from '../../domain/key-flags.js';
 import { MAX_LIMIT_SETTING } from '../../domain/rate-limits.js';
 import { REPORT_DIMENSIONS } from '../../domain/report-request.js';
 import { MAX_ROTATION_HOURS } from '../../services/partners.js';
@@ -222,7 +223,68 @@ const OneTimeLink = Type.Object({
   linkExpiresAt: Instant,
 });
 
+const Signal = Type.Union(
+  FLAG_SIGNALS.map((signal) => Type.Literal(signal)),
+  {
+    description:
+      '`ctr`: click-through rate far above (or below) its placements’ baseline; `burst`: a 10-second slice far above its usual rate; `clicks without impressions`: a high share of its clicks had none (D15).',
+  },
+);
+
+const KeyFlag = Type.Object(
+  {
+    id: Type.Integer(),
+    apiKeyId: Type.Integer(),
+    partnerId: Type.Integer(),
+    signal: Signal,
+    status: Type.Union(
+      FLAG_STATUSES.map((status) => Type.Literal(status)),
+      { description: '`open` until an operator (or the policy) reviews it.' },
+    ),
+    summary: Type.String({ description: 'The evidence in words.' }),
+    evidence: Type.Object(
+      {
+        summary: Type.String(),
+        windowStart: Instant,
+        windowEnd: Instant,
+        measure: Type.Number({
+          description: 'How far past normal: a ratio, or a share for clicks without impressions.',
+        }),
+        threshold: Type.Number({ description: 'What `measure` was held to.' }),
+      },
+      {
+        additionalProperties: true,
+        description:
+          'The figures of the latest finding, the window and the thresholds; the fields beyond these depend on the signal (docs/product-rules.md, D15).',
+      },
+    ),
+    createdAt: Instant,
+    updatedAt: Type.String({ format: 'date-time', description: 'When the evidence was last updated.' }),
+    reviewedAt: NullableInstant,
+    reviewedBy: Type.Union([Type.String(), Type.Null()], {
+      description: 'The audit actor who reviewed it; `system` for the automatic policy.',
+    }),
+    reviewNote: Nullable(Type.String()),
+  },
+  { $id: 'KeyFlag' },
+);
+
+const FlagPolicy = Type.Object(
+  {
+    autoSuspend: Type.Boolean({ description: 'Off unless an operator turns it on.' }),
+    signals: Type.Array(Signal, { description: 'The signals that may suspend a key by themselves.' }),
+    multiplier: Type.Number({
+      minimum: 1,
+      maximum: 100,
+      description: 'A flag suspends its key only when its measure is at least this many times its threshold.',
+    }),
+  },
+  { $id: 'FlagPolicy' },
+);
+
 export const MANAGEMENT_SCHEMAS = [
+  KeyFlag,
+  FlagPolicy,
   User,
   Partner,
   ApiKey,
@@ -651,6 +713,47 @@ const ROUTES = {
       'It answers 401 from the next request on. A token may revoke itself; the last active token cannot be revoked (409): create its successor first. Audited.',
     params: IdParams,
     ok: [200, One(ref('AdminToken'))],
+  }),
+  listFlags: route('Flags', {
+    summary: 'List key flags',
+    description:
+      'Newest first. The operator sees every flag; a partner’s token its own keys’ flags; an advertiser’s none.',
+    querystring: Type.Intersect([
+      PageQuery,
+      Type.Object({ status: Type.Optional(Type.Union(FLAG_STATUSES.map((status) => Type.Literal(status)))) }),
+    ]),
+    ok: [200, Page(ref('KeyFlag'))],
+  }),
+  getFlag: route('Flags', { summary: 'Get a key flag', params: IdParams, ok: [200, One(ref('KeyFlag'))] }),
+  dismissFlag: route('Flags', {
+    summary: 'Dismiss a flag',
+    description:
+      'Reviewed and fine: the flag closes, and the key is not flagged for that signal again for 24 hours. Operator only; audited (409 once reviewed).',
+    params: IdParams,
+    body: Type.Object({
+      note: Type.String({ minLength: 1, maxLength: 500, description: 'Why, for the audit log.' }),
+    }),
+    ok: [200, One(ref('KeyFlag'))],
+  }),
+  suspendFlag: route('Flags', {
+    summary: 'Suspend the flagged key',
+    description:
+      'Suspends the key (every instance answers 403 `api key suspended` within 2 s) and closes the flag. Without `reason`, the partner reads the flag’s summary. Operator only; both audited (409 once reviewed).',
+    params: IdParams,
+    body: Type.Object({ reason: Type.Optional(Type.String({ maxLength: 500 })) }),
+    ok: [200, One(ref('KeyFlag'))],
+  }),
+  getFlagPolicy: route('Flags', {
+    summary: 'Read the automatic suspension policy',
+    description: 'Off by default. Operator only.',
+    ok: [200, One(ref('FlagPolicy'))],
+  }),
+  setFlagPolicy: route('Flags', {
+    summary: 'Change the automatic suspension policy',
+    description:
+      'Only the fields given change. When on, a flag of one of `signals` whose measure reaches its threshold times `multiplier` suspends its key at once, as `system`, audited. Operator admins and managers only; audited.',
+    body: Type.Partial(FlagPolicy),
+    ok: [200, One(ref('FlagPolicy'))],
   }),
   report: route('Reports', {
     summary: 'Report impressions, clicks and CTR',

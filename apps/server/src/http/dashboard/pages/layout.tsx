@@ -18,6 +18,7 @@ function sections(signedIn: SignedIn): Array<[string, string]> {
           ['/reports', 'Reports'],
           ['/partners', 'Partners'],
           ['/keys', 'API keys'],
+          ['/flags', 'Flags'],
           ['/advertisers', 'Advertisers'],
           ['/placements', 'Placements'],
           ['/audit', 'Audit log'],
@@ -30,6 +31,7 @@ function sections(signedIn: SignedIn): Array<[string, string]> {
           ]
         : [
             ['/keys', 'API keys'],
+            ['/flags', 'Flags'],
             ['/placements', 'Placements'],
             ['/integration', 'Integration'],
             ['/reports', 'Reports'],

@@ -1,0 +1,215 @@
+import type { flagView } from '../../../services/key-flags.js';
+import type { ReportCounts } from '../../../services/reports.js';
+import { Layout, Problem, type PageContext, type Refused } from './layout.js';
+import { DataTable, FieldForm } from './parts.js';
+import { when } from './format.js';
+
+export type FlagRow = ReturnType<typeof flagView> & { keyPrefix: string; partnerName: string };
+
+/** One reason events were not billed, and how many of the partner's impressions and clicks had it. */
+export interface ReasonRow {
+  reason: string;
+  counts: ReportCounts;
+}
+
+const SIGNAL_NAMES: Record<string, string> = {
+  ctr: 'Click-through rate',
+  burst: 'Burst',
+  'clicks without impressions': 'Clicks without impressions',
+};
+
+const number = new Intl.NumberFormat('en-US');
+const share = (part: number, whole: number) => (whole === 0 ? '–' : `${((part / whole) * 100).toFixed(1)}%`);
+
+/** The evidence in words and figures: what was seen, over which window, against which threshold. */
+function Evidence({ flag }: { flag: FlagRow }) {
+  const evidence = flag.evidence;
+  const text = (name: string) => (typeof evidence[name] === 'string' ? evidence[name] : undefined);
+  const start = text('windowStart');
+  const end = text('windowEnd');
+  return (
+    <>
+      <p>{flag.summary}</p>
+      <p class="note">
+        {start && end && (
+          <>
+            Over the 5 minutes to {when(Date.parse(end))}
+            {flag.signal === 'ctr' &&
+              `, against the ${String(evidence['baselineSource'])} of the last 24 hours`}
+            .{' '}
+          </>
+        )}
+        Measured {String(evidence['measure'])} where the threshold is {String(evidence['threshold'])}.
+      </p>
+    </>
+  );
+}
+
+/** What the operator may do with an open flag: dismiss it with a note, or suspend its key. */
+function Review({ flag, csrf, refused }: { flag: FlagRow; csrf: string; refused: Refused | undefined }) {
+  const name = `flag ${flag.id} of key ${flag.keyPrefix}`;
+  return (
+    <div class="actions">
+      <FieldForm
+        action={`/flags/${flag.id}/dismiss`}
+        csrf={csrf}
+        name="note"
+        label={`Why dismiss ${name}`}
+        placeholder="why this traffic is fine"
+        required
+        maxLength={500}
+        button="Dismiss"
+        buttonLabel={`Dismiss ${name}`}
+        refused={refused}
+      />
+      <FieldForm
+        action={`/flags/${flag.id}/suspend`}
+        csrf={csrf}
+        name="reason"
+        label={`Reason to suspend the key of ${name}`}
+        placeholder="reason the partner reads (default: the evidence)"
+        maxLength={500}
+        button="Suspend key"
+        buttonLabel={`Suspend the key of ${name}`}
+        danger
+        refused={refused}
+      />
+    </div>
+  );
+}
+
+function FlagTable(props: {
+  label: string;
+  flags: FlagRow[];
+  empty: string;
+  operator: boolean;
+  /** The operator's admins and managers get the review forms on open flags. */
+  review: boolean;
+  csrf: string;
+  refused: Refused | undefined;
+}) {
+  const { flags, operator, review } = props;
+  return (
+    <DataTable
+      label={props.label}
+      count={flags.length}
+      noun={['One flag', 'flags']}
+      empty={props.empty}
+      headers={['Signal', 'Key', operator && 'Partner', 'Evidence', 'Raised', 'Status', review && 'Review']}
+    >
+      {flags.map((flag) => (
+        <tr key={flag.id}>
+          <td>
+            {SIGNAL_NAMES[flag.signal] ?? flag.signal}
+            <p class="note">Flag {flag.id}</p>
+          </td>
+          <td>
+            <code>{flag.keyPrefix}…</code>
+          </td>
+          {operator && <td>{flag.partnerName}</td>}
+          <td>
+            <Evidence flag={flag} />
+          </td>
+          <td>
+            {when(flag.createdAt)}
+            {flag.updatedAt !== flag.createdAt && <p class="note">updated {when(flag.updatedAt)}</p>}
+          </td>
+          <td>
+            <span class={`status status-${flag.status}`}>{flag.status}</span>
+            {flag.reviewedAt !== null && (
+              <p class="note">
+                {when(flag.reviewedAt)}
+                {flag.reviewedBy === 'system' && ' by the automatic policy'}
+                {flag.reviewNote && `: ${flag.reviewNote}`}
+              </p>
+            )}
+          </td>
+          {review && (
+            <td>
+              {flag.status === 'open' && <Review flag={flag} csrf={props.csrf} refused={props.refused} />}
+            </td>
+          )}
+        </tr>
+      ))}
+    </DataTable>
+  );
+}
+
+/**
+ * Key flags (D15): for the operator, the queue of open flags with their evidence and the forms to
+ * dismiss one or suspend its key, then the latest reviewed; for a partner, its own keys' flags and
+ * what of its traffic was not billed today, by reason, so a broken integration shows before a
+ * suspension.
+ */
+export function FlagsPage(props: {
+  page: PageContext;
+  operator: boolean;
+  canReview: boolean;
+  open: FlagRow[];
+  reviewed: FlagRow[];
+  /** The partner's events today by reason (operator: none). */
+  reasons?: { rows: ReasonRow[]; impressions: number; clicks: number };
+  refused?: Refused | undefined;
+}) {
+  const { page, operator } = props;
+  return (
+    <Layout title="Flags" page={page} current="/flags">
+      <Problem message={props.refused?.problem} />
+      <p class="hint">
+        {operator
+          ? 'Keys whose traffic looks fraudulent or broken, checked every 30 seconds over the last 5 minutes: a click-through rate far from its placements’ baseline, bursts, clicks without impressions. Dismiss a flag that is fine, or suspend its key.'
+          : 'Placard checks your keys’ traffic every 30 seconds. A flag here means it looks broken or fraudulent: fix the integration before the operator suspends the key.'}
+      </p>
+      <h2>Open</h2>
+      <FlagTable
+        label="Open flags"
+        flags={props.open}
+        empty={
+          operator
+            ? 'No open flags: no key’s traffic has looked fraudulent or broken since the last review.'
+            : 'No open flags: your keys’ traffic looks as it should.'
+        }
+        operator={operator}
+        review={props.canReview}
+        csrf={page.csrf}
+        refused={props.refused}
+      />
+      <h2>Reviewed</h2>
+      <FlagTable
+        label="Reviewed flags"
+        flags={props.reviewed}
+        empty="No flag has been reviewed yet."
+        operator={operator}
+        review={false}
+        csrf={page.csrf}
+        refused={undefined}
+      />
+      {props.reasons && (
+        <>
+          <h2>Not billed today</h2>
+          <DataTable
+            label="Events not billed today, by reason"
+            count={props.reasons.rows.length}
+            noun={['One reason', 'reasons']}
+            empty="Every impression and click your servers reported today was billed."
+            headers={['Reason', 'Impressions', 'Clicks', 'Share of your clicks']}
+          >
+            {props.reasons.rows.map((row) => (
+              <tr key={row.reason}>
+                <td>{row.reason}</td>
+                <td>{number.format(row.counts.nonBillableImpressions)}</td>
+                <td>{number.format(row.counts.nonBillableClicks)}</td>
+                <td>{share(row.counts.nonBillableClicks, props.reasons!.clicks)}</td>
+              </tr>
+            ))}
+          </DataTable>
+          <p>
+            <a href="/reports?window=day&breakdown=reason">The delivery report by reason not billed</a> has
+            the figures by hour; <a href="/integration">the integration page</a> shows how to send events that
+            count.
+          </p>
+        </>
+      )}
+    </Layout>
+  );
+}

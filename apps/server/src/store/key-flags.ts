@@ -1,0 +1,232 @@
+// Key flags (D15): the traffic the flag job judges (raw events of the window, rollups of the
+// baseline) and the flags with their review. Part of the Store façade (store.ts): functions over a
+// StoreContext.
+import { sql, type Selectable } from 'kysely';
+import type { FlagSignal, FlagStatus } from '../domain/key-flags.js';
+import type { EventKind, PageRequest } from './rows.js';
+import { page, type StoreContext } from './context.js';
+import type { KeyFlagTable } from './schema.js';
+
+export interface KeyFlagRecord {
+  id: number;
+  apiKeyId: number;
+  partnerId: number;
+  signal: FlagSignal;
+  /** The figures, the window and the thresholds of the latest finding. */
+  evidence: Record<string, unknown>;
+  createdAt: number;
+  updatedAt: number;
+  status: FlagStatus;
+  reviewedAt: number | null;
+  reviewedBy: string | null;
+  reviewNote: string | null;
+}
+
+/** Events of one key in a window, by placement, kind and reason ('' for counted); replays left out. */
+export interface KeyEventCount {
+  apiKeyId: number;
+  partnerId: number;
+  placementId: string;
+  kind: EventKind;
+  reason: string;
+  count: number;
+}
+
+/** Events of one key and kind in one slice of time (its start); replays left out. */
+export interface KeySliceCount {
+  apiKeyId: number;
+  kind: EventKind;
+  slice: number;
+  count: number;
+}
+
+/** Rollup counts of one placement and partner over a window; replays left out. */
+export interface PlacementCount {
+  placementId: string;
+  partnerId: number;
+  kind: EventKind;
+  count: number;
+}
+
+function toRecord(row: Selectable<KeyFlagTable>): KeyFlagRecord {
+  return {
+    id: Number(row.id),
+    apiKeyId: Number(row.api_key_id),
+    partnerId: Number(row.partner_id),
+    signal: row.signal as FlagSignal,
+    evidence: JSON.parse(row.evidence) as Record<string, unknown>,
+    createdAt: Number(row.created_at),
+    updatedAt: Number(row.updated_at),
+    status: row.status as FlagStatus,
+    reviewedAt: row.reviewed_at === null ? null : Number(row.reviewed_at),
+    reviewedBy: row.reviewed_by,
+    reviewNote: row.review_note,
+  };
+}
+
+/** Raw events in [from, to) by key, placement, kind and reason: a range of `events_occurred`. */
+export async function keyEventCounts(ctx: StoreContext, from: number, to: number): Promise<KeyEventCount[]> {
+  const rows = await ctx.db
+    .selectFrom('events')
+    .select((eb) => [
+      'api_key_id',
+      'partner_id',
+      'placement_id',
+      'kind',
+      'reason',
+      eb.fn.countAll<number | string>().as('n'),
+    ])
+    .where('occurred_at', '>=', from)
+    .where('occurred_at', '<', to)
+    .where('verdict', '!=', 'duplicate')
+    .groupBy(['api_key_id', 'partner_id', 'placement_id', 'kind', 'reason'])
+    .execute();
+  return rows.map((row) => ({
+    apiKeyId: Number(row.api_key_id),
+    partnerId: Number(row.partner_id),
+    placementId: row.placement_id,
+    kind: row.kind as EventKind,
+    reason: row.reason ?? '',
+    count: Number(row.n),
+  }));
+}
+
+/** Raw events in [from, to) by key, kind and slice of `sliceMs` (slices start at multiples of it). */
+export async function keySliceCounts(
+  ctx: StoreContext,
+  from: number,
+  to: number,
+  sliceMs: number,
+): Promise<KeySliceCount[]> {
+  const slice = sql<number | string>`occurred_at - (occurred_at % ${sql.lit(sliceMs)})`;
+  const rows = await ctx.db
+    .selectFrom('events')
+    .select((eb) => ['api_key_id', 'kind', slice.as('slice'), eb.fn.countAll<number | string>().as('n')])
+    .where('occurred_at', '>=', from)
+    .where('occurred_at', '<', to)
+    .where('verdict', '!=', 'duplicate')
+    .groupBy(['api_key_id', 'kind', slice])
+    .execute();
+  return rows.map((row) => ({
+    apiKeyId: Number(row.api_key_id),
+    kind: row.kind as EventKind,
+    slice: Number(row.slice),
+    count: Number(row.n),
+  }));
+}
+
+/** Rollups of the minutes in [from, to) by placement, partner and kind: a range of their primary key. */
+export async function placementCounts(
+  ctx: StoreContext,
+  from: number,
+  to: number,
+): Promise<PlacementCount[]> {
+  const rows = await ctx.db
+    .selectFrom('event_rollups')
+    .select((eb) => ['placement_id', 'partner_id', 'kind', eb.fn.sum<number | string>('count').as('n')])
+    .where('minute', '>=', from)
+    .where('minute', '<', to)
+    .where('verdict', '!=', 'duplicate')
+    .groupBy(['placement_id', 'partner_id', 'kind'])
+    .execute();
+  return rows.map((row) => ({
+    placementId: row.placement_id,
+    partnerId: Number(row.partner_id),
+    kind: row.kind as EventKind,
+    count: Number(row.n),
+  }));
+}
+
+/**
+ * Raises a flag, or updates the evidence of the key's open flag of that signal (one at a time, by
+ * the partial unique index `key_flags_open`, whichever instance gets there first). Returns it and
+ * whether it is new.
+ */
+export async function saveKeyFlag(
+  ctx: StoreContext,
+  flag: { apiKeyId: number; partnerId: number; signal: FlagSignal; evidence: unknown },
+  now: number,
+): Promise<{ flag: KeyFlagRecord; raised: boolean }> {
+  const evidence = JSON.stringify(flag.evidence);
+  const open = await ctx.db
+    .updateTable('key_flags')
+    .set({ evidence, updated_at: now })
+    .where('api_key_id', '=', flag.apiKeyId)
+    .where('signal', '=', flag.signal)
+    .where('status', '=', 'open')
+    .returningAll()
+    .executeTakeFirst();
+  if (open) return { flag: toRecord(open), raised: false };
+  // Another instance may raise the same flag between the two statements: the index makes it one.
+  const row = await ctx.db
+    .insertInto('key_flags')
+    .values({
+      api_key_id: flag.apiKeyId,
+      partner_id: flag.partnerId,
+      signal: flag.signal,
+      evidence,
+      created_at: now,
+      updated_at: now,
+      status: 'open',
+    })
+    .onConflict((oc) =>
+      oc
+        .columns(['api_key_id', 'signal'])
+        // The index's own predicate, as text: SQLite matches it only when it reads the same.
+        .where(sql.ref('status'), '=', sql.lit('open'))
+        .doUpdateSet({ evidence, updated_at: now }),
+    )
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return { flag: toRecord(row), raised: true };
+}
+
+/** When the key's flags of this signal were last dismissed, if ever. */
+export async function lastDismissal(
+  ctx: StoreContext,
+  apiKeyId: number,
+  signal: FlagSignal,
+): Promise<number | undefined> {
+  const row = await ctx.db
+    .selectFrom('key_flags')
+    .select((eb) => eb.fn.max('reviewed_at').as('at'))
+    .where('api_key_id', '=', apiKeyId)
+    .where('signal', '=', signal)
+    .where('status', '=', 'dismissed')
+    .executeTakeFirst();
+  return row?.at === null || row?.at === undefined ? undefined : Number(row.at);
+}
+
+export async function getKeyFlag(ctx: StoreContext, id: number): Promise<KeyFlagRecord | undefined> {
+  const row = await ctx.db.selectFrom('key_flags').selectAll().where('id', '=', id).executeTakeFirst();
+  return row && toRecord(row);
+}
+
+/** Flags, newest first unless the page asks otherwise; of one partner, in one status, when given. */
+export async function listKeyFlags(
+  ctx: StoreContext,
+  filter: { status?: FlagStatus; partnerId?: number; apiKeyId?: number },
+  request: PageRequest = {},
+): Promise<KeyFlagRecord[]> {
+  let query = ctx.db.selectFrom('key_flags').selectAll();
+  if (filter.status !== undefined) query = query.where('status', '=', filter.status);
+  if (filter.partnerId !== undefined) query = query.where('partner_id', '=', filter.partnerId);
+  if (filter.apiKeyId !== undefined) query = query.where('api_key_id', '=', filter.apiKeyId);
+  const rows = await page(query, request, 'id').execute();
+  return rows.map(toRecord);
+}
+
+/** Closes an open flag with its review; false when it was not open any more. */
+export async function reviewKeyFlag(
+  ctx: StoreContext,
+  id: number,
+  review: { status: Exclude<FlagStatus, 'open'>; at: number; by: string; note: string | null },
+): Promise<boolean> {
+  const result = await ctx.db
+    .updateTable('key_flags')
+    .set({ status: review.status, reviewed_at: review.at, reviewed_by: review.by, review_note: review.note })
+    .where('id', '=', id)
+    .where('status', '=', 'open')
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}

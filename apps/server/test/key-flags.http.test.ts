@@ -1,0 +1,362 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { HIGHEST_LIMITS } from '../src/domain/rate-limits.js';
+import type { TrackedEvent } from '../src/store/store.js';
+import { campaign, createTestApp, type TestApp } from './helpers/app.js';
+import { ENGINES } from './helpers/engines.js';
+import { signedInPerson } from './helpers/people.js';
+
+const HOUR = 3_600_000;
+
+/**
+ * Key flags (D15) over real HTTP: each signal flags a key with its evidence, an honest key is never
+ * flagged, one open flag per key and signal, review through the management API and the dashboard
+ * with its audit trail, the automatic policy (off by default), and scope.
+ */
+describe.each(ENGINES)('key flags on %s', (engine) => {
+  let t: TestApp;
+  let now: number;
+  let campaignId: number;
+  let partnerCount = 0;
+
+  interface Key {
+    id: number;
+    partnerId: number;
+    plaintext: string;
+  }
+
+  /** A key of a new partner, with limits high enough for floods. */
+  async function newKey(name = `Partner ${++partnerCount}`): Promise<Key> {
+    const partner = await t.partners.createPartner(name);
+    const { key, plaintext } = await t.partners.createKey(partner.id);
+    await t.partners.setKeyLimits(key.id, HIGHEST_LIMITS);
+    await t.state.refresh();
+    return { id: key.id, partnerId: partner.id, plaintext };
+  }
+
+  /** `count` events of `kind` from `key`, `spacingMs` of the test clock apart. */
+  async function send(key: Key, kind: 'impression' | 'click', count: number, spacingMs: number) {
+    for (let i = 0; i < count; i++) {
+      const answer = await t.request({
+        method: 'POST',
+        url: `/api/v1/campaigns/${kind}`,
+        headers: { authorization: `Bearer ${key.plaintext}`, 'content-type': 'application/json' },
+        payload: JSON.stringify({ campaignId, placement: 'header_banner' }),
+      });
+      expect(answer.statusCode).toBe(200);
+      now += spacingMs;
+    }
+  }
+
+  /**
+   * Honest traffic: `displays` impressions `spacingMs` apart, one in `every` clicked (without serve
+   * tokens, a click's delay after its impression does not change its verdict).
+   */
+  async function honest(key: Key, displays: number, spacingMs: number, every = 100) {
+    for (let i = 1; i <= displays; i++) {
+      await send(key, 'impression', 1, spacingMs);
+      if (i % every === 0) await send(key, 'click', 1, 0);
+    }
+  }
+
+  /** What other partners did on the placement over the last day: 20,000 impressions at 1% CTR. */
+  async function baseline() {
+    const other = await newKey('Baseline Partner');
+    const event = (kind: 'impression' | 'click', i: number): TrackedEvent => ({
+      kind,
+      campaignId,
+      placement: 'header_banner',
+      country: null,
+      device: null,
+      partnerId: other.partnerId,
+      apiKeyId: other.id,
+      occurredAt: now - 23 * HOUR + i * 4_000,
+      verdict: 'counted',
+      reason: null,
+      idempotencyKey: null,
+      userAddress: null,
+      mayHitCap: false,
+    });
+    const events = Array.from({ length: 20_000 }, (_, i) => event('impression', i));
+    for (let i = 0; i < 200; i++) events.push(event('click', i * 100 + 1));
+    for (let start = 0; start < events.length; start += 5_000)
+      await t.store.insertEvents(events.slice(start, start + 5_000));
+  }
+
+  const job = () => t.services.flags.runOnce();
+  const flagsOf = async (key: Key, status = '') =>
+    ((await t.admin('GET', `/flags?limit=200${status && `&status=${status}`}`)).json().data as Flag[]).filter(
+      (flag) => flag.apiKeyId === key.id,
+    );
+  interface Flag {
+    id: number;
+    apiKeyId: number;
+    partnerId: number;
+    signal: string;
+    status: string;
+    summary: string;
+    evidence: Record<string, unknown>;
+    reviewedBy: string | null;
+  }
+
+  beforeEach(async () => {
+    now = Date.parse('2026-06-01T12:00:00Z');
+    t = await createTestApp({ engine, clock: () => now });
+    [campaignId] = (await t.addCampaigns([campaign()])) as [number];
+    await baseline();
+  });
+  afterEach(async () => t?.close());
+
+  it('flags a key clicking 20 times its placements’ baseline, with the evidence, and never an honest key', async () => {
+    const honestKey = await newKey('Honest Partner');
+    const fraud = await newKey('Twenty Times');
+    // 2,000 displays in 200 s, 1% clicked; then 200 displays in 100 s, 20% clicked.
+    await honest(honestKey, 2_000, 100);
+    await honest(fraud, 200, 500, 5);
+    const pass = await job();
+    expect(pass.raised.map((flag) => [flag.apiKeyId, flag.signal])).toEqual([[fraud.id, 'ctr']]);
+    const [flag] = await flagsOf(fraud);
+    expect(flag).toMatchObject({ signal: 'ctr', status: 'open', partnerId: fraud.partnerId });
+    expect(flag.summary).toMatch(/^click-through rate 20% is 20× its placements' baseline of 1%/);
+    expect(flag.evidence).toMatchObject({
+      direction: 'above',
+      impressions: 200,
+      clicks: 40,
+      baselineCtr: 0.01,
+      baselineImpressions: 22_000, // the baseline partner's and the honest one's
+      baselineSource: 'other partners',
+      ratio: 20,
+      measure: 20,
+      threshold: 5,
+      windowEnd: new Date(now).toISOString(),
+      windowStart: new Date(now - 5 * 60_000).toISOString(),
+      thresholds: { ratio: 5, minClicks: 20 },
+    });
+    expect(await flagsOf(honestKey)).toEqual([]);
+  });
+
+  it('flags an impression polling loop and a click flood as bursts, with the busiest 10 seconds', async () => {
+    const loop = await newKey('Polling Loop');
+    await send(loop, 'impression', 120, 1_000); // one a second for two minutes
+    await send(loop, 'impression', 300, 20); // then 300 in 6 seconds
+    const flood = await newKey('Click Flood');
+    await honest(flood, 60, 1_000, 10);
+    await send(flood, 'click', 100, 50);
+    await job();
+    const [burst] = await flagsOf(loop);
+    expect(burst).toMatchObject({ signal: 'burst', status: 'open' });
+    expect(burst.evidence).toMatchObject({ kind: 'impression', medianEvents: 10, sliceSeconds: 10 });
+    expect(burst.evidence['peakEvents']).toBeGreaterThanOrEqual(250);
+    expect(burst.summary).toMatch(/^\d+ impressions in the 10 seconds from \d\d:\d\d:\d\d UTC/);
+    const signals = (await flagsOf(flood)).map((flag) => flag.signal).sort();
+    expect(signals).toEqual(['burst', 'clicks without impressions', 'ctr']);
+    const floodBurst = (await flagsOf(flood)).find((flag) => flag.signal === 'burst')!;
+    expect(floodBurst.evidence).toMatchObject({ kind: 'click', medianEvents: 1 });
+  });
+
+  it('flags a key whose clicks come without impressions, by reason', async () => {
+    const key = await newKey();
+    await send(key, 'click', 30, 4_000);
+    await job();
+    const flags = await flagsOf(key);
+    expect(flags.map((flag) => flag.signal)).toEqual(['clicks without impressions']);
+    expect(flags[0].evidence).toMatchObject({
+      clicks: 30,
+      unpairedClicks: 30,
+      share: 1,
+      reasons: { 'click without impression': 30 },
+      thresholds: { share: 0.2, minClicks: 20 },
+    });
+    expect(flags[0].summary).toBe('30 of its 30 clicks (100%) had no impression to go with them');
+  });
+
+  it('keeps one open flag per key and signal, updating its evidence; a dismissed one stays quiet for a day', async () => {
+    const key = await newKey();
+    await send(key, 'click', 25, 4_000);
+    await job();
+    now += 30_000;
+    await send(key, 'click', 10, 1_000);
+    const second = await job();
+    expect(second.raised).toEqual([]);
+    expect(second.updated).toBe(1);
+    const [flag, ...others] = await flagsOf(key);
+    expect(others).toEqual([]);
+    expect(flag.evidence['clicks']).toBe(35);
+
+    const dismissed = await t.admin('POST', `/flags/${flag.id}/dismiss`, {
+      note: 'a test campaign of theirs',
+    });
+    expect(dismissed.statusCode).toBe(200);
+    expect(dismissed.json().data).toMatchObject({
+      status: 'dismissed',
+      reviewNote: 'a test campaign of theirs',
+    });
+    expect(dismissed.json().data.reviewedBy).toMatch(/^admin:\d+$/);
+    expect((await t.admin('POST', `/flags/${flag.id}/dismiss`, { note: 'again' })).statusCode).toBe(409);
+    expect((await t.admin('POST', `/flags/${flag.id}/suspend`, {})).statusCode).toBe(409);
+    now += 30_000;
+    await send(key, 'click', 10, 1_000);
+    expect((await job()).raised).toEqual([]);
+    expect(await flagsOf(key, 'open')).toEqual([]);
+    now += 24 * HOUR;
+    await send(key, 'click', 25, 1_000);
+    expect((await job()).raised.map((raised) => raised.signal)).toEqual(['clicks without impressions']);
+
+    const audit = await t.admin('GET', `/audit?objectType=key_flag&objectId=${flag.id}`);
+    expect(audit.json().data).toMatchObject([
+      {
+        action: 'dismiss',
+        reason: 'a test campaign of theirs',
+        before: { status: 'open' },
+        after: { status: 'dismissed' },
+      },
+    ]);
+    expect(audit.json().data[0].actor).toMatch(/^admin:\d+$/);
+  });
+
+  it('suspends a flagged key through the API: it gets 403, and both changes are audited with the actor', async () => {
+    const key = await newKey();
+    await send(key, 'click', 25, 4_000);
+    await job();
+    const [flag] = await flagsOf(key);
+    expect((await t.admin('POST', `/flags/${flag.id}/dismiss`, {})).statusCode).toBe(400); // a note is required
+    const suspended = await t.admin('POST', `/flags/${flag.id}/suspend`, {});
+    expect(suspended.statusCode).toBe(200);
+    expect(suspended.json().data).toMatchObject({ status: 'suspended' });
+    const apiKey = (await t.admin('GET', `/keys/${key.id}`)).json().data;
+    expect(apiKey).toMatchObject({ status: 'suspended', suspendedReason: `flagged: ${flag.summary}` });
+    await t.state.refresh();
+    const fetched = await t.fetch('placement=header_banner', key.plaintext);
+    expect(fetched.statusCode).toBe(403);
+    expect(fetched.json().message).toBe('api key suspended');
+    const keyAudit = (
+      await t.admin('GET', `/audit?objectType=api_key&objectId=${key.id}&order=newest`)
+    ).json().data[0];
+    expect(keyAudit).toMatchObject({ action: 'suspend', reason: `flagged: ${flag.summary}` });
+    expect(keyAudit.actor).toMatch(/^admin:\d+$/);
+    const flagAudit = (await t.admin('GET', `/audit?objectType=key_flag&objectId=${flag.id}`)).json().data;
+    expect(flagAudit).toMatchObject([{ action: 'suspend', actor: keyAudit.actor }]);
+  });
+
+  it('suspends by itself only once the operator turns the policy on, as system, audited', async () => {
+    const policy = await t.admin('GET', '/flag-policy');
+    expect(policy.json().data).toEqual({
+      autoSuspend: false,
+      signals: ['ctr', 'burst', 'clicks without impressions'],
+      multiplier: 2,
+    });
+    const first = await newKey();
+    await send(first, 'click', 25, 4_000);
+    await job();
+    expect((await t.admin('GET', `/keys/${first.id}`)).json().data.status).toBe('active');
+
+    expect((await t.admin('PUT', '/flag-policy', { autoSuspend: 'yes' })).statusCode).toBe(400);
+    const on = await t.admin('PUT', '/flag-policy', {
+      autoSuspend: true,
+      signals: ['clicks without impressions'],
+    });
+    expect(on.statusCode).toBe(200);
+    expect(on.json().data).toEqual({
+      autoSuspend: true,
+      signals: ['clicks without impressions'],
+      multiplier: 2,
+    });
+    const changed = (await t.admin('GET', '/audit?objectType=flag_policy&order=newest')).json().data[0];
+    // The first key stops misbehaving: it leaves the window, and its open flag waits for a review.
+    now += 6 * 60_000;
+    expect(changed).toMatchObject({
+      action: 'update',
+      before: { autoSuspend: false },
+      after: { autoSuspend: true },
+    });
+    expect(changed.actor).toMatch(/^admin:\d+$/);
+
+    const second = await newKey();
+    await send(second, 'click', 25, 4_000);
+    const pass = await job();
+    expect(pass.suspended).toEqual([second.id]);
+    const [flag] = await flagsOf(second);
+    expect(flag).toMatchObject({ status: 'suspended', reviewedBy: 'system' });
+    const apiKey = (await t.admin('GET', `/keys/${second.id}`)).json().data;
+    expect(apiKey.status).toBe('suspended');
+    expect(apiKey.suspendedReason).toMatch(new RegExp(`^automatic \\(flag policy\\): flag ${flag.id}, `));
+    const keyAudit = (
+      await t.admin('GET', `/audit?objectType=api_key&objectId=${second.id}&order=newest`)
+    ).json().data[0];
+    expect(keyAudit).toMatchObject({ actor: 'system', action: 'suspend' });
+    expect(await flagsOf(first, 'open')).toHaveLength(1);
+    expect((await t.admin('GET', `/keys/${first.id}`)).json().data.status).toBe('active');
+  });
+
+  it('shows a partner its own flags only, and lets only the operator act on them', async () => {
+    const mine = await newKey('Mine');
+    const theirs = await newKey('Theirs');
+    await send(mine, 'click', 25, 2_000);
+    await send(theirs, 'click', 25, 2_000);
+    await job();
+    const [myFlag] = await flagsOf(mine);
+    const [theirFlag] = await flagsOf(theirs);
+    const token = async (account: string, role = 'admin') =>
+      (await t.services.tokens.create({ label: account, account, role })).plaintext;
+    const partner = await token(`partner:${mine.partnerId}`);
+    const listed = (await t.admin('GET', '/flags', undefined, partner)).json().data as Flag[];
+    expect(listed.map((flag) => flag.id)).toEqual([myFlag.id]);
+    expect((await t.admin('GET', `/flags/${myFlag.id}`, undefined, partner)).statusCode).toBe(200);
+    expect((await t.admin('GET', `/flags/${theirFlag.id}`, undefined, partner)).statusCode).toBe(404);
+    expect((await t.admin('POST', `/flags/${myFlag.id}/dismiss`, { note: 'x' }, partner)).statusCode).toBe(
+      403,
+    );
+    expect((await t.admin('POST', `/flags/${myFlag.id}/suspend`, {}, partner)).statusCode).toBe(403);
+    expect((await t.admin('GET', '/flag-policy', undefined, partner)).statusCode).toBe(403);
+    const advertiser = await token(`advertiser:${(await t.campaigns.get(campaignId)).advertiserId}`);
+    expect((await t.admin('GET', '/flags', undefined, advertiser)).json().data).toEqual([]);
+    const reporter = await token('operator', 'reporter');
+    expect((await t.admin('GET', '/flags', undefined, reporter)).statusCode).toBe(200);
+    expect((await t.admin('POST', `/flags/${myFlag.id}/dismiss`, { note: 'x' }, reporter)).statusCode).toBe(
+      403,
+    );
+  });
+
+  it('shows the operator the queue with dismiss and suspend forms, and a partner its flags and invalid share', async () => {
+    const key = await newKey('Dashboard Partner');
+    await send(key, 'click', 25, 2_000);
+    await job();
+    const [flag] = await flagsOf(key);
+    const operator = await signedInPerson(t, now, {
+      email: 'ops@example.com',
+      account: 'operator',
+      role: 'manager',
+    });
+    const queue = await operator.get('/flags');
+    expect(queue.status).toBe(200);
+    expect(queue.body).toContain('25 of its 25 clicks (100%) had no impression to go with them');
+    expect(queue.body).toContain('Dashboard Partner');
+    expect(queue.body).toContain(`action="/flags/${flag.id}/dismiss"`);
+    expect(queue.body).toContain(`action="/flags/${flag.id}/suspend"`);
+
+    const partner = await signedInPerson(t, now, {
+      email: 'partner@example.com',
+      account: `partner:${key.partnerId}`,
+      role: 'admin',
+    });
+    const own = await partner.get('/flags');
+    expect(own.status).toBe(200);
+    expect(own.body).toContain('25 of its 25 clicks (100%) had no impression to go with them');
+    expect(own.body).not.toContain('action="/flags/');
+    expect(own.body).toContain('click without impression');
+    expect(own.body).toContain('href="/reports?window=day&amp;breakdown=reason"');
+    expect((await partner.submit('/flags', `/flags/${flag.id}/dismiss`, { note: 'mine' })).status).toBe(403);
+
+    const suspended = await operator.submit('/flags', `/flags/${flag.id}/suspend`, { reason: '' });
+    expect(suspended.status).toBe(303);
+    const after = await operator.get('/flags');
+    expect(after.body).toContain('No open flags');
+    expect((await t.admin('GET', `/keys/${key.id}`)).json().data.status).toBe('suspended');
+
+    const advertiser = await signedInPerson(t, now, {
+      email: 'ads@example.com',
+      account: `advertiser:${(await t.campaigns.get(campaignId)).advertiserId}`,
+      role: 'admin',
+    });
+    expect((await advertiser.get('/flags')).status).toBe(403);
+  });
+});
