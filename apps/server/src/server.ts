@@ -60,7 +60,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     const limiter = config.redisUrl
       ? await RedisRateLimiter.connect(config.redisUrl, logger, Date.now, config.redisKeyPrefix)
       : undefined;
-    const { state, events, tokens, keyUsage, lifecycle, retention, compaction, flags, appDeps } =
+    const { state, events, tokens, keyUsage, lifecycle, retention, compaction, pacing, flags, appDeps } =
       wireServices(store, logger, {
         ...config,
         serveTokenSecret: await serveTokenSecret(store, config.tokenSecret),
@@ -76,6 +76,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     lifecycle.start();
     retention.start();
     compaction.start();
+    pacing.start();
     flags.start();
     keyUsage.start();
     const app = await buildApp(appDeps);
@@ -97,6 +98,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
         await lifecycle.stop();
         await retention.stop();
         await compaction.stop();
+        await pacing.stop();
         await flags.stop();
         state.stop();
         await keyUsage.stop();

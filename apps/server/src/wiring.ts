@@ -17,6 +17,7 @@ import type { ServeTokenStates } from './limits/serve-token-states.js';
 import { ServeTokens } from './domain/serve-tokens.js';
 import { MemoryRateLimiter, type RateLimiter } from './limits/rate-limiter.js';
 import { Metrics } from './services/metrics.js';
+import { PacingJob } from './services/pacing-job.js';
 import { RetentionJob } from './services/retention-job.js';
 import { RollupCompactionJob } from './services/rollup-compaction-job.js';
 import { ServingState } from './services/serving-state.js';
@@ -56,6 +57,8 @@ export interface Services {
   lifecycle: LifecycleJob;
   retention: RetentionJob;
   compaction: RollupCompactionJob;
+  /** Even pacing's steps (D16): holds back or boosts even campaigns in the index. */
+  pacing: PacingJob;
   /** Flags keys whose traffic looks fraudulent or broken (D15). */
   flags: KeyFlagJob;
   metrics: Metrics;
@@ -113,6 +116,7 @@ export function wireServices(store: Store, logger: Logger, options: WiringOption
   const lifecycle = new LifecycleJob(store, logger, options.refreshIntervalMs, clock);
   const retention = new RetentionJob(store, logger, options.eventRetentionDays, clock);
   const compaction = new RollupCompactionJob(store, logger, clock);
+  const pacing = new PacingJob(store, state, logger, clock);
   const flags = new KeyFlagJob(store, logger, clock, refreshNow);
   const appDeps: AppDeps = {
     version: VERSION,
@@ -142,6 +146,7 @@ export function wireServices(store: Store, logger: Logger, options: WiringOption
     lifecycle,
     retention,
     compaction,
+    pacing,
     flags,
     metrics,
     limiter,

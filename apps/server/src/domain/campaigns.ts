@@ -1,4 +1,5 @@
 import type { FieldProblem } from './errors.js';
+import { canPaceEvenly, PACING_NEEDS_CAP_MESSAGE, PACINGS, type Pacing } from './pacing.js';
 import { isPlacementId } from './placements.js';
 import { isTimeZone } from './time-zones.js';
 import { COUNTRY_CODES, DEVICES, type Device } from './targeting.js';
@@ -37,6 +38,8 @@ export interface Campaign {
   /** IANA time zone in which daily caps count (D12). */
   timeZone: string;
   caps: Caps;
+  /** How its caps are spent (D16): as fast as it can, or spread evenly over their periods. */
+  pacing: Pacing;
   /** Set while a daily cap holds: not served before this instant. */
   cappedUntil: number | null;
   rejectionReason: string | null;
@@ -194,6 +197,12 @@ export function validateCampaignInput(
     problems.push({ field: at('timeZone'), message: 'must be an IANA time zone such as "Europe/Paris"' });
   }
   const caps = validateCaps(fields['caps'], at('caps'), problems);
+  const pacing = fields['pacing'] ?? 'asap';
+  if (typeof pacing !== 'string' || !(PACINGS as readonly string[]).includes(pacing)) {
+    problems.push({ field: at('pacing'), message: `must be one of: ${PACINGS.join(', ')}` });
+  } else if (pacing === 'even' && !canPaceEvenly(caps, endAt)) {
+    problems.push({ field: at('pacing'), message: PACING_NEEDS_CAP_MESSAGE });
+  }
 
   if (problems.length > 0) return { problems };
   return {
@@ -213,6 +222,7 @@ export function validateCampaignInput(
       endAt,
       timeZone: timeZone as string,
       caps,
+      pacing: pacing as Pacing,
     },
   };
 }

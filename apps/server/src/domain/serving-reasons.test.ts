@@ -21,6 +21,7 @@ const running: Campaign = {
   endAt: null,
   timeZone: 'UTC',
   caps: NO_CAPS,
+  pacing: 'asap',
   cappedUntil: null,
   rejectionReason: null,
   createdAt: now,

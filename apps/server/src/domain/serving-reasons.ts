@@ -19,6 +19,7 @@ export type NotServingReason =
   | { code: 'flight_ended'; endAt: number }
   | { code: 'flight_not_started'; startAt: number }
   | { code: 'daily_cap_reached'; cappedUntil: number }
+  | { code: 'pacing_ahead' }
   | { code: 'placements_disabled'; placements: string[] }
   | { code: 'placement_not_targeted'; placement: string; placements: string[] }
   | { code: 'placement_disabled'; placement: string }
@@ -39,6 +40,8 @@ export function explainNotServing(
   now: number,
   enabledPlacements: ReadonlySet<string>,
   query: ServingQuery = {},
+  /** Even pacing holds it back now (D16): ahead of its plan until its next step. */
+  heldByPacing = false,
 ): NotServingReason[] {
   if (campaign.status !== 'running') {
     const { status, rejectionReason, startAt } = campaign;
@@ -51,6 +54,7 @@ export function explainNotServing(
     reasons.push({ code: 'flight_not_started', startAt: campaign.startAt });
   if (campaign.cappedUntil !== null && campaign.cappedUntil > now)
     reasons.push({ code: 'daily_cap_reached', cappedUntil: campaign.cappedUntil });
+  else if (heldByPacing) reasons.push({ code: 'pacing_ahead' });
   const disabled = campaign.placements.filter((placement) => !enabledPlacements.has(placement));
   if (disabled.length === campaign.placements.length)
     reasons.push({ code: 'placements_disabled', placements: disabled });
@@ -108,6 +112,8 @@ export function reasonInWords(reason: NotServingReason, at: (ms: number) => stri
       return `Its flight starts at ${at(reason.startAt)}.`;
     case 'daily_cap_reached':
       return `A daily cap was reached: it is served again from ${at(reason.cappedUntil)}.`;
+    case 'pacing_ahead':
+      return 'Even pacing is holding it back: it has delivered what its plan expects by now, and is served again within seconds as the plan moves on.';
     case 'placements_disabled':
       return `None of its placements is enabled (${reason.placements.join(', ')}): ask the operator.`;
     case 'placement_not_targeted':
@@ -133,6 +139,9 @@ export function notServingReasons(
   now: number,
   enabledPlacements: ReadonlySet<string>,
   at: (ms: number) => string,
+  heldByPacing = false,
 ): string[] {
-  return explainNotServing(campaign, now, enabledPlacements).map((reason) => reasonInWords(reason, at));
+  return explainNotServing(campaign, now, enabledPlacements, {}, heldByPacing).map((reason) =>
+    reasonInWords(reason, at),
+  );
 }

@@ -112,6 +112,17 @@ export function startOfLocalHour(ms: number, timeZone: string): number {
   return Math.floor(ms / 60_000) * 60_000 - min * 60_000;
 }
 
+/** The local hour of day (0 to 23) an instant falls in. */
+export function localHour(ms: number, timeZone: string): number {
+  return wallClock(ms, timeZone).h;
+}
+
+/** The instant the local day `ms` falls in began (see `startOfLocalDay`). */
+export function startOfThisLocalDay(ms: number, timeZone: string): number {
+  const { y, m, d } = wallClock(ms, timeZone);
+  return startOfLocalDay(y, m, d, timeZone);
+}
+
 /** The instant the local day after the one `ms` falls in begins; always later than `ms`. */
 export function startOfNextLocalDay(ms: number, timeZone: string): number {
   const { y, m, d } = wallClock(ms, timeZone);

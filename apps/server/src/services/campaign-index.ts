@@ -1,4 +1,5 @@
 import { isInFlight, type Campaign } from '../domain/campaigns.js';
+import { UNPACED, type Pace } from '../domain/pacing.js';
 import {
   addToGroups,
   drawOrdered,
@@ -118,9 +119,15 @@ class Admission {
 
   /**
    * The campaign as served, or null when it is not (not running, ended, held by a daily cap); and
-   * the future instants at which that answer can change, pushed to `boundaries`.
+   * the future instants at which that answer can change, pushed to `boundaries`. Its `pace` (D16,
+   * `PacingJob`) multiplies its weight; whether pacing holds it is the caller's (see `held`).
    */
-  admit(campaign: Campaign, now: number, boundaries: Boundary[]): ServedCampaign | null {
+  admit(
+    campaign: Campaign,
+    now: number,
+    boundaries: Boundary[],
+    pace: Pace = UNPACED,
+  ): ServedCampaign | null {
     if (campaign.status !== 'running') return null;
     if (campaign.endAt !== null && campaign.endAt <= now) return null;
     // Held by a daily cap: left out, and looked at again when the hold ends.
@@ -134,7 +141,8 @@ class Admission {
     return {
       id: campaign.id,
       priority: campaign.priority,
-      weight: campaign.weight,
+      // Weights are packed as 32-bit integers for the draw (domain/lottery.ts).
+      weight: Math.min(0xffff_ffff, campaign.weight * pace.weightFactor),
       startAt: campaign.startAt,
       endAt: campaign.endAt,
       category: campaign.category,
@@ -155,6 +163,7 @@ class Admission {
 export class CampaignIndexBuilder {
   private readonly staging = new Map<string, ByTargeting<Map<DeviceKey, ServedCampaign[]>>>();
   private readonly byId = new Map<number, ServedCampaign>();
+  private readonly held = new Map<number, ServedCampaign>();
   private readonly boundaries: Boundary[] = [];
   private readonly admission: Admission;
 
@@ -165,9 +174,13 @@ export class CampaignIndexBuilder {
     this.admission = new Admission(placements);
   }
 
-  add(campaign: Campaign): void {
-    const served = this.admission.admit(campaign, this.now, this.boundaries);
+  add(campaign: Campaign, pace: Pace = UNPACED): void {
+    const served = this.admission.admit(campaign, this.now, this.boundaries, pace);
     if (!served) return;
+    if (pace.held) {
+      this.held.set(campaign.id, served);
+      return;
+    }
     this.byId.set(campaign.id, served);
     for (const placement of served.placements) {
       let lists = this.staging.get(placement);
@@ -199,7 +212,7 @@ export class CampaignIndexBuilder {
       });
     }
     this.staging.clear();
-    return new CampaignIndex(this.placements, this.byId, byPlacement, this.boundaries);
+    return new CampaignIndex(this.placements, this.byId, byPlacement, this.boundaries, this.held);
   }
 }
 
@@ -261,6 +274,11 @@ export class CampaignIndex {
     private readonly byId: Map<number, ServedCampaign>,
     private readonly byPlacement: Map<string, PlacementLists>,
     boundaries: readonly Boundary[],
+    /**
+     * Running campaigns their pacing holds back until its next step (D16): not drawn by fetches,
+     * but their events are still tracked (a partner may display what it fetched a moment before).
+     */
+    private readonly held = new Map<number, ServedCampaign>(),
   ) {
     this.admission = new Admission(placements);
     for (const boundary of boundaries) pushBoundary(this.boundaries, boundary);
@@ -296,17 +314,22 @@ export class CampaignIndex {
    * Only the priority groups it was or is in are laid out again; the result answers every fetch
    * exactly as a full build from the same campaigns would.
    */
-  apply(id: number, campaign: Campaign | undefined, now: number): void {
+  apply(id: number, campaign: Campaign | undefined, now: number, pace: Pace = UNPACED): void {
     const old = this.byId.get(id);
     if (old) {
       this.byId.delete(id);
       this.eachList(old, (groups) => removeFromGroups(groups, old));
     }
+    this.held.delete(id);
     if (!campaign) return;
     const added: Boundary[] = [];
-    const served = this.admission.admit(campaign, now, added);
+    const served = this.admission.admit(campaign, now, added, pace);
     for (const boundary of added) pushBoundary(this.boundaries, boundary);
     if (!served) return;
+    if (pace.held) {
+      this.held.set(id, served);
+      return;
+    }
     this.byId.set(id, served);
     this.eachList(served, (groups) => addToGroups(groups, served, byId));
   }
@@ -330,10 +353,15 @@ export class CampaignIndex {
     return this.placements.has(id);
   }
 
-  /** A running, in-flight campaign by id, or undefined. */
+  /** A running, in-flight campaign by id (its pacing may be holding it back), or undefined. */
   campaign(id: number, now = Date.now()): ServedCampaign | undefined {
-    const campaign = this.byId.get(id);
+    const campaign = this.byId.get(id) ?? this.held.get(id);
     return campaign && isInFlight(campaign, now) ? campaign : undefined;
+  }
+
+  /** Whether pacing holds this running campaign back until its next step (D16). */
+  isHeldByPacing(id: number): boolean {
+    return this.held.has(id);
   }
 
   /**

@@ -39,6 +39,7 @@ export function campaignToJson(campaign: Campaign): Record<string, unknown> {
     endAt: campaign.endAt === null ? null : new Date(campaign.endAt).toISOString(),
     timeZone: campaign.timeZone,
     caps: campaign.caps,
+    pacing: campaign.pacing,
     cappedUntil: campaign.cappedUntil === null ? null : new Date(campaign.cappedUntil).toISOString(),
     rejectionReason: campaign.rejectionReason,
     createdAt: new Date(campaign.createdAt).toISOString(),
@@ -76,6 +77,7 @@ export const EDITABLE = [
   'endAt',
   'timeZone',
   'caps',
+  'pacing',
 ] as const;
 
 /** The fields of a campaign in an import file: the editable ones and the status it starts in. */

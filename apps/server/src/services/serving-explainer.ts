@@ -6,6 +6,7 @@ import type { Store } from '../store/store.js';
 import type { Actor } from './audit.js';
 import type { CampaignIndex } from './campaign-index.js';
 import { CampaignService } from './campaigns.js';
+import { PacingPlanner } from './pacing-job.js';
 import { sees } from './scope.js';
 
 /** A fetch to explain, as people and scripts give it: every part optional, checked here. */
@@ -91,7 +92,12 @@ export async function explainCampaign(
     ...(device !== undefined && { device }),
     blockedCategories,
   };
-  const reasons = explainNotServing(campaign, now, enabled, query).map((reason) => ({
+  // Decided as every instance's pacing step decides it, from the shared counters (D16).
+  const heldByPacing =
+    campaign.pacing === 'even' &&
+    campaign.status === 'running' &&
+    (await new PacingPlanner(store).paceOf(campaign, now)).held;
+  const reasons = explainNotServing(campaign, now, enabled, query, heldByPacing).map((reason) => ({
     ...reason,
     // Instants named `…At` become ISO strings on the way out; this one is named otherwise.
     ...(reason.code === 'daily_cap_reached' && { cappedUntil: iso(reason.cappedUntil) }),

@@ -1,4 +1,6 @@
 import type { Logger } from 'pino';
+import { UNPACED, type Pace } from '../domain/pacing.js';
+import type { Campaign } from '../domain/campaigns.js';
 import type { LiveKey, Store } from '../store/store.js';
 import { CampaignIndex, CampaignIndexBuilder } from './campaign-index.js';
 import { collectGarbage } from './heap.js';
@@ -25,6 +27,8 @@ export class ServingState {
   private lastRefreshAt = 0;
   private builds = 0;
   private applied = 0;
+  /** Each even campaign's pace (D16) as the last pacing step decided it; the rest are unpaced. */
+  private readonly paces = new Map<number, Pace>();
 
   constructor(
     private readonly store: Store,
@@ -55,6 +59,25 @@ export class ServingState {
   /** Milliseconds since the last successful check of the change feed. */
   get refreshAgeMs(): number {
     return Date.now() - this.lastRefreshAt;
+  }
+
+  /** The pace the last pacing step gave a campaign (`UNPACED` when it is not paced). */
+  paceOf(id: number): Pace {
+    return this.paces.get(id) ?? UNPACED;
+  }
+
+  /**
+   * Applies new paces (`PacingJob`) to the index in place; `campaigns` are their current rows (a
+   * campaign absent from them is applied as gone, as a change would be). `UNPACED` forgets one.
+   */
+  pace(paces: ReadonlyMap<number, Pace>, campaigns: readonly Campaign[]): void {
+    const byId = new Map(campaigns.map((campaign) => [campaign.id, campaign]));
+    const at = this.clock();
+    for (const [id, pace] of paces) {
+      if (pace === UNPACED || (!pace.held && pace.weightFactor === 1)) this.paces.delete(id);
+      else this.paces.set(id, pace);
+      this.currentIndex.apply(id, byId.get(id), at, pace);
+    }
   }
 
   /** Loads everything once; call before serving. */
@@ -122,7 +145,7 @@ export class ServingState {
     // A full build that replaced the index meanwhile already holds these changes.
     if (this.currentIndex !== index) return;
     const at = this.clock();
-    for (const id of ids) index.apply(id, campaigns.get(id), at);
+    for (const id of ids) index.apply(id, campaigns.get(id), at, this.paceOf(id));
     this.applied += ids.length;
   }
 
@@ -133,7 +156,7 @@ export class ServingState {
     // Page by page, so peak memory is the new index plus one page, not every row at once.
     const builder = new CampaignIndexBuilder(enabled, this.clock());
     for await (const page of this.store.runningCampaignPages()) {
-      for (const campaign of page) builder.add(campaign);
+      for (const campaign of page) builder.add(campaign, this.paceOf(campaign.id));
     }
     this.currentIndex = builder.build();
     this.builds++;

@@ -13,6 +13,7 @@ import * as campaignChanges from './migrations/011-campaign-changes.js';
 import * as verdictReasons from './migrations/012-verdict-reasons.js';
 import * as campaignRollups from './migrations/013-campaign-rollups.js';
 import * as keyFlags from './migrations/014-key-flags.js';
+import * as pacing from './migrations/015-pacing.js';
 
 /** Migrations in order; names are sortable and never renamed once released (010 was never released). */
 function migrations(connection: Connection): Record<string, Migration> {
@@ -30,6 +31,7 @@ function migrations(connection: Connection): Record<string, Migration> {
     '012-verdict-reasons': { up: (db) => verdictReasons.up(db, connection.engine) },
     '013-campaign-rollups': { up: (db) => campaignRollups.up(db, connection.engine) },
     '014-key-flags': { up: (db) => keyFlags.up(db, connection.engine) },
+    '015-pacing': { up: (db) => pacing.up(db) },
   };
 }
 

@@ -1,6 +1,7 @@
 import type { Selectable } from 'kysely';
 import type { Campaign, CampaignInput, CampaignStatus, Caps } from '../domain/campaigns.js';
 import type { KeyPolicies } from '../domain/rate-limits.js';
+import type { Pacing } from '../domain/pacing.js';
 import type { Device } from '../domain/targeting.js';
 import type { Verdict } from '../domain/verdicts.js';
 import type { Account, Role } from '../domain/accounts.js';
@@ -84,6 +85,7 @@ export function toCampaign(row: Selectable<CampaignTable>, placements: string[])
     endAt: row.end_at,
     timeZone: row.time_zone,
     caps: capsOf(row),
+    pacing: row.pacing as Pacing,
     cappedUntil: row.capped_until,
     rejectionReason: row.rejection_reason,
     createdAt: row.created_at,
@@ -112,6 +114,7 @@ export function campaignColumns(input: Partial<CampaignInput>) {
     columns.cap_impressions_daily = input.caps.impressionsDaily;
     columns.cap_clicks_daily = input.caps.clicksDaily;
   }
+  if (input.pacing !== undefined) columns.pacing = input.pacing;
   return columns;
 }
 

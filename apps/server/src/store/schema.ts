@@ -67,6 +67,8 @@ export interface CampaignTable {
   cap_clicks_total: number | null;
   cap_impressions_daily: number | null;
   cap_clicks_daily: number | null;
+  /** `asap` or `even` (D16). */
+  pacing: Generated<string>;
   /** Set when a daily cap is reached: not served before this instant (the next local midnight). */
   capped_until: number | null;
   rejection_reason: string | null;

@@ -11,6 +11,7 @@ import * as campaigns from './campaigns.js';
 import * as events from './events.js';
 import * as keyFlags from './key-flags.js';
 import * as meta from './meta.js';
+import * as pacing from './pacing.js';
 import * as partners from './partners.js';
 import * as people from './people.js';
 import * as placements from './placements.js';
@@ -127,6 +128,9 @@ export class Store {
   readonly importCampaigns = this.bound(campaigns.importCampaigns);
   readonly createCampaign = this.bound(campaigns.createCampaign);
   readonly getCampaigns = this.bound(campaigns.getCampaigns);
+  readonly runningEvenCampaigns = this.bound(pacing.runningEvenCampaigns);
+  readonly capCounters = this.bound(pacing.capCounters);
+  readonly placementTraffic = this.bound(pacing.placementTraffic);
   readonly getCampaign = this.bound(campaigns.getCampaign);
   readonly listCampaigns = this.bound(campaigns.listCampaigns);
   readonly runningCampaignPages = this.bound(campaigns.runningCampaignPages);

@@ -401,7 +401,7 @@ export interface paths {
         };
         /**
          * Why a campaign is or is not served
-         * @description The reasons, in order, that the campaign would not be returned now to a fetch with the given placement, location, device and API key (its partner's blocked categories), each with a `code`, what it concerns and a `message` for people: `status`, `flight_ended`, `flight_not_started`, `daily_cap_reached`, `placements_disabled`, `placement_not_targeted`, `placement_disabled`, `country_not_targeted`, `device_not_targeted`, `category_blocked`. Without reasons it is eligible, and with a placement `chance` says how it fares in the draw (D4) against the campaigns this instance serves now: eligible campaigns of a higher priority (`ahead`), those of its priority (`rivals`), its share of their weight, and the share of 1,000 simulated fetches of `limit` campaigns it is returned in.
+         * @description The reasons, in order, that the campaign would not be returned now to a fetch with the given placement, location, device and API key (its partner's blocked categories), each with a `code`, what it concerns and a `message` for people: `status`, `flight_ended`, `flight_not_started`, `daily_cap_reached`, `pacing_ahead` (even pacing holds it back: ahead of its plan, D16), `placements_disabled`, `placement_not_targeted`, `placement_disabled`, `country_not_targeted`, `device_not_targeted`, `category_blocked`. Without reasons it is eligible, and with a placement `chance` says how it fares in the draw (D4) against the campaigns this instance serves now: eligible campaigns of a higher priority (`ahead`), those of its priority (`rivals`), its share of their weight, and the share of 1,000 simulated fetches of `limit` campaigns it is returned in.
          */
         get: operations["whyCampaign"];
         put?: never;
@@ -1150,6 +1150,8 @@ export interface components {
                 impressionsDaily: number | null;
                 clicksDaily: number | null;
             };
+            /** @description How the caps are spent (D16): `asap` (default) as fast as the campaign is drawn; `even` spread over each cap’s period (the local day, or the flight for a total cap) in proportion to the traffic expected, so a cap is reached near the period’s end. `even` needs a daily cap, or a total cap and an `endAt`. */
+            pacing: "asap" | "even";
             cappedUntil: string | null;
             rejectionReason: string | null;
             /** Format: date-time */
@@ -3880,6 +3882,8 @@ export interface operations {
                         impressionsDaily?: number | null;
                         clicksDaily?: number | null;
                     };
+                    /** @description How the caps are spent (D16): `asap` (default) as fast as the campaign is drawn; `even` spread over each cap’s period (the local day, or the flight for a total cap) in proportion to the traffic expected, so a cap is reached near the period’s end. `even` needs a daily cap, or a total cap and an `endAt`. */
+                    pacing?: "asap" | "even";
                 };
             };
         };
@@ -4122,6 +4126,8 @@ export interface operations {
                         impressionsDaily?: number | null;
                         clicksDaily?: number | null;
                     };
+                    /** @description How the caps are spent (D16): `asap` (default) as fast as the campaign is drawn; `even` spread over each cap’s period (the local day, or the flight for a total cap) in proportion to the traffic expected, so a cap is reached near the period’s end. `even` needs a daily cap, or a total cap and an `endAt`. */
+                    pacing?: "asap" | "even";
                 };
             };
         };
@@ -4261,7 +4267,7 @@ export interface operations {
                             campaignId: number;
                             eligible: boolean;
                             reasons: {
-                                code: "status" | "flight_ended" | "flight_not_started" | "daily_cap_reached" | "placements_disabled" | "placement_not_targeted" | "placement_disabled" | "country_not_targeted" | "device_not_targeted" | "category_blocked";
+                                code: "status" | "flight_ended" | "flight_not_started" | "daily_cap_reached" | "pacing_ahead" | "placements_disabled" | "placement_not_targeted" | "placement_disabled" | "country_not_targeted" | "device_not_targeted" | "category_blocked";
                                 message: string;
                                 status?: "draft" | "pending_review" | "rejected" | "scheduled" | "running" | "paused" | "completed" | "archived";
                                 rejectionReason?: string | null;

@@ -75,6 +75,7 @@ interface UpdateOptions extends OutputOptions, Partial<Record<keyof Caps, string
   start?: string;
   end?: string;
   timeZone?: string;
+  pacing?: string;
 }
 
 /**
@@ -97,6 +98,7 @@ function changesFrom(options: UpdateOptions, current: Campaign): Record<string, 
   if (options.start !== undefined) changes['startAt'] = text(options.start);
   if (options.end !== undefined) changes['endAt'] = text(options.end);
   if (options.timeZone !== undefined) changes['timeZone'] = options.timeZone;
+  if (options.pacing !== undefined) changes['pacing'] = options.pacing;
   const caps: Record<string, unknown> = { ...current.caps };
   const capsNamed = CAP_OPTIONS.filter(([name]) => options[name] !== undefined);
   for (const [name] of capsNamed) caps[name] = number(options[name] as string) ?? null;
@@ -193,7 +195,11 @@ export function registerCampaigns(program: Command): void {
     .option('--devices <types>', 'comma-separated device types; "" for every device')
     .option('--start <iso>', 'start time (ISO 8601); "" removes it')
     .option('--end <iso>', 'end time (ISO 8601); "" removes it')
-    .option('--time-zone <iana>', 'the time zone daily caps count days in, such as Europe/Paris');
+    .option('--time-zone <iana>', 'the time zone daily caps count days in, such as Europe/Paris')
+    .option(
+      '--pacing <pacing>',
+      'asap (as fast as it is drawn) or even (each cap spread over its day or flight)',
+    );
   for (const [name, flag] of CAP_OPTIONS)
     update.option(flag, `caps.${name}: a positive integer; "" removes the cap (the others keep theirs)`);
   update.option('--json', 'print JSON').action((id: string, options: UpdateOptions) =>

@@ -5,6 +5,7 @@ import { DomainError } from '../../domain/errors.js';
 import { instantOfLocalTime, isTimeZone, localPeriod } from '../../domain/time-zones.js';
 import { notServingReasons } from '../../domain/serving-reasons.js';
 import { changesSinceApproval, type FieldChange } from '../../services/campaign-review.js';
+import { PacingPlanner } from '../../services/pacing-job.js';
 import { PlacementService } from '../../services/placements.js';
 import { whenIn } from './pages/format.js';
 import { CAMPAIGN_ACTIONS, type CampaignAction } from '../../domain/lifecycle.js';
@@ -141,11 +142,17 @@ export async function campaignRoutes(app: FastifyInstance, deps: DashboardDeps):
     const campaign = await campaigns(signedIn).get(campaignId(request));
     const canChange = mayChange(signedIn.user.role);
     const enabled = (await new PlacementService(deps.store, signedIn.actor).list()).filter((p) => p.enabled);
+    const now = deps.clock();
+    const heldByPacing =
+      campaign.pacing === 'even' &&
+      campaign.status === 'running' &&
+      (await new PacingPlanner(deps.store).paceOf(campaign, now)).held;
     const notServing = notServingReasons(
       campaign,
-      deps.clock(),
+      now,
       new Set(enabled.map((placement) => placement.id)),
       (ms) => whenIn(ms, campaign.timeZone),
+      heldByPacing,
     );
     const canEdit = canChange && !FINAL.includes(campaign.status);
     const page = pageContext(request, reply);
@@ -235,6 +242,7 @@ function formValuesOf(campaign: Campaign): CampaignFormValues {
     clicksDaily: number(campaign.caps.clicksDaily),
     impressionsTotal: number(campaign.caps.impressionsTotal),
     clicksTotal: number(campaign.caps.clicksTotal),
+    pacing: campaign.pacing,
   };
 }
 
@@ -290,5 +298,6 @@ function campaignInput(values: CampaignFormValues): Record<string, unknown> {
       impressionsTotal: cap(values.impressionsTotal),
       clicksTotal: cap(values.clicksTotal),
     },
+    pacing: optional(values.pacing) ?? 'asap',
   };
 }

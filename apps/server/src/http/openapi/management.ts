@@ -1,5 +1,6 @@
 import { Type, type TSchema } from 'typebox';
 import { CAMPAIGN_STATUSES } from '../../domain/campaigns.js';
+import { PACINGS } from '../../domain/pacing.js';
 import { CAMPAIGN_ACTIONS } from '../../domain/lifecycle.js';
 import { FLAG_SIGNALS, FLAG_STATUSES } from '../../domain/key-flags.js';
 import { MAX_LIMIT_SETTING } from '../../domain/rate-limits.js';
@@ -109,6 +110,14 @@ const Caps = Type.Object({
 
 const Status = Type.Union(CAMPAIGN_STATUSES.map((status) => Type.Literal(status)));
 
+const Pacing = Type.Union(
+  PACINGS.map((pacing) => Type.Literal(pacing)),
+  {
+    description:
+      'How the caps are spent (D16): `asap` (default) as fast as the campaign is drawn; `even` spread over each cap’s period (the local day, or the flight for a total cap) in proportion to the traffic expected, so a cap is reached near the period’s end. `even` needs a daily cap, or a total cap and an `endAt`.',
+  },
+);
+
 const CampaignRecord = Type.Object(
   {
     id: Type.Integer(),
@@ -127,6 +136,7 @@ const CampaignRecord = Type.Object(
     endAt: NullableInstant,
     timeZone: Type.String(),
     caps: Caps,
+    pacing: Pacing,
     cappedUntil: NullableInstant,
     rejectionReason: Nullable(Type.String()),
     createdAt: Instant,
@@ -150,6 +160,7 @@ const campaignFields = {
   endAt: NullableInstant,
   timeZone: Type.String({ description: 'IANA time zone daily caps count in.' }),
   caps: Type.Partial(Caps, { additionalProperties: false }),
+  pacing: Pacing,
 };
 
 const Placement = Type.Object(
@@ -482,7 +493,7 @@ const ROUTES = {
   whyCampaign: route('Campaigns', {
     summary: 'Why a campaign is or is not served',
     description:
-      "The reasons, in order, that the campaign would not be returned now to a fetch with the given placement, location, device and API key (its partner's blocked categories), each with a `code`, what it concerns and a `message` for people: `status`, `flight_ended`, `flight_not_started`, `daily_cap_reached`, `placements_disabled`, `placement_not_targeted`, `placement_disabled`, `country_not_targeted`, `device_not_targeted`, `category_blocked`. Without reasons it is eligible, and with a placement `chance` says how it fares in the draw (D4) against the campaigns this instance serves now: eligible campaigns of a higher priority (`ahead`), those of its priority (`rivals`), its share of their weight, and the share of 1,000 simulated fetches of `limit` campaigns it is returned in.",
+      "The reasons, in order, that the campaign would not be returned now to a fetch with the given placement, location, device and API key (its partner's blocked categories), each with a `code`, what it concerns and a `message` for people: `status`, `flight_ended`, `flight_not_started`, `daily_cap_reached`, `pacing_ahead` (even pacing holds it back: ahead of its plan, D16), `placements_disabled`, `placement_not_targeted`, `placement_disabled`, `country_not_targeted`, `device_not_targeted`, `category_blocked`. Without reasons it is eligible, and with a placement `chance` says how it fares in the draw (D4) against the campaigns this instance serves now: eligible campaigns of a higher priority (`ahead`), those of its priority (`rivals`), its share of their weight, and the share of 1,000 simulated fetches of `limit` campaigns it is returned in.",
     params: IdParams,
     querystring: Type.Object({
       placement: Type.Optional(Type.String()),
@@ -505,6 +516,7 @@ const ROUTES = {
                   'flight_ended',
                   'flight_not_started',
                   'daily_cap_reached',
+                  'pacing_ahead',
                   'placements_disabled',
                   'placement_not_targeted',
                   'placement_disabled',

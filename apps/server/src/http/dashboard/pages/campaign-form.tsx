@@ -19,7 +19,17 @@ export interface CampaignFormValues {
   clicksDaily?: string;
   impressionsTotal?: string;
   clicksTotal?: string;
+  pacing?: string;
 }
+
+/** How each pacing reads in the form (D16). */
+const PACING_CHOICES = [
+  ['asap', 'As fast as possible: served whenever it is drawn, until a cap is reached'],
+  [
+    'even',
+    'Evenly: each cap spread over its day (or its flight, for a total cap with an end), following the traffic expected',
+  ],
+] as const;
 
 function Field(props: {
   name: keyof CampaignFormValues;
@@ -152,6 +162,20 @@ export function CampaignFormPage(props: {
           hint="Optional: over the whole flight; reaching it completes the campaign."
         />
         <Field name="clicksTotal" label="Total click cap" type="number" values={values} hint="Optional." />
+        <fieldset>
+          <legend>Pacing of the caps</legend>
+          {PACING_CHOICES.map(([pacing, label]) => (
+            <label class="choice" key={pacing}>
+              <input
+                type="radio"
+                name="pacing"
+                value={pacing}
+                checked={(values.pacing ?? 'asap') === pacing}
+              />{' '}
+              {label}
+            </label>
+          ))}
+        </fieldset>
         <button type="submit">{props.submitLabel}</button>
       </form>
     </Layout>
@@ -221,6 +245,8 @@ export function CampaignPreviewPage(props: {
         <dd>
           {caps.impressionsTotal ?? 'no'} impressions, {caps.clicksTotal ?? 'no'} clicks
         </dd>
+        <dt>Pacing</dt>
+        <dd>{campaign.pacing === 'even' ? 'even: spread over each cap’s period' : 'as fast as possible'}</dd>
       </dl>
       <h2>What partners receive</h2>
       <pre class="mono" tabIndex={0} aria-label="The campaign as partners receive it">

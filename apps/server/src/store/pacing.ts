@@ -1,0 +1,69 @@
+// What pacing reads (D16): the running campaigns that pace evenly, their cap counters, and the
+// recent traffic of placements. Part of the Store façade (store.ts): functions over a StoreContext.
+import type { Campaign } from '../domain/campaigns.js';
+import { getCampaigns } from './campaigns.js';
+import type { StoreContext } from './context.js';
+
+const QUARTER_HOUR = 15 * 60_000;
+
+/** Running campaigns with `pacing` `even` (migration 015's index finds them among every campaign). */
+export async function runningEvenCampaigns(ctx: StoreContext): Promise<Campaign[]> {
+  const rows = await ctx.db
+    .selectFrom('campaigns')
+    .select('id')
+    .where('pacing', '=', 'even')
+    .where('status', '=', 'running')
+    .execute();
+  return getCampaigns(
+    ctx,
+    rows.map((row) => Number(row.id)),
+  );
+}
+
+/** Counted impressions and clicks, by `campaignId:day` (`day` a local date, or 'total'), for these keys. */
+export async function capCounters(
+  ctx: StoreContext,
+  keys: ReadonlyArray<{ campaignId: number; day: string }>,
+): Promise<Map<string, { impressions: number; clicks: number }>> {
+  const found = new Map<string, { impressions: number; clicks: number }>();
+  if (keys.length === 0) return found;
+  const rows = await ctx.db
+    .selectFrom('campaign_counters')
+    .select(['campaign_id', 'day', 'impressions', 'clicks'])
+    .where('campaign_id', 'in', [...new Set(keys.map((key) => key.campaignId))])
+    .where('day', 'in', [...new Set(keys.map((key) => key.day))])
+    .execute();
+  for (const row of rows) {
+    found.set(`${Number(row.campaign_id)}:${row.day}`, {
+      impressions: Number(row.impressions),
+      clicks: Number(row.clicks),
+    });
+  }
+  return found;
+}
+
+/**
+ * Impressions of every campaign in these placements from `since` to `until`, summed by quarter
+ * hour (its start, epoch ms): what pacing learns the shape of their traffic from.
+ */
+export async function placementTraffic(
+  ctx: StoreContext,
+  placements: readonly string[],
+  since: number,
+  until: number,
+): Promise<Array<{ slot: number; impressions: number }>> {
+  if (placements.length === 0) return [];
+  const rows = await ctx.db
+    .selectFrom('event_rollups')
+    .select((eb) => [
+      eb('minute', '-', eb('minute', '%', QUARTER_HOUR)).as('slot'),
+      eb.fn.sum<number | string>('count').as('impressions'),
+    ])
+    .where('minute', '>=', since)
+    .where('minute', '<', until)
+    .where('placement_id', 'in', [...placements])
+    .where('kind', '=', 'impression')
+    .groupBy('slot')
+    .execute();
+  return rows.map((row) => ({ slot: Number(row.slot), impressions: Number(row.impressions) }));
+}
