@@ -180,7 +180,7 @@ export function unguardedCli() {
     {
       file: 'services/delivery.js',
       from: 'const judging = this.judge.judge(kind, request, caller.apiKeyId, now);',
-      to: "const judging = { verdict: 'counted', reason: null, userAddress: null, pair: null };",
+      to: "const judging = { verdict: 'counted', reason: null, userAddress: null, pair: null, token: null };",
     },
   ]);
   return path.join(copy, 'cli/main.js');

@@ -18,6 +18,7 @@ import { ServeTokens } from './domain/serve-tokens.js';
 import { MemoryRateLimiter, type RateLimiter } from './limits/rate-limiter.js';
 import { Metrics } from './services/metrics.js';
 import { PacingJob } from './services/pacing-job.js';
+import { RecentTraffic } from './services/recent-traffic.js';
 import { RetentionJob } from './services/retention-job.js';
 import { RollupCompactionJob } from './services/rollup-compaction-job.js';
 import { ServingState } from './services/serving-state.js';
@@ -61,6 +62,8 @@ export interface Services {
   pacing: PacingJob;
   /** Flags keys whose traffic looks fraudulent or broken (D15). */
   flags: KeyFlagJob;
+  /** What the flag job judges: the events this instance stored lately, counted in memory. */
+  recentTraffic: RecentTraffic;
   metrics: Metrics;
   limiter: RateLimiter;
   appDeps: AppDeps;
@@ -110,14 +113,16 @@ export function wireServices(store: Store, logger: Logger, options: WiringOption
     new ServeTokens(options.serveTokenSecret ?? randomBytes(32)),
     options.serveTokenStates,
   );
-  const delivery = new DeliveryService(state, events, clock, judge);
+  // What the key flag job judges, counted as events are stored (services/recent-traffic.ts).
+  const recentTraffic = new RecentTraffic();
+  const delivery = new DeliveryService(state, events, clock, judge, recentTraffic);
   const tokens = new AdminTokens(store, clock);
   const keyUsage = new KeyUsage(store, logger);
   const lifecycle = new LifecycleJob(store, logger, options.refreshIntervalMs, clock);
   const retention = new RetentionJob(store, logger, options.eventRetentionDays, clock);
   const compaction = new RollupCompactionJob(store, logger, clock);
   const pacing = new PacingJob(store, state, logger, clock);
-  const flags = new KeyFlagJob(store, logger, clock, refreshNow);
+  const flags = new KeyFlagJob(store, recentTraffic, logger, clock, refreshNow);
   const appDeps: AppDeps = {
     version: VERSION,
     limiter,
@@ -148,6 +153,7 @@ export function wireServices(store: Store, logger: Logger, options: WiringOption
     compaction,
     pacing,
     flags,
+    recentTraffic,
     metrics,
     limiter,
     appDeps,

@@ -58,6 +58,20 @@ describe.each(ENGINES)('key flags on %s', (engine) => {
     }
   }
 
+  /**
+   * Events stored directly are counted as this instance would have counted them when it stored
+   * them: the flag job judges what the instance itself counted (services/recent-traffic.ts).
+   */
+  function countedByThisInstance(events: TrackedEvent[]) {
+    for (const e of events) {
+      const { apiKeyId, partnerId, placement, kind } = e;
+      t.services.recentTraffic.record(
+        { apiKeyId, partnerId, placement, kind, reason: e.reason ?? '' },
+        e.occurredAt,
+      );
+    }
+  }
+
   /** What other partners did on the placement over the last day: 20,000 impressions at 1% CTR. */
   async function baseline() {
     const other = await newKey('Baseline Partner');
@@ -80,6 +94,7 @@ describe.each(ENGINES)('key flags on %s', (engine) => {
     for (let i = 0; i < 200; i++) events.push(event('click', i * 100 + 1));
     for (let start = 0; start < events.length; start += 5_000)
       await t.store.insertEvents(events.slice(start, start + 5_000));
+    countedByThisInstance(events);
   }
 
   const job = () => t.services.flags.runOnce();

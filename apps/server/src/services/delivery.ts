@@ -4,10 +4,11 @@ import { SERVE_TOKEN_NONCE_BYTES } from '../domain/serve-tokens.js';
 import type { KeyPolicies } from '../domain/rate-limits.js';
 import { MAX_LIMIT, type FetchQuery, type TrackingRequest } from '../domain/requests.js';
 import type { EventSink } from '../ingest/event-sink.js';
-import type { Verdict } from '../domain/verdicts.js';
+import { REASONS, type Verdict } from '../domain/verdicts.js';
 import type { EventKind } from '../store/store.js';
 import type { ServedCampaign } from './campaign-index.js';
 import type { ServingState } from './serving-state.js';
+import { RecentTraffic } from './recent-traffic.js';
 import { TrafficJudge } from './traffic-judge.js';
 
 const ENVELOPE_OPEN = Buffer.from('{"status":"success","data":[');
@@ -40,6 +41,8 @@ export class DeliveryService {
     private readonly events: EventSink,
     private readonly clock: () => number = Date.now,
     private readonly judge: TrafficJudge = new TrafficJudge(),
+    /** Told of every event stored but replays, for the key flag job (D15). */
+    private readonly traffic: RecentTraffic = new RecentTraffic(),
   ) {}
 
   /**
@@ -111,6 +114,11 @@ export class DeliveryService {
         userAddress: judged.userAddress,
         mayHitCap: campaign.hasCaps,
       });
+      if (stored !== 'duplicate') {
+        const reason = stored === 'counted' ? '' : (judged.reason ?? REASONS.pastCap);
+        const { apiKeyId, partnerId } = caller;
+        this.traffic.record({ apiKeyId, partnerId, placement: request.placement, kind, reason }, now);
+      }
     } finally {
       // Also when the store refused or failed it (422, 503): a click's impression is given back,
       // so the partner's retry is judged as the first attempt would have been.

@@ -1,7 +1,6 @@
 import type { Logger } from 'pino';
 import {
   BASELINE_WINDOW_MS,
-  BURST_SLICE_MS,
   chooseBaseline,
   DISMISSAL_QUIET_MS,
   evaluateKey,
@@ -13,6 +12,7 @@ import {
 } from '../domain/key-flags.js';
 import { DomainError } from '../domain/errors.js';
 import type { KeyFlagRecord, Store } from '../store/store.js';
+import type { RecentTraffic } from './recent-traffic.js';
 import { audit, SYSTEM_ACTOR } from './audit.js';
 import { flagView, readFlagPolicy } from './key-flags.js';
 import { keyStatus, PartnerService } from './partners.js';
@@ -39,11 +39,11 @@ function addTo(map: Map<string, Counts>, placement: string, kind: string, count:
 
 /**
  * Flags keys whose traffic looks fraudulent or broken (D15). Every 30 seconds it judges each key
- * that sent events in the last 5 minutes (`FLAG_WINDOW_MS`), from the raw events of that window
- * (two grouped reads of a range of `events_occurred`) and, for the click-through baseline, the
- * rollups of the last 24 hours (a range of their primary key, summed by placement and partner), so
- * a pass costs a scan of the window's events and of a day's rollup rows, whatever the number of
- * keys. The signals and thresholds are `domain/key-flags.ts`. A finding raises a flag, or updates
+ * that sent events in the last 5 minutes (`FLAG_WINDOW_MS`), from what this instance stored in that
+ * window and, for the click-through baseline, in the last 24 hours, counted in memory as the events
+ * were stored (`RecentTraffic`): a pass reads nothing from the store but flags and the policy, whatever
+ * the traffic (reading the window's raw events back held a SQLite server for seconds under load).
+ * The signals and thresholds are `domain/key-flags.ts`. A finding raises a flag, or updates
  * the evidence of the key's open flag of that signal; a signal dismissed in the last day is not
  * raised again. Where the operator turned the policy on, a finding past its threshold times the
  * policy's multiplier suspends the key at once, as `system`, audited.
@@ -56,6 +56,8 @@ export class KeyFlagJob {
 
   constructor(
     private readonly store: Store,
+    /** The traffic of the window and the baseline, counted in memory as events are stored. */
+    private readonly traffic: RecentTraffic,
     private readonly log: Pick<Logger, 'error' | 'info' | 'warn'>,
     private readonly clock: () => number = Date.now,
     /** Called after the policy suspended a key, so this instance refuses it at once. */
@@ -81,7 +83,7 @@ export class KeyFlagJob {
     const baselineStart = now - BASELINE_WINDOW_MS - (now % MINUTE);
     const all = new Map<string, Counts>();
     const byPartner = new Map<number, Map<string, Counts>>();
-    for (const row of await this.store.placementCounts(baselineStart, now + 1)) {
+    for (const row of this.traffic.placementCounts(baselineStart, now + 1)) {
       addTo(all, row.placementId, row.kind, row.count);
       const partner = byPartner.get(row.partnerId) ?? new Map<string, Counts>();
       addTo(partner, row.placementId, row.kind, row.count);
@@ -124,7 +126,7 @@ export class KeyFlagJob {
   /** Each key's traffic in [from, to), from the raw events. */
   private async trafficOf(from: number, to: number): Promise<Map<number, KeyTraffic>> {
     const keys = new Map<number, KeyTraffic>();
-    for (const row of await this.store.keyEventCounts(from, to)) {
+    for (const row of this.traffic.keyEventCounts(from, to)) {
       let key = keys.get(row.apiKeyId);
       if (!key) {
         key = {
@@ -140,7 +142,7 @@ export class KeyFlagJob {
       if (row.kind === 'click')
         key.clickReasons.set(row.reason, (key.clickReasons.get(row.reason) ?? 0) + row.count);
     }
-    for (const row of await this.store.keySliceCounts(from, to, BURST_SLICE_MS)) {
+    for (const row of this.traffic.keySliceCounts(from, to)) {
       keys.get(row.apiKeyId)?.slices[row.kind].set(row.slice, row.count);
     }
     return keys;

@@ -1,6 +1,6 @@
-// Key flags (D15): the traffic the flag job judges (raw events of the window, rollups of the
-// baseline) and the flags with their review. Part of the Store façade (store.ts): functions over a
-// StoreContext.
+// Key flags (D15): the shapes of the traffic the flag job judges (counted in memory by
+// services/recent-traffic.ts) and the flags with their review. Part of the Store façade
+// (store.ts): functions over a StoreContext.
 import { sql, type Selectable } from 'kysely';
 import type { FlagSignal, FlagStatus } from '../domain/key-flags.js';
 import type { EventKind, PageRequest } from './rows.js';
@@ -62,79 +62,6 @@ function toRecord(row: Selectable<KeyFlagTable>): KeyFlagRecord {
     reviewedBy: row.reviewed_by,
     reviewNote: row.review_note,
   };
-}
-
-/** Raw events in [from, to) by key, placement, kind and reason: a range of `events_occurred`. */
-export async function keyEventCounts(ctx: StoreContext, from: number, to: number): Promise<KeyEventCount[]> {
-  const rows = await ctx.db
-    .selectFrom('events')
-    .select((eb) => [
-      'api_key_id',
-      'partner_id',
-      'placement_id',
-      'kind',
-      'reason',
-      eb.fn.countAll<number | string>().as('n'),
-    ])
-    .where('occurred_at', '>=', from)
-    .where('occurred_at', '<', to)
-    .where('verdict', '!=', 'duplicate')
-    .groupBy(['api_key_id', 'partner_id', 'placement_id', 'kind', 'reason'])
-    .execute();
-  return rows.map((row) => ({
-    apiKeyId: Number(row.api_key_id),
-    partnerId: Number(row.partner_id),
-    placementId: row.placement_id,
-    kind: row.kind as EventKind,
-    reason: row.reason ?? '',
-    count: Number(row.n),
-  }));
-}
-
-/** Raw events in [from, to) by key, kind and slice of `sliceMs` (slices start at multiples of it). */
-export async function keySliceCounts(
-  ctx: StoreContext,
-  from: number,
-  to: number,
-  sliceMs: number,
-): Promise<KeySliceCount[]> {
-  const slice = sql<number | string>`occurred_at - (occurred_at % ${sql.lit(sliceMs)})`;
-  const rows = await ctx.db
-    .selectFrom('events')
-    .select((eb) => ['api_key_id', 'kind', slice.as('slice'), eb.fn.countAll<number | string>().as('n')])
-    .where('occurred_at', '>=', from)
-    .where('occurred_at', '<', to)
-    .where('verdict', '!=', 'duplicate')
-    .groupBy(['api_key_id', 'kind', slice])
-    .execute();
-  return rows.map((row) => ({
-    apiKeyId: Number(row.api_key_id),
-    kind: row.kind as EventKind,
-    slice: Number(row.slice),
-    count: Number(row.n),
-  }));
-}
-
-/** Rollups of the minutes in [from, to) by placement, partner and kind: a range of their primary key. */
-export async function placementCounts(
-  ctx: StoreContext,
-  from: number,
-  to: number,
-): Promise<PlacementCount[]> {
-  const rows = await ctx.db
-    .selectFrom('event_rollups')
-    .select((eb) => ['placement_id', 'partner_id', 'kind', eb.fn.sum<number | string>('count').as('n')])
-    .where('minute', '>=', from)
-    .where('minute', '<', to)
-    .where('verdict', '!=', 'duplicate')
-    .groupBy(['placement_id', 'partner_id', 'kind'])
-    .execute();
-  return rows.map((row) => ({
-    placementId: row.placement_id,
-    partnerId: Number(row.partner_id),
-    kind: row.kind as EventKind,
-    count: Number(row.n),
-  }));
 }
 
 /**

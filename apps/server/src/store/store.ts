@@ -187,9 +187,6 @@ export class Store {
   readonly countEvents = this.bound(events.countEvents);
 
   // Key flags (D15): the traffic the flag job judges, the flags and their review (key-flags.ts)
-  readonly keyEventCounts = this.bound(keyFlags.keyEventCounts);
-  readonly keySliceCounts = this.bound(keyFlags.keySliceCounts);
-  readonly placementCounts = this.bound(keyFlags.placementCounts);
   readonly saveKeyFlag = this.bound(keyFlags.saveKeyFlag);
   readonly lastDismissal = this.bound(keyFlags.lastDismissal);
   readonly getKeyFlag = this.bound(keyFlags.getKeyFlag);
