@@ -17,6 +17,11 @@ describe('configuration', () => {
     expect(Object.isFrozen(config)).toBe(true);
   });
 
+  it('judges keys for flags every 30 seconds unless told otherwise (D15)', () => {
+    expect(loadConfig({}).flagIntervalMs).toBe(30_000);
+    expect(loadConfig({ PLACARD_FLAG_INTERVAL_MS: '5000' }).flagIntervalMs).toBe(5_000);
+  });
+
   it('derives the SQLite file from the data directory and accepts PostgreSQL URLs', () => {
     expect(loadConfig({ PLACARD_DATA_DIR: '/srv/placard' }).databaseUrl).toBe(
       'sqlite:/srv/placard/placard.db',
@@ -51,6 +56,16 @@ describe('configuration', () => {
       'PLACARD_REDIS_KEY_PREFIX must be 1 to 64 visible ASCII characters',
     ],
     ['PLACARD_TOKEN_SECRET', 'too short', 'PLACARD_TOKEN_SECRET must be 32 to 1024 visible ASCII characters'],
+    [
+      'PLACARD_FLAG_INTERVAL_MS',
+      '999',
+      'PLACARD_FLAG_INTERVAL_MS must be an integer between 1000 and 3600000',
+    ],
+    [
+      'PLACARD_FLAG_INTERVAL_MS',
+      '5s',
+      'PLACARD_FLAG_INTERVAL_MS must be an integer between 1000 and 3600000',
+    ],
   ])('refuses %s=%s with a message naming it', (name, value, message) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(message);

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { FLAG_INTERVAL_MS } from './domain/key-flags.js';
 
 /** How long partners may reuse a fetch answer unless configured: changes reach pages within this. */
 export const DEFAULT_FETCH_MAX_AGE_SECONDS = 5;
@@ -34,6 +35,8 @@ export interface Config {
   readonly publicUrl: string;
   /** Signs serve tokens (D15); unset: one generated at first start and kept in the store. */
   readonly tokenSecret: string | undefined;
+  /** How often (ms) each instance's key flag job judges every key's last 5 minutes (D15). */
+  readonly flagIntervalMs: number;
 }
 
 /** Thrown for a bad environment value; `main` prints the message and exits non-zero. */
@@ -238,6 +241,14 @@ export const SETTINGS: ReadonlyArray<Setting<keyof Config>> = [
       }
       return raw;
     },
+  },
+  {
+    key: 'flagIntervalMs',
+    env: 'PLACARD_FLAG_INTERVAL_MS',
+    description:
+      'How often (ms) each instance judges every key’s traffic of the last 5 minutes for flags (D15). A flag comes at most this long after its evidence is there; the window and thresholds do not change with it.',
+    defaultText: String(FLAG_INTERVAL_MS),
+    parse: (raw) => integer('PLACARD_FLAG_INTERVAL_MS', raw, FLAG_INTERVAL_MS, 1_000, 3_600_000),
   },
 ];
 

@@ -47,6 +47,8 @@ export interface WiringOptions {
   serveTokenStates?: ServeTokenStates;
   /** Where people reach the dashboard: the start of one-time links (default http://localhost:8080). */
   publicUrl?: string;
+  /** How often the key flag job judges every key (D15; default `FLAG_INTERVAL_MS`, 30 s). */
+  flagIntervalMs?: number;
 }
 
 export interface Services {
@@ -122,7 +124,7 @@ export function wireServices(store: Store, logger: Logger, options: WiringOption
   const retention = new RetentionJob(store, logger, options.eventRetentionDays, clock);
   const compaction = new RollupCompactionJob(store, logger, clock);
   const pacing = new PacingJob(store, state, logger, clock);
-  const flags = new KeyFlagJob(store, recentTraffic, logger, clock, refreshNow);
+  const flags = new KeyFlagJob(store, recentTraffic, logger, clock, refreshNow, options.flagIntervalMs);
   const appDeps: AppDeps = {
     version: VERSION,
     limiter,

@@ -149,6 +149,48 @@ describe.each(ENGINES)('key flags on %s', (engine) => {
     expect(await flagsOf(honestKey)).toEqual([]);
   });
 
+  it('leaves the traffic its verdicts refused out of the baseline, so bots and floods elsewhere flag no honest key', async () => {
+    // Another partner's refused traffic on the placement today: 20,000 bot impressions and 4,000
+    // clicks without impressions. Counted in, the placement's rate would be 4,200 / 44,000 (9.5%):
+    // the honest key's 1% would be far below it, with 190 clicks expected.
+    const refused = await newKey('Refused Partner');
+    const invalid = (kind: 'impression' | 'click', i: number, reason: string): TrackedEvent => ({
+      kind,
+      campaignId,
+      placement: 'header_banner',
+      country: null,
+      device: null,
+      partnerId: refused.partnerId,
+      apiKeyId: refused.id,
+      occurredAt: now - 20 * HOUR + i * 1_000,
+      verdict: 'invalid',
+      reason,
+      idempotencyKey: null,
+      userAddress: null,
+      mayHitCap: false,
+    });
+    const events = Array.from({ length: 20_000 }, (_, i) => invalid('impression', i, 'known bot'));
+    for (let i = 0; i < 4_000; i++) events.push(invalid('click', i, 'click without impression'));
+    for (let start = 0; start < events.length; start += 6_000)
+      await t.store.insertEvents(events.slice(start, start + 6_000));
+    countedByThisInstance(events);
+
+    const honestKey = await newKey('Honest Partner');
+    const fraud = await newKey('Twenty Times');
+    await honest(honestKey, 2_000, 100);
+    await honest(fraud, 200, 500, 5);
+    const pass = await job();
+    expect(pass.raised.map((flag) => [flag.apiKeyId, flag.signal])).toEqual([[fraud.id, 'ctr']]);
+    const [flag] = await flagsOf(fraud);
+    expect(flag.evidence).toMatchObject({
+      baselineCtr: 0.01,
+      baselineImpressions: 22_000, // billable only: the baseline partner's and the honest one's
+      baselineClicks: 220,
+      ratio: 20,
+    });
+    expect(await flagsOf(honestKey)).toEqual([]);
+  });
+
   it('flags an impression polling loop and a click flood as bursts, with the busiest 10 seconds', async () => {
     const loop = await newKey('Polling Loop');
     await send(loop, 'impression', 120, 1_000); // one a second for two minutes

@@ -38,8 +38,14 @@ export const FLAG_THRESHOLDS = {
     minBaselineCtr: 0.001,
   },
   burst: {
-    /** A 10-second slice with this many times the key's median slice (of the slices it was active in). */
+    /** A 10-second slice with this many times the key's median whole slice (of the ones it was active in). */
     ratio: 10,
+    /**
+     * The median needs at least this many whole slices: ones wholly inside the window and already
+     * over, after the key's first slice in the window (which it may have begun sending in at any
+     * moment). Fewer, and the key has not sent long enough for a usual rate to compare with.
+     */
+    minWholeSlices: 2,
     /** ...and at least this many events of the kind in that slice. */
     minEvents: { impression: 100, click: 30 },
   },
@@ -70,13 +76,15 @@ export interface KeyTraffic {
   partnerId: number;
   /** Impressions and clicks by placement, every verdict but `duplicate`. */
   placements: Map<string, Counts>;
+  /** The billable (`counted`) ones among them, by placement: the key's share of the baseline. */
+  billable: Map<string, Counts>;
   /** Clicks by reason ('' for counted), every verdict but `duplicate`. */
   clickReasons: Map<string, number>;
   /** Events per 10-second slice (keyed by the slice's start), by kind. */
   slices: { impression: Map<number, number>; click: Map<number, number> };
 }
 
-/** A placement's baseline: impressions and clicks of other traffic over the baseline window. */
+/** A placement's baseline: billable impressions and clicks of other traffic over the baseline window. */
 export interface Baseline {
   /** `other partners`: traffic of every other partner; `other traffic`: everything but this key's window. */
   source: 'other partners' | 'other traffic';
@@ -105,18 +113,26 @@ const sum = (values: Iterable<number>) => [...values].reduce((a, b) => a + b, 0)
  * normal is; otherwise all traffic but this key's own window (a deployment with one partner, or a
  * partner whose keys are most of a placement's traffic). Undefined when neither has
  * `minBaselineImpressions` on the key's placements: there is then no CTR signal.
+ *
+ * Billable traffic only: `all` and `ownPartner` count `counted` events, and `ownBillable` is the
+ * key's own billable window taken out of `all`. Events the verdicts refused are not normal: a
+ * bot's impressions would pull every placement's rate down (honest keys then look clicked far
+ * above it) and a flood's clicks without impressions push it up (honest keys then look clicked far
+ * below it, and a 20× key hides).
  */
 export function chooseBaseline(
   keyPlacements: ReadonlyMap<string, Counts>,
   all: ReadonlyMap<string, Counts>,
   ownPartner: ReadonlyMap<string, Counts>,
+  ownBillable: ReadonlyMap<string, Counts> = keyPlacements,
 ): Baseline | undefined {
   const zero: Counts = { impressions: 0, clicks: 0 };
   const others = new Map<string, Counts>();
   const rest = new Map<string, Counts>();
-  for (const [placement, own] of keyPlacements) {
+  for (const placement of keyPlacements.keys()) {
     const total = all.get(placement) ?? zero;
     const partner = ownPartner.get(placement) ?? zero;
+    const own = ownBillable.get(placement) ?? zero;
     others.set(placement, {
       impressions: Math.max(0, total.impressions - partner.impressions),
       clicks: Math.max(0, total.clicks - partner.clicks),
@@ -193,17 +209,37 @@ function median(values: number[]): number {
 }
 
 /**
- * Bursts: a 10-second slice with far more events of one kind than the key's median slice, counted
- * over the slices it sent that kind in (a key that starts sending is not a burst; a polling loop or
- * a click flood on a key that was sending before is).
+ * The slices that tell a key's usual rate: whole ones. A slice that began before the window, or is
+ * still under way at its end, or is the key's first in the window (it may have started sending a
+ * moment before the slice ended) holds only part of 10 seconds: counted in, a key that just started
+ * would look like a burst of its own full slices against a few events at its start or in the
+ * current slice.
  */
-export function burstFinding(traffic: KeyTraffic): Finding | undefined {
+function wholeSlices(slices: ReadonlyMap<number, number>, window: { start: number; end: number }): number[] {
+  const first = Math.min(...slices.keys());
+  return [...slices]
+    .filter(([start]) => start !== first && start >= window.start && start + BURST_SLICE_MS <= window.end)
+    .map(([, count]) => count);
+}
+
+/**
+ * Bursts: a 10-second slice with far more events of one kind than the key's median whole slice,
+ * counted over the whole slices it sent that kind in (a key that starts sending is not a burst; a
+ * polling loop or a click flood on a key that was sending before is). The busiest slice may be any,
+ * the current one included: a slice only partly over can only hold fewer events than it will.
+ */
+export function burstFinding(
+  traffic: KeyTraffic,
+  window: { start: number; end: number },
+): Finding | undefined {
   const t = FLAG_THRESHOLDS.burst;
   let best: Finding | undefined;
   for (const kind of ['impression', 'click'] as const) {
     const slices = traffic.slices[kind];
     if (slices.size === 0) continue;
-    const typical = Math.max(median([...slices.values()]), 1);
+    const whole = wholeSlices(slices, window);
+    if (whole.length < t.minWholeSlices) continue;
+    const typical = Math.max(median(whole), 1);
     const [peakStart, peak] = [...slices.entries()].reduce((a, b) => (b[1] > a[1] ? b : a));
     const ratio = peak / typical;
     if (peak < t.minEvents[kind] || ratio < t.ratio) continue;
@@ -219,9 +255,10 @@ export function burstFinding(traffic: KeyTraffic): Finding | undefined {
         peakEvents: peak,
         medianEvents: typical,
         activeSlices: slices.size,
+        wholeSlices: whole.length,
         sliceSeconds: BURST_SLICE_MS / 1000,
         ratio: round(ratio, 3),
-        thresholds: { ratio: t.ratio, minEvents: t.minEvents[kind] },
+        thresholds: { ratio: t.ratio, minEvents: t.minEvents[kind], minWholeSlices: t.minWholeSlices },
       },
     };
   }
@@ -260,7 +297,11 @@ export function evaluateKey(
   baseline: Baseline | undefined,
   window: { start: number; end: number; baselineStart: number },
 ): Finding[] {
-  const findings = [ctrFinding(traffic, baseline), burstFinding(traffic), unpairedClicksFinding(traffic)];
+  const findings = [
+    ctrFinding(traffic, baseline),
+    burstFinding(traffic, window),
+    unpairedClicksFinding(traffic),
+  ];
   return findings
     .filter((finding): finding is Finding => finding !== undefined)
     .map((finding) => ({

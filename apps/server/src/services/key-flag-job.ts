@@ -38,8 +38,9 @@ function addTo(map: Map<string, Counts>, placement: string, kind: string, count:
 }
 
 /**
- * Flags keys whose traffic looks fraudulent or broken (D15). Every 30 seconds it judges each key
- * that sent events in the last 5 minutes (`FLAG_WINDOW_MS`), from what this instance stored in that
+ * Flags keys whose traffic looks fraudulent or broken (D15). Every 30 seconds (unless
+ * `PLACARD_FLAG_INTERVAL_MS` says otherwise) it judges each key that sent events in the last 5
+ * minutes (`FLAG_WINDOW_MS`), from what this instance stored in that
  * window and, for the click-through baseline, in the last 24 hours, counted in memory as the events
  * were stored (`RecentTraffic`): a pass reads nothing from the store but flags and the policy, whatever
  * the traffic (reading the window's raw events back held a SQLite server for seconds under load).
@@ -79,7 +80,7 @@ export class KeyFlagJob {
     const traffic = await this.trafficOf(start, now + 1);
     if (traffic.size === 0) return pass;
 
-    // The baseline: whole minutes of rollups, the current one included.
+    // The baseline: billable events of the last day, by the hour, the current one included.
     const baselineStart = now - BASELINE_WINDOW_MS - (now % MINUTE);
     const all = new Map<string, Counts>();
     const byPartner = new Map<number, Map<string, Counts>>();
@@ -92,7 +93,12 @@ export class KeyFlagJob {
 
     const policy = await readFlagPolicy(this.store);
     for (const key of traffic.values()) {
-      const baseline = chooseBaseline(key.placements, all, byPartner.get(key.partnerId) ?? new Map());
+      const baseline = chooseBaseline(
+        key.placements,
+        all,
+        byPartner.get(key.partnerId) ?? new Map(),
+        key.billable,
+      );
       for (const finding of evaluateKey(key, baseline, { start, end: now, baselineStart })) {
         const dismissed = await this.store.lastDismissal(key.apiKeyId, finding.signal);
         if (dismissed !== undefined && now - dismissed < DISMISSAL_QUIET_MS) continue;
@@ -133,12 +139,14 @@ export class KeyFlagJob {
           apiKeyId: row.apiKeyId,
           partnerId: row.partnerId,
           placements: new Map(),
+          billable: new Map(),
           clickReasons: new Map(),
           slices: { impression: new Map(), click: new Map() },
         };
         keys.set(row.apiKeyId, key);
       }
       addTo(key.placements, row.placementId, row.kind, row.count);
+      if (row.reason === '') addTo(key.billable, row.placementId, row.kind, row.count);
       if (row.kind === 'click')
         key.clickReasons.set(row.reason, (key.clickReasons.get(row.reason) ?? 0) + row.count);
     }

@@ -40,7 +40,10 @@ export interface KeySliceCount {
   count: number;
 }
 
-/** Rollup counts of one placement and partner over a window; replays left out. */
+/**
+ * Billable events of one placement and partner over a window: what "normal" is, so the events the
+ * verdicts refused (bots, floods of clicks without impressions, replays) are left out.
+ */
 export interface PlacementCount {
   placementId: string;
   partnerId: number;

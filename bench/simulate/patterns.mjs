@@ -1,0 +1,387 @@
+// The traffic patterns of `npm run simulate` (run.mjs): what each simulated partner's server does
+// through the partner API, for a bounded time. Each pattern counts what it sent and, of that, what
+// the rules of D15 say must not be billed (`unbillable`), so run.mjs can hold the server's verdicts
+// (read back from its reports) against them. Nothing here judges: the server does.
+import { randomUUID } from 'node:crypto';
+import { PlacardClient } from '@placard/client';
+
+/** Placements the honest background shares with the keys that must be flagged against its baseline. */
+export const SHARED_PLACEMENTS = ['header_banner', 'article_inline', 'sidebar_top'];
+/** Placements of the patterns judged event by event (their clicks would skew the shared baseline). */
+export const OTHER_PLACEMENTS = ['feed_sponsored', 'footer_banner'];
+
+/** End users' browsers: none is a bot by the `isbot` list. */
+export const BROWSERS = [
+  'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36',
+  'Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1',
+  'Mozilla/5.0 (Macintosh; Intel Mac OS X 10.15; rv:132.0) Gecko/20100101 Firefox/132.0',
+  'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Mobile Safari/537.36',
+];
+
+/** Crawlers and scripts a partner's pages are requested by, forwarded as they came. */
+export const BOTS = [
+  'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)',
+  'Mozilla/5.0 (compatible; bingbot/2.0; +http://www.bing.com/bingbot.htm)',
+  'Mozilla/5.0 (compatible; AhrefsBot/7.0; +http://ahrefs.com/robot/)',
+  'Mozilla/5.0 (compatible; YandexBot/3.0; +http://yandex.com/bots)',
+  'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/120.0.0.0 Safari/537.36',
+  'facebookexternalhit/1.1 (+http://www.facebook.com/externalhit_uatext.php)',
+  'curl/8.5.0',
+  'python-requests/2.31.0',
+  'Go-http-client/1.1',
+  'Wget/1.21.4',
+];
+
+const LOCATIONS = ['US', 'GB', 'DE', 'FR', 'CA'];
+const DEVICES = ['mobile', 'desktop', 'tablet'];
+/** Honest displays clicked: about 1%, 1 to 20 seconds after the impression. */
+const HONEST_CTR = 0.01;
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+const pick = (rng, list) => list[Math.floor(rng() * list.length)];
+const between = (rng, low, high) => low + rng() * (high - low);
+
+/**
+ * An end user: a browser (or a bot), an address in 198.18.0.0/15 (set aside for benchmarks, RFC
+ * 2544; bots in its second half) drawn from 65,536, a country and a device.
+ */
+function endUser(rng, { bot = false } = {}) {
+  const n = Math.floor(rng() * 65_536);
+  return {
+    userAgent: pick(rng, bot ? BOTS : BROWSERS),
+    userIp: `198.${bot ? 19 : 18}.${n >> 8}.${n & 255}`,
+    location: pick(rng, LOCATIONS),
+    device: pick(rng, DEVICES),
+  };
+}
+
+/** What one pattern sent, by kind, and how much of it the rules say must not be billed. */
+export function newTally() {
+  return {
+    sent: { impressions: 0, clicks: 0 },
+    unbillable: { impressions: 0, clicks: 0 },
+    fetches: 0,
+    /** Requests not answered 200 (or SDK calls that threw), by status or error. */
+    failed: {},
+  };
+}
+
+const plural = { impression: 'impressions', click: 'clicks' };
+
+/**
+ * The partner API as a partner's server calls it directly: fetches (cached for the answer's
+ * `max-age` unless `cache` is false), impressions and clicks with an Idempotency-Key each.
+ */
+function partnerApi(ctx) {
+  const headers = { authorization: `Bearer ${ctx.apiKey}` };
+  const cache = new Map();
+  const fail = (what) => (ctx.tally.failed[what] = (ctx.tally.failed[what] ?? 0) + 1);
+
+  async function fetchCampaigns(query, { cache: useCache = true } = {}) {
+    const search = new URLSearchParams(query).toString();
+    const cached = cache.get(search);
+    if (useCache && cached && cached.until > Date.now()) return cached.campaigns;
+    const pending = (async () => {
+      ctx.tally.fetches++;
+      const answer = await fetch(`${ctx.url}/api/v1/campaigns/fetch?${search}`, { headers });
+      const body = await answer.json();
+      if (answer.status !== 200) {
+        fail(`fetch ${answer.status}`);
+        return [];
+      }
+      const maxAge = Number(/max-age=(\d+)/.exec(answer.headers.get('cache-control') ?? '')?.[1] ?? 0);
+      if (useCache) cache.set(search, { until: Date.now() + maxAge * 1000, campaigns: body.data });
+      return body.data;
+    })();
+    // Identical fetches in flight share one request, as a partner's cache does.
+    if (useCache) cache.set(search, { until: Infinity, campaigns: pending });
+    try {
+      return await pending;
+    } catch (error) {
+      cache.delete(search);
+      throw error;
+    }
+  }
+
+  /** Reports one event; `unbillable`: the rules say it must not be billed. Resolves true on 200. */
+  async function track(kind, body, { unbillable = false } = {}) {
+    ctx.tally.sent[plural[kind]]++;
+    if (unbillable) ctx.tally.unbillable[plural[kind]]++;
+    try {
+      const answer = await fetch(`${ctx.url}/api/v1/campaigns/${kind}`, {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json', 'idempotency-key': randomUUID() },
+        body: JSON.stringify(body),
+      });
+      await answer.arrayBuffer();
+      if (answer.status === 200) return true;
+      fail(`${kind} ${answer.status}`);
+    } catch (error) {
+      fail(`${kind} ${error.cause?.code ?? error.message}`);
+    }
+    return false;
+  }
+
+  return { fetchCampaigns, track, fail };
+}
+
+/**
+ * Starts `visit()` `perSecond` times a second, evenly, until the deadline, then waits for the
+ * visits under way (a few seconds at most: an honest click due after the deadline is not sent, see
+ * `later`).
+ */
+async function paced(ctx, perSecond, visit) {
+  const running = new Set();
+  const start = Date.now();
+  let started = 0;
+  while (Date.now() < ctx.deadline) {
+    const due = Math.floor(((Date.now() - start) / 1000) * perSecond);
+    for (; started < due; started++) {
+      const run = visit(started).catch((error) => {
+        ctx.tally.failed[`error ${error.name}`] = (ctx.tally.failed[`error ${error.name}`] ?? 0) + 1;
+        ctx.errors.push(String(error.stack ?? error));
+      });
+      running.add(run);
+      void run.finally(() => running.delete(run));
+    }
+    await sleep(10);
+  }
+  await Promise.all(running);
+}
+
+/**
+ * Runs `action` after `ms`, unless that is past the deadline: a display clicked after the run's
+ * end is not clicked within it (so an honest pattern's CTR ends a little under 1%).
+ */
+async function later(ctx, ms, action) {
+  if (Date.now() + ms >= ctx.deadline) return;
+  await sleep(ms);
+  await action();
+}
+
+/**
+ * A partner following the contract without tokens: fetches for a slot, reusing the answer for its
+ * `max-age` per placement, country and device; one impression per display, with the end user's
+ * `userAgent` and `userIp`; `ctr` of displays clicked 1 to 20 seconds later.
+ */
+function followsContract(ctx, { perSecond, ctr }) {
+  const api = partnerApi(ctx);
+  return paced(ctx, perSecond, async () => {
+    const user = endUser(ctx.rng);
+    const placement = pick(ctx.rng, ctx.placements);
+    const [campaign] = await api.fetchCampaigns({
+      placement,
+      location: user.location,
+      device: user.device,
+      limit: '1',
+    });
+    if (!campaign) return;
+    const body = { campaignId: campaign.id, placement, ...user };
+    if (!(await api.track('impression', body))) return;
+    if (ctx.rng() < ctr) await later(ctx, between(ctx.rng, 1_000, 20_000), () => api.track('click', body));
+  });
+}
+
+/**
+ * Each pattern: its name (the test finds it by that), a description, the placements it uses, and
+ * `run(ctx)` with ctx = { url, apiKey, placements, rng, deadline, tally, errors }. `expect` says
+ * what the issue asks of it (run.mjs prints whether it holds; the test asserts it).
+ */
+export const PATTERNS = [
+  {
+    name: 'honest',
+    description: `follows the contract without tokens: fetch cached for max-age, one impression per display, ${HONEST_CTR * 100}% clicked 1-20 s later`,
+    placements: SHARED_PLACEMENTS,
+    expect: 'honest',
+    run: (ctx) => followsContract(ctx, { perSecond: 100, ctr: HONEST_CTR }),
+  },
+  {
+    name: 'honest with tokens (SDK)',
+    description: `the same through @placard/client with tokens: true: a fetch per page view, the token sent with its impression and click`,
+    placements: SHARED_PLACEMENTS,
+    expect: 'honest',
+    run(ctx) {
+      const client = new PlacardClient({ apiKey: ctx.apiKey, baseUrl: ctx.url, tokens: true });
+      const fail = (error) => {
+        const what = `sdk ${error.name}${error.status ? ` ${error.status}` : ''}`;
+        ctx.tally.failed[what] = (ctx.tally.failed[what] ?? 0) + 1;
+      };
+      return paced(ctx, 40, async () => {
+        const user = endUser(ctx.rng);
+        const placement = pick(ctx.rng, ctx.placements);
+        ctx.tally.fetches++;
+        const [campaign] = await client.fetchCampaigns({
+          placement,
+          location: user.location,
+          device: user.device,
+          limit: 1,
+        });
+        if (!campaign) return;
+        const display = client.display(campaign, placement, user);
+        ctx.tally.sent.impressions++;
+        try {
+          await display.impression();
+        } catch (error) {
+          return fail(error);
+        }
+        if (ctx.rng() < HONEST_CTR)
+          await later(ctx, between(ctx.rng, 1_000, 20_000), async () => {
+            ctx.tally.sent.clicks++;
+            await display.click().catch(fail);
+          });
+      });
+    },
+  },
+  {
+    name: '20x click-through',
+    description: `follows the contract, but 20% of its displays are clicked: 20 times its placements' baseline of about 1%`,
+    placements: SHARED_PLACEMENTS,
+    expect: 'flagged',
+    run: (ctx) => followsContract(ctx, { perSecond: 3, ctr: 20 * HONEST_CTR }),
+  },
+  {
+    name: 'impression polling loop',
+    description:
+      'each of 40 open pages reports the impression of its one fetched campaign every 0.5 s, from its first event (80 a second, no clicks)',
+    placements: SHARED_PLACEMENTS,
+    expect: 'flagged',
+    async run(ctx) {
+      const api = partnerApi(ctx);
+      const pages = Array.from({ length: 40 }, async (_, page) => {
+        const placement = ctx.placements[page % ctx.placements.length];
+        const [campaign] = await api.fetchCampaigns({ placement, limit: '1' });
+        if (!campaign) return;
+        const start = Date.now() + between(ctx.rng, 0, 500);
+        for (let k = 0; start + k * 500 < ctx.deadline; k++) {
+          const wait = start + k * 500 - Date.now();
+          if (wait > 0) await sleep(wait);
+          await api.track('impression', { campaignId: campaign.id, placement });
+        }
+      });
+      await Promise.all(pages);
+    },
+  },
+  {
+    name: 'click flood',
+    description:
+      'one key clicks the campaigns it fetched 40 times a second, never reporting an impression (no end-user signals)',
+    placements: SHARED_PLACEMENTS,
+    expect: 'flagged',
+    run(ctx) {
+      const api = partnerApi(ctx);
+      return paced(ctx, 40, async () => {
+        const placement = pick(ctx.rng, ctx.placements);
+        const campaigns = await api.fetchCampaigns({ placement, limit: '10' });
+        if (campaigns.length === 0) return;
+        await api.track(
+          'click',
+          { campaignId: pick(ctx.rng, campaigns).id, placement },
+          { unbillable: true },
+        );
+      });
+    },
+  },
+  {
+    name: 'bot user agents',
+    description:
+      'follows the contract for page views requested by crawlers and scripts, forwarding their user agents (5% of displays clicked)',
+    placements: SHARED_PLACEMENTS,
+    expect: 'not billed',
+    run(ctx) {
+      const api = partnerApi(ctx);
+      return paced(ctx, 10, async () => {
+        const user = endUser(ctx.rng, { bot: true });
+        const placement = pick(ctx.rng, ctx.placements);
+        const [campaign] = await api.fetchCampaigns({
+          placement,
+          location: user.location,
+          device: user.device,
+          limit: '1',
+        });
+        if (!campaign) return;
+        const body = { campaignId: campaign.id, placement, ...user };
+        if (!(await api.track('impression', body, { unbillable: true }))) return;
+        if (ctx.rng() < 0.05)
+          await later(ctx, between(ctx.rng, 1_000, 20_000), () =>
+            api.track('click', body, { unbillable: true }),
+          );
+      });
+    },
+  },
+  {
+    name: 'clicks without impressions',
+    description:
+      'no tokens; per campaign and placement, one after the other: 60% clicks with no impression, 40% an impression, its click 1-3 s later and a second click (double click) 0.1-0.25 s after that',
+    placements: OTHER_PLACEMENTS,
+    expect: 'unpaired clicks not billed',
+    async run(ctx) {
+      const api = partnerApi(ctx);
+      // One worker per campaign and placement, sending one event at a time, so that what the key
+      // has unclicked of each pair is known exactly: none before each click without impression and
+      // before each second click, one before each first click.
+      const pairs = [];
+      for (const placement of ctx.placements) {
+        for (const campaign of await api.fetchCampaigns({ placement, limit: '10' }))
+          pairs.push({ campaignId: campaign.id, placement });
+      }
+      await Promise.all(
+        pairs.map(async (pair) => {
+          while (Date.now() < ctx.deadline) {
+            const body = { ...pair, ...endUser(ctx.rng) };
+            if (ctx.rng() < 0.6) {
+              await api.track('click', body, { unbillable: true });
+            } else {
+              if (!(await api.track('impression', body))) {
+                await sleep(500);
+                continue;
+              }
+              await sleep(between(ctx.rng, 1_000, 3_000));
+              await api.track('click', body);
+              await sleep(between(ctx.rng, 100, 250));
+              await api.track('click', body, { unbillable: true });
+            }
+            await sleep(between(ctx.rng, 500, 1_500));
+          }
+        }),
+      );
+    },
+  },
+  {
+    name: 'token replays',
+    description:
+      'tokens=true; per page view one of: the impression reported twice (a replay, or the answer reused for another page view), a click with no impression of its token, or an impression, its click 1.5-4 s later and a second click',
+    placements: OTHER_PLACEMENTS,
+    expect: 'token abuse not billed',
+    run(ctx) {
+      const api = partnerApi(ctx);
+      return paced(ctx, 4, async () => {
+        const user = endUser(ctx.rng);
+        const placement = pick(ctx.rng, ctx.placements);
+        const [campaign] = await api.fetchCampaigns(
+          { placement, location: user.location, device: user.device, limit: '1', tokens: 'true' },
+          { cache: false },
+        );
+        if (!campaign) return;
+        if (!campaign.token) {
+          api.fail('fetch without a token');
+          return;
+        }
+        const body = { campaignId: campaign.id, placement, ...user, token: campaign.token };
+        const behaviour = ctx.rng();
+        if (behaviour < 1 / 3) {
+          if (!(await api.track('impression', body))) return;
+          await sleep(between(ctx.rng, 200, 2_000));
+          await api.track('impression', body, { unbillable: true });
+        } else if (behaviour < 2 / 3) {
+          await api.track('click', body, { unbillable: true });
+        } else {
+          if (!(await api.track('impression', body))) return;
+          await sleep(between(ctx.rng, 1_500, 4_000));
+          if (!(await api.track('click', body))) return;
+          await sleep(between(ctx.rng, 100, 300));
+          await api.track('click', body, { unbillable: true });
+        }
+      });
+    },
+  },
+];
