@@ -16,9 +16,8 @@ type AnyDb = Kysely<any>;
  * - `key_flags_key` (api_key_id, signal, reviewed_at): the latest dismissal of a key's signal, and
  *   a partner's flags through its keys.
  *
- * The job reads the raw events of the last 5 minutes by the range of `events_occurred` (migration
- * 001) and the rollups of the last 24 hours by their primary key (minute first): no new index on
- * either (see services/key-flag-job.ts for what a pass costs).
+ * The job reads no events from the store: each instance counts what it stored in memory
+ * (services/recent-traffic.ts), so no index on the events is needed for it.
  */
 export async function up(db: AnyDb, engine: Engine): Promise<void> {
   await idColumn(engine)(db.schema.createTable('key_flags'))
