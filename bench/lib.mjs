@@ -149,13 +149,15 @@ export const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 
 /**
  * Starts a server pinned to the server core, warms it up for 2 s (JIT, caches), measures it with
- * the wrk script for SECONDS, reads its RSS, and stops it.
+ * the wrk script for SECONDS, reads its RSS, and stops it. `scriptEnv` may be a function, called
+ * before each of the two wrk runs, for a script that needs fresh data each time (serve tokens).
  */
 export async function measure(args, env, script, scriptEnv) {
+  const envOf = typeof scriptEnv === 'function' ? scriptEnv : () => scriptEnv;
   const server = await startPinned(args, env);
   try {
-    wrk(server.url, { seconds: 2, script, scriptEnv });
-    const result = wrk(server.url, { seconds: SECONDS, script, scriptEnv });
+    wrk(server.url, { seconds: 2, script, scriptEnv: envOf() });
+    const result = wrk(server.url, { seconds: SECONDS, script, scriptEnv: envOf() });
     return { ...result, rssMb: server.rssKb() / 1024 };
   } finally {
     await server.stop();

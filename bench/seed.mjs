@@ -1,5 +1,6 @@
 // Seeds a benchmark store: N running campaigns over the 15 placements with mixed targeting, and one
 // partner key. Deterministic (seeded generator), so every run measures the same data.
+import fs from 'node:fs';
 import { CampaignService } from '../apps/server/dist/services/campaigns.js';
 import { PartnerService } from '../apps/server/dist/services/partners.js';
 import { DEFAULT_PLACEMENTS } from '../apps/server/dist/domain/placements.js';
@@ -95,10 +96,19 @@ export async function seedCampaigns(databaseUrl, count) {
     // Limits far above what one core can serve: the benchmark measures the limiter's cost, never
     // its refusals (wrk counts any non-2xx as a failure).
     await partners.setKeyLimits(key.id, HIGHEST_LIMITS);
-    return { key: plaintext, pairs };
+    return { key: plaintext, keyId: key.id, pairs };
   } finally {
     await store.close();
   }
+}
+
+/**
+ * Writes seeded (campaign, placement) pairs as a Lua table for the tracking load
+ * (`bench/events/events.lua` reads it from PLACARD_BENCH_PAIRS); returns the file's path.
+ */
+export function writePairs(pairs, file) {
+  fs.writeFileSync(file, `return {${pairs.map(([id, placement]) => `{${id},"${placement}"}`).join(',')}}\n`);
+  return file;
 }
 
 /** Creates the store at `databaseUrl` with `count` campaigns; returns a partner API key. */

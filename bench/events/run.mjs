@@ -21,7 +21,10 @@ import {
   unguardedCli,
   writeResults,
 } from '../lib.mjs';
-import { seedCampaigns } from '../seed.mjs';
+import { connect } from '../../apps/server/dist/store/connect.js';
+import { Store } from '../../apps/server/dist/store/store.js';
+import { seedCampaigns, writePairs } from '../seed.mjs';
+import { BENCH_TOKEN_SECRET, writeTokens } from './tokens.mjs';
 
 const SCRIPT = path.join(ROOT, 'bench/events/events.lua');
 
@@ -29,16 +32,42 @@ checkCores();
 ensureWrk();
 
 async function prepare(label, databaseUrl, dir) {
-  const { key, pairs } = await seedCampaigns(databaseUrl, 1_000);
-  const pairsFile = path.join(dir, `${label}-pairs.lua`);
-  fs.writeFileSync(
-    pairsFile,
-    `return {${pairs.map(([id, placement]) => `{${id},"${placement}"}`).join(',')}}\n`,
-  );
-  return { databaseUrl, key, pairsFile };
+  const { key, keyId, pairs } = await seedCampaigns(databaseUrl, 1_000);
+  let files = 0;
+  // Every wrk run sends tokens never sent before (BENCH_TOKENS=false for the load without them).
+  const tokens = process.env.BENCH_TOKENS !== 'false';
+  const scriptEnv = () =>
+    tokens
+      ? {
+          PLACARD_BENCH_KEY: key,
+          PLACARD_BENCH_TOKENS: writeTokens(path.join(dir, `${label}-tokens-${files++ % 2}.txt`), {
+            keyId,
+            pairs,
+          }),
+        }
+      : {
+          PLACARD_BENCH_KEY: key,
+          PLACARD_BENCH_PAIRS: writePairs(pairs, path.join(dir, `${label}-pairs.lua`)),
+        };
+  return { databaseUrl, scriptEnv };
 }
 
-const scriptEnv = (target) => ({ PLACARD_BENCH_KEY: target.key, PLACARD_BENCH_PAIRS: target.pairsFile });
+/** Stored events by verdict and reason (the rollups, which count every stored event). */
+async function verdictsOf(databaseUrl) {
+  const store = new Store(connect(databaseUrl));
+  try {
+    const rows = await store.db
+      .selectFrom('event_rollups')
+      .select(['verdict', 'reason', (eb) => eb.fn.sum('count').as('events')])
+      .groupBy(['verdict', 'reason'])
+      .execute();
+    return Object.fromEntries(
+      rows.map((row) => [`${row.verdict}${row.reason ? `: ${row.reason}` : ''}`, Number(row.events)]),
+    );
+  } finally {
+    await store.close();
+  }
+}
 
 const dir = tempDir('placard-bench-events-');
 const pgName = `placard_bench_${process.pid}`;
@@ -55,11 +84,12 @@ try {
         PLACARD_PORT: '0',
         PLACARD_LOG_LEVEL: 'warn',
         PLACARD_DATABASE_URL: target.databaseUrl,
+        PLACARD_TOKEN_SECRET: BENCH_TOKEN_SECRET,
       },
       SCRIPT,
-      scriptEnv(target),
+      target.scriptEnv,
     );
-  const hello = () => measure([path.join(ROOT, 'bench/hello.mjs')], {}, SCRIPT, scriptEnv(sqlite));
+  const hello = () => measure([path.join(ROOT, 'bench/hello.mjs')], {}, SCRIPT, sqlite.scriptEnv);
 
   const runs = [];
   for (let run = 1; run <= RUNS; run++) {
@@ -90,8 +120,18 @@ try {
         `SQLite without limiter, browser check and traffic judge ${bare.toFixed(0)} (guards cost ${pct(1 - onSqlite.rps / bare)})`,
     );
   }
+  // What the judge made of the load: nearly all billable, or the tokens were not what the server
+  // expects (and the benchmark would measure refusals).
+  const verdicts = {};
+  for (const [label, target] of [
+    ['sqlite', sqlite],
+    ['postgres', postgres],
+  ]) {
+    verdicts[label] = await verdictsOf(target.databaseUrl);
+    console.log(`${label} events by verdict and reason: ${JSON.stringify(verdicts[label])}`);
+  }
   const summary = {
-    method: `server on core 0, wrk -t1 -c50 -d${SECONDS}s on core 1, each run hello, SQLite with and without the guards alternating 3 times each, PostgreSQL, hello, median of ${RUNS} runs`,
+    method: `server on core 0, wrk -t1 -c50 -d${SECONDS}s on core 1, impressions with fresh serve tokens, clicks with an earlier impression's, each run hello, SQLite with and without the guards alternating 3 times each, PostgreSQL, hello, median of ${RUNS} runs`,
     helloRps: median(runs.map((r) => r.baseline)),
     sqliteRps: median(runs.map((r) => r.onSqlite.rps)),
     sqliteRatio: median(runs.map((r) => r.onSqlite.rps / r.baseline)),
@@ -100,6 +140,7 @@ try {
     postgresRatio: median(runs.map((r) => r.onPostgres.rps / r.baseline)),
     postgresP99Ms: median(runs.map((r) => r.onPostgres.p99)),
     guardsCost: median(runs.map((r) => 1 - r.onSqlite.rps / r.bare)),
+    verdicts,
     runs,
   };
   const file = writeResults('events', summary);

@@ -1,5 +1,6 @@
 // bench/fetch/profile.mjs: where the fetch path's CPU time goes, per request. Runs the fetch load
-// (1,000 campaigns, as bench/fetch) against the server started with V8's CPU profiler, RUNS times,
+// (1,000 campaigns, as bench/fetch; `-- events` for the tracking load of bench/events instead)
+// against the server started with V8's CPU profiler, RUNS times,
 // each in a new server process. Only the profiler samples taken while the measured load ran count,
 // so start-up and warm-up are left out. Prints each run's busy CPU time per request and the share
 // of Node's `process.nextTick` in it (5 to 7 µs in about half the processes until the server kept
@@ -20,10 +21,11 @@ import {
   tempDir,
   wrk,
 } from '../lib.mjs';
-import { seedStore } from '../seed.mjs';
+import { seedCampaigns, writePairs } from '../seed.mjs';
 
-const SCRIPT = path.join(ROOT, 'bench/fetch/fetch.lua');
-const TOP = 12;
+const events = process.argv.includes('events');
+const SCRIPT = path.join(ROOT, events ? 'bench/events/events.lua' : 'bench/fetch/fetch.lua');
+const TOP = Number(process.env.BENCH_TOP ?? 12);
 
 checkCores();
 ensureWrk();
@@ -31,7 +33,10 @@ ensureWrk();
 const dir = tempDir('placard-bench-profile-');
 // Removed however the script ends, a failed measurement included.
 process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
-const key = await seedStore(`sqlite:${path.join(dir, 'placard.db')}`, 1_000);
+const { key, pairs } = await seedCampaigns(`sqlite:${path.join(dir, 'placard.db')}`, 1_000);
+// The tracking load's (campaign, placement) pairs, as bench/events writes them.
+const pairsFile = writePairs(pairs, path.join(dir, 'pairs.lua'));
+const scriptEnv = { PLACARD_BENCH_KEY: key, PLACARD_BENCH_PAIRS: pairsFile };
 
 /** Self time (µs) by function over the samples taken between `from` and `to` (µs, monotonic). */
 function selfTimes(profile, from, to) {
@@ -60,9 +65,9 @@ async function profiled() {
   let from;
   let to;
   try {
-    wrk(server.url, { seconds: 2, script: SCRIPT, scriptEnv: { PLACARD_BENCH_KEY: key } });
+    wrk(server.url, { seconds: 2, script: SCRIPT, scriptEnv });
     from = Number(process.hrtime.bigint() / 1000n);
-    result = wrk(server.url, { seconds: SECONDS, script: SCRIPT, scriptEnv: { PLACARD_BENCH_KEY: key } });
+    result = wrk(server.url, { seconds: SECONDS, script: SCRIPT, scriptEnv });
     to = Number(process.hrtime.bigint() / 1000n);
   } finally {
     await server.stop();
