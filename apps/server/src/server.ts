@@ -47,8 +47,13 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   // connection of their own without the serving deadline.
   const migrator = new Store(connect(config.databaseUrl, onConnectionError));
   try {
-    const { applied } = await migrator.migrate();
+    const { applied, ahead } = await migrator.migrate();
     if (applied.length > 0) logger.info({ applied }, 'migrations applied');
+    if (ahead.length > 0)
+      logger.warn(
+        { ahead },
+        'the store was migrated by a newer version of Placard; serving without migrating',
+      );
   } finally {
     await migrator.close();
   }

@@ -1,4 +1,4 @@
-import { Migrator, type Migration, type MigrationResultSet } from 'kysely';
+import { DEFAULT_MIGRATION_TABLE, Migrator, sql, type Migration, type MigrationResultSet } from 'kysely';
 import type { Connection } from './connect.js';
 import * as initial from './migrations/001-initial.js';
 import * as management from './migrations/002-management.js';
@@ -14,6 +14,9 @@ import * as verdictReasons from './migrations/012-verdict-reasons.js';
 import * as campaignRollups from './migrations/013-campaign-rollups.js';
 import * as keyFlags from './migrations/014-key-flags.js';
 import * as pacing from './migrations/015-pacing.js';
+
+/** Where Kysely's migrator records the migrations applied. */
+const MIGRATION_TABLE = DEFAULT_MIGRATION_TABLE;
 
 /** Migrations in order; names are sortable and never renamed once released (010 was never released). */
 function migrations(connection: Connection): Record<string, Migration> {
@@ -38,6 +41,12 @@ function migrations(connection: Connection): Record<string, Migration> {
 export interface MigrationReport {
   applied: string[];
   pending: string[];
+  /**
+   * Migrations the store has that this version does not know, all newer than every one it knows:
+   * a newer version migrated the store during a rolling upgrade. This version then serves on it
+   * without migrating, which a release's migrations allow by only adding (docs/deployment.md).
+   */
+  ahead: string[];
 }
 
 function migrator(connection: Connection): Migrator {
@@ -47,8 +56,36 @@ function migrator(connection: Connection): Migrator {
   });
 }
 
-/** Applies every pending migration, each in its own transaction; throws on the first failure. */
+/** The names of the migrations the store has applied (none on a new store). */
+async function appliedNames(connection: Connection): Promise<string[]> {
+  const exists =
+    connection.engine === 'sqlite'
+      ? sql<{ found: number }>`select count(*) as found from sqlite_master
+          where type = 'table' and name = ${MIGRATION_TABLE}`
+      : sql<{ found: number }>`select count(*) as found from pg_class
+          where relname = ${MIGRATION_TABLE} and relkind in ('r', 'p')
+            and pg_table_is_visible(oid)`;
+  const { rows } = await exists.execute(connection.db);
+  if (Number(rows[0]?.found ?? 0) === 0) return [];
+  const applied = await sql<{ name: string }>`select name from ${sql.table(MIGRATION_TABLE)}`.execute(
+    connection.db,
+  );
+  return applied.rows.map((row) => row.name);
+}
+
+/**
+ * Applies every pending migration, each in its own transaction; throws on the first failure. A
+ * store a newer version has migrated (`MigrationReport.ahead`) is left as it is.
+ */
 export async function migrateToLatest(connection: Connection): Promise<MigrationReport> {
+  const known = Object.keys(migrations(connection)).sort();
+  const unknown = (await appliedNames(connection)).filter((name) => !known.includes(name)).sort();
+  const newest = known[known.length - 1] ?? '';
+  if (unknown.length > 0 && unknown.every((name) => name > newest)) {
+    const pending = await pendingMigrations(connection);
+    // A gap below the newer ones is not a rolling upgrade: let the migrator say what is wrong.
+    if (pending.length === 0) return { applied: [], pending, ahead: unknown };
+  }
   const result: MigrationResultSet = await migrator(connection).migrateToLatest();
   if (result.error) {
     const failed = result.results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
@@ -57,6 +94,7 @@ export async function migrateToLatest(connection: Connection): Promise<Migration
   return {
     applied: (result.results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName),
     pending: [],
+    ahead: [],
   };
 }
 
