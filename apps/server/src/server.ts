@@ -49,6 +49,9 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   try {
     const { applied } = await migrator.migrate();
     if (applied.length > 0) logger.info({ applied }, 'migrations applied');
+    // PostgreSQL: the coming days' event partitions exist before this instance stores an event.
+    const created = await migrator.ensureEventPartitions(Date.now(), config.eventRetentionDays);
+    if (created.length > 0) logger.info({ partitions: created }, 'event partitions created');
   } finally {
     await migrator.close();
   }

@@ -25,6 +25,8 @@ function expiredStore(events: number, keys: number) {
       return Promise.resolve(take(keysLeft, limit));
     },
     pruneCampaignChanges: () => Promise.resolve(0),
+    dropExpiredEventPartitions: () => Promise.resolve([]),
+    ensureEventPartitions: () => Promise.resolve([]),
   };
   return { store: store as unknown as Store, calls };
 }
@@ -38,6 +40,8 @@ describe('retention job', () => {
     expect(await job.runOnce()).toEqual({
       events: 2 * RETENTION_CHUNK + 3,
       idempotencyKeys: RETENTION_CHUNK + 1,
+      dropped: [],
+      created: [],
     });
     const before = now - 90 * DAY;
     expect(calls).toEqual([

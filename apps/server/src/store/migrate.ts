@@ -14,6 +14,7 @@ import * as verdictReasons from './migrations/012-verdict-reasons.js';
 import * as campaignRollups from './migrations/013-campaign-rollups.js';
 import * as keyFlags from './migrations/014-key-flags.js';
 import * as pacing from './migrations/015-pacing.js';
+import * as eventPartitions from './migrations/016-event-partitions.js';
 
 /** Migrations in order; names are sortable and never renamed once released (010 was never released). */
 function migrations(connection: Connection): Record<string, Migration> {
@@ -32,6 +33,7 @@ function migrations(connection: Connection): Record<string, Migration> {
     '013-campaign-rollups': { up: (db) => campaignRollups.up(db, connection.engine) },
     '014-key-flags': { up: (db) => keyFlags.up(db, connection.engine) },
     '015-pacing': { up: (db) => pacing.up(db) },
+    '016-event-partitions': { up: (db) => eventPartitions.up(db, connection.engine) },
   };
 }
 
@@ -47,9 +49,15 @@ function migrator(connection: Connection): Migrator {
   });
 }
 
-/** Applies every pending migration, each in its own transaction; throws on the first failure. */
-export async function migrateToLatest(connection: Connection): Promise<MigrationReport> {
-  const result: MigrationResultSet = await migrator(connection).migrateToLatest();
+/**
+ * Applies every pending migration, or those up to `until` (tests of an upgrade), each in its own
+ * transaction; throws on the first failure.
+ */
+export async function migrateToLatest(connection: Connection, until?: string): Promise<MigrationReport> {
+  const result: MigrationResultSet =
+    until === undefined
+      ? await migrator(connection).migrateToLatest()
+      : await migrator(connection).migrateTo(until);
   if (result.error) {
     const failed = result.results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
     throw new Error(`migration ${failed} failed: ${String((result.error as Error).message ?? result.error)}`);
