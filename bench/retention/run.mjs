@@ -170,7 +170,7 @@ async function sqliteResults() {
  * placements, a thousand campaigns, some without country or device, a random Idempotency-Key each.
  */
 const generatedEvents = (day) => sql`select
-    case when g % 21 = 0 then 'click' else 'impression' end, 1 + (g * 7919) % 1000,
+    case when g % 21 = 0 then 'click' else 'impression' end, 1 + (g::bigint * 7919) % 1000,
     (array['header_banner', 'sidebar_top', 'footer'])[1 + g % 3],
     case when g % 4 = 0 then null else 'US' end, case when g % 3 = 0 then null else 'mobile' end,
     1, 1, ${day}::bigint + (g::bigint * ${DAY}) / ${DAY_EVENTS}, 'counted', md5(g::text)
@@ -190,15 +190,7 @@ async function postgresResults() {
   const store = new Store(connect(postgresUrl(name)));
   try {
     await store.migrate();
-    const from = Number(
-      (
-        await store.db
-          .selectFrom('meta')
-          .select('value')
-          .where('key', '=', 'events_partitioned_from')
-          .executeTakeFirstOrThrow()
-      ).value,
-    );
+    const from = (await store.eventPartitions()).partitionedFrom;
     // The legacy partition goes first, so that the seeded day is the only one to expire below.
     await store.ensureEventPartitions(from, 1);
     await store.dropExpiredEventPartitions(from);
@@ -228,6 +220,10 @@ async function postgresResults() {
       const dropped = await store.dropExpiredEventPartitions(from + DAY);
       const dropMs = performance.now() - started;
       if (dropped.join() !== partition) throw new Error(`dropped ${dropped.join()}, expected ${partition}`);
+      // The next day, empty: what a drop costs whatever the partition holds.
+      started = performance.now();
+      await store.dropExpiredEventPartitions(from + 2 * DAY);
+      const emptyDropMs = performance.now() - started;
       const statements = [];
       let deleted = 0;
       started = performance.now();
@@ -245,6 +241,7 @@ async function postgresResults() {
       const sorted = [...statements].sort((a, b) => a - b);
       const result = {
         dropMs,
+        emptyDropMs,
         chunkedMs,
         statements: statements.length,
         statementMedianMs: median(statements),
@@ -254,7 +251,7 @@ async function postgresResults() {
       };
       runs.push(result);
       console.log(
-        `run ${run + 1}: drop ${dropMs.toFixed(1)} ms, chunked deletes ${(chunkedMs / 1000).toFixed(1)} s ` +
+        `run ${run + 1}: drop ${dropMs.toFixed(1)} ms (empty day ${emptyDropMs.toFixed(1)} ms), chunked deletes ${(chunkedMs / 1000).toFixed(1)} s ` +
           `(${statements.length} statements), partition ${(result.partitionBytes / 2 ** 20).toFixed(0)} MiB`,
       );
     }
@@ -262,6 +259,7 @@ async function postgresResults() {
       events: DAY_EVENTS,
       chunk: RETENTION_CHUNK,
       dropMs: median(runs.map((r) => r.dropMs)),
+      emptyDropMs: median(runs.map((r) => r.emptyDropMs)),
       chunkedMs: median(runs.map((r) => r.chunkedMs)),
       statements: runs[0].statements,
       statementMedianMs: median(runs.map((r) => r.statementMedianMs)),
@@ -284,6 +282,7 @@ if (postgres) {
 PostgreSQL, one day of ${postgres.events.toLocaleString('en')} events (medians of ${RUNS} runs):
   retention                                  time        statements
   detach + drop the day's partition          ${`${postgres.dropMs.toFixed(1)} ms`.padEnd(12)}1 transaction
+  detach + drop an empty day (for scale)     ${`${postgres.emptyDropMs.toFixed(1)} ms`.padEnd(12)}1 transaction
   chunked deletes of ${postgres.chunk} (unpartitioned)    ${`${(postgres.chunkedMs / 1000).toFixed(1)} s`.padEnd(12)}${postgres.statements} (median ${postgres.statementMedianMs.toFixed(1)} ms, p99 ${postgres.statementP99Ms.toFixed(1)} ms)
   store growth per million events: ${mib((postgres.partitionBytes * 1_000_000) / postgres.events)} (table ${mib((postgres.heapBytes * 1_000_000) / postgres.events)}, the rest its two indexes)`);
 }

@@ -6,6 +6,7 @@ import { RetentionJob } from '../src/services/retention-job.js';
 import { connect } from '../src/store/connect.js';
 import { dayOf, PARTITION_DAYS_AHEAD, partitionName } from '../src/store/event-partitions.js';
 import { Store, type TrackedEvent } from '../src/store/store.js';
+import { campaign, createTestApp } from './helpers/app.js';
 import { createDatabase, type TestDatabase } from './helpers/engines.js';
 
 const DAY = 24 * 60 * 60 * 1000;
@@ -51,6 +52,13 @@ async function partitions(store: Store): Promise<string[]> {
     store.db,
   );
   return rows.map((row) => row.name);
+}
+
+/** Where the daily partitions begin (migration 016). */
+async function partitionedFrom(store: Store): Promise<number> {
+  const from = (await store.eventPartitions())?.partitionedFrom ?? null;
+  if (from === null) throw new Error('events are not partitioned');
+  return from;
 }
 
 async function rollupTotal(store: Store): Promise<number> {
@@ -106,12 +114,7 @@ describe('raw events in daily partitions on postgres', () => {
     expect(rows).toHaveLength(4);
     expect(Number(rows[3].id)).toBe(Number(old[2].id) + 1);
     expect(rows[3].partition).toBe('events_legacy');
-    const mark = await store.db
-      .selectFrom('meta')
-      .select('value')
-      .where('key', '=', 'events_partitioned_from')
-      .executeTakeFirstOrThrow();
-    expect(Number(mark.value)).toBe(dayOf(now) + DAY);
+    expect(await partitionedFrom(store)).toBe(dayOf(now) + DAY);
   });
 
   it('creates the days from the retention cutoff through a week ahead, and inserts cross midnight', async () => {
@@ -146,6 +149,25 @@ describe('raw events in daily partitions on postgres', () => {
     expect(await count()).toBe(stored);
   });
 
+  it('answers a partner 503, storing nothing, while the day has no partition; the retry is stored once it has', async () => {
+    // The server's clock is past every partition: events are stamped with it when they arrive.
+    const later = Date.now() + 400 * DAY;
+    const app = await createTestApp({ engine: 'postgres', clock: () => later });
+    try {
+      const [id] = await app.addCampaigns([campaign()]);
+      const event = { campaignId: id, placement: 'header_banner' };
+      const key = { 'idempotency-key': 'no-partition-1' };
+      expect((await app.track('impression', event, key)).statusCode).toBe(503);
+      expect(await app.store.countEvents({})).toBe(0);
+      expect(await app.store.ensureEventPartitions(later, 1)).toContain(partitionName(dayOf(later)));
+      expect((await app.track('impression', event, key)).statusCode).toBe(200);
+      const rows = await app.store.db.selectFrom('events').select(['verdict', 'occurred_at']).execute();
+      expect(rows).toEqual([{ verdict: 'counted', occurred_at: later }]);
+    } finally {
+      await app.close();
+    }
+  });
+
   it('lets any number of instances create the partitions at once', async () => {
     const many = await Promise.all([open(), open(), open(), open()]);
     const base = dayOf(Date.now()) + 100 * DAY;
@@ -168,15 +190,7 @@ describe('raw events in daily partitions on postgres', () => {
   it('retention drops exactly the partitions wholly expired, legacy included, and keeps the rest', async () => {
     const store = await open();
     const event = await eventsOf(store);
-    const from = Number(
-      (
-        await store.db
-          .selectFrom('meta')
-          .select('value')
-          .where('key', '=', 'events_partitioned_from')
-          .executeTakeFirstOrThrow()
-      ).value,
-    );
+    const from = await partitionedFrom(store);
     // Retention of 2 days, 5 days and a half after partitioning began.
     const now = from + 5 * DAY + 12 * 60 * 60 * 1000;
     await store.ensureEventPartitions(from, 2);

@@ -31,7 +31,7 @@ export function partitionName(day: number): string {
 
 const DAILY = /^events_p(\d{4})(\d{2})(\d{2})$/;
 
-interface Partitions {
+export interface EventPartitions {
   /** Daily partitions by the start of their day. */
   days: Map<number, string>;
   /** Whether the legacy partition is still there. */
@@ -40,7 +40,8 @@ interface Partitions {
   partitionedFrom: number | null;
 }
 
-async function partitionsOf(db: Db): Promise<Partitions> {
+/** The partitions of `events` as they are now. */
+export async function readEventPartitions(db: Db): Promise<EventPartitions> {
   const { rows } = await sql<{ name: string }>`select c.relname as name from pg_inherits i
     join pg_class c on c.oid = i.inhrelid where i.inhparent = 'events'::regclass`.execute(db);
   const days = new Map<number, string>();
@@ -93,7 +94,7 @@ export async function createEventPartitions(
   lockTimeoutMs: number,
 ): Promise<string[]> {
   if (!(await lockPartitions(db, lockTimeoutMs))) return [];
-  const { days, partitionedFrom } = await partitionsOf(db);
+  const { days, partitionedFrom } = await readEventPartitions(db);
   if (partitionedFrom === null) return [];
   const created: string[] = [];
   const last = dayOf(now) + PARTITION_DAYS_AHEAD * DAY;
@@ -118,7 +119,7 @@ export async function createEventPartitions(
  */
 export async function dropEventPartitions(db: Db, before: number, lockTimeoutMs: number): Promise<string[]> {
   if (!(await lockPartitions(db, lockTimeoutMs))) return [];
-  const { days, legacy, partitionedFrom } = await partitionsOf(db);
+  const { days, legacy, partitionedFrom } = await readEventPartitions(db);
   const expired = [...days]
     .filter(([day]) => day + DAY <= before)
     .sort(([a], [b]) => a - b)

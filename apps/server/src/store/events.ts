@@ -8,7 +8,13 @@ import {
   pruneIdempotencyKeys as pruneOldIdempotencyKeys,
   type SettledBatch,
 } from './event-ledger.js';
-import { createEventPartitions, dropEventPartitions, pruneLegacyEvents } from './event-partitions.js';
+import {
+  createEventPartitions,
+  dropEventPartitions,
+  pruneLegacyEvents,
+  readEventPartitions,
+  type EventPartitions,
+} from './event-partitions.js';
 import { capsOf, type EventKind, type TrackedEvent, type BatchOutcome } from './rows.js';
 import { transact, type StoreContext } from './context.js';
 import { appendAudit } from './audit.js';
@@ -88,6 +94,11 @@ export async function ensureEventPartitions(
 ): Promise<string[]> {
   if (ctx.engine !== 'postgres') return [];
   return transact(ctx, (tx) => createEventPartitions(tx.db, now, retentionDays, lockTimeoutMs));
+}
+
+/** PostgreSQL: the event partitions as they are now; SQLite: null (one table). */
+export function eventPartitions(ctx: StoreContext): Promise<EventPartitions | null> {
+  return ctx.engine === 'postgres' ? readEventPartitions(ctx.db) : Promise.resolve(null);
 }
 
 /**

@@ -185,6 +185,7 @@ export class Store {
   readonly pruneIdempotencyKeys = this.bound(events.pruneIdempotencyKeys);
   readonly ensureEventPartitions = this.bound(events.ensureEventPartitions);
   readonly dropExpiredEventPartitions = this.bound(events.dropExpiredEventPartitions);
+  readonly eventPartitions = this.bound(events.eventPartitions);
   readonly compactRollups = this.bound(campaignRollups.compactRollups);
   readonly campaignTotals = this.bound(events.campaignTotals);
   readonly countEvents = this.bound(events.countEvents);
