@@ -63,14 +63,18 @@ export class RetentionJob {
   async runOnce(): Promise<RetentionPass> {
     const now = this.clock();
     const before = now - this.retentionDays * DAY;
-    const dropped = await this.store.dropExpiredEventPartitions(before, PARTITION_LOCK_TIMEOUT_MS);
+    const dropped = await this.orNothing('dropping expired event partitions failed', () =>
+      this.store.dropExpiredEventPartitions(before, PARTITION_LOCK_TIMEOUT_MS),
+    );
     const events = await this.inChunks((limit) => this.store.pruneEvents(before, limit));
     const idempotencyKeys = await this.inChunks((limit) => this.store.pruneIdempotencyKeys(now, limit));
     // The log of campaign changes the serving indexes follow keeps only its newest versions.
     if (!this.stopping) await this.store.pruneCampaignChanges();
     const created = this.stopping
       ? []
-      : await this.store.ensureEventPartitions(now, this.retentionDays, PARTITION_LOCK_TIMEOUT_MS);
+      : await this.orNothing('creating event partitions failed', () =>
+          this.store.ensureEventPartitions(now, this.retentionDays, PARTITION_LOCK_TIMEOUT_MS),
+        );
     if (events > 0 || idempotencyKeys > 0 || dropped.length > 0) {
       this.log.info(
         { events, idempotencyKeys, partitions: dropped, retentionDays: this.retentionDays },
@@ -79,6 +83,19 @@ export class RetentionJob {
     }
     if (created.length > 0) this.log.info({ partitions: created }, 'event partitions created');
     return { events, idempotencyKeys, dropped, created };
+  }
+
+  /**
+   * A partition change, logged and left to the next pass if it fails (its lock not granted in
+   * time, behind a backup): the pass's deletes still run.
+   */
+  private async orNothing(failure: string, change: () => Promise<string[]>): Promise<string[]> {
+    try {
+      return await change();
+    } catch (error) {
+      this.log.error({ err: error }, failure);
+      return [];
+    }
   }
 
   /**
