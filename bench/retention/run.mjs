@@ -4,6 +4,12 @@
 // second (what one retention pass finds) beside as many live ones. Each measurement starts from a
 // copy of the same seeded file, so every one deletes the same rows. Figures are milliseconds on
 // this machine, not ratios: this is the length of a stall, not a throughput.
+//
+// On PostgreSQL, raw events are partitioned by day and retention drops a day whole: the second part
+// seeds one day's partition with a million events and times its detach and drop (the product's
+// `dropExpiredEventPartitions`), next to today's chunked deletes of the same million rows from an
+// unpartitioned table, and prints the partition's size (store growth per million events).
+// BENCH_RETENTION=sqlite or =postgres runs one part only.
 import fs from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -11,9 +17,12 @@ import { sql } from 'kysely';
 import { RETENTION_CHUNK } from '../../apps/server/dist/services/retention-job.js';
 import { connect } from '../../apps/server/dist/store/connect.js';
 import { Store } from '../../apps/server/dist/store/store.js';
-import { median, RUNS, tempDir, writeResults } from '../lib.mjs';
+import { adminQuery, median, postgresUrl, RUNS, tempDir, writeResults } from '../lib.mjs';
 
 const EXPIRED = 600_000;
+/** Events in the PostgreSQL day partition dropped whole, and deleted in chunks for comparison. */
+const DAY_EVENTS = 1_000_000;
+const PARTS = (process.env.BENCH_RETENTION ?? 'sqlite,postgres').split(',');
 const DAY = 24 * 60 * 60 * 1000;
 const NOW = Date.parse('2026-11-23T12:00:00Z');
 const EVENTS_BEFORE = NOW - 90 * DAY;
@@ -111,46 +120,172 @@ async function measure(seedFile, dir, statement, chunk) {
   return durations;
 }
 
-const dir = tempDir('placard-bench-retention-');
-try {
-  console.log(`bench: seeding ${EXPIRED} expired and ${EXPIRED} live rows of each table…`);
-  const seedFile = await seed(dir);
-  const results = [];
-  for (const statement of ['events', 'idempotency keys']) {
-    for (const chunk of CHUNKS) {
-      const runs = [];
-      for (let run = 0; run < RUNS; run++) {
-        const durations = await measure(seedFile, dir, statement, chunk);
-        const sorted = [...durations].sort((a, b) => a - b);
-        runs.push({
-          statements: durations.length,
-          median: median(durations),
-          p99: sorted[Math.floor(sorted.length * 0.99)],
-          max: sorted[sorted.length - 1],
-          first: durations[0],
-        });
+/** SQLite: each chunk size's statements over a copy of the same seeded file. */
+async function sqliteResults() {
+  const dir = tempDir('placard-bench-retention-');
+  try {
+    console.log(`bench: seeding ${EXPIRED} expired and ${EXPIRED} live rows of each table…`);
+    const seedFile = await seed(dir);
+    const results = [];
+    for (const statement of ['events', 'idempotency keys']) {
+      for (const chunk of CHUNKS) {
+        const runs = [];
+        for (let run = 0; run < RUNS; run++) {
+          const durations = await measure(seedFile, dir, statement, chunk);
+          const sorted = [...durations].sort((a, b) => a - b);
+          runs.push({
+            statements: durations.length,
+            median: median(durations),
+            p99: sorted[Math.floor(sorted.length * 0.99)],
+            max: sorted[sorted.length - 1],
+            first: durations[0],
+          });
+        }
+        const row = {
+          statement,
+          chunk: chunk >= EXPIRED ? 'all' : chunk,
+          statements: runs[0].statements,
+          medianMs: median(runs.map((r) => r.median)),
+          p99Ms: median(runs.map((r) => r.p99)),
+          maxMs: median(runs.map((r) => r.max)),
+          firstMs: median(runs.map((r) => r.first)),
+          runs,
+        };
+        results.push(row);
+        console.log(
+          `${statement.padEnd(16)} chunk ${String(row.chunk).padStart(5)}: ${String(row.statements).padStart(4)} statements, ` +
+            `median ${row.medianMs.toFixed(1)} ms, p99 ${row.p99Ms.toFixed(1)} ms, longest ${row.maxMs.toFixed(1)} ms, ` +
+            `first ${row.firstMs.toFixed(1)} ms (medians of ${RUNS} runs)`,
+        );
       }
-      const row = {
-        statement,
-        chunk: chunk >= EXPIRED ? 'all' : chunk,
-        statements: runs[0].statements,
-        medianMs: median(runs.map((r) => r.median)),
-        p99Ms: median(runs.map((r) => r.p99)),
-        maxMs: median(runs.map((r) => r.max)),
-        firstMs: median(runs.map((r) => r.first)),
-        runs,
+    }
+    return results;
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The columns of a million events of one day, generated in the database: a click in 21, three
+ * placements, a thousand campaigns, some without country or device, a random Idempotency-Key each.
+ */
+const generatedEvents = (day) => sql`select
+    case when g % 21 = 0 then 'click' else 'impression' end, 1 + (g::bigint * 7919) % 1000,
+    (array['header_banner', 'sidebar_top', 'footer'])[1 + g % 3],
+    case when g % 4 = 0 then null else 'US' end, case when g % 3 = 0 then null else 'mobile' end,
+    1, 1, ${day}::bigint + (g::bigint * ${DAY}) / ${DAY_EVENTS}, 'counted', md5(g::text)
+  from generate_series(0, ${DAY_EVENTS - 1}) as g`;
+
+const EVENT_COLUMNS = sql.raw(`(kind, campaign_id, placement_id, country, device, partner_id, api_key_id,
+  occurred_at, verdict, idempotency_key)`);
+
+/**
+ * PostgreSQL: per run, seeds the first daily partition with DAY_EVENTS events and an unpartitioned
+ * table (the schema before migration 016: a key on id, an index on occurred_at) with the same rows,
+ * then times the product's drop of the partition and today's chunked deletes from the table.
+ */
+async function postgresResults() {
+  const name = `placard_bench_retention_${process.pid}`;
+  await adminQuery(`create database ${name}`);
+  const store = new Store(connect(postgresUrl(name)));
+  try {
+    await store.migrate();
+    const from = (await store.eventPartitions()).partitionedFrom;
+    // The legacy partition goes first, so that the seeded day is the only one to expire below.
+    await store.ensureEventPartitions(from, 1);
+    await store.dropExpiredEventPartitions(from);
+    const partition = `events_p${new Date(from).toISOString().slice(0, 10).replaceAll('-', '')}`;
+    await sql`create table flat_events (like events including defaults)`.execute(store.db);
+    await sql`alter table flat_events add primary key (id)`.execute(store.db);
+    await sql`create index flat_events_occurred on flat_events (occurred_at)`.execute(store.db);
+    const runs = [];
+    for (let run = 0; run < RUNS; run++) {
+      console.log(`bench: seeding ${DAY_EVENTS} events into ${partition} and into an unpartitioned table…`);
+      await store.ensureEventPartitions(from, 1);
+      // No campaigns, partners or keys are seeded: the rows are deleted, never joined.
+      await sql`set session_replication_role = replica`.execute(store.db);
+      await sql`insert into events ${EVENT_COLUMNS} ${generatedEvents(from)}`.execute(store.db);
+      await sql`insert into flat_events ${EVENT_COLUMNS} ${generatedEvents(from)}`.execute(store.db);
+      await sql`set session_replication_role = origin`.execute(store.db);
+      await sql.raw(`vacuum analyze ${partition}`).execute(store.db);
+      await sql`vacuum analyze flat_events`.execute(store.db);
+      await sql`checkpoint`.execute(store.db);
+      const { rows } = await sql
+        .raw(
+          `select pg_total_relation_size('${partition}') as total,
+        pg_relation_size('${partition}') as heap`,
+        )
+        .execute(store.db);
+      let started = performance.now();
+      const dropped = await store.dropExpiredEventPartitions(from + DAY);
+      const dropMs = performance.now() - started;
+      if (dropped.join() !== partition) throw new Error(`dropped ${dropped.join()}, expected ${partition}`);
+      // The next day, empty: what a drop costs whatever the partition holds.
+      started = performance.now();
+      await store.dropExpiredEventPartitions(from + 2 * DAY);
+      const emptyDropMs = performance.now() - started;
+      const statements = [];
+      let deleted = 0;
+      started = performance.now();
+      for (;;) {
+        const at = performance.now();
+        const result = await sql`delete from flat_events where id in (select id from flat_events
+          where occurred_at < ${from + DAY} order by occurred_at limit ${RETENTION_CHUNK})`.execute(store.db);
+        statements.push(performance.now() - at);
+        deleted += Number(result.numAffectedRows);
+        if (Number(result.numAffectedRows) < RETENTION_CHUNK) break;
+      }
+      const chunkedMs = performance.now() - started;
+      if (deleted !== DAY_EVENTS)
+        throw new Error(`chunked deletes removed ${deleted} rows, expected ${DAY_EVENTS}`);
+      const sorted = [...statements].sort((a, b) => a - b);
+      const result = {
+        dropMs,
+        emptyDropMs,
+        chunkedMs,
+        statements: statements.length,
+        statementMedianMs: median(statements),
+        statementP99Ms: sorted[Math.floor(sorted.length * 0.99)],
+        partitionBytes: Number(rows[0].total),
+        heapBytes: Number(rows[0].heap),
       };
-      results.push(row);
+      runs.push(result);
       console.log(
-        `${statement.padEnd(16)} chunk ${String(row.chunk).padStart(5)}: ${String(row.statements).padStart(4)} statements, ` +
-          `median ${row.medianMs.toFixed(1)} ms, p99 ${row.p99Ms.toFixed(1)} ms, longest ${row.maxMs.toFixed(1)} ms, ` +
-          `first ${row.firstMs.toFixed(1)} ms (medians of ${RUNS} runs)`,
+        `run ${run + 1}: drop ${dropMs.toFixed(1)} ms (empty day ${emptyDropMs.toFixed(1)} ms), chunked deletes ${(chunkedMs / 1000).toFixed(1)} s ` +
+          `(${statements.length} statements), partition ${(result.partitionBytes / 2 ** 20).toFixed(0)} MiB`,
       );
     }
+    return {
+      events: DAY_EVENTS,
+      chunk: RETENTION_CHUNK,
+      dropMs: median(runs.map((r) => r.dropMs)),
+      emptyDropMs: median(runs.map((r) => r.emptyDropMs)),
+      chunkedMs: median(runs.map((r) => r.chunkedMs)),
+      statements: runs[0].statements,
+      statementMedianMs: median(runs.map((r) => r.statementMedianMs)),
+      statementP99Ms: median(runs.map((r) => r.statementP99Ms)),
+      partitionBytes: median(runs.map((r) => r.partitionBytes)),
+      heapBytes: median(runs.map((r) => r.heapBytes)),
+      runs,
+    };
+  } finally {
+    await store.close();
+    await adminQuery(`drop database if exists ${name} with (force)`);
   }
-  console.log(
-    `results: ${path.relative(process.cwd(), writeResults('retention', { expired: EXPIRED, results }))}`,
-  );
-} finally {
-  fs.rmSync(dir, { recursive: true, force: true });
 }
+
+const results = PARTS.includes('sqlite') ? await sqliteResults() : undefined;
+const postgres = PARTS.includes('postgres') ? await postgresResults() : undefined;
+if (postgres) {
+  const mib = (bytes) => `${(bytes / 2 ** 20).toFixed(0)} MiB`;
+  console.log(`
+PostgreSQL, one day of ${postgres.events.toLocaleString('en')} events (medians of ${RUNS} runs):
+  retention                                  time        statements
+  detach + drop the day's partition          ${`${postgres.dropMs.toFixed(1)} ms`.padEnd(12)}1 transaction
+  detach + drop an empty day (for scale)     ${`${postgres.emptyDropMs.toFixed(1)} ms`.padEnd(12)}1 transaction
+  chunked deletes of ${postgres.chunk} (unpartitioned)    ${`${(postgres.chunkedMs / 1000).toFixed(1)} s`.padEnd(12)}${postgres.statements} (median ${postgres.statementMedianMs.toFixed(1)} ms, p99 ${postgres.statementP99Ms.toFixed(1)} ms)
+  store growth per million events: ${mib((postgres.partitionBytes * 1_000_000) / postgres.events)} (table ${mib((postgres.heapBytes * 1_000_000) / postgres.events)}, the rest its two indexes)`);
+}
+console.log(
+  `results: ${path.relative(process.cwd(), writeResults('retention', { expired: EXPIRED, results, postgres }))}`,
+);

@@ -160,7 +160,7 @@ export const SETTINGS: ReadonlyArray<Setting<keyof Config>> = [
     key: 'eventRetentionDays',
     env: 'PLACARD_EVENT_RETENTION_DAYS',
     description:
-      'Days raw impression and click events are kept; older ones are pruned in the background. Per-minute rollups (and so reports) are kept.',
+      'Days raw impression and click events are kept; older ones are pruned in the background. Per-minute rollups (and so reports) are kept. SQLite deletes expired events in small batches, so they are kept exactly this long; PostgreSQL keeps them in one partition per UTC day and drops a day once all of it has expired, so they are kept at least this long and at most a day longer.',
     defaultText: '90',
     parse: (raw) => integer('PLACARD_EVENT_RETENTION_DAYS', raw, 90, 1, 36_500),
   },

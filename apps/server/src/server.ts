@@ -54,6 +54,9 @@ export async function startServer(config: Config, options: StartOptions = {}): P
         { ahead },
         'the store was migrated by a newer version of Placard; serving without migrating',
       );
+    // PostgreSQL: the coming days' event partitions exist before this instance stores an event.
+    const created = await migrator.ensureEventPartitions(Date.now(), config.eventRetentionDays);
+    if (created.length > 0) logger.info({ partitions: created }, 'event partitions created');
   } finally {
     await migrator.close();
   }

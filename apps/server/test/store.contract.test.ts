@@ -288,6 +288,8 @@ describe.each(ENGINES)('store contract on %s', (engine) => {
       userAddress: null,
       mayHitCap: false,
     };
+    // The events are in the future: on PostgreSQL, their days need partitions (a no-op on SQLite).
+    await store.ensureEventPartitions(event.occurredAt, 1);
     await store.insertEvents([
       { ...event, kind: 'impression' },
       { ...event, kind: 'impression' },
@@ -314,6 +316,7 @@ describe.each(ENGINES)('store contract on %s', (engine) => {
       ),
     );
     const at = 1_800_000_000_000;
+    await store.ensureEventPartitions(at + 24 * 60 * 60 * 1000, 1);
     const event = (apiKeyId: number, idempotencyKey: string | null, occurredAt = at): TrackedEvent => ({
       kind: 'impression',
       campaignId: campaignIds[0],

@@ -42,6 +42,8 @@ export async function seedDemoTraffic(
   const pick = <T>(list: readonly T[]): T => list[Math.floor(next() * list.length)]!;
   const running = campaigns.filter((campaign) => campaign.status === 'running');
   const start = Math.floor(now / HOUR) * HOUR - DAYS * 24 * HOUR;
+  // PostgreSQL: the week's days have their event partitions, whatever the retention period.
+  await store.ensureEventPartitions(now, DAYS);
   let batch: TrackedEvent[] = [];
   let stored = 0;
   const flush = async () => {

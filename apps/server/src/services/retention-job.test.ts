@@ -1,4 +1,4 @@
-import pino from 'pino';
+import pino, { type Logger } from 'pino';
 import { describe, expect, it } from 'vitest';
 import type { Store } from '../store/store.js';
 import { RETENTION_CHUNK, RetentionJob } from './retention-job.js';
@@ -25,6 +25,8 @@ function expiredStore(events: number, keys: number) {
       return Promise.resolve(take(keysLeft, limit));
     },
     pruneCampaignChanges: () => Promise.resolve(0),
+    dropExpiredEventPartitions: () => Promise.resolve([]),
+    ensureEventPartitions: () => Promise.resolve([]),
   };
   return { store: store as unknown as Store, calls };
 }
@@ -38,6 +40,8 @@ describe('retention job', () => {
     expect(await job.runOnce()).toEqual({
       events: 2 * RETENTION_CHUNK + 3,
       idempotencyKeys: RETENTION_CHUNK + 1,
+      dropped: [],
+      created: [],
     });
     const before = now - 90 * DAY;
     expect(calls).toEqual([
@@ -47,6 +51,18 @@ describe('retention job', () => {
       `keys ${now} ${RETENTION_CHUNK}`,
       `keys ${now} ${RETENTION_CHUNK}`,
     ]);
+  });
+
+  it('still prunes when a partition change fails, and says so', async () => {
+    const { store, calls } = expiredStore(1, 1);
+    const refused = () => Promise.reject(new Error('canceling statement due to lock timeout'));
+    Object.assign(store, { dropExpiredEventPartitions: refused, ensureEventPartitions: refused });
+    const errors: string[] = [];
+    const log = { info: () => undefined, error: (_: unknown, message: string) => errors.push(message) };
+    const job = new RetentionJob(store, log as unknown as Logger, 90, () => now);
+    expect(await job.runOnce()).toEqual({ events: 1, idempotencyKeys: 1, dropped: [], created: [] });
+    expect(calls.map((call) => call.split(' ')[0])).toEqual(['events', 'keys']);
+    expect(errors).toEqual(['dropping expired event partitions failed', 'creating event partitions failed']);
   });
 
   it('lets the event loop run between two statements', async () => {

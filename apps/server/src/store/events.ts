@@ -8,6 +8,13 @@ import {
   pruneIdempotencyKeys as pruneOldIdempotencyKeys,
   type SettledBatch,
 } from './event-ledger.js';
+import {
+  createEventPartitions,
+  dropEventPartitions,
+  pruneLegacyEvents,
+  readEventPartitions,
+  type EventPartitions,
+} from './event-partitions.js';
 import { capsOf, type EventKind, type TrackedEvent, type BatchOutcome } from './rows.js';
 import { transact, type StoreContext } from './context.js';
 import { appendAudit } from './audit.js';
@@ -63,9 +70,49 @@ export async function insertEvents(
   return effects;
 }
 
-/** Deletes up to `limit` raw events older than `before` (retention); returns how many. */
+/**
+ * Deletes up to `limit` raw events older than `before` (retention); returns how many. On PostgreSQL
+ * only the legacy partition's: the daily ones are dropped whole (`dropExpiredEventPartitions`).
+ */
 export function pruneEvents(ctx: StoreContext, before: number, limit: number): Promise<number> {
-  return pruneOldEvents(ctx.db, before, limit);
+  return ctx.engine === 'postgres'
+    ? pruneLegacyEvents(ctx.db, before, limit)
+    : pruneOldEvents(ctx.db, before, limit);
+}
+
+/**
+ * PostgreSQL: creates the daily event partitions missing from the retention cutoff's day through a
+ * week ahead (event-partitions.ts); returns their names. `lockTimeoutMs` 0 waits for another
+ * instance doing the same (at start); otherwise that instance's work is left to it, and a table
+ * lock not granted within it fails the call, to be tried again at the next pass. SQLite: nothing.
+ */
+export async function ensureEventPartitions(
+  ctx: StoreContext,
+  now: number,
+  retentionDays: number,
+  lockTimeoutMs = 0,
+): Promise<string[]> {
+  if (ctx.engine !== 'postgres') return [];
+  return transact(ctx, (tx) => createEventPartitions(tx.db, now, retentionDays, lockTimeoutMs));
+}
+
+/** PostgreSQL: the event partitions as they are now; SQLite: null (one table). */
+export function eventPartitions(ctx: StoreContext): Promise<EventPartitions | null> {
+  return ctx.engine === 'postgres' ? readEventPartitions(ctx.db) : Promise.resolve(null);
+}
+
+/**
+ * PostgreSQL: detaches and drops the event partitions wholly older than `before`, whatever their
+ * size (retention); returns their names, as `ensureEventPartitions` takes `lockTimeoutMs`. SQLite:
+ * nothing (`pruneEvents` deletes its rows).
+ */
+export async function dropExpiredEventPartitions(
+  ctx: StoreContext,
+  before: number,
+  lockTimeoutMs = 0,
+): Promise<string[]> {
+  if (ctx.engine !== 'postgres') return [];
+  return transact(ctx, (tx) => dropEventPartitions(tx.db, before, lockTimeoutMs));
 }
 
 /** Forgets up to `limit` idempotency keys past their 24-hour window; returns how many. */

@@ -14,6 +14,7 @@ import * as verdictReasons from './migrations/012-verdict-reasons.js';
 import * as campaignRollups from './migrations/013-campaign-rollups.js';
 import * as keyFlags from './migrations/014-key-flags.js';
 import * as pacing from './migrations/015-pacing.js';
+import * as eventPartitions from './migrations/016-event-partitions.js';
 
 /** Where Kysely's migrator records the migrations applied. */
 const MIGRATION_TABLE = DEFAULT_MIGRATION_TABLE;
@@ -35,6 +36,7 @@ function migrations(connection: Connection): Record<string, Migration> {
     '013-campaign-rollups': { up: (db) => campaignRollups.up(db, connection.engine) },
     '014-key-flags': { up: (db) => keyFlags.up(db, connection.engine) },
     '015-pacing': { up: (db) => pacing.up(db) },
+    '016-event-partitions': { up: (db) => eventPartitions.up(db, connection.engine) },
   };
 }
 
@@ -74,10 +76,11 @@ async function appliedNames(connection: Connection): Promise<string[]> {
 }
 
 /**
- * Applies every pending migration, each in its own transaction; throws on the first failure. A
- * store a newer version has migrated (`MigrationReport.ahead`) is left as it is.
+ * Applies every pending migration, or those up to `until` (tests of an upgrade), each in its own
+ * transaction; throws on the first failure. A store a newer version has migrated
+ * (`MigrationReport.ahead`) is left as it is.
  */
-export async function migrateToLatest(connection: Connection): Promise<MigrationReport> {
+export async function migrateToLatest(connection: Connection, until?: string): Promise<MigrationReport> {
   const known = Object.keys(migrations(connection)).sort();
   const unknown = (await appliedNames(connection)).filter((name) => !known.includes(name)).sort();
   const newest = known[known.length - 1] ?? '';
@@ -86,7 +89,10 @@ export async function migrateToLatest(connection: Connection): Promise<Migration
     // A gap below the newer ones is not a rolling upgrade: let the migrator say what is wrong.
     if (pending.length === 0) return { applied: [], pending, ahead: unknown };
   }
-  const result: MigrationResultSet = await migrator(connection).migrateToLatest();
+  const result: MigrationResultSet =
+    until === undefined
+      ? await migrator(connection).migrateToLatest()
+      : await migrator(connection).migrateTo(until);
   if (result.error) {
     const failed = result.results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
     throw new Error(`migration ${failed} failed: ${String((result.error as Error).message ?? result.error)}`);

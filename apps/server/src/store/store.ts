@@ -80,8 +80,9 @@ export class Store {
     return (...args) => fn(this.context, ...args);
   }
 
-  migrate(): Promise<MigrationReport> {
-    return migrateToLatest(this.connection);
+  /** Applies pending migrations, or only those up to the one named `until` (tests of an upgrade). */
+  migrate(until?: string): Promise<MigrationReport> {
+    return migrateToLatest(this.connection, until);
   }
 
   pendingMigrations(): Promise<string[]> {
@@ -182,6 +183,9 @@ export class Store {
   readonly insertEvents = this.bound(events.insertEvents);
   readonly pruneEvents = this.bound(events.pruneEvents);
   readonly pruneIdempotencyKeys = this.bound(events.pruneIdempotencyKeys);
+  readonly ensureEventPartitions = this.bound(events.ensureEventPartitions);
+  readonly dropExpiredEventPartitions = this.bound(events.dropExpiredEventPartitions);
+  readonly eventPartitions = this.bound(events.eventPartitions);
   readonly compactRollups = this.bound(campaignRollups.compactRollups);
   readonly campaignTotals = this.bound(events.campaignTotals);
   readonly countEvents = this.bound(events.countEvents);
