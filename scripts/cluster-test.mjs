@@ -12,7 +12,8 @@
 // `--broken` runs the same test against a copy of the build patched to answer before committing,
 // and succeeds only if the test catches it: acknowledged events lost.
 //
-// Options (environment): CLUSTER_KILLS (default 16), CLUSTER_CLIENTS (default 16), CLUSTER_RETRY_ON
+// Options (environment): CLUSTER_KILLS (default 16), CLUSTER_CLIENTS (default 16),
+// CLUSTER_TIME_LIMIT_S (default 600: the whole test, stopped and failed past it), CLUSTER_RETRY_ON
 // (HAProxy's retry-on, to see what its default is for: `none`). PLACARD_REFRESH_INTERVAL_MS
 // reaches the instances.
 import fs from 'node:fs';
@@ -39,6 +40,8 @@ const KILLS = Number(process.env.CLUSTER_KILLS ?? 16);
 const CLIENTS = Number(process.env.CLUSTER_CLIENTS ?? 16);
 /** How soon every instance must refuse a key suspended through one of them. */
 const SUSPENSION_BOUND_MS = 2_000;
+/** The whole test's bound (it takes 2 to 3 minutes on 2 cores). */
+const TIME_LIMIT_MS = Number(process.env.CLUSTER_TIME_LIMIT_S ?? 600) * 1000;
 
 const started = Date.now();
 const log = (message) =>
@@ -67,6 +70,23 @@ let haproxyLines = [];
 const unexpectedExits = [];
 let cluster;
 let load;
+
+/** Removes what the test made; also when it is stopped short. */
+async function cleanUp() {
+  await load?.abandon();
+  await cluster?.stop();
+  await dropDatabase(databaseName).catch((error) => log(`could not drop ${databaseName}: ${error.message}`));
+  haproxyLines = fs.existsSync(haproxyLog) ? fs.readFileSync(haproxyLog, 'utf8').trim().split('\n') : [];
+  fs.rmSync(dataDir, { recursive: true, force: true });
+  if (broken) fs.rmSync(dist, { recursive: true, force: true });
+}
+
+// A bound on the whole test, whatever hangs.
+setTimeout(async () => {
+  log(`FAILED: still running after ${TIME_LIMIT_MS / 1000} s; stopping everything`);
+  await cleanUp();
+  process.exit(1);
+}, TIME_LIMIT_MS).unref();
 
 /** Restarts of killed instances under way, by instance name. */
 const restarting = new Map();
@@ -216,12 +236,7 @@ try {
 } catch (error) {
   failures.push(`the test could not run: ${error.stack ?? error}`);
 } finally {
-  await load?.abandon();
-  await cluster?.stop();
-  await dropDatabase(databaseName).catch((error) => log(`could not drop ${databaseName}: ${error.message}`));
-  haproxyLines = fs.existsSync(haproxyLog) ? fs.readFileSync(haproxyLog, 'utf8').trim().split('\n') : [];
-  fs.rmSync(dataDir, { recursive: true, force: true });
-  if (broken) fs.rmSync(dist, { recursive: true, force: true });
+  await cleanUp();
 }
 log(`took ${((Date.now() - started) / 1000).toFixed(1)} s`);
 

@@ -69,10 +69,21 @@ export async function startCluster({ dist, port, ports, runDir, env, retryOn, lo
   }));
   let haproxy;
   let stopped = false;
+  /** Every instance process started and not yet gone, starting ones included. */
+  const children = new Set();
 
   async function launch(instance, args = []) {
+    if (stopped) throw new Error('the cluster is stopped');
     instance.stopping = false;
-    instance.process = await startPlacard(dist, { ...env, PLACARD_PORT: String(instance.port) }, args);
+    instance.process = await startPlacard(
+      dist,
+      { ...env, PLACARD_PORT: String(instance.port) },
+      args,
+      (child) => {
+        children.add(child);
+        child.once('exit', () => children.delete(child));
+      },
+    );
     const started = instance.process;
     started.exited.then((status) => {
       if (!stopped && !instance.stopping && instance.process === started) onExit(instance, status);
@@ -113,17 +124,24 @@ export async function startCluster({ dist, port, ports, runDir, env, retryOn, lo
         `HAProxy does not see ${names.join(', ')} up`,
       );
     },
-    /** Stops HAProxy and every instance (SIGTERM by process id, SIGKILL after 15 s). */
+    /**
+     * Stops HAProxy and every instance, starting ones included (SIGTERM by process id, SIGKILL
+     * after 15 s); no instance starts after.
+     */
     async stop() {
       stopped = true;
-      const running = [haproxy, ...instances.map((instance) => instance.process)].filter(
-        (started) => started && started.child.exitCode === null && started.child.signalCode === null,
+      const running = [...children, haproxy?.child].filter(
+        (child) => child && child.exitCode === null && child.signalCode === null,
       );
-      for (const started of running) started.child.kill('SIGTERM');
+      const gone = running.map(
+        (child) =>
+          new Promise((resolve) => (child.exitCode !== null ? resolve() : child.once('exit', resolve))),
+      );
+      for (const child of running) child.kill('SIGTERM');
       const force = setTimeout(() => {
-        for (const started of running) started.child.kill('SIGKILL');
+        for (const child of running) child.kill('SIGKILL');
       }, 15_000);
-      await Promise.all(running.map((started) => started.exited));
+      await Promise.all(gone);
       clearTimeout(force);
     },
   };

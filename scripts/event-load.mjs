@@ -50,14 +50,15 @@ export async function freePort() {
 /**
  * Starts `placard serve --json` (plus `args`, say `--demo`) from the build in `dist` with `env`
  * added to ours, and resolves with the child, a promise of its exit and its summary once it
- * listens.
+ * listens. `onSpawn(child)` gets the child at once, for a caller that may have to stop it sooner.
  */
-export async function startPlacard(dist, env, args = []) {
+export async function startPlacard(dist, env, args = [], onSpawn = () => {}) {
   const child = spawn(process.execPath, [path.join(dist, 'cli/main.js'), 'serve', ...args, '--json'], {
     cwd: root,
     env: { ...process.env, PLACARD_LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
+  onSpawn(child);
   const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve(signal ?? code)));
   const summary = await new Promise((resolve, reject) => {
     readline.createInterface({ input: child.stdout }).on('line', (line) => {
