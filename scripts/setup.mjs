@@ -91,18 +91,30 @@ export function ensureBuilt() {
   );
 }
 
-/** Debian's chromium for the browser test, installed with apt-get when missing (no browser downloads). */
-export function ensureChromium() {
-  if (fs.existsSync('/usr/bin/chromium')) return;
-  console.log('setup: installing chromium (apt-get) for the browser test…');
+/** Installs Debian packages with apt-get (as root, or through sudo), without questions. */
+function aptInstall(packages) {
   const sudo = process.getuid?.() === 0 ? [] : ['sudo'];
   for (const args of [
     ['apt-get', 'update', '-qq'],
-    ['apt-get', 'install', '-y', '-qq', '--no-install-recommends', 'chromium'],
+    ['apt-get', 'install', '-y', '-qq', '--no-install-recommends', ...packages],
   ]) {
     const [command, ...rest] = [...sudo, ...args];
     run(command, rest, { DEBIAN_FRONTEND: 'noninteractive' });
   }
+}
+
+/** Debian's chromium for the browser test, installed with apt-get when missing (no browser downloads). */
+export function ensureChromium() {
+  if (fs.existsSync('/usr/bin/chromium')) return;
+  console.log('setup: installing chromium (apt-get) for the browser test…');
+  aptInstall(['chromium']);
+}
+
+/** Debian's HAProxy for `npm run cluster` and its test, installed with apt-get when missing. */
+export function ensureHaproxy() {
+  if (spawnSync('haproxy', ['-v'], { stdio: 'ignore' }).status === 0) return;
+  console.log('setup: installing haproxy (apt-get) for the reference cluster…');
+  aptInstall(['haproxy']);
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

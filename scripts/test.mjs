@@ -2,11 +2,12 @@
 // builds the server the end-to-end tests start), lint, the import rules of the folder READMEs,
 // format check, the OpenAPI document's lint (its freshness is a test), every test, the server's
 // end-to-end tests again under Node 24 (`npm run test:node24`), then the crash
-// test (`npm run test:crash`) and its proof that it catches a build that answers before committing.
+// test (`npm run test:crash`) and the cluster test (`npm run test:cluster`), each with its proof
+// that it catches a build that answers before committing.
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ensureBuilt, ensureChromium, ensureInstalled } from './setup.mjs';
+import { ensureBuilt, ensureChromium, ensureHaproxy, ensureInstalled } from './setup.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const steps = [
@@ -30,14 +31,25 @@ const steps = [
     process.execPath,
     ['scripts/crash-test.mjs', '--broken'],
   ],
+  [
+    'cluster test (HAProxy, three instances killed and restarted)',
+    process.execPath,
+    ['scripts/cluster-test.mjs'],
+  ],
+  [
+    'cluster test against a build that answers before committing',
+    process.execPath,
+    ['scripts/cluster-test.mjs', '--broken'],
+  ],
 ];
-// `npm test -- <vitest filters>` runs only the matching tests, without the Node 24 run and the
-// crash test.
-if (process.argv.length > 2) steps.splice(-3);
+// `npm test -- <vitest filters>` runs only the matching tests, without the Node 24 run, the crash
+// test and the cluster test.
+if (process.argv.length > 2) steps.splice(-5);
 
 ensureInstalled();
 ensureBuilt();
 ensureChromium();
+ensureHaproxy();
 for (const [name, command, args] of steps) {
   console.log(`\n== ${name}: ${command} ${args.join(' ')}`);
   const result = spawnSync(command, args, { cwd: root, stdio: 'inherit' });
