@@ -1,7 +1,6 @@
 // bench/events: impressions and clicks (20:1) with durable group commit, relative to a node:http
-// hello-world in the same run. Targets (issue "Events that are never lost"): SQLite >= 33% of the
-// baseline with p99 under 20 ms; PostgreSQL >= 15%. Also (issues "Production edges" and
-// "Measurement integrity"): the rate limiter, browser check and traffic judge cost < 5% on SQLite
+// hello-world in the same run. Targets: SQLite >= 33% of the baseline with p99 under 20 ms;
+// PostgreSQL >= 15%; the rate limiter, browser check and traffic judge cost < 5% on SQLite
 // (against a build without them, limits too high to trigger).
 import fs from 'node:fs';
 import path from 'node:path';
@@ -21,60 +20,23 @@ import {
   unguardedCli,
   writeResults,
 } from '../lib.mjs';
-import { connect } from '../../apps/server/dist/store/connect.js';
-import { Store } from '../../apps/server/dist/store/store.js';
-import { seedCampaigns, writePairs } from '../seed.mjs';
-import { BENCH_TOKEN_SECRET, writeTokens } from './tokens.mjs';
-
-const SCRIPT = path.join(ROOT, 'bench/events/events.lua');
+import { prepareLoad, SCRIPT, verdictsOf } from './load.mjs';
+import { BENCH_TOKEN_SECRET } from './tokens.mjs';
 
 checkCores();
 ensureWrk();
-
-async function prepare(label, databaseUrl, dir) {
-  const { key, keyId, pairs } = await seedCampaigns(databaseUrl, 1_000);
-  let files = 0;
-  // Every wrk run sends tokens never sent before (BENCH_TOKENS=false for the load without them).
-  const tokens = process.env.BENCH_TOKENS !== 'false';
-  const scriptEnv = () =>
-    tokens
-      ? {
-          PLACARD_BENCH_KEY: key,
-          PLACARD_BENCH_TOKENS: writeTokens(path.join(dir, `${label}-tokens-${files++ % 2}.txt`), {
-            keyId,
-            pairs,
-          }),
-        }
-      : {
-          PLACARD_BENCH_KEY: key,
-          PLACARD_BENCH_PAIRS: writePairs(pairs, path.join(dir, `${label}-pairs.lua`)),
-        };
-  return { databaseUrl, scriptEnv };
-}
-
-/** Stored events by verdict and reason (the rollups, which count every stored event). */
-async function verdictsOf(databaseUrl) {
-  const store = new Store(connect(databaseUrl));
-  try {
-    const rows = await store.db
-      .selectFrom('event_rollups')
-      .select(['verdict', 'reason', (eb) => eb.fn.sum('count').as('events')])
-      .groupBy(['verdict', 'reason'])
-      .execute();
-    return Object.fromEntries(
-      rows.map((row) => [`${row.verdict}${row.reason ? `: ${row.reason}` : ''}`, Number(row.events)]),
-    );
-  } finally {
-    await store.close();
-  }
+// `npm run bench:events -- --instances`: PostgreSQL through HAProxy at 1 and 2 instances instead.
+if (process.argv.includes('--instances')) {
+  await import('./instances.mjs');
+  process.exit(0);
 }
 
 const dir = tempDir('placard-bench-events-');
 const pgName = `placard_bench_${process.pid}`;
 await adminQuery(`create database ${pgName}`);
 try {
-  const sqlite = await prepare('sqlite', `sqlite:${path.join(dir, 'placard.db')}`, dir);
-  const postgres = await prepare('postgres', postgresUrl(pgName), dir);
+  const sqlite = await prepareLoad('sqlite', `sqlite:${path.join(dir, 'placard.db')}`, dir);
+  const postgres = await prepareLoad('postgres', postgresUrl(pgName), dir);
   const unguarded = unguardedCli();
   const serve = (target, cli = CLI) =>
     measure(

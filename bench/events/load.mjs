@@ -1,0 +1,52 @@
+// The tracking load both event benchmarks send (`events.lua`): a seeded store's key and
+// (campaign, placement) pairs, and a fresh file of serve tokens for every wrk run.
+import path from 'node:path';
+import { connect } from '../../apps/server/dist/store/connect.js';
+import { Store } from '../../apps/server/dist/store/store.js';
+import { ROOT } from '../lib.mjs';
+import { seedCampaigns, writePairs } from '../seed.mjs';
+import { writeTokens } from './tokens.mjs';
+
+export const SCRIPT = path.join(ROOT, 'bench/events/events.lua');
+
+/**
+ * Seeds 1,000 campaigns and a key at `databaseUrl`; returns the target with `scriptEnv()`, the
+ * environment of `events.lua` for one wrk run.
+ */
+export async function prepareLoad(label, databaseUrl, dir) {
+  const { key, keyId, pairs } = await seedCampaigns(databaseUrl, 1_000);
+  let files = 0;
+  // Every wrk run sends tokens never sent before (BENCH_TOKENS=false for the load without them).
+  const tokens = process.env.BENCH_TOKENS !== 'false';
+  const scriptEnv = () =>
+    tokens
+      ? {
+          PLACARD_BENCH_KEY: key,
+          PLACARD_BENCH_TOKENS: writeTokens(path.join(dir, `${label}-tokens-${files++ % 2}.txt`), {
+            keyId,
+            pairs,
+          }),
+        }
+      : {
+          PLACARD_BENCH_KEY: key,
+          PLACARD_BENCH_PAIRS: writePairs(pairs, path.join(dir, `${label}-pairs.lua`)),
+        };
+  return { databaseUrl, scriptEnv };
+}
+
+/** Stored events by verdict and reason (the rollups, which count every stored event). */
+export async function verdictsOf(databaseUrl) {
+  const store = new Store(connect(databaseUrl));
+  try {
+    const rows = await store.db
+      .selectFrom('event_rollups')
+      .select(['verdict', 'reason', (eb) => eb.fn.sum('count').as('events')])
+      .groupBy(['verdict', 'reason'])
+      .execute();
+    return Object.fromEntries(
+      rows.map((row) => [`${row.verdict}${row.reason ? `: ${row.reason}` : ''}`, Number(row.events)]),
+    );
+  } finally {
+    await store.close();
+  }
+}
