@@ -40,6 +40,19 @@ export function checkCores() {
     throw new Error('the benchmark method needs 2 cores: one for the server, one for wrk');
 }
 
+/** Clock ticks per second of /proc's CPU times (`getconf CLK_TCK`, 100 on Linux as built). */
+let ticksPerSecond;
+
+/** CPU time process `pid` has used, user and system, every thread, in seconds (from /proc). */
+function processCpuSeconds(pid) {
+  ticksPerSecond ??= Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }));
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // After the command name, which may hold spaces, in parentheses: utime and stime are the 14th and
+  // 15th fields of the line, so the 12th and 13th after it.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / ticksPerSecond;
+}
+
 /**
  * Starts a process pinned to the server core that prints a JSON line with `url` once listening.
  * Resolves with { url, pid, stop, rssKb }.
@@ -74,6 +87,10 @@ export async function startPinned(args, env = {}) {
       const status = fs.readFileSync(`/proc/${child.pid}/status`, 'utf8');
       return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN);
     },
+    /** CPU time the server process has used so far, user and system, all threads, in seconds. */
+    cpuSeconds() {
+      return processCpuSeconds(child.pid);
+    },
     async stop() {
       child.kill('SIGTERM');
       await exited;
@@ -91,6 +108,7 @@ export function wrk(url, { connections = 50, seconds = 10, script, scriptEnv = {
   args.push(url);
   const output = execFileSync('taskset', args, { encoding: 'utf8', env: { ...process.env, ...scriptEnv } });
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(output)?.[1]);
+  const requests = Number(/(\d+) requests in/.exec(output)?.[1]);
   const non2xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(output)?.[1] ?? 0);
   const errors = /Socket errors: (.*)/.exec(output)?.[1];
   const latency = (label) => {
@@ -101,7 +119,7 @@ export function wrk(url, { connections = 50, seconds = 10, script, scriptEnv = {
   };
   if (non2xx > 0 || errors)
     throw new Error(`wrk saw failures (${non2xx} non-2xx; ${errors ?? 'no socket errors'}):\n${output}`);
-  return { rps, p50: latency('50%'), p99: latency('99%') };
+  return { rps, requests, p50: latency('50%'), p99: latency('99%') };
 }
 
 /** The PostgreSQL server the benchmarks create their databases on (trust auth, as in the tests). */
@@ -151,14 +169,20 @@ export const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
  * Starts a server pinned to the server core, warms it up for 2 s (JIT, caches), measures it with
  * the wrk script for SECONDS, reads its RSS, and stops it. `scriptEnv` may be a function, called
  * before each of the two wrk runs, for a script that needs fresh data each time (serve tokens).
+ * Besides wrk's figures, `cpuUsPerRequest`: the server's CPU time (user and system, every thread)
+ * during the measured run, per request answered. Throughput moves with whatever else the machine
+ * does (a virtual machine's stolen time, other tenants); the CPU a request costs moves much less,
+ * so it is the steadier way to compare two builds in one run.
  */
 export async function measure(args, env, script, scriptEnv) {
   const envOf = typeof scriptEnv === 'function' ? scriptEnv : () => scriptEnv;
   const server = await startPinned(args, env);
   try {
     wrk(server.url, { seconds: 2, script, scriptEnv: envOf() });
+    const cpuBefore = server.cpuSeconds();
     const result = wrk(server.url, { seconds: SECONDS, script, scriptEnv: envOf() });
-    return { ...result, rssMb: server.rssKb() / 1024 };
+    const cpuUsPerRequest = ((server.cpuSeconds() - cpuBefore) * 1e6) / result.requests;
+    return { ...result, cpuUsPerRequest, rssMb: server.rssKb() / 1024 };
   } finally {
     await server.stop();
   }

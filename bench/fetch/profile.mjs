@@ -1,5 +1,7 @@
 // bench/fetch/profile.mjs: where the fetch path's CPU time goes, per request. Runs the fetch load
-// (1,000 campaigns, as bench/fetch; `-- events` for the tracking load of bench/events instead)
+// (1,000 campaigns, as bench/fetch; `-- events` for the tracking load of bench/events instead,
+// with its serve tokens, and `-- events unguarded` for that load on the build without the rate
+// limiter, browser check and traffic judge)
 // against the server started with V8's CPU profiler, RUNS times,
 // each in a new server process. Only the profiler samples taken while the measured load ran count,
 // so start-up and warm-up are left out. Prints each run's busy CPU time per request and the share
@@ -20,7 +22,10 @@ import {
   startPinned,
   tempDir,
   wrk,
+  unguardedCli,
 } from '../lib.mjs';
+import { prepareLoad } from '../events/load.mjs';
+import { BENCH_TOKEN_SECRET } from '../events/tokens.mjs';
 import { seedCampaigns, writePairs } from '../seed.mjs';
 
 const events = process.argv.includes('events');
@@ -33,10 +38,17 @@ ensureWrk();
 const dir = tempDir('placard-bench-profile-');
 // Removed however the script ends, a failed measurement included.
 process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
-const { key, pairs } = await seedCampaigns(`sqlite:${path.join(dir, 'placard.db')}`, 1_000);
-// The tracking load's (campaign, placement) pairs, as bench/events writes them.
-const pairsFile = writePairs(pairs, path.join(dir, 'pairs.lua'));
-const scriptEnv = { PLACARD_BENCH_KEY: key, PLACARD_BENCH_PAIRS: pairsFile };
+const databaseUrl = `sqlite:${path.join(dir, 'placard.db')}`;
+/** The wrk script's environment for one run: the events load's is new each time (fresh tokens). */
+const scriptEnv = events ? (await prepareLoad('sqlite', databaseUrl, dir)).scriptEnv : await fetchLoad();
+const cli = process.argv.includes('unguarded') ? unguardedCli() : CLI;
+
+/** The fetch load's key and (campaign, placement) pairs. */
+async function fetchLoad() {
+  const { key, pairs } = await seedCampaigns(databaseUrl, 1_000);
+  const pairsFile = writePairs(pairs, path.join(dir, 'pairs.lua'));
+  return () => ({ PLACARD_BENCH_KEY: key, PLACARD_BENCH_PAIRS: pairsFile });
+}
 
 /** Self time (µs) by function over the samples taken between `from` and `to` (µs, monotonic). */
 function selfTimes(profile, from, to) {
@@ -56,18 +68,20 @@ function selfTimes(profile, from, to) {
 /** One profiled measurement in a new server process. */
 async function profiled() {
   const profileDir = fs.mkdtempSync(path.join(dir, 'profile-'));
-  const server = await startPinned(['--cpu-prof', `--cpu-prof-dir=${profileDir}`, CLI, 'serve', '--json'], {
+  const server = await startPinned(['--cpu-prof', `--cpu-prof-dir=${profileDir}`, cli, 'serve', '--json'], {
     PLACARD_DATA_DIR: dir,
     PLACARD_PORT: '0',
     PLACARD_LOG_LEVEL: 'warn',
+    PLACARD_TOKEN_SECRET: BENCH_TOKEN_SECRET,
   });
   let result;
   let from;
   let to;
   try {
-    wrk(server.url, { seconds: 2, script: SCRIPT, scriptEnv });
+    wrk(server.url, { seconds: 2, script: SCRIPT, scriptEnv: scriptEnv() });
+    const env = scriptEnv();
     from = Number(process.hrtime.bigint() / 1000n);
-    result = wrk(server.url, { seconds: SECONDS, script: SCRIPT, scriptEnv });
+    result = wrk(server.url, { seconds: SECONDS, script: SCRIPT, scriptEnv: env });
     to = Number(process.hrtime.bigint() / 1000n);
   } finally {
     await server.stop();

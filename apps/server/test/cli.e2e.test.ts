@@ -6,8 +6,12 @@ import { Store } from '../src/store/store.js';
 import { tempDir } from './helpers/engines.js';
 import { cliJson, ensureBuilt, runCli } from './helpers/process.js';
 
-/** The management commands of `placard`, as an operator types them, on a store of their own. */
-describe('placard management commands', () => {
+/**
+ * The management commands of `placard`, as an operator types them, on a store of their own. Each
+ * test starts a dozen CLI processes one after the other, a second or two each on a busy 2-core
+ * machine, so they get more than the default 30 s.
+ */
+describe('placard management commands', { timeout: 90_000 }, () => {
   let dataDir: string;
   let env: Record<string, string>;
   beforeAll(() => {

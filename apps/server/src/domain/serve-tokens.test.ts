@@ -38,6 +38,16 @@ describe('serve tokens (D15)', () => {
     expect(tokens.read(ahead, 7, 123, 'header_banner', now)).toBeNull();
   });
 
+  it('tells ids apart above 32 bits: each half of the 8 bytes counts', () => {
+    const high = 2 ** 40 + 7;
+    const far = tokens.issue(high, 2 ** 32, 'header_banner', now, nonce);
+    expect(tokens.read(far, high, 2 ** 32, 'header_banner', now)).not.toBeNull();
+    expect(tokens.read(far, 7, 2 ** 32, 'header_banner', now)).toBeNull();
+    expect(tokens.read(far, high, 0, 'header_banner', now)).toBeNull();
+    expect(tokens.read(far, 2 ** 41 + 7, 2 ** 32, 'header_banner', now)).toBeNull();
+    expect(tokens.read(far, Number.MAX_SAFE_INTEGER, 2 ** 32, 'header_banner', now)).toBeNull();
+  });
+
   it('takes any string of 1 to 256 characters in a body, and refuses anything else', () => {
     expect(parseServeToken('x')).toBe('x');
     for (const value of ['', 'x'.repeat(257), 5, null, {}]) {
