@@ -6,16 +6,20 @@
 // back and seen up by HAProxy before the next). Afterwards:
 // - every acknowledged event is stored exactly once, and the rollups equal a recount of the raw
 //   events (read straight from the store);
-// - no answer was a 5xx other than 503 with Retry-After, and every request got an answer;
-// - a key suspended through one instance is refused by every instance within 2 s.
+// - no answer was a 5xx other than 503 with Retry-After, and every request got an answer but for
+//   a few resets of kept-alive connections (see KEPT_ALIVE_RESET);
+// - a key suspended through one instance is refused by every instance within 2 s;
+// - a campaign with a total cap, raced for by partners through HAProxy while instances die, ends
+//   with exactly its cap billable: the events in flight when it was reached are stored `past cap`,
+//   and once every instance knows, its events are answered 404 (D16).
 //
 // `--broken` runs the same test against a copy of the build patched to answer before committing,
 // and succeeds only if the test catches it: acknowledged events lost.
 //
 // Options (environment): CLUSTER_KILLS (default 16), CLUSTER_CLIENTS (default 16),
 // CLUSTER_TIME_LIMIT_S (default 600: the whole test, stopped and failed past it), CLUSTER_RETRY_ON
-// (HAProxy's retry-on, to see what its default is for: `none`). PLACARD_REFRESH_INTERVAL_MS
-// reaches the instances.
+// (HAProxy's retry-on, to see what its default is for: `none`), CLUSTER_CAP (default 1000: the
+// capped campaign's total impressions). PLACARD_REFRESH_INTERVAL_MS reaches the instances.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -30,6 +34,7 @@ import {
   placardJson,
   servedPairs,
   sleep,
+  storedImpressions,
   trackingLoad,
 } from './event-load.mjs';
 import { ensureBuilt, ensureHaproxy, ensureInstalled } from './setup.mjs';
@@ -40,8 +45,23 @@ const KILLS = Number(process.env.CLUSTER_KILLS ?? 16);
 const CLIENTS = Number(process.env.CLUSTER_CLIENTS ?? 16);
 /** How soon every instance must refuse a key suspended through one of them. */
 const SUSPENSION_BOUND_MS = 2_000;
+/** The capped campaign's total impressions, and the partners' servers racing for them. */
+const CAP = Number(process.env.CLUSTER_CAP ?? 1000);
+const CAPPED_CLIENTS = 4;
+/** How long after the kills the capped campaign may take to reach its cap, if it has not yet. */
+const CAP_WAIT_MS = 60_000;
 /** The whole test's bound (it takes 2 to 3 minutes on 2 cores). */
 const TIME_LIMIT_MS = Number(process.env.CLUSTER_TIME_LIMIT_S ?? 600) * 1000;
+/**
+ * Requests with no answer: only resets of kept-alive connections are borne, and at most this share
+ * of all requests. When every instance is down at once, HAProxy 2.6 answers 503 itself and closes
+ * the partner's connection, and now and then resets one that a request was just sent on; a
+ * partner's HTTP client retries that with the same Idempotency-Key (the SDK does), so nothing is
+ * lost, as the store check shows. Any other missing answer (a timeout, a reset of a new
+ * connection) fails the test.
+ */
+const KEPT_ALIVE_RESET = 'ECONNRESET on a kept-alive connection';
+const RESETS_BORNE = 0.005;
 
 const started = Date.now();
 const log = (message) =>
@@ -70,10 +90,12 @@ let haproxyLines = [];
 const unexpectedExits = [];
 let cluster;
 let load;
+let cappedLoad;
 
 /** Removes what the test made; also when it is stopped short. */
 async function cleanUp() {
   await load?.abandon();
+  await cappedLoad?.abandon();
   await cluster?.stop();
   await dropDatabase(databaseName).catch((error) => log(`could not drop ${databaseName}: ${error.message}`));
   haproxyLines = fs.existsSync(haproxyLog) ? fs.readFileSync(haproxyLog, 'utf8').trim().split('\n') : [];
@@ -158,6 +180,99 @@ async function suspensionDelays(keyId, apiKey) {
   );
 }
 
+/**
+ * Creates a campaign on header_banner with a total cap of `CAP` impressions through instance a's
+ * management API, submits and approves it, and resolves with its id once every instance serves it.
+ */
+async function cappedCampaign(apiKey) {
+  const admin = async (method, pathName, body) => {
+    const answer = await fetch(`${cluster.instances[0].url}/admin/v1${pathName}`, {
+      method,
+      headers: { authorization: `Bearer ${cluster.summary.adminToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body ?? {}),
+    });
+    const json = await answer.json();
+    if (answer.status >= 400)
+      throw new Error(`${method} ${pathName} answered ${answer.status} ${json.message}`);
+    return json.data;
+  };
+  const advertiser = await admin('POST', '/advertisers', { name: 'Capped Cluster Advertiser' });
+  const { id } = await admin('POST', '/campaigns', {
+    advertiserId: advertiser.id,
+    title: 'Capped in the cluster',
+    destinationUrl: 'https://capped.example/',
+    placements: ['header_banner'],
+    caps: { impressionsTotal: CAP },
+  });
+  await admin('POST', `/campaigns/${id}/submit`);
+  await admin('POST', `/campaigns/${id}/approve`);
+  for (const instance of cluster.instances) {
+    const since = Date.now();
+    for (;;) {
+      const answer = await fetch(`${instance.url}/api/v1/campaigns/fetch?placement=header_banner&limit=100`, {
+        headers: { authorization: `Bearer ${apiKey}` },
+      });
+      const body = await answer.json();
+      if (body.data?.some((campaign) => campaign.id === id)) break;
+      if (Date.now() - since > 10_000)
+        throw new Error(`instance ${instance.name} never served campaign ${id}`);
+      await sleep(50);
+    }
+  }
+  return id;
+}
+
+/** Resolves true once the capped campaign's events are refused (it reached its cap), false after `ms`. */
+async function capReached(ms) {
+  const since = Date.now();
+  while (!cappedLoad.statuses.has(404)) {
+    if (Date.now() - since > ms) return false;
+    await sleep(100);
+  }
+  return true;
+}
+
+/** What is wrong with the requests that got no answer, in `loads` (see KEPT_ALIVE_RESET). */
+function unansweredFailures(loads) {
+  const count = (map) => [...map.values()].reduce((sum, n) => sum + n, 0);
+  const requests = loads.reduce((sum, load) => sum + count(load.statuses), 0);
+  const unanswered = new Map();
+  for (const load of loads)
+    for (const [why, n] of load.noAnswer) unanswered.set(why, (unanswered.get(why) ?? 0) + n);
+  if (unanswered.size === 0) return [];
+  const times = loads.flatMap((load) => load.unansweredAt).sort();
+  log(
+    `no answer: ${[...unanswered].map(([why, n]) => `${why}: ${n}`).join(', ')} (of ${requests} requests; ` +
+      `at ${times.join(', ')}); each retried with its Idempotency-Key`,
+  );
+  const found = [...unanswered]
+    .filter(([why]) => why !== KEPT_ALIVE_RESET)
+    .map(([why, n]) => `${n} requests got no answer: ${why}`);
+  const resets = unanswered.get(KEPT_ALIVE_RESET) ?? 0;
+  if (resets > requests * RESETS_BORNE)
+    found.push(
+      `${resets} of ${requests} requests were reset on a kept-alive connection (over ${RESETS_BORNE * 100}%)`,
+    );
+  return found;
+}
+
+/** What is wrong with the capped campaign's race, once its load has stopped. */
+async function cappedFailures(campaignId, reached) {
+  const found = [];
+  for (const [status, count] of cappedLoad.statuses)
+    if (![200, 404, 503, 0].includes(status)) found.push(`capped campaign: ${count} answers ${status}`);
+  if (!reached)
+    found.push(`the capped campaign had not reached its cap ${CAP_WAIT_MS / 1000} s after the kills`);
+  const stored = await storedImpressions(databaseUrl, campaignId);
+  log(
+    `capped campaign ${campaignId} (total cap ${CAP}): answers ${[...cappedLoad.statuses].map(([status, count]) => `${status}: ${count}`).join(', ')}; ` +
+      `stored impressions ${JSON.stringify(stored)}`,
+  );
+  if (stored['counted:'] !== CAP)
+    found.push(`the capped campaign has ${stored['counted:'] ?? 0} billable impressions, its cap ${CAP}`);
+  return found;
+}
+
 try {
   cluster = await startCluster({
     dist,
@@ -185,6 +300,15 @@ try {
     prefix: 'cluster',
     fetchEvery: 5,
   });
+  const cappedId = await cappedCampaign(apiKey);
+  cappedLoad = trackingLoad({
+    base: cluster.url,
+    apiKey,
+    pairs: [{ campaignId: cappedId, placement: 'header_banner' }],
+    clients: CAPPED_CLIENTS,
+    prefix: 'cluster-capped',
+    refusalPauseMs: 100,
+  });
   const chaosStarted = Date.now();
   for (let kill = 1; kill <= KILLS; kill++) {
     await sleep(300 + Math.random() * 1200);
@@ -197,6 +321,9 @@ try {
   await allBack();
   await sleep(500);
   await load.stop();
+  const reached = await capReached(CAP_WAIT_MS);
+  await cappedLoad.stop();
+  failures.push(...(await cappedFailures(cappedId, reached)));
   const chaosSeconds = (Date.now() - chaosStarted) / 1000;
   log(
     `load: ${load.acknowledged.size} events acknowledged, ${load.fetches} fetches, in ${chaosSeconds.toFixed(1)} s`,
@@ -204,11 +331,10 @@ try {
   log(
     `answers seen through HAProxy: ${[...load.statuses].map(([status, count]) => `${status}: ${count}`).join(', ')}`,
   );
-  if (load.noAnswer.size > 0)
-    log(`no answer: ${[...load.noAnswer].map(([code, count]) => `${code}: ${count}`).join(', ')}`);
+  failures.push(...unansweredFailures([load, cappedLoad]));
   for (const [status, count] of load.statuses) {
-    if (status === 200 || status === 503) continue;
-    failures.push(`${count} answers ${status === 0 ? 'missing (no answer)' : status}`);
+    if (status === 200 || status === 503 || status === 0) continue;
+    failures.push(`${count} answers ${status}`);
   }
 
   const [demoKey] = await placardJson(dist, ['keys', 'list'], cli);
@@ -230,8 +356,14 @@ try {
 
   await cluster.stop();
   failures.push(...unexpectedExits);
-  const check = await checkStore(databaseUrl, 'cluster', load.acknowledged);
-  for (const line of describeCheck(load, check)) log(line);
+  // Both loads' events: the capped campaign's keys start `cluster-capped-`.
+  const both = {
+    sent: new Set([...load.sent, ...cappedLoad.sent]),
+    acknowledged: new Set([...load.acknowledged, ...cappedLoad.acknowledged]),
+    retries: load.retries + cappedLoad.retries,
+  };
+  const check = await checkStore(databaseUrl, 'cluster', both.acknowledged);
+  for (const line of describeCheck(both, check)) log(line);
   failures.push(...check.failures);
 } catch (error) {
   failures.push(`the test could not run: ${error.stack ?? error}`);
@@ -243,12 +375,19 @@ log(`took ${((Date.now() - started) / 1000).toFixed(1)} s`);
 // With --broken, only lost events prove the catch; anything else wrong is the test's own failure.
 const lost = failures.find((failure) => failure.includes('acknowledged events lost'));
 if (broken ? !lost : failures.length > 0) {
+  // A request HAProxy ended abnormally has a termination state other than `----` (see HAProxy's
+  // "Session state at disconnection"): the first letter says who ended it, the second at what stage.
+  const abnormal = haproxyLines.filter((line) => / -?\d+ \d+ \S+ \S+ (?!----)[A-Za-z-]{4} /.test(line));
   log(`HAProxy's log, last 40 of ${haproxyLines.length} lines:\n${haproxyLines.slice(-40).join('\n')}`);
+  log(
+    `HAProxy's requests ended abnormally, ${abnormal.length} (first 60):\n${abnormal.slice(0, 60).join('\n')}`,
+  );
   log(`FAILED: ${broken ? 'the broken build was not caught: ' : ''}${failures.join('; ') || 'nothing lost'}`);
   process.exit(1);
 }
 log(
   broken
     ? `the broken build was caught: ${lost}`
-    : 'passed: 0 lost, 0 counted twice, rollups exact, no 5xx but 503 with Retry-After, suspension everywhere within 2 s',
+    : 'passed: 0 lost, 0 counted twice, rollups exact, no 5xx but 503 with Retry-After, suspension everywhere ' +
+        `within 2 s, the capped campaign exactly at its cap of ${CAP}`,
 );

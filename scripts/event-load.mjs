@@ -129,19 +129,26 @@ export async function servedPairs(base, apiKey) {
  * with the same key until it is acknowledged, as the contract asks of partners; with
  * `fetchEvery`, every that many operations a fetch, retried until answered 200 too. Every
  * answer's status is counted (`0` for no answer; `503 without Retry-After` apart), so that the
- * caller judges which were acceptable. A 4xx other than 429 is not retried. `stop()` waits for
- * every event sent to be acknowledged; `abandon()` does not.
+ * caller judges which were acceptable. A 4xx other than 429 is not retried; a client pauses
+ * `refusalPauseMs` after one (a campaign past its cap answers 404 at once, and a client spinning
+ * on those would only take the instances' core from the others). `stop()` waits for every event
+ * sent to be acknowledged; `abandon()` does not.
  */
-export function trackingLoad({ base, apiKey, pairs, clients, prefix, fetchEvery = 0 }) {
+export function trackingLoad({ base, apiKey, pairs, clients, prefix, fetchEvery = 0, refusalPauseMs = 0 }) {
   const agent = new http.Agent({ keepAlive: true, maxSockets: clients });
   const acknowledged = new Set();
   const sent = new Set();
   const statuses = new Map();
   /** Why requests got no answer (error codes), for the `0`s in `statuses`. */
   const noAnswer = new Map();
-  const load = { acknowledged, sent, statuses, noAnswer, retries: 0, fetches: 0 };
-  const unanswered = (error) => {
-    const code = error.code ?? error.message;
+  /** When requests got no answer (ISO times, the first 20), to find them in HAProxy's log. */
+  const unansweredAt = [];
+  const load = { acknowledged, sent, statuses, noAnswer, unansweredAt, retries: 0, fetches: 0 };
+  const unanswered = (error, outgoing) => {
+    // A kept-alive connection the other end closed just as a request went out is reset: every
+    // HTTP client retries that (the SDK does, with the same Idempotency-Key). Told apart here.
+    const code = `${error.code ?? error.message} on a ${outgoing.reusedSocket ? 'kept-alive' : 'new'} connection`;
+    if (unansweredAt.length < 20) unansweredAt.push(new Date().toISOString());
     noAnswer.set(code, (noAnswer.get(code) ?? 0) + 1);
     return { status: 0, label: 0 };
   };
@@ -164,11 +171,11 @@ export function trackingLoad({ base, apiKey, pairs, clients, prefix, fetchEvery 
           const label =
             status === 503 && !response.headers['retry-after'] ? '503 without Retry-After' : status;
           response.on('end', () => resolve({ status, label }));
-          response.on('error', (error) => resolve(unanswered(error)));
+          response.on('error', (error) => resolve(unanswered(error, outgoing)));
         },
       );
       outgoing.on('timeout', () => outgoing.destroy(new Error('timeout')));
-      outgoing.on('error', (error) => resolve(unanswered(error)));
+      outgoing.on('error', (error) => resolve(unanswered(error, outgoing)));
       outgoing.end(body);
     });
 
@@ -200,6 +207,7 @@ export function trackingLoad({ base, apiKey, pairs, clients, prefix, fetchEvery 
       const body = JSON.stringify(pair);
       if (await untilAnswered(() => request('POST', `/api/v1/campaigns/${kind}`, body, key)))
         acknowledged.add(key);
+      else await sleep(refusalPauseMs);
     }
   }
 
@@ -218,6 +226,30 @@ export function trackingLoad({ base, apiKey, pairs, clients, prefix, fetchEvery 
   return load;
 }
 
+/** The store at `databaseUrl`, opened with the product's own connection code (from the build). */
+async function openStore(databaseUrl) {
+  const { connect } = await import(path.join(root, 'apps/server/dist/store/connect.js'));
+  const { Store } = await import(path.join(root, 'apps/server/dist/store/store.js'));
+  return new Store(connect(databaseUrl));
+}
+
+/** A campaign's stored impressions by verdict and reason, as `{ 'counted:': n, 'invalid:past cap': m }`. */
+export async function storedImpressions(databaseUrl, campaignId) {
+  const store = await openStore(databaseUrl);
+  try {
+    const rows = await store.db
+      .selectFrom('events')
+      .select(['verdict', 'reason', (eb) => eb.fn.countAll().as('n')])
+      .where('campaign_id', '=', campaignId)
+      .where('kind', '=', 'impression')
+      .groupBy(['verdict', 'reason'])
+      .execute();
+    return Object.fromEntries(rows.map((row) => [`${row.verdict}:${row.reason ?? ''}`, Number(row.n)]));
+  } finally {
+    await store.close();
+  }
+}
+
 /**
  * Reads the store at `databaseUrl` directly, with the product's own connection code: which
  * events with keys starting `<prefix>-` are stored once (billable or invalid; a replay is stored
@@ -225,9 +257,7 @@ export function trackingLoad({ base, apiKey, pairs, clients, prefix, fetchEvery 
  * per-minute rollups equal a recount of the raw events. `failures` lists what is wrong.
  */
 export async function checkStore(databaseUrl, prefix, acknowledged) {
-  const { connect } = await import(path.join(root, 'apps/server/dist/store/connect.js'));
-  const { Store } = await import(path.join(root, 'apps/server/dist/store/store.js'));
-  const store = new Store(connect(databaseUrl));
+  const store = await openStore(databaseUrl);
   const events = await store.db
     .selectFrom('events')
     .select(['idempotency_key', 'verdict'])

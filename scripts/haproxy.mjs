@@ -22,6 +22,9 @@ function unavailableAnswer() {
     'content-type: application/json; charset=utf-8',
     'retry-after: 1',
     'cache-control: no-store',
+    // HAProxy closes the partner's connection after an answer of its own; saying so keeps a
+    // partner's HTTP client from sending its retry on that connection (and seeing it reset).
+    'connection: close',
     `content-length: ${Buffer.byteLength(UNAVAILABLE_BODY)}`,
     '',
     UNAVAILABLE_BODY,

@@ -50,11 +50,20 @@ ensureInstalled();
 ensureBuilt();
 ensureChromium();
 ensureHaproxy();
+/** Each step's time, printed at the end, so that a slow suite shows where its time goes. */
+const took = [];
+const seconds = (from) => `${((Date.now() - from) / 1000).toFixed(0)} s`;
+const started = Date.now();
 for (const [name, command, args] of steps) {
   console.log(`\n== ${name}: ${command} ${args.join(' ')}`);
+  const from = Date.now();
   const result = spawnSync(command, args, { cwd: root, stdio: 'inherit' });
+  took.push(`${seconds(from).padStart(6)}  ${name}`);
   if (result.status !== 0) {
     console.error(`\nnpm test: ${name} failed.`);
     process.exit(result.status ?? 1);
   }
 }
+console.log(
+  `\nnpm test: every step passed in ${seconds(started)} (set-up before it not counted):\n${took.join('\n')}`,
+);

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { storedImpressions } from '../../../scripts/event-load.mjs';
 import { HIGHEST_LIMITS } from '../src/domain/rate-limits.js';
 import { REASONS } from '../src/domain/verdicts.js';
 import { createDatabase, tempDir, type TestDatabase } from './helpers/engines.js';
@@ -114,23 +115,6 @@ describe.each([
     return statuses;
   }
 
-  /** The campaign's stored impressions by verdict and reason. */
-  async function stored(campaignId: number): Promise<Record<string, number>> {
-    const store = await database.open();
-    try {
-      const rows = await store.db
-        .selectFrom('events')
-        .select(['verdict', 'reason', (eb) => eb.fn.countAll<number>().as('n')])
-        .where('campaign_id', '=', campaignId)
-        .where('kind', '=', 'impression')
-        .groupBy(['verdict', 'reason'])
-        .execute();
-      return Object.fromEntries(rows.map((row) => [`${row.verdict}:${row.reason ?? ''}`, Number(row.n)]));
-    } finally {
-      await store.close();
-    }
-  }
-
   it.each([
     ['total', { impressionsTotal: CAP }],
     ['daily', { impressionsDaily: CAP }],
@@ -140,7 +124,7 @@ describe.each([
       const id = await runningCampaign(`Capped ${kind}`, caps);
       const statuses = await race(id);
       const acknowledged = statuses.get(200) ?? 0;
-      const counts = await stored(id);
+      const counts = await storedImpressions(database.url, id);
       const inFlight = counts[`invalid:${REASONS.pastCap}`] ?? 0;
       // Printed for the closing figures: how many got past the index before every instance learnt.
       console.log(
