@@ -31,6 +31,11 @@ if (process.argv.includes('--instances')) {
   await import('./instances.mjs');
   process.exit(0);
 }
+// `npm run bench:events -- --commits`: where a SQLite server's time goes under this load.
+if (process.argv.includes('--commits')) {
+  await import('./commits.mjs');
+  process.exit(0);
+}
 
 const dir = tempDir('placard-bench-events-');
 const pgName = `placard_bench_${process.pid}`;
