@@ -8,6 +8,12 @@ import {
   type EventLedger,
   type SettledBatch,
 } from './event-ledger.js';
+import {
+  createEventPartitions,
+  dropEventPartitions,
+  pruneLegacyEvents,
+  readEventPartitions,
+} from './event-partitions.js';
 import type { TrackedEvent } from './rows.js';
 import type { Db } from './schema.js';
 
@@ -160,5 +166,15 @@ export async function storeBatchPostgres(db: Db, events: readonly TrackedEvent[]
   return { stored, refused };
 }
 
-/** PostgreSQL's ledger: one statement per batch, which commits alone when there is nothing to cap. */
-export const postgresLedger: EventLedger = { commitsAlone: true, store: storeBatchPostgres };
+/**
+ * PostgreSQL's ledger: one statement per batch, which commits alone when there is nothing to cap;
+ * raw events in daily partitions, retention dropping whole days (and deleting the legacy
+ * partition's rows in chunks).
+ */
+export const postgresLedger: EventLedger = {
+  commitsAlone: true,
+  locksCappedRows: true,
+  store: storeBatchPostgres,
+  pruneEvents: pruneLegacyEvents,
+  partitions: { create: createEventPartitions, read: readEventPartitions, drop: dropEventPartitions },
+};

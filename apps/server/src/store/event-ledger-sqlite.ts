@@ -4,6 +4,7 @@ import {
   COMPACTED_BEFORE,
   idempotencyExpiry,
   minuteOf,
+  pruneEvents,
   quarterOf,
   requestFingerprint,
   type EventLedger,
@@ -154,5 +155,13 @@ export function storeBatchSqlite(
  * (SQLite has one connection, so they belong to it).
  */
 export function sqliteLedger(handle: BetterSqlite3.Database): EventLedger {
-  return { commitsAlone: false, store: (_db, events) => storeBatchSqlite(handle, events) };
+  return {
+    commitsAlone: false,
+    // One writer at a time: the batch's transaction holds the whole database.
+    locksCappedRows: false,
+    store: (_db, events) => storeBatchSqlite(handle, events),
+    // One events table: retention deletes its rows in chunks.
+    pruneEvents,
+    partitions: null,
+  };
 }

@@ -4,6 +4,7 @@
  * `event-ledger-postgres.ts`): each is the hot path of tracking, written for its engine.
  */
 import { IDEMPOTENCY_WINDOW_MS } from '../domain/verdicts.js';
+import type { EventPartitions } from './event-partitions.js';
 import type { TrackedEvent } from './rows.js';
 import type { Db } from './schema.js';
 
@@ -30,7 +31,25 @@ export interface SettledBatch {
 export interface EventLedger {
   /** Whether a batch with nothing to cap is one statement that commits by itself. */
   readonly commitsAlone: boolean;
+  /**
+   * Whether a batch must lock its capped campaigns' rows (`FOR UPDATE`) before reading their
+   * counters: where other connections write at the same time (PostgreSQL). SQLite has one writer.
+   */
+  readonly locksCappedRows: boolean;
   store(db: Db, events: readonly TrackedEvent[]): SettledBatch | Promise<SettledBatch>;
+  /** Deletes up to `limit` raw events older than `before` (retention); returns how many. */
+  pruneEvents(db: Db, before: number, limit: number): Promise<number>;
+  /** The raw events' daily partitions, where the engine has them (PostgreSQL); else null. */
+  readonly partitions: EventPartitioning | null;
+}
+
+/** Daily partitions of the raw events (`event-partitions.ts`): retention drops whole days. */
+export interface EventPartitioning {
+  /** Creates the missing days from the retention cutoff's through a week ahead; their names. */
+  create(db: Db, now: number, retentionDays: number, lockTimeoutMs: number): Promise<string[]>;
+  read(db: Db): Promise<EventPartitions>;
+  /** Detaches and drops the days wholly older than `before`; their names. */
+  drop(db: Db, before: number, lockTimeoutMs: number): Promise<string[]>;
 }
 
 export function requestFingerprint(event: TrackedEvent): string {

@@ -3,18 +3,8 @@
 import { NO_CAPS, totalCapReached, type Caps, type Totals } from '../domain/campaigns.js';
 import { REASONS } from '../domain/verdicts.js';
 import { localDate, startOfNextLocalDay } from '../domain/time-zones.js';
-import {
-  pruneEvents as pruneOldEvents,
-  pruneIdempotencyKeys as pruneOldIdempotencyKeys,
-  type SettledBatch,
-} from './event-ledger.js';
-import {
-  createEventPartitions,
-  dropEventPartitions,
-  pruneLegacyEvents,
-  readEventPartitions,
-  type EventPartitions,
-} from './event-partitions.js';
+import { pruneIdempotencyKeys as pruneOldIdempotencyKeys, type SettledBatch } from './event-ledger.js';
+import type { EventPartitions } from './event-partitions.js';
 import { capsOf, type EventKind, type TrackedEvent, type BatchOutcome } from './rows.js';
 import { transact, type StoreContext } from './context.js';
 import { appendAudit } from './audit.js';
@@ -75,9 +65,7 @@ export async function insertEvents(
  * only the legacy partition's: the daily ones are dropped whole (`dropExpiredEventPartitions`).
  */
 export function pruneEvents(ctx: StoreContext, before: number, limit: number): Promise<number> {
-  return ctx.engine === 'postgres'
-    ? pruneLegacyEvents(ctx.db, before, limit)
-    : pruneOldEvents(ctx.db, before, limit);
+  return ctx.ledger.pruneEvents(ctx.db, before, limit);
 }
 
 /**
@@ -92,13 +80,14 @@ export async function ensureEventPartitions(
   retentionDays: number,
   lockTimeoutMs = 0,
 ): Promise<string[]> {
-  if (ctx.engine !== 'postgres') return [];
-  return transact(ctx, (tx) => createEventPartitions(tx.db, now, retentionDays, lockTimeoutMs));
+  const { partitions } = ctx.ledger;
+  if (!partitions) return [];
+  return transact(ctx, (tx) => partitions.create(tx.db, now, retentionDays, lockTimeoutMs));
 }
 
 /** PostgreSQL: the event partitions as they are now; SQLite: null (one table). */
 export function eventPartitions(ctx: StoreContext): Promise<EventPartitions | null> {
-  return ctx.engine === 'postgres' ? readEventPartitions(ctx.db) : Promise.resolve(null);
+  return ctx.ledger.partitions?.read(ctx.db) ?? Promise.resolve(null);
 }
 
 /**
@@ -111,8 +100,9 @@ export async function dropExpiredEventPartitions(
   before: number,
   lockTimeoutMs = 0,
 ): Promise<string[]> {
-  if (ctx.engine !== 'postgres') return [];
-  return transact(ctx, (tx) => dropEventPartitions(tx.db, before, lockTimeoutMs));
+  const { partitions } = ctx.ledger;
+  if (!partitions) return [];
+  return transact(ctx, (tx) => partitions.drop(tx.db, before, lockTimeoutMs));
 }
 
 /** Forgets up to `limit` idempotency keys past their 24-hour window; returns how many. */
@@ -166,7 +156,7 @@ async function lockCappedCampaigns(
       ]),
     )
     .orderBy('id')
-    .$if(ctx.engine === 'postgres', (q) => q.forUpdate())
+    .$if(ctx.ledger.locksCappedRows, (q) => q.forUpdate())
     .execute();
   return new Map(
     rows.map((row) => [
