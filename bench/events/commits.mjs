@@ -3,7 +3,8 @@
 // from the server itself rather than guessed from a profile. For each of RUNS new server
 // processes (the real build, pinned as `measure` pins it), over the measured wrk run:
 // - how busy the server's core was: its CPU time (user and system, every thread) over the run's
-//   length. A core near 100% busy is limited by CPU per request; one well below it waits (fsync);
+//   length, and the part of it in the kernel (sockets, writes, fsync). A core near 100% busy is
+//   limited by CPU per request; one well below it waits (fsync);
 // - the group commits, from /metrics: events per commit, the share of the run spent inside commit
 //   transactions and their mean length (SQLite's commits run on the main thread);
 // - the bytes the server wrote per request (/proc/<pid>/io: the write-ahead log and the answers).
@@ -40,6 +41,13 @@ async function commitMetrics(url) {
   };
 }
 
+/** The process's CPU time in the kernel so far (stime, the 15th field of /proc/<pid>/stat), in seconds. */
+const TICKS_PER_SECOND = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }));
+function systemSeconds(pid) {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[12]) / TICKS_PER_SECOND;
+}
+
 /** Bytes the process has passed to write(2) and friends so far (files and sockets). */
 const bytesWritten = (pid) => Number(/^wchar: (\d+)$/m.exec(fs.readFileSync(`/proc/${pid}/io`, 'utf8'))?.[1]);
 
@@ -53,15 +61,17 @@ async function measured() {
     wrk(server.url, { seconds: 2, script: SCRIPT, scriptEnv: load.scriptEnv() });
     // Read before wrk starts: it reads its token file first, while the server idles.
     const scriptEnv = load.scriptEnv();
-    const [before, cpuBefore, writtenBefore] = [
+    const [before, cpuBefore, systemBefore, writtenBefore] = [
       await commitMetrics(server.url),
       server.cpuSeconds(),
+      systemSeconds(server.pid),
       bytesWritten(server.pid),
     ];
     const result = wrk(server.url, { seconds: SECONDS, script: SCRIPT, scriptEnv });
-    const [after, cpuAfter, writtenAfter] = [
+    const [after, cpuAfter, systemAfter, writtenAfter] = [
       await commitMetrics(server.url),
       server.cpuSeconds(),
+      systemSeconds(server.pid),
       bytesWritten(server.pid),
     ];
     // The run's length from wrk's own count, so the time wrk spent reading its file is left out.
@@ -70,6 +80,7 @@ async function measured() {
     return {
       rps: result.rps,
       coreBusy: (cpuAfter - cpuBefore) / runSeconds,
+      inKernel: (systemAfter - systemBefore) / runSeconds,
       eventsPerCommit: (after.events - before.events) / commits,
       inCommits: (after.seconds - before.seconds) / runSeconds,
       commitMs: ((after.seconds - before.seconds) * 1000) / commits,
@@ -85,7 +96,7 @@ for (let run = 1; run <= RUNS; run++) {
   const m = await measured();
   runs.push(m);
   console.log(
-    `run ${run}: ${m.rps.toFixed(0)} req/s; server core ${pct(m.coreBusy)} busy; ${m.eventsPerCommit.toFixed(1)} events ` +
+    `run ${run}: ${m.rps.toFixed(0)} req/s; server core ${pct(m.coreBusy)} busy (${pct(m.inKernel)} in the kernel); ${m.eventsPerCommit.toFixed(1)} events ` +
       `per commit, ${m.commitMs.toFixed(2)} ms each, ${pct(m.inCommits)} of the time in commits; ` +
       `${(m.bytesPerRequest / 1024).toFixed(1)} KiB written per request`,
   );
@@ -94,6 +105,7 @@ const mid = (key) => median(runs.map((m) => m[key]));
 const summary = {
   rps: mid('rps'),
   coreBusy: mid('coreBusy'),
+  inKernel: mid('inKernel'),
   eventsPerCommit: mid('eventsPerCommit'),
   commitMs: mid('commitMs'),
   inCommits: mid('inCommits'),
@@ -103,7 +115,7 @@ const summary = {
 const file = writeResults('events-commits', summary);
 console.log(`
 SQLite under the tracking load, median of ${RUNS} runs of ${SECONDS} s (server on one core):
-  ${summary.rps.toFixed(0)} req/s; the server's core ${pct(summary.coreBusy)} busy (its CPU time over the run)
+  ${summary.rps.toFixed(0)} req/s; the server's core ${pct(summary.coreBusy)} busy (its CPU time over the run), ${pct(summary.inKernel)} in the kernel
   ${summary.eventsPerCommit.toFixed(1)} events per commit, ${summary.commitMs.toFixed(2)} ms per commit, ${pct(summary.inCommits)} of the run inside commits
   ${(summary.bytesPerRequest / 1024).toFixed(1)} KiB written per request (write-ahead log and answers)
 results: ${file}`);
