@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import {
   parseServeToken,
@@ -36,6 +36,19 @@ describe('serve tokens (D15)', () => {
     expect(tokens.read('', 7, 123, 'header_banner', now)).toBeNull();
     const ahead = tokens.issue(7, 123, 'header_banner', now + SERVE_TOKEN_CLOCK_SKEW_MS + 1, nonce);
     expect(tokens.read(ahead, 7, 123, 'header_banner', now)).toBeNull();
+  });
+
+  it('signs with HMAC-SHA256 exactly: secrets shorter and longer than its 64-byte block', () => {
+    for (const length of [16, 32, 63, 64, 65, 100]) {
+      const secret = randomBytes(length);
+      const issued = Buffer.from(
+        new ServeTokens(secret).issue(7, 123, 'header_banner', now, nonce),
+        'base64url',
+      );
+      const payload = issued.subarray(0, issued.length - 16);
+      const hmac = createHmac('sha256', secret).update(payload).digest().subarray(0, 16);
+      expect(issued.subarray(issued.length - 16)).toEqual(hmac);
+    }
   });
 
   it('tells ids apart above 32 bits: each half of the 8 bytes counts', () => {
