@@ -152,17 +152,25 @@ async function rollingRestart() {
   }
 }
 
+/** Calls instance a's management API as the operator; resolves with the answer's `data`. */
+async function admin(method, pathName, body) {
+  const answer = await fetch(`${cluster.instances[0].url}/admin/v1${pathName}`, {
+    method,
+    headers: { authorization: `Bearer ${cluster.summary.adminToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body ?? {}),
+  });
+  const json = await answer.json();
+  if (answer.status >= 400)
+    throw new Error(`${method} ${pathName} answered ${answer.status} ${json.message}`);
+  return json.data;
+}
+
 /**
  * Suspends `keyId` through the management API of the first instance, then asks every instance
  * directly, every 20 ms, until each refuses `apiKey` with 403; resolves with each one's delay.
  */
 async function suspensionDelays(keyId, apiKey) {
-  const suspend = await fetch(`${cluster.instances[0].url}/admin/v1/keys/${keyId}/suspend`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${cluster.summary.adminToken}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ reason: 'cluster test' }),
-  });
-  if (suspend.status !== 200) throw new Error(`suspending the key answered ${suspend.status}`);
+  await admin('POST', `/keys/${keyId}/suspend`, { reason: 'cluster test' });
   const suspended = Date.now();
   return Promise.all(
     cluster.instances.map(async (instance) => {
@@ -181,21 +189,10 @@ async function suspensionDelays(keyId, apiKey) {
 }
 
 /**
- * Creates a campaign on header_banner with a total cap of `CAP` impressions through instance a's
- * management API, submits and approves it, and resolves with its id once every instance serves it.
+ * Creates a campaign on header_banner with a total cap of `CAP` impressions through `admin`, submits
+ * and approves it, and resolves with its id once every instance serves it.
  */
 async function cappedCampaign(apiKey) {
-  const admin = async (method, pathName, body) => {
-    const answer = await fetch(`${cluster.instances[0].url}/admin/v1${pathName}`, {
-      method,
-      headers: { authorization: `Bearer ${cluster.summary.adminToken}`, 'content-type': 'application/json' },
-      body: JSON.stringify(body ?? {}),
-    });
-    const json = await answer.json();
-    if (answer.status >= 400)
-      throw new Error(`${method} ${pathName} answered ${answer.status} ${json.message}`);
-    return json.data;
-  };
   const advertiser = await admin('POST', '/advertisers', { name: 'Capped Cluster Advertiser' });
   const { id } = await admin('POST', '/campaigns', {
     advertiserId: advertiser.id,
