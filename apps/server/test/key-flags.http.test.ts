@@ -72,29 +72,55 @@ describe.each(ENGINES)('key flags on %s', (engine) => {
     }
   }
 
+  /** An event of `key` on the test placement, as the partner API would have stored it. */
+  const stored = (
+    key: Key,
+    kind: 'impression' | 'click',
+    occurredAt: number,
+    reason: string | null = null,
+  ): TrackedEvent => ({
+    kind,
+    campaignId,
+    placement: 'header_banner',
+    country: null,
+    device: null,
+    partnerId: key.partnerId,
+    apiKeyId: key.id,
+    occurredAt,
+    verdict: reason === null ? 'counted' : 'invalid',
+    reason,
+    idempotencyKey: null,
+    userAddress: null,
+    mayHitCap: false,
+  });
+
+  /** Stores events directly, in batches, and counts them as this instance would have. */
+  async function storeDirectly(events: TrackedEvent[]) {
+    for (let start = 0; start < events.length; start += 6_000)
+      await t.store.insertEvents(events.slice(start, start + 6_000));
+    countedByThisInstance(events);
+  }
+
   /** What other partners did on the placement over the last day: 20,000 impressions at 1% CTR. */
   async function baseline() {
     const other = await newKey('Baseline Partner');
-    const event = (kind: 'impression' | 'click', i: number): TrackedEvent => ({
-      kind,
-      campaignId,
-      placement: 'header_banner',
-      country: null,
-      device: null,
-      partnerId: other.partnerId,
-      apiKeyId: other.id,
-      occurredAt: now - 23 * HOUR + i * 4_000,
-      verdict: 'counted',
-      reason: null,
-      idempotencyKey: null,
-      userAddress: null,
-      mayHitCap: false,
-    });
-    const events = Array.from({ length: 20_000 }, (_, i) => event('impression', i));
-    for (let i = 0; i < 200; i++) events.push(event('click', i * 100 + 1));
-    for (let start = 0; start < events.length; start += 5_000)
-      await t.store.insertEvents(events.slice(start, start + 5_000));
-    countedByThisInstance(events);
+    const at = (i: number) => now - 23 * HOUR + i * 4_000;
+    const events = Array.from({ length: 20_000 }, (_, i) => stored(other, 'impression', at(i)));
+    for (let i = 0; i < 200; i++) events.push(stored(other, 'click', at(i * 100 + 1)));
+    await storeDirectly(events);
+  }
+
+  /**
+   * A key's last `hours` of traffic, stored directly up to now: an impression every `spacingMs`,
+   * one in `every` clicked (0: none).
+   */
+  async function lastHours(key: Key, hours: number, spacingMs: number, every: number) {
+    const events: TrackedEvent[] = [];
+    for (let i = 1, at = now - hours * HOUR; at < now; i++, at += spacingMs) {
+      events.push(stored(key, 'impression', at));
+      if (every > 0 && i % every === 0) events.push(stored(key, 'click', at + 1_000));
+    }
+    await storeDirectly(events);
   }
 
   const job = () => t.services.flags.runOnce();
@@ -154,26 +180,12 @@ describe.each(ENGINES)('key flags on %s', (engine) => {
     // clicks without impressions. Counted in, the placement's rate would be 4,200 / 44,000 (9.5%):
     // the honest key's 1% would be far below it, with 190 clicks expected.
     const refused = await newKey('Refused Partner');
-    const invalid = (kind: 'impression' | 'click', i: number, reason: string): TrackedEvent => ({
-      kind,
-      campaignId,
-      placement: 'header_banner',
-      country: null,
-      device: null,
-      partnerId: refused.partnerId,
-      apiKeyId: refused.id,
-      occurredAt: now - 20 * HOUR + i * 1_000,
-      verdict: 'invalid',
-      reason,
-      idempotencyKey: null,
-      userAddress: null,
-      mayHitCap: false,
-    });
-    const events = Array.from({ length: 20_000 }, (_, i) => invalid('impression', i, 'known bot'));
-    for (let i = 0; i < 4_000; i++) events.push(invalid('click', i, 'click without impression'));
-    for (let start = 0; start < events.length; start += 6_000)
-      await t.store.insertEvents(events.slice(start, start + 6_000));
-    countedByThisInstance(events);
+    const at = (i: number) => now - 20 * HOUR + i * 1_000;
+    const events = Array.from({ length: 20_000 }, (_, i) =>
+      stored(refused, 'impression', at(i), 'known bot'),
+    );
+    for (let i = 0; i < 4_000; i++) events.push(stored(refused, 'click', at(i), 'click without impression'));
+    await storeDirectly(events);
 
     const honestKey = await newKey('Honest Partner');
     const fraud = await newKey('Twenty Times');
@@ -188,6 +200,40 @@ describe.each(ENGINES)('key flags on %s', (engine) => {
       baselineClicks: 220,
       ratio: 20,
     });
+    expect(await flagsOf(honestKey)).toEqual([]);
+  });
+
+  it('judges a key too slow for the window on its day: a slow polling loop and a slow 20× key, never a slow honest key', async () => {
+    // Three hours each, up to now. In the 5-minute window the loop's 150 impressions predict 1.5
+    // clicks and the 20× key has 3 clicks: both under the window's minimum volumes.
+    const loop = await newKey('Slow Polling Loop');
+    const twenty = await newKey('Slow Twenty Times');
+    const honestKey = await newKey('Slow Honest Partner');
+    await lastHours(loop, 3, 2_000, 0); // 5,400 impressions, no click
+    await lastHours(twenty, 3, 20_000, 5); // 540 impressions, 20% clicked
+    await lastHours(honestKey, 3, 2_000, 100); // 5,400 impressions, 1% clicked
+    const pass = await job();
+    expect(pass.raised.map((flag) => [flag.apiKeyId, flag.signal]).sort()).toEqual(
+      [
+        [loop.id, 'ctr'],
+        [twenty.id, 'ctr'],
+      ].sort(),
+    );
+    const theDay = {
+      span: 'day',
+      windowStart: new Date(now - 24 * HOUR).toISOString(),
+      windowEnd: new Date(now).toISOString(),
+      baselineSource: 'other partners',
+    };
+    const [looping] = await flagsOf(loop);
+    expect(looping.evidence).toMatchObject({ ...theDay, direction: 'below', impressions: 5_400, clicks: 0 });
+    expect(looping.evidence['expectedClicks']).toBeGreaterThanOrEqual(50);
+    expect(looping.summary).toMatch(
+      /^click-through rate 0% is [\d.]+× below its placements' baseline of [\d.]+%: 5400 impressions, 0 clicks where \d+ were expected, over its traffic since 2026-05-31 12:00 UTC$/,
+    );
+    const [clicked] = await flagsOf(twenty);
+    expect(clicked.evidence).toMatchObject({ ...theDay, direction: 'above', impressions: 540, clicks: 108 });
+    expect(clicked.evidence['ratio']).toBeGreaterThanOrEqual(20);
     expect(await flagsOf(honestKey)).toEqual([]);
   });
 

@@ -153,7 +153,10 @@ export function chooseBaseline(
  * Click-through rate against the baseline of the same placements: the clicks the baseline predicts
  * for the key's impressions (placement by placement) against the clicks it has.
  */
-export function ctrFinding(traffic: KeyTraffic, baseline: Baseline | undefined): Finding | undefined {
+export function ctrFinding(
+  traffic: Pick<KeyTraffic, 'placements'>,
+  baseline: Baseline | undefined,
+): Finding | undefined {
   if (!baseline) return undefined;
   const t = FLAG_THRESHOLDS.ctr;
   let impressions = 0;
@@ -291,30 +294,64 @@ export function unpairedClicksFinding(traffic: KeyTraffic): Finding | undefined 
   };
 }
 
-/** Every signal a key's window raises, with the window added to each one's evidence. */
+/**
+ * A key's own traffic over the last day (the baseline's, by the hour) and the baseline of its
+ * placements over it, without the key's own billable events: its click-through rate over the day
+ * is judged when its window shows nothing, so that a key too slow for the window's minimum
+ * volumes is judged by the same thresholds once its day reaches them. An impression polling loop
+ * of a few requests a second predicts 50 clicks within hours, not within 5 minutes; a key clicked
+ * 20 times its placements' rate but seldom reaches 20 clicks the same way.
+ */
+export interface KeyDay {
+  /** Impressions and clicks by placement over the day, every verdict but `duplicate`. */
+  placements: Map<string, Counts>;
+  baseline: Baseline | undefined;
+}
+
+/** `2026-06-01 09:00 UTC`: the start of a day's traffic, in a summary. */
+const minuteText = (ms: number) => `${iso(ms).slice(0, 16).replace('T', ' ')} UTC`;
+
+/**
+ * Every signal a key's window raises, with the window added to each one's evidence; the
+ * click-through rate of the key's day (`KeyDay`) when its window shows none.
+ */
 export function evaluateKey(
   traffic: KeyTraffic,
   baseline: Baseline | undefined,
   window: { start: number; end: number; baselineStart: number },
+  day?: KeyDay,
 ): Finding[] {
-  const findings = [
-    ctrFinding(traffic, baseline),
-    burstFinding(traffic, window),
-    unpairedClicksFinding(traffic),
+  const windowCtr = ctrFinding(traffic, baseline);
+  const dayCtr = windowCtr || !day ? undefined : ctrFinding(day, day.baseline);
+  const findings: [Finding | undefined, 'window' | 'day'][] = [
+    [windowCtr, 'window'],
+    [dayCtr, 'day'],
+    [burstFinding(traffic, window), 'window'],
+    [unpairedClicksFinding(traffic), 'window'],
   ];
-  return findings
-    .filter((finding): finding is Finding => finding !== undefined)
-    .map((finding) => ({
-      ...finding,
-      evidence: {
-        ...finding.evidence,
-        windowStart: iso(window.start),
-        windowEnd: iso(window.end),
-        ...(finding.signal === 'ctr' && { baselineStart: iso(window.baselineStart) }),
-        measure: finding.measure,
-        threshold: finding.threshold,
+  return findings.flatMap(([finding, span]) => {
+    if (!finding) return [];
+    const start = span === 'day' ? window.baselineStart : window.start;
+    const summary =
+      span === 'day'
+        ? `${finding.evidence.summary}, over its traffic since ${minuteText(start)}`
+        : finding.evidence.summary;
+    return [
+      {
+        ...finding,
+        evidence: {
+          ...finding.evidence,
+          summary,
+          ...(finding.signal === 'ctr' && { span }),
+          windowStart: iso(start),
+          windowEnd: iso(window.end),
+          ...(finding.signal === 'ctr' && { baselineStart: iso(window.baselineStart) }),
+          measure: finding.measure,
+          threshold: finding.threshold,
+        },
       },
-    }));
+    ];
+  });
 }
 
 /** The operator's policy for suspending keys without waiting for a review (off unless turned on). */

@@ -44,9 +44,10 @@ function addTo(map: Map<string, Counts>, placement: string, kind: string, count:
  * window and, for the click-through baseline, in the last 24 hours, counted in memory as the events
  * were stored (`RecentTraffic`): a pass reads nothing from the store but flags and the policy, whatever
  * the traffic (reading the window's raw events back held a SQLite server for seconds under load).
- * The signals and thresholds are `domain/key-flags.ts`. A finding raises a flag, or updates
- * the evidence of the key's open flag of that signal; a signal dismissed in the last day is not
- * raised again. Where the operator turned the policy on, a finding past its threshold times the
+ * The signals and thresholds are `domain/key-flags.ts`; a key whose window shows no click-through
+ * signal is judged on its click-through rate over the day too (`KeyDay`). A finding raises a flag,
+ * or updates the evidence of the key's open flag of that signal; a signal dismissed in the last
+ * day is not raised again. Where the operator turned the policy on, a finding past its threshold times the
  * policy's multiplier suspends the key at once, as `system`, audited.
  *
  * Runs on every instance: the flags table keeps one open flag per key and signal whoever writes it,
@@ -80,26 +81,37 @@ export class KeyFlagJob {
     const traffic = await this.trafficOf(start, now + 1);
     if (traffic.size === 0) return pass;
 
-    // The baseline: billable events of the last day, by the hour, the current one included.
+    // The day, by the hour, the current one included: the baseline (billable events by placement,
+    // in all and by partner) and the own day of each key judged.
     const baselineStart = now - BASELINE_WINDOW_MS - (now % MINUTE);
     const all = new Map<string, Counts>();
     const byPartner = new Map<number, Map<string, Counts>>();
-    for (const row of this.traffic.placementCounts(baselineStart, now + 1)) {
-      addTo(all, row.placementId, row.kind, row.count);
-      const partner = byPartner.get(row.partnerId) ?? new Map<string, Counts>();
-      addTo(partner, row.placementId, row.kind, row.count);
-      byPartner.set(row.partnerId, partner);
+    const days = new Map<number, { placements: Map<string, Counts>; billable: Map<string, Counts> }>();
+    for (const row of this.traffic.keyHourCounts(baselineStart, now + 1)) {
+      const billable = row.reason === '';
+      if (billable) {
+        addTo(all, row.placementId, row.kind, row.count);
+        const partner = byPartner.get(row.partnerId) ?? new Map<string, Counts>();
+        addTo(partner, row.placementId, row.kind, row.count);
+        byPartner.set(row.partnerId, partner);
+      }
+      if (!traffic.has(row.apiKeyId)) continue;
+      let day = days.get(row.apiKeyId);
+      if (!day) days.set(row.apiKeyId, (day = { placements: new Map(), billable: new Map() }));
+      addTo(day.placements, row.placementId, row.kind, row.count);
+      if (billable) addTo(day.billable, row.placementId, row.kind, row.count);
     }
 
     const policy = await readFlagPolicy(this.store);
     for (const key of traffic.values()) {
-      const baseline = chooseBaseline(
-        key.placements,
-        all,
-        byPartner.get(key.partnerId) ?? new Map(),
-        key.billable,
-      );
-      for (const finding of evaluateKey(key, baseline, { start, end: now, baselineStart })) {
+      const partner = byPartner.get(key.partnerId) ?? new Map<string, Counts>();
+      const baseline = chooseBaseline(key.placements, all, partner, key.billable);
+      const own = days.get(key.apiKeyId);
+      const day = own && {
+        placements: own.placements,
+        baseline: chooseBaseline(own.placements, all, partner, own.billable),
+      };
+      for (const finding of evaluateKey(key, baseline, { start, end: now, baselineStart }, day)) {
         const dismissed = await this.store.lastDismissal(key.apiKeyId, finding.signal);
         if (dismissed !== undefined && now - dismissed < DISMISSAL_QUIET_MS) continue;
         const { flag, raised } = await this.store.saveKeyFlag(

@@ -1,6 +1,6 @@
 import { BASELINE_WINDOW_MS, BURST_SLICE_MS, FLAG_WINDOW_MS } from '../domain/key-flags.js';
 import type { EventKind } from '../store/rows.js';
-import type { KeyEventCount, KeySliceCount, PlacementCount } from '../store/store.js';
+import type { KeyEventCount, KeySliceCount } from '../store/store.js';
 
 const HOUR = 3_600_000;
 
@@ -19,9 +19,10 @@ export interface CountedEvent {
  * stored, instead of read back from the store: the job's first version grouped the raw events of
  * its 5-minute window and a day of rollups every 30 seconds, and under load (16,000 events a second
  * on SQLite, where statements run on the server's only thread) each pass held the server for
- * seconds (`npm run bench:events`: p99 732 ms, then requests past 2 s). Counts are kept in 10-second
- * slices for the window (by key, placement, kind and reason) and in hours for the baseline (billable
- * events by placement and partner), so memory is bounded by the keys and placements seen lately.
+ * seconds (`npm run bench:events`: p99 732 ms, then requests past 2 s). Counts by key, placement,
+ * kind and reason are kept in 10-second slices for the window and in hours for the day (the
+ * baseline's billable events, and each key's own day), so memory is bounded by the keys and
+ * placements seen lately.
  *
  * Each instance judges what it stored itself: behind a load balancer that is a fair share of every
  * key's traffic, so ratios (click-through rates, shares of clicks without impressions, bursts
@@ -31,7 +32,11 @@ export interface CountedEvent {
 export class RecentTraffic {
   /** Slice start → `apiKeyId|partnerId|placement|kind|reason` → events. */
   private readonly slices = new Map<number, Map<string, number>>();
-  /** Hour start → `placement|partnerId|kind` → billable events. */
+  /**
+   * Hour start → `apiKeyId|partnerId|placement|kind|reason` → events: the baseline (the billable
+   * ones, by placement and partner) and each key's day, for the click-through rate of a key too
+   * slow to show in the window (`domain/key-flags.ts`).
+   */
   private readonly hours = new Map<number, Map<string, number>>();
   private sweptAt = 0;
 
@@ -40,28 +45,18 @@ export class RecentTraffic {
     const slice = at - (at % BURST_SLICE_MS);
     const key = `${event.apiKeyId}|${event.partnerId}|${event.placement}|${event.kind}|${event.reason}`;
     add(this.slices, slice, key);
-    if (event.reason === '')
-      add(this.hours, at - (at % HOUR), `${event.placement}|${event.partnerId}|${event.kind}`);
+    add(this.hours, at - (at % HOUR), key);
     if (at - this.sweptAt >= BURST_SLICE_MS) this.sweep(at);
   }
 
   /** Events in the slices that start in [from, to), by key, placement, kind and reason. */
   keyEventCounts(from: number, to: number): KeyEventCount[] {
-    const totals = new Map<string, number>();
-    for (const [start, counts] of this.slices) {
-      if (start < from - (from % BURST_SLICE_MS) || start >= to) continue;
-      for (const [key, count] of counts) totals.set(key, (totals.get(key) ?? 0) + count);
-    }
-    return [...totals].map(([key, count]) => {
-      const [apiKeyId, partnerId, placementId, kind, reason] = key.split('|') as [
-        string,
-        string,
-        string,
-        EventKind,
-        string,
-      ];
-      return { apiKeyId: Number(apiKeyId), partnerId: Number(partnerId), placementId, kind, reason, count };
-    });
+    return keyCounts(this.slices, (start) => start >= from - (from % BURST_SLICE_MS) && start < to);
+  }
+
+  /** Events of the hours that overlap [from, to), by key, placement, kind and reason. */
+  keyHourCounts(from: number, to: number): KeyEventCount[] {
+    return keyCounts(this.hours, (hour) => hour + HOUR > from && hour < to);
   }
 
   /** Events by key, kind and slice of `BURST_SLICE_MS`, for the slices that start in [from, to). */
@@ -83,19 +78,6 @@ export class RecentTraffic {
     return found;
   }
 
-  /** Billable events of the hours that overlap [from, to), by placement, partner and kind. */
-  placementCounts(from: number, to: number): PlacementCount[] {
-    const totals = new Map<string, number>();
-    for (const [hour, counts] of this.hours) {
-      if (hour + HOUR <= from || hour >= to) continue;
-      for (const [key, count] of counts) totals.set(key, (totals.get(key) ?? 0) + count);
-    }
-    return [...totals].map(([key, count]) => {
-      const [placementId, partnerId, kind] = key.split('|') as [string, string, EventKind];
-      return { placementId, partnerId: Number(partnerId), kind, count };
-    });
-  }
-
   /** Forgets slices older than the window (and one slice more) and hours older than the baseline. */
   private sweep(now: number): void {
     this.sweptAt = now;
@@ -112,4 +94,26 @@ function add(buckets: Map<number, Map<string, number>>, start: number, key: stri
   let counts = buckets.get(start);
   if (!counts) buckets.set(start, (counts = new Map<string, number>()));
   counts.set(key, (counts.get(key) ?? 0) + 1);
+}
+
+/** The counts of the buckets whose start `takes`, summed by key, placement, kind and reason. */
+function keyCounts(
+  buckets: Map<number, Map<string, number>>,
+  takes: (start: number) => boolean,
+): KeyEventCount[] {
+  const totals = new Map<string, number>();
+  for (const [start, counts] of buckets) {
+    if (!takes(start)) continue;
+    for (const [key, count] of counts) totals.set(key, (totals.get(key) ?? 0) + count);
+  }
+  return [...totals].map(([key, count]) => {
+    const [apiKeyId, partnerId, placementId, kind, reason] = key.split('|') as [
+      string,
+      string,
+      string,
+      EventKind,
+      string,
+    ];
+    return { apiKeyId: Number(apiKeyId), partnerId: Number(partnerId), placementId, kind, reason, count };
+  });
 }

@@ -40,17 +40,6 @@ export interface KeySliceCount {
   count: number;
 }
 
-/**
- * Billable events of one placement and partner over a window: what "normal" is, so the events the
- * verdicts refused (bots, floods of clicks without impressions, replays) are left out.
- */
-export interface PlacementCount {
-  placementId: string;
-  partnerId: number;
-  kind: EventKind;
-  count: number;
-}
-
 function toRecord(row: Selectable<KeyFlagTable>): KeyFlagRecord {
   return {
     id: Number(row.id),

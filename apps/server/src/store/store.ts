@@ -41,7 +41,7 @@ export type {
   UserRecord,
 } from './rows.js';
 export type { Db } from './schema.js';
-export type { KeyEventCount, KeyFlagRecord, KeySliceCount, PlacementCount } from './key-flags.js';
+export type { KeyEventCount, KeyFlagRecord, KeySliceCount } from './key-flags.js';
 
 /**
  * The storage API every service uses: a façade over one module per aggregate (placements,
