@@ -3,7 +3,10 @@ import {
   BURST_SLICE_MS,
   burstFinding,
   chooseBaseline,
+  dayStart,
+  evaluateKey,
   FLAG_WINDOW_MS,
+  type Baseline,
   type KeyTraffic,
 } from './key-flags.js';
 
@@ -99,6 +102,58 @@ describe('the click-through baseline (D15, key flags)', () => {
     expect(baseline).toEqual({
       source: 'other traffic',
       placements: new Map([['header_banner', { impressions: 1_000, clicks: 10 }]]),
+    });
+  });
+});
+
+describe("a key's day (D15, key flags)", () => {
+  const onePercent: Baseline = {
+    source: 'other partners',
+    placements: new Map([['header_banner', { impressions: 100_000, clicks: 1_000 }]]),
+  };
+  const withPlacements = (impressions: number, clicks: number): KeyTraffic => ({
+    ...traffic([]),
+    placements: new Map([['header_banner', { impressions, clicks }]]),
+  });
+  const window = { ...windowEndingAt(T0), baselineStart: dayStart(T0) };
+
+  it('starts at the first whole hour that overlaps the last 24 hours', () => {
+    expect(new Date(dayStart(Date.parse('2026-06-01T12:34:56Z'))).toISOString()).toBe(
+      '2026-05-31T12:00:00.000Z',
+    );
+    expect(new Date(dayStart(T0)).toISOString()).toBe('2026-05-31T12:00:00.000Z');
+  });
+
+  it('judges the click-through rate of its day when its window is too small, and says so', () => {
+    // The window: 300 impressions predict 3 clicks (under 50); the day: 6,000 predict 60.
+    const findings = evaluateKey(withPlacements(300, 0), onePercent, window, {
+      placements: new Map([['header_banner', { impressions: 6_000, clicks: 0 }]]),
+      baseline: onePercent,
+    });
+    expect(findings).toHaveLength(1);
+    expect(findings[0]).toMatchObject({ signal: 'ctr', measure: 60, threshold: 5 });
+    expect(findings[0]?.evidence).toMatchObject({
+      span: 'day',
+      direction: 'below',
+      windowStart: '2026-05-31T12:00:00.000Z',
+      windowEnd: '2026-06-01T12:00:00.000Z',
+      summary:
+        "click-through rate 0% is 60× below its placements' baseline of 1%: 6000 impressions, 0 clicks where 60 were expected, over its traffic since 2026-05-31 12:00 UTC",
+    });
+  });
+
+  it('leaves the day alone when the window already shows the click-through rate', () => {
+    const day = {
+      placements: new Map([['header_banner', { impressions: 90_000, clicks: 0 }]]),
+      baseline: onePercent,
+    };
+    const findings = evaluateKey(withPlacements(6_000, 0), onePercent, window, day);
+    expect(findings.map((finding) => [finding.signal, finding.evidence['span']])).toEqual([
+      ['ctr', 'window'],
+    ]);
+    expect(findings[0]?.evidence).toMatchObject({
+      impressions: 6_000,
+      windowStart: new Date(T0 - FLAG_WINDOW_MS).toISOString(),
     });
   });
 });

@@ -15,6 +15,17 @@ export const FLAG_WINDOW_MS = 5 * 60_000;
 export const FLAG_INTERVAL_MS = 30_000;
 /** What "normal" is for a placement: its traffic of the last 24 hours, from the rollups. */
 export const BASELINE_WINDOW_MS = 24 * 60 * 60_000;
+
+const HOUR = 60 * 60_000;
+
+/**
+ * Where a key's day and the baseline begin: the start of the first whole hour that overlaps the
+ * last `BASELINE_WINDOW_MS` (traffic is counted by the hour, so the day holds 24 to 25 hours).
+ */
+export function dayStart(now: number): number {
+  const from = now - BASELINE_WINDOW_MS;
+  return from - (from % HOUR);
+}
 /** Bursts are counted in slices of 10 seconds. */
 export const BURST_SLICE_MS = 10_000;
 /** A flag dismissed by an operator is not raised again for the same key and signal for a day. */

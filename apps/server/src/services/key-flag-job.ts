@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import {
-  BASELINE_WINDOW_MS,
   chooseBaseline,
+  dayStart,
   DISMISSAL_QUIET_MS,
   evaluateKey,
   FLAG_INTERVAL_MS,
@@ -17,8 +17,6 @@ import { audit, SYSTEM_ACTOR } from './audit.js';
 import { flagView, readFlagPolicy } from './key-flags.js';
 import { keyStatus, PartnerService } from './partners.js';
 import { Periodic } from './periodic.js';
-
-const MINUTE = 60_000;
 
 /** What one pass did. */
 export interface FlagPass {
@@ -83,11 +81,11 @@ export class KeyFlagJob {
 
     // The day, by the hour, the current one included: the baseline (billable events by placement,
     // in all and by partner) and the own day of each key judged.
-    const baselineStart = now - BASELINE_WINDOW_MS - (now % MINUTE);
+    const baselineStart = dayStart(now);
     const all = new Map<string, Counts>();
     const byPartner = new Map<number, Map<string, Counts>>();
     const days = new Map<number, { placements: Map<string, Counts>; billable: Map<string, Counts> }>();
-    for (const row of this.traffic.keyHourCounts(baselineStart, now + 1)) {
+    for (const row of this.traffic.dayCounts(now)) {
       const billable = row.reason === '';
       if (billable) {
         addTo(all, row.placementId, row.kind, row.count);

@@ -1,4 +1,4 @@
-import { BASELINE_WINDOW_MS, BURST_SLICE_MS, FLAG_WINDOW_MS } from '../domain/key-flags.js';
+import { BURST_SLICE_MS, dayStart, FLAG_WINDOW_MS } from '../domain/key-flags.js';
 import type { EventKind } from '../store/rows.js';
 import type { KeyEventCount, KeySliceCount } from '../store/store.js';
 
@@ -38,6 +38,11 @@ export class RecentTraffic {
    * slow to show in the window (`domain/key-flags.ts`).
    */
   private readonly hours = new Map<number, Map<string, number>>();
+  /**
+   * The same counts summed over the hours kept (the day), kept up as events are recorded and hours
+   * are forgotten, so a flag pass reads each key's day once instead of adding up 25 hours of it.
+   */
+  private readonly day = new Map<string, KeyEventCount>();
   private sweptAt = 0;
 
   /** Counts one stored event at `at`. */
@@ -46,6 +51,12 @@ export class RecentTraffic {
     const key = `${event.apiKeyId}|${event.partnerId}|${event.placement}|${event.kind}|${event.reason}`;
     add(this.slices, slice, key);
     add(this.hours, at - (at % HOUR), key);
+    const total = this.day.get(key);
+    if (total) total.count++;
+    else {
+      const { apiKeyId, partnerId, placement: placementId, kind, reason } = event;
+      this.day.set(key, { apiKeyId, partnerId, placementId, kind, reason, count: 1 });
+    }
     if (at - this.sweptAt >= BURST_SLICE_MS) this.sweep(at);
   }
 
@@ -54,9 +65,13 @@ export class RecentTraffic {
     return keyCounts(this.slices, (start) => start >= from - (from % BURST_SLICE_MS) && start < to);
   }
 
-  /** Events of the hours that overlap [from, to), by key, placement, kind and reason. */
-  keyHourCounts(from: number, to: number): KeyEventCount[] {
-    return keyCounts(this.hours, (hour) => hour + HOUR > from && hour < to);
+  /**
+   * Events of the day (the hours from `dayStart(now)`), by key, placement, kind and reason. The
+   * counts are live: read them before the next event is recorded.
+   */
+  dayCounts(now: number): readonly Readonly<KeyEventCount>[] {
+    this.sweep(now);
+    return [...this.day.values()];
   }
 
   /** Events by key, kind and slice of `BURST_SLICE_MS`, for the slices that start in [from, to). */
@@ -78,14 +93,20 @@ export class RecentTraffic {
     return found;
   }
 
-  /** Forgets slices older than the window (and one slice more) and hours older than the baseline. */
+  /** Forgets slices older than the window (and one slice more) and hours before the day's. */
   private sweep(now: number): void {
     this.sweptAt = now;
     for (const start of this.slices.keys()) {
       if (start < now - FLAG_WINDOW_MS - 2 * BURST_SLICE_MS) this.slices.delete(start);
     }
-    for (const start of this.hours.keys()) {
-      if (start < now - BASELINE_WINDOW_MS - HOUR) this.hours.delete(start);
+    const from = dayStart(now);
+    for (const [start, counts] of this.hours) {
+      if (start >= from) continue;
+      for (const [key, count] of counts) {
+        const total = this.day.get(key);
+        if (total && (total.count -= count) <= 0) this.day.delete(key);
+      }
+      this.hours.delete(start);
     }
   }
 }
