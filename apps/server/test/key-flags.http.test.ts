@@ -236,6 +236,15 @@ describe.each(ENGINES)('key flags on %s', (engine) => {
     expect(clicked.evidence).toMatchObject({ ...theDay, direction: 'above', impressions: 540, clicks: 108 });
     expect(clicked.evidence['ratio']).toBeGreaterThanOrEqual(20);
     expect(await flagsOf(honestKey)).toEqual([]);
+    // The dashboard's queue names the day, not the 5 minutes of a window's flag.
+    const operator = await signedInPerson(t, now, {
+      email: 'ops@example.com',
+      account: 'operator',
+      role: 'admin',
+    });
+    const queue = await operator.get('/flags');
+    expect(queue.body).toContain('Over its traffic from 2026-05-31 12:00 UTC to 2026-06-01 12:00 UTC');
+    expect(queue.body).not.toContain('Over the 5 minutes');
   });
 
   it('flags an impression polling loop and a click flood as bursts, with the busiest 10 seconds', async () => {

@@ -33,7 +33,9 @@ function Evidence({ flag }: { flag: FlagRow }) {
       <p class="note">
         {start && end && (
           <>
-            Over the 5 minutes to {when(Date.parse(end))}
+            {evidence['span'] === 'day'
+              ? `Over its traffic from ${when(Date.parse(start))} to ${when(Date.parse(end))}`
+              : `Over the 5 minutes to ${when(Date.parse(end))}`}
             {flag.signal === 'ctr' &&
               `, against the ${String(evidence['baselineSource'])} of the last 24 hours`}
             .{' '}
