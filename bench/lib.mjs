@@ -191,8 +191,7 @@ export async function measure(args, env, script, scriptEnv) {
 /**
  * The `placard` CLI of a copy of the build with the partner API's rate limiter, browser check and
  * traffic judge (D15's verdicts) taken out: measured beside the real build, it shows what those
- * cost (issues "Production edges" and "Measurement integrity": less than 5% of throughput with
- * limits too high to trigger).
+ * cost (the target: less than 5% of throughput with limits too high to trigger).
  */
 export function unguardedCli() {
   const copy = patchedBuild('bench-unguarded', [

@@ -185,7 +185,7 @@ function followsContract(ctx, { perSecond, ctr }) {
 /**
  * Each pattern: its name (the test finds it by that), a description, the placements it uses, and
  * `run(ctx)` with ctx = { url, apiKey, placements, rng, deadline, tally, errors }. `expect` says
- * what the issue asks of it (run.mjs prints whether it holds; the test asserts it).
+ * what D15 requires of it (run.mjs prints whether it holds; the test asserts it).
  */
 export const PATTERNS = [
   {

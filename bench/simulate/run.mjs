@@ -42,7 +42,7 @@ const seed = Number(options.seed);
 const flagIntervalMs = Number(options['flag-interval']);
 if (!(seconds >= 10 && seconds <= 3_600)) throw new Error('--seconds must be between 10 and 3600');
 
-/** What the issue asks: "flagged within 2 minutes" of a pattern's start, at the production interval. */
+/** What D15 requires: "flagged within 2 minutes" of a pattern's start, at the production interval. */
 const FLAG_DEADLINE_S = 120;
 const HONEST_BILLABLE = 0.995;
 const NOT_BILLED = 0.99;
@@ -250,7 +250,7 @@ function figures(pattern, key, tally, bill, flags, startedAt) {
   };
 }
 
-/** What the issue asks of each pattern, held against its figures: [description, holds]. */
+/** What D15 requires of each pattern, held against its figures: [description, holds]. */
 function checks(result) {
   const pct = (value) => (value === null ? 'n/a' : `${(100 * value).toFixed(2)}%`);
   const flaggedIn = (r) => r.flags.length > 0 && r.flags[0].worstCaseSecondsAfterStart <= FLAG_DEADLINE_S;

@@ -8,7 +8,7 @@ import { createDatabase, tempDir, type TestDatabase } from './helpers/engines.js
 import { ensureBuilt, managementClient, startServerProcess, type ServerProcess } from './helpers/process.js';
 import { postImpression } from './helpers/tracking-client.js';
 
-/** The cap the issue asks about, and how many impressions the partners try to report against it. */
+/** The cap under test, and how many impressions the partners try to report against it. */
 const CAP = 10_000;
 const SENT = 12_000;
 /** Partners' servers reporting at once, spread over the instances. */

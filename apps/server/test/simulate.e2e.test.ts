@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt, ROOT } from './helpers/process.js';
 
-/** Seconds of traffic: long enough for every flag the issue asks for, within 2 minutes of its start. */
+/** Seconds of traffic: long enough for every flag D15 requires within 2 minutes of a pattern's start. */
 const SECONDS = 100;
 
 interface Counts {
@@ -41,7 +41,7 @@ interface Report {
  * Measurement integrity (D15) end to end: `npm run simulate`'s short version. bench/simulate/run.mjs
  * starts the built server (SQLite in a temporary directory, loopback only), drives eight partners'
  * traffic patterns through the partner API at once for SECONDS, and reads back what was billed and
- * flagged through the management API; this holds its figures to the issue's thresholds. It stops
+ * flagged through the management API; this holds its figures to D15's thresholds. It stops
  * the server it started by its pid whatever happens; spawnSync's timeout stops it (SIGTERM, which
  * it passes on) if it hangs.
  */
