@@ -243,7 +243,9 @@ describe.each(ENGINES)('key flags on %s', (engine) => {
       role: 'admin',
     });
     const queue = await operator.get('/flags');
-    expect(queue.body).toContain('Over its traffic from 2026-05-31 12:00 UTC to 2026-06-01 12:00 UTC');
+    expect(queue.body).toContain(
+      'Over its day, to 2026-06-01 12:00 UTC, against the other partners of the same hours.',
+    );
     expect(queue.body).not.toContain('Over the 5 minutes');
   });
 

@@ -13,7 +13,7 @@ export type FlagStatus = (typeof FLAG_STATUSES)[number];
 export const FLAG_WINDOW_MS = 5 * 60_000;
 /** How often the job judges every key (D15: a flood is flagged within 2 minutes of starting). */
 export const FLAG_INTERVAL_MS = 30_000;
-/** What "normal" is for a placement: its traffic of the last 24 hours, from the rollups. */
+/** What "normal" is for a placement: its traffic of the last 24 hours (counted by the hour, `dayStart`). */
 export const BASELINE_WINDOW_MS = 24 * 60 * 60_000;
 
 const HOUR = 60 * 60_000;
@@ -26,6 +26,7 @@ export function dayStart(now: number): number {
   const from = now - BASELINE_WINDOW_MS;
   return from - (from % HOUR);
 }
+
 /** Bursts are counted in slices of 10 seconds. */
 export const BURST_SLICE_MS = 10_000;
 /** A flag dismissed by an operator is not raised again for the same key and signal for a day. */

@@ -45,8 +45,8 @@ function addTo(map: Map<string, Counts>, placement: string, kind: string, count:
  * The signals and thresholds are `domain/key-flags.ts`; a key whose window shows no click-through
  * signal is judged on its click-through rate over the day too (`KeyDay`). A finding raises a flag,
  * or updates the evidence of the key's open flag of that signal; a signal dismissed in the last
- * day is not raised again. Where the operator turned the policy on, a finding past its threshold times the
- * policy's multiplier suspends the key at once, as `system`, audited.
+ * day is not raised again. Where the operator turned the policy on, a finding past its threshold
+ * times the policy's multiplier suspends the key at once, as `system`, audited.
  *
  * Runs on every instance: the flags table keeps one open flag per key and signal whoever writes it,
  * and a key already suspended is not suspended again.

@@ -62,7 +62,21 @@ export class RecentTraffic {
 
   /** Events in the slices that start in [from, to), by key, placement, kind and reason. */
   keyEventCounts(from: number, to: number): KeyEventCount[] {
-    return keyCounts(this.slices, (start) => start >= from - (from % BURST_SLICE_MS) && start < to);
+    const totals = new Map<string, number>();
+    for (const [start, counts] of this.slices) {
+      if (start < from - (from % BURST_SLICE_MS) || start >= to) continue;
+      for (const [key, count] of counts) totals.set(key, (totals.get(key) ?? 0) + count);
+    }
+    return [...totals].map(([key, count]) => {
+      const [apiKeyId, partnerId, placementId, kind, reason] = key.split('|') as [
+        string,
+        string,
+        string,
+        EventKind,
+        string,
+      ];
+      return { apiKeyId: Number(apiKeyId), partnerId: Number(partnerId), placementId, kind, reason, count };
+    });
   }
 
   /**
@@ -115,26 +129,4 @@ function add(buckets: Map<number, Map<string, number>>, start: number, key: stri
   let counts = buckets.get(start);
   if (!counts) buckets.set(start, (counts = new Map<string, number>()));
   counts.set(key, (counts.get(key) ?? 0) + 1);
-}
-
-/** The counts of the buckets whose start `takes`, summed by key, placement, kind and reason. */
-function keyCounts(
-  buckets: Map<number, Map<string, number>>,
-  takes: (start: number) => boolean,
-): KeyEventCount[] {
-  const totals = new Map<string, number>();
-  for (const [start, counts] of buckets) {
-    if (!takes(start)) continue;
-    for (const [key, count] of counts) totals.set(key, (totals.get(key) ?? 0) + count);
-  }
-  return [...totals].map(([key, count]) => {
-    const [apiKeyId, partnerId, placementId, kind, reason] = key.split('|') as [
-      string,
-      string,
-      string,
-      EventKind,
-      string,
-    ];
-    return { apiKeyId: Number(apiKeyId), partnerId: Number(partnerId), placementId, kind, reason, count };
-  });
 }

@@ -25,19 +25,20 @@ const share = (part: number, whole: number) => (whole === 0 ? '–' : `${((part 
 function Evidence({ flag }: { flag: FlagRow }) {
   const evidence = flag.evidence;
   const text = (name: string) => (typeof evidence[name] === 'string' ? evidence[name] : undefined);
-  const start = text('windowStart');
   const end = text('windowEnd');
+  // A click-through rate judged on the key's day: its summary already says since when.
+  const day = evidence['span'] === 'day';
   return (
     <>
       <p>{flag.summary}</p>
       <p class="note">
-        {start && end && (
+        {end && (
           <>
-            {evidence['span'] === 'day'
-              ? `Over its traffic from ${when(Date.parse(start))} to ${when(Date.parse(end))}`
+            {day
+              ? `Over its day, to ${when(Date.parse(end))}`
               : `Over the 5 minutes to ${when(Date.parse(end))}`}
             {flag.signal === 'ctr' &&
-              `, against the ${String(evidence['baselineSource'])} of the last 24 hours`}
+              `, against the ${String(evidence['baselineSource'])} of ${day ? 'the same hours' : 'the last 24 hours'}`}
             .{' '}
           </>
         )}
@@ -159,7 +160,7 @@ export function FlagsPage(props: {
       <Problem message={props.refused?.problem} />
       <p class="hint">
         {operator
-          ? 'Keys whose traffic looks fraudulent or broken, checked every 30 seconds over the last 5 minutes: a click-through rate far from its placements’ baseline, bursts, clicks without impressions. Dismiss a flag that is fine, or suspend its key.'
+          ? 'Keys whose traffic looks fraudulent or broken, checked every 30 seconds over the last 5 minutes: a click-through rate far from its placements’ baseline (over the last day too, for a key too slow to show in 5 minutes), bursts, clicks without impressions. Dismiss a flag that is fine, or suspend its key.'
           : 'Placard checks your keys’ traffic every 30 seconds. A flag here means it looks broken or fraudulent: fix the integration before the operator suspends the key.'}
       </p>
       <h2>Open</h2>
