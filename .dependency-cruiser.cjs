@@ -21,7 +21,11 @@ function foldersWithoutReadme(dir) {
     });
 }
 
-/** `Imports: \`domain/\`, \`store/\`, \`config.ts\`.` → folders and root files; "nothing" → none. */
+/**
+ * `Imports: \`domain/\`, \`store/\` (types only, and \`store/errors.ts\`), \`config.ts\`.` → folders,
+ * files (at the root or in a folder) and the folders of which only types may be imported, besides
+ * the files named; "nothing" → none.
+ */
 function importsLine(folder) {
   const readme = path.join(ROOT, folder, 'README.md');
   const line = fs
@@ -32,7 +36,8 @@ function importsLine(folder) {
   const names = [...line.matchAll(/`([^`]+)`/g)].map((match) => match[1]);
   return {
     folders: names.filter((name) => name.endsWith('/')).map((name) => name.slice(0, -1)),
-    files: names.filter((name) => /^[\w-]+\.ts$/.test(name)),
+    files: names.filter((name) => /^[\w/-]+\.ts$/.test(name)),
+    typesOnly: [...line.matchAll(/`([\w-]+)\/` \(types only/g)].map((match) => match[1]),
   };
 }
 
@@ -60,6 +65,24 @@ const folderRules = folders.map((folder) => {
   };
 });
 
+// A folder allowed only another's types reaches that folder at run time through what it is given
+// (http/ through the services, never the store itself); type-only imports are all it may make,
+// besides the files its README names.
+const typesOnlyRules = folders.flatMap((folder) => {
+  const allowed = importsLine(folder);
+  return allowed.typesOnly.map((other) => ({
+    name: `${folder}-imports-types-of-${other}`,
+    comment: `${folder}/ may import only the types of ${other}/, and the files its README's Imports: line names`,
+    severity: 'error',
+    from: { path: `^${escape(ROOT)}/${escape(folder)}/` },
+    to: {
+      path: `^${escape(ROOT)}/${escape(other)}/`,
+      pathNot: allowed.files.map((file) => `^${escape(ROOT)}/${escape(file)}$`),
+      dependencyTypesNot: ['type-only'],
+    },
+  }));
+});
+
 module.exports = {
   forbidden: [
     {
@@ -70,6 +93,7 @@ module.exports = {
       to: { circular: true },
     },
     ...folderRules,
+    ...typesOnlyRules,
   ],
   options: {
     // Type-only imports count: a type cycle is a cycle, and a type from the wrong layer is a

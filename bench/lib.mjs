@@ -203,9 +203,9 @@ export function unguardedCli() {
     },
     // The traffic judge (D15): every event counted, no click credits, no address rates.
     {
-      file: 'services/delivery.js',
-      from: 'const judging = this.judge.judge(kind, request, caller.apiKeyId, now);',
-      to: "const judging = { verdict: 'counted', reason: null, userAddress: null, pair: null, token: null };",
+      file: 'serving/delivery.js',
+      from: 'const judging = this.judge.judge(kind, request, caller.apiKeyId, now, at);',
+      to: "const judging = { verdict: 'counted', reason: null, userAddress: null, pair: null, clicker: null, token: null };",
     },
   ]);
   return path.join(copy, 'cli/main.js');

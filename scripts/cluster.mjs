@@ -1,8 +1,10 @@
 // `npm run cluster`: the reference cluster on one machine. HAProxy on 127.0.0.1:8080 (CLUSTER_PORT)
 // in front of three instances of the built server (ports 8081 to 8083) sharing one PostgreSQL
-// database (placard_cluster) and Redis, with the demo data. It prints the address, the admin token
-// (first start) and the demo key; an instance that exits is started again; Ctrl-C stops HAProxy
-// and the instances, each by its process id. `--fresh` starts over on an empty database.
+// database (placard_cluster, created when missing; a database PLACARD_DATABASE_URL names must
+// exist) and Redis, with the demo data. It prints the address, the admin token (first start) and
+// the demo key; an instance that exits is started again; Ctrl-C stops HAProxy and the instances,
+// each by its process id. `--fresh` starts over on an empty placard_cluster. An instance that
+// fails to start is reported with its own reason (a missing database, say), and nothing stays up.
 //
 // `startCluster` is what `npm run test:cluster` starts too (scripts/cluster-test.mjs).
 import fs from 'node:fs';
@@ -38,6 +40,16 @@ export async function ensureDatabase(name, fresh = false) {
 }
 
 export const dropDatabase = (name) => postgresAdmin(`drop database if exists ${name} with (force)`);
+
+/** What to do about an instance's failed start, when the reason is one an operator can fix. */
+function startHint(reason) {
+  const missing = /database "([^"]+)" does not exist/.exec(reason);
+  if (!missing) return '';
+  return (
+    `\n  Create it first (createdb ${missing[1]}): a database named by PLACARD_DATABASE_URL is used ` +
+    'as it is; without PLACARD_DATABASE_URL the cluster creates placard_cluster itself.'
+  );
+}
 
 /** Resolves once `check()` is true, polling every 50 ms; throws `message` after `timeoutMs`. */
 async function until(check, timeoutMs, message) {
@@ -77,13 +89,16 @@ export async function startCluster({ dist, port, ports, runDir, env, retryOn, lo
     instance.stopping = false;
     instance.process = await startPlacard(
       dist,
-      { ...env, PLACARD_PORT: String(instance.port) },
+      // HAProxy runs on this machine and adds X-Forwarded-For (see haproxy.mjs): trust it.
+      { PLACARD_TRUSTED_PROXIES: '127.0.0.1', ...env, PLACARD_PORT: String(instance.port) },
       args,
       (child) => {
         children.add(child);
         child.once('exit', () => children.delete(child));
       },
-    );
+    ).catch((error) => {
+      throw new Error(`instance ${instance.name}: ${error.message}${startHint(error.message)}`);
+    });
     const started = instance.process;
     started.exited.then((status) => {
       if (!stopped && !instance.stopping && instance.process === started) onExit(instance, status);
@@ -192,8 +207,16 @@ async function main() {
   ensureBuilt();
   ensureHaproxy();
   const fresh = process.argv.includes('--fresh');
+  // A database the operator names is theirs: used as it is, never created or dropped here.
+  if (fresh && process.env.PLACARD_DATABASE_URL) {
+    console.error(
+      'cluster: --fresh starts over on placard_cluster only; to start over on the database ' +
+        'PLACARD_DATABASE_URL names, drop and create it yourself, then start without --fresh.',
+    );
+    process.exit(1);
+  }
   const port = Number(process.env.CLUSTER_PORT ?? 8080);
-  const dataDir = path.join(root, 'data', 'cluster');
+  const dataDir = process.env.CLUSTER_DATA_DIR ?? path.join(root, 'data', 'cluster');
   if (fresh) fs.rmSync(dataDir, { recursive: true, force: true });
   const databaseUrl = process.env.PLACARD_DATABASE_URL ?? (await ensureDatabase('placard_cluster', fresh));
   const redisUrl = process.env.PLACARD_REDIS_URL ?? 'redis://127.0.0.1:6379';

@@ -2,3 +2,9 @@
 
 /** A campaign's stored impressions by verdict and reason, as `{ 'counted:': n, 'invalid:past cap': m }`. */
 export function storedImpressions(databaseUrl: string, campaignId: number): Promise<Record<string, number>>;
+
+/** Why a server that exited before listening did, from its last output lines. */
+export function failureReason(lines: string[]): string;
+
+/** A port nobody listens on now, below the kernel's range for outgoing connections' own ports. */
+export function freePort(): Promise<number>;

@@ -39,12 +39,26 @@ export function answerBeforeCommitBuild(name) {
   ]);
 }
 
+/**
+ * A port nobody listens on now, below the kernel's range for outgoing connections' own ports
+ * (32768 and up on Linux). A port the kernel hands out for `listen(0)` comes from that range, so
+ * between our check and a later listen an outgoing connection (to PostgreSQL, Redis, an instance)
+ * could take it: HAProxy once failed to start on such a port with "Address already in use".
+ */
 export async function freePort() {
-  const server = net.createServer();
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  return port;
+  for (let attempt = 0; attempt < 200; attempt += 1) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    const server = net.createServer();
+    const free = await new Promise((resolve) => {
+      server.once('error', () => resolve(false));
+      server.listen(port, '127.0.0.1', () => resolve(true));
+    });
+    if (free) {
+      await new Promise((resolve) => server.close(resolve));
+      return port;
+    }
+  }
+  throw new Error('no free port found between 20000 and 32000');
 }
 
 /**
@@ -60,8 +74,13 @@ export async function startPlacard(dist, env, args = [], onSpawn = () => {}) {
   });
   onSpawn(child);
   const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve(signal ?? code)));
+  /** Its last lines on standard output, to say why it stopped if it stops before listening. */
+  const printed = [];
   const summary = await new Promise((resolve, reject) => {
-    readline.createInterface({ input: child.stdout }).on('line', (line) => {
+    const lines = readline.createInterface({ input: child.stdout });
+    lines.on('line', (line) => {
+      printed.push(line);
+      if (printed.length > PRINTED_LINES_KEPT) printed.shift();
       try {
         const parsed = JSON.parse(line);
         if (parsed.url) resolve(parsed);
@@ -69,9 +88,35 @@ export async function startPlacard(dist, env, args = [], onSpawn = () => {}) {
         // not the summary
       }
     });
-    exited.then((code) => reject(new Error(`server exited (${code}) before listening`)));
+    // Once it has exited and its output is read to the end, so that the reason is among the lines.
+    const outputRead = new Promise((resolve) => lines.once('close', resolve));
+    Promise.all([exited, outputRead]).then(([code]) =>
+      reject(new Error(`server exited (${code}) before listening: ${failureReason(printed)}`)),
+    );
   });
   return { child, exited, summary };
+}
+
+/** How many of a starting server's last output lines are kept for its failure's message. */
+const PRINTED_LINES_KEPT = 40;
+
+/**
+ * Why a server that exited before listening did, from its last output lines: `serve --json`
+ * reports a failed start as one JSON document (`{"status":"error","message":…}`, over several
+ * lines), its message then; otherwise the last lines as printed (a crash's stack, say).
+ */
+export function failureReason(lines) {
+  for (let start = lines.length - 1; start >= 0; start -= 1) {
+    if (!lines[start].startsWith('{')) continue;
+    try {
+      const parsed = JSON.parse(lines.slice(start).join('\n'));
+      if (typeof parsed.message === 'string') return parsed.message;
+    } catch {
+      // not a whole document from here
+    }
+  }
+  const last = lines.slice(-10).join('\n').trim();
+  return last === '' ? 'it printed nothing' : `its last lines:\n${last}`;
 }
 
 /** Runs `placard <args> --json` from the build in `dist` and resolves with its parsed output. */

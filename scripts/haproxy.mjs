@@ -77,8 +77,8 @@ defaults
     ${serverKeepAlive ? 'option http-keep-alive' : 'option http-server-close'}
     # Retries. A request whose server could not be reached (conn-failure), closed the connection
     # without answering (empty-response: killed mid-request), did not answer in time
-    # (response-timeout) or answered 503 (an instance closing: it refuses new requests for half a
-    # second before it stops listening) is sent again, each time to another server
+    # (response-timeout) or answered 503 (an instance closing: it refuses new requests for its
+    # drain delay before it stops listening) is sent again, each time to another server
     # (redispatch 1). Sending a request again is safe here: fetches are GETs, and tracking
     # requests carry an Idempotency-Key, so a repeat of one already stored is not counted twice.
     # These retries need the request held in a buffer, which every partner request fits.
@@ -92,13 +92,22 @@ defaults
 
 frontend placard
     bind 127.0.0.1:${port}
+    # Tell the instances who the client is: HAProxy adds an X-Forwarded-For line with the
+    # client's address, and the instances, which list HAProxy (127.0.0.1) in
+    # PLACARD_TRUSTED_PROXIES, count failed sign-ins and authentications per client from it.
+    # Without both, every client behind HAProxy is one address to them, and one guesser's
+    # failures would lock out everyone.
+    option forwardfor
     default_backend instances
 
 backend instances
     balance roundrobin
     # Health through /readyz: 200 when the instance can serve, 503 when its store is unreachable
-    # or it is shutting down (for half a second after SIGTERM, before it stops listening). Checked
-    # every 500 ms; down after 2 failures (about 1 s), up again after 1 success.
+    # or it is shutting down. Checked every 500 ms; down after 2 failures (about 1 s), up again
+    # after 1 success. A closing instance keeps listening for its drain delay
+    # (PLACARD_DRAIN_DELAY_MS, 2 s by default) and answers 503 meanwhile: the delay must stay
+    # longer than the time these settings take to mark it down, or connections sent to it after
+    # it stops listening are refused or reset.
     option httpchk GET /readyz
     http-check expect status 200
     default-server inter 500ms fastinter 250ms downinter 500ms fall 2 rise 1

@@ -8,6 +8,7 @@ import path from 'node:path';
 import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { launchChromium } from './chromium.mjs';
+import { freePort } from './event-load.mjs';
 import { ensureBuilt, ensureChromium, ensureInstalled } from './setup.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -19,7 +20,12 @@ ensureChromium();
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'placard-screenshots-'));
 const server = spawn(process.execPath, ['apps/server/dist/cli/main.js', 'serve', '--demo', '--json'], {
   cwd: root,
-  env: { ...process.env, PLACARD_DATA_DIR: dataDir, PLACARD_PORT: '0', PLACARD_HOST: '127.0.0.1' },
+  env: {
+    ...process.env,
+    PLACARD_DATA_DIR: dataDir,
+    PLACARD_PORT: String(await freePort()),
+    PLACARD_HOST: '127.0.0.1',
+  },
   stdio: ['ignore', 'pipe', 'inherit'],
 });
 let browser;

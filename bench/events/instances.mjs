@@ -45,6 +45,8 @@ async function throughHaproxy(
     PLACARD_DATA_DIR: dir,
     PLACARD_PORT: '0',
     PLACARD_LOG_LEVEL: 'warn',
+    // HAProxy in front adds X-Forwarded-For (scripts/haproxy.mjs).
+    PLACARD_TRUSTED_PROXIES: '127.0.0.1',
     PLACARD_DATABASE_URL: target.databaseUrl,
     PLACARD_TOKEN_SECRET: BENCH_TOKEN_SECRET,
   };

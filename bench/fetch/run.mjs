@@ -3,6 +3,10 @@
 // figure, server RSS with 100k campaigns < 300 MB; the rate limiter and browser check cost < 5%
 // (the 1k figure against a build without them, limits too high to trigger). For information, the
 // 1k figure with limits in Redis.
+//
+// `--compare <dist>` measures this build against another build of the server (a copy of
+// apps/server/dist made from another commit) in the same run instead: 1,000 campaigns only, each
+// run hello, this, other, other, this, hello, so both builds see the same state of the machine.
 import fs from 'node:fs';
 import path from 'node:path';
 import {
@@ -38,13 +42,74 @@ async function prepare(count) {
 
 const scriptEnv = (key) => ({ PLACARD_BENCH_KEY: key });
 
+const mean = (a, b) => (a + b) / 2;
+
 const placardEnv = (dir) => ({ PLACARD_DATA_DIR: dir, PLACARD_PORT: '0', PLACARD_LOG_LEVEL: 'warn' });
+const compareAt = process.argv.indexOf('--compare');
+if (compareAt !== -1) {
+  const other = process.argv[compareAt + 1];
+  if (other === undefined) throw new Error('--compare needs the dist directory of the other build');
+  await compareBuilds(path.resolve(other, 'cli/main.js'));
+  process.exit(0);
+}
+
+/** This build's fetch against another build's, both as ratios to the hello-world of the same run. */
+async function compareBuilds(otherCli) {
+  if (!fs.existsSync(otherCli)) throw new Error(`no build at ${otherCli}`);
+  const { dir, key } = await prepare(1_000);
+  const hello = () => measure([path.join(ROOT, 'bench/hello.mjs')], {}, SCRIPT, scriptEnv(key));
+  const fetch = (cli) => measure([cli, 'serve', '--json'], placardEnv(dir), SCRIPT, scriptEnv(key));
+  const runs = [];
+  for (let run = 1; run <= RUNS; run++) {
+    const helloBefore = await hello();
+    const thisBefore = await fetch(CLI);
+    const otherBefore = await fetch(otherCli);
+    const otherAfter = await fetch(otherCli);
+    const thisAfter = await fetch(CLI);
+    const helloAfter = await hello();
+    const baseline = mean(helloBefore.rps, helloAfter.rps);
+    const figures = (before, after) => ({
+      ratio: mean(before.rps, after.rps) / baseline,
+      cpuUsPerRequest: mean(before.cpuUsPerRequest, after.cpuUsPerRequest),
+      p99: Math.max(before.p99, after.p99),
+    });
+    const current = figures(thisBefore, thisAfter);
+    const other = figures(otherBefore, otherAfter);
+    runs.push({ helloBefore, thisBefore, otherBefore, otherAfter, thisAfter, helloAfter, current, other });
+    console.log(
+      `run ${run}: hello ${helloBefore.rps.toFixed(0)}/${helloAfter.rps.toFixed(0)} req/s; ` +
+        `this build ${thisBefore.rps.toFixed(0)}/${thisAfter.rps.toFixed(0)} (${pct(current.ratio)}, ` +
+        `${current.cpuUsPerRequest.toFixed(1)} µs CPU/request); ` +
+        `other build ${otherBefore.rps.toFixed(0)}/${otherAfter.rps.toFixed(0)} (${pct(other.ratio)}, ` +
+        `${other.cpuUsPerRequest.toFixed(1)} µs CPU/request)`,
+    );
+  }
+  const summary = {
+    method: `server on core 0, wrk -t1 -c50 -d${SECONDS}s on core 1, 1,000 campaigns, each run hello/this/other/other/this/hello, median of ${RUNS} runs`,
+    other: path.relative(ROOT, otherCli),
+    helloRps: median(runs.map((r) => mean(r.helloBefore.rps, r.helloAfter.rps))),
+    thisRatio: median(runs.map((r) => r.current.ratio)),
+    otherRatio: median(runs.map((r) => r.other.ratio)),
+    thisToOther: median(runs.map((r) => r.current.ratio / r.other.ratio)),
+    thisCpuUsPerRequest: median(runs.map((r) => r.current.cpuUsPerRequest)),
+    otherCpuUsPerRequest: median(runs.map((r) => r.other.cpuUsPerRequest)),
+    runs,
+  };
+  const file = writeResults('fetch-compare', summary);
+  console.log(`
+fetch, this build against ${summary.other}, ${summary.method}
+  hello-world baseline          ${summary.helloRps.toFixed(0)} req/s
+  this build                    ${pct(summary.thisRatio)} of baseline, ${summary.thisCpuUsPerRequest.toFixed(1)} µs CPU per request
+  other build                   ${pct(summary.otherRatio)} of baseline, ${summary.otherCpuUsPerRequest.toFixed(1)} µs CPU per request
+  this ÷ other                  ${pct(summary.thisToOther)}
+results: ${path.relative(ROOT, file)}`);
+}
+
 const UNGUARDED = unguardedCli();
 const REDIS_URL = process.env.PLACARD_BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const small = await prepare(1_000);
 const large = await prepare(100_000);
 const runs = [];
-const mean = (a, b) => (a + b) / 2;
 for (let run = 1; run <= RUNS; run++) {
   // Symmetric order, so a machine that speeds up or slows down during the run affects numerator
   // and denominator alike: hello, 1k, 1k unguarded, 100k, 1k with Redis, 1k unguarded, 1k, hello.

@@ -15,7 +15,7 @@
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { CampaignIndex } from '../../apps/server/dist/services/campaign-index.js';
+import { CampaignIndex } from '../../apps/server/dist/serving/campaign-index.js';
 import { NO_CAPS } from '../../apps/server/dist/domain/campaigns.js';
 import { DEFAULT_PLACEMENTS } from '../../apps/server/dist/domain/placements.js';
 import {

@@ -4,13 +4,26 @@
 // product's own; what is simulated is the traffic (a daily curve with noise), the partners
 // displaying every campaign returned, and the store's cap counters. Used by `run.mjs`
 // (`npm run simulate:pacing`) and by `apps/server/test/pacing-simulation.test.ts`.
-import { CampaignIndex } from '../../apps/server/dist/services/campaign-index.js';
+import { CampaignIndex } from '../../apps/server/dist/serving/campaign-index.js';
 import { NO_CAPS } from '../../apps/server/dist/domain/campaigns.js';
-import { PACING_STEP_MS, UNPACED, paceOf, planOf, plannedBy } from '../../apps/server/dist/domain/pacing.js';
+import {
+  NO_DRAWS,
+  PACING_STEP_MS,
+  UNPACED,
+  learnTraffic,
+  paceOf,
+  recordDraws,
+  planOf,
+  plannedBy,
+  recentFetches,
+  recentWindow,
+  samePace,
+} from '../../apps/server/dist/domain/pacing.js';
 import { mulberry32 } from '../seed.mjs';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
+const QUARTER = HOUR / 4;
 
 /**
  * A weekday of a content site, by UTC hour: quiet at night, a morning rise, a lunch bump and an
@@ -52,6 +65,7 @@ export function simulate({
   noise = 0.1,
   seed = 1,
   limit = 1,
+  history,
 }) {
   const random = mulberry32(seed);
   const start = Date.UTC(2026, 10, 2);
@@ -62,7 +76,7 @@ export function simulate({
   const state = new Map(
     campaigns.map((spec) => [
       spec.id,
-      { delivered: 0, today: 0, day: 0, pace: UNPACED, done: false, hourly: [], plans: null },
+      { delivered: 0, today: 0, day: 0, pace: UNPACED, done: false, hourly: [], plans: null, mostAhead: 0 },
     ]),
   );
   const hourlyVolume = (placement, hour) => {
@@ -71,21 +85,68 @@ export function simulate({
   };
   let volumes = new Map();
   const fetched = Object.fromEntries(Object.keys(placements).map((p) => [p, 0]));
+  // Learning (`history` hours of past traffic, 0 for a fresh store): each placement's fetches by
+  // quarter hour, as the store's rollups hold its impressions (every fetch is displayed); the
+  // campaigns' plans and expected fetches are learnt from them as `PacingPlanner` learns them.
+  const learning = history !== undefined;
+  const slots = Object.fromEntries(Object.keys(placements).map((p) => [p, []]));
+  if (learning) {
+    for (let at = start - history * HOUR; at < start; at += QUARTER) {
+      const hour = Math.floor((at - start + DAY) / HOUR) % 24;
+      for (const p of Object.keys(placements))
+        slots[p].push({ slot: at, impressions: Math.round((placements[p] * actual[hour]) / 4) });
+    }
+  }
+  // And what the store's per-minute rollups hold of the day so far: each placement's impressions
+  // (every campaign returned and displayed) by minute, from which the job reads their recent fetches.
+  const byMinute = Object.fromEntries(Object.keys(placements).map((p) => [p, new Map()]));
+  const recentOf = (spec, now) => {
+    const { since, until } = recentWindow(now);
+    const minutes = [];
+    for (let minute = since; minute < until; minute += 60_000) {
+      const impressions = spec.placements.reduce((sum, p) => sum + (byMinute[p].get(minute) ?? 0), 0);
+      minutes.push({ slot: minute, impressions });
+    }
+    return recentFetches(minutes, now);
+  };
+  const quarterStart = Object.fromEntries(Object.keys(placements).map((p) => [p, 0]));
   const fetchedByHour = Object.fromEntries(Object.keys(placements).map((p) => [p, []]));
   for (let now = start; now < end; now += PACING_STEP_MS) {
     const day = Math.floor((now - start) / DAY);
     const hour = Math.floor((now - start - day * DAY) / HOUR);
+    if (learning && (now - start) % QUARTER === 0 && now > start) {
+      for (const p of Object.keys(placements)) {
+        slots[p].push({ slot: now - QUARTER, impressions: fetched[p] - quarterStart[p] });
+        quarterStart[p] = fetched[p];
+      }
+    }
     if ((now - start) % HOUR === 0) {
       if (now > start) for (const p of Object.keys(placements)) fetchedByHour[p].push(fetched[p]);
       volumes = new Map(Object.keys(placements).map((p) => [p, hourlyVolume(p, hour)]));
       for (const [id, { spec, record }] of byId) newHour(id, spec, record, state.get(id), now, day);
     }
-    // The pacing step, as `PacingJob` runs it on every instance.
+    // The pacing step, as `PacingJob` runs it on every instance, with the fetches its placements
+    // are expected to see in the next step (from the forecast, as the job has them from the traffic
+    // it learnt).
     for (const [id, { spec, record }] of byId) {
       const s = state.get(id);
       if (spec.pacing !== 'even' || s.done) continue;
-      const pace = paceOf(pacedCaps(spec, s), now);
-      if (pace.held !== s.pace.held || pace.weightFactor !== s.pace.weightFactor) {
+      const caps = pacedCaps(spec, s);
+      for (const { plan, delivered } of caps)
+        s.mostAhead = Math.max(s.mostAhead, (delivered - plannedBy(plan, now)) / plan.cap);
+      const expected = learning
+        ? s.learnt.known
+          ? (s.learnt.hourly[hour] * PACING_STEP_MS) / HOUR
+          : 0
+        : spec.placements.reduce(
+            (sum, p) => sum + (placements[p] * forecast[hour]) / (HOUR / PACING_STEP_MS),
+            0,
+          );
+      // The chance it was drawn at since the last step: none before its first (as the job has it).
+      if (learning) s.draws = recordDraws(s.draws ?? NO_DRAWS, s.draws ? s.pace.chance : 0, s.delivered);
+      const recent = learning ? recentOf(spec, now) : 0;
+      const pace = paceOf(caps, now, PACING_STEP_MS, expected, learning ? s.draws : undefined, recent);
+      if (!samePace(pace, s.pace)) {
         s.pace = pace;
         index.apply(id, record, now, pace);
       }
@@ -93,8 +154,10 @@ export function simulate({
     for (const [placement, volume] of volumes) {
       const fetches = Math.floor(volume) + (random() < volume % 1 ? 1 : 0);
       fetched[placement] += fetches;
+      const minute = Math.floor(now / 60_000) * 60_000;
       for (let i = 0; i < fetches; i++) {
         for (const served of index.select({ placement, limit }, now, [], random)) {
+          byMinute[placement].set(minute, (byMinute[placement].get(minute) ?? 0) + 1);
           const { spec, record } = byId.get(served.id);
           const s = state.get(served.id);
           if (reached(spec, s)) continue; // stored past its cap, not counted
@@ -115,7 +178,7 @@ export function simulate({
   for (const p of Object.keys(placements)) fetchedByHour[p].push(fetched[p]);
   const results = campaigns.map((spec) => {
     const s = state.get(spec.id);
-    return { id: spec.id, delivered: s.delivered, hourly: s.hourly };
+    return { id: spec.id, delivered: s.delivered, hourly: s.hourly, mostAhead: s.mostAhead };
   });
   return Object.assign(results, { fetchedByHour });
 
@@ -131,22 +194,34 @@ export function simulate({
       s.hourly.push(entry);
     }
     if (record === null) return;
-    if (day !== s.day || now === start) {
+    // The job learns its placements' traffic again every hour, and plans on the new shape.
+    if (learning) s.learnt = learnt(spec, now);
+    if (learning || day !== s.day || now === start) {
+      const newDay = day !== s.day || now === start;
       s.day = day;
-      s.today = 0;
+      if (newDay) s.today = 0;
       const dayStart = start + day * DAY;
+      const shape = learning ? s.learnt.hourly : hourly(forecast);
       s.plans = {
-        daily:
-          spec.daily === undefined
-            ? null
-            : planOf(spec.daily, dayStart, dayStart + DAY, hourly(forecast), 'UTC'),
-        total: spec.total === undefined ? null : planOf(spec.total, start, end, hourly(forecast), 'UTC'),
+        daily: spec.daily === undefined ? null : planOf(spec.daily, dayStart, dayStart + DAY, shape, 'UTC'),
+        total: spec.total === undefined ? null : planOf(spec.total, start, end, shape, 'UTC'),
       };
-      if (spec.daily !== undefined && !s.done) {
+      if (newDay && spec.daily !== undefined && !s.done) {
         // Midnight: the daily hold ends, and the campaign is back in the index.
         index.apply(id, record, now, s.pace);
       }
     }
+  }
+
+  /** What `PacingPlanner` learns at `now` of the traffic of a campaign's placements (their slots summed). */
+  function learnt(spec, now) {
+    const merged = new Map();
+    for (const p of spec.placements)
+      for (const { slot, impressions } of slots[p])
+        if (slot >= now - 7 * DAY) merged.set(slot, (merged.get(slot) ?? 0) + impressions);
+    const rows = [...merged].map(([slot, impressions]) => ({ slot, impressions }));
+    const known = rows.some((row) => row.impressions > 0 && row.slot <= now - DAY);
+    return { hourly: learnTraffic(rows, now - 7 * DAY, now, 'UTC'), known };
   }
 }
 

@@ -14,7 +14,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { sql } from 'kysely';
-import { RETENTION_CHUNK } from '../../apps/server/dist/services/retention-job.js';
+import { RETENTION_CHUNK } from '../../apps/server/dist/jobs/retention-job.js';
 import { connect } from '../../apps/server/dist/store/connect.js';
 import { Store } from '../../apps/server/dist/store/store.js';
 import { adminQuery, median, postgresUrl, RUNS, tempDir, writeResults } from '../lib.mjs';

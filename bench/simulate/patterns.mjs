@@ -7,6 +7,11 @@ import { PlacardClient } from '@placard/client';
 
 /** Placements the honest background shares with the keys that must be flagged against its baseline. */
 export const SHARED_PLACEMENTS = ['header_banner', 'article_inline', 'sidebar_top'];
+/**
+ * Placements of the poisoned baseline: a key polling impressions, two honest partners at 1% and an
+ * honest key at 3%, on their own so that the rest of the run does not hide what the loop does there.
+ */
+export const POISONED_PLACEMENTS = ['article_top', 'article_bottom'];
 /** Placements of the patterns judged event by event (their clicks would skew the shared baseline). */
 export const OTHER_PLACEMENTS = ['feed_sponsored', 'footer_banner'];
 
@@ -55,14 +60,37 @@ function endUser(rng, { bot = false } = {}) {
   };
 }
 
+/**
+ * An end user behind a click farm's block of addresses (TEST-NET-3, 203.0.113.0/24, RFC 5737): a
+ * browser, one of 254 addresses of one /24, as a farm's machines or phones behind one line are.
+ */
+function farmUser(rng) {
+  return { ...endUser(rng), userIp: `203.0.113.${1 + Math.floor(rng() * 254)}` };
+}
+
+/**
+ * An end user of a mobile carrier whose customers share a NAT block (100.64.1.0/24, in the
+ * shared address space of RFC 6598 that carriers use for exactly that): many people, one /24.
+ */
+function carrierUser(rng) {
+  return { ...endUser(rng), userIp: `100.64.1.${1 + Math.floor(rng() * 254)}` };
+}
+
 /** What one pattern sent, by kind, and how much of it the rules say must not be billed. */
 export function newTally() {
   return {
     sent: { impressions: 0, clicks: 0 },
     unbillable: { impressions: 0, clicks: 0 },
+    /** Events held back by an outage of the partner's forwarder and sent later, with their `occurredAt`. */
+    late: 0,
     fetches: 0,
     /** Requests not answered 200 (or SDK calls that threw), by status or error. */
     failed: {},
+    /**
+     * Requests answered `403 api key suspended` once the key was suspended (the policy of run.mjs
+     * suspends a key whose click-through rate is far off): what the server must do, not a failure.
+     */
+    refusedSuspended: 0,
   };
 }
 
@@ -75,7 +103,10 @@ const plural = { impression: 'impressions', click: 'clicks' };
 function partnerApi(ctx) {
   const headers = { authorization: `Bearer ${ctx.apiKey}` };
   const cache = new Map();
-  const fail = (what) => (ctx.tally.failed[what] = (ctx.tally.failed[what] ?? 0) + 1);
+  const fail = (what) => {
+    if (/ 403$/.test(what)) ctx.tally.refusedSuspended++;
+    else ctx.tally.failed[what] = (ctx.tally.failed[what] ?? 0) + 1;
+  };
 
   async function fetchCampaigns(query, { cache: useCache = true } = {}) {
     const search = new URLSearchParams(query).toString();
@@ -160,32 +191,214 @@ async function later(ctx, ms, action) {
 }
 
 /**
+ * A fetch for one display to `user` on a random placement of the pattern's: the event body to report
+ * for the campaign served (with the end user's signals), or null when none was.
+ */
+async function displayFor(ctx, api, user) {
+  const placement = pick(ctx.rng, ctx.placements);
+  const [campaign] = await api.fetchCampaigns({
+    placement,
+    location: user.location,
+    device: user.device,
+    limit: '1',
+  });
+  return campaign ? { campaignId: campaign.id, placement, ...user } : null;
+}
+
+/**
  * A partner following the contract without tokens: fetches for a slot, reusing the answer for its
  * `max-age` per placement, country and device; one impression per display, with the end user's
- * `userAgent` and `userIp`; `ctr` of displays clicked 1 to 20 seconds later.
+ * `userAgent` and `userIp` (`user` draws them); `ctr` of displays clicked 1 to 20 seconds later.
  */
-function followsContract(ctx, { perSecond, ctr }) {
+function followsContract(ctx, { perSecond, ctr, user: drawUser = endUser }) {
   const api = partnerApi(ctx);
   return paced(ctx, perSecond, async () => {
-    const user = endUser(ctx.rng);
-    const placement = pick(ctx.rng, ctx.placements);
-    const [campaign] = await api.fetchCampaigns({
-      placement,
-      location: user.location,
-      device: user.device,
-      limit: '1',
-    });
-    if (!campaign) return;
-    const body = { campaignId: campaign.id, placement, ...user };
+    const user = drawUser(ctx.rng);
+    const body = await displayFor(ctx, api, user);
+    if (!body) return;
     if (!(await api.track('impression', body))) return;
     if (ctx.rng() < ctr) await later(ctx, between(ctx.rng, 1_000, 20_000), () => api.track('click', body));
   });
 }
 
 /**
+ * A partner following the contract through `@placard/client` with `tokens: true`: a fetch per page
+ * view, the token sent with its impression and, for `ctr` of displays, its click 1 to 20 seconds later.
+ */
+function throughSdk(ctx, { perSecond, ctr, apiKey = ctx.apiKey }) {
+  const client = new PlacardClient({ apiKey, baseUrl: ctx.url, tokens: true });
+  const fail = (error) => {
+    if (error.status === 403) return void ctx.tally.refusedSuspended++;
+    const what = `sdk ${error.name}${error.status ? ` ${error.status}` : ''}`;
+    ctx.tally.failed[what] = (ctx.tally.failed[what] ?? 0) + 1;
+  };
+  return paced(ctx, perSecond, async () => {
+    const user = endUser(ctx.rng);
+    const placement = pick(ctx.rng, ctx.placements);
+    ctx.tally.fetches++;
+    let campaign;
+    try {
+      [campaign] = await client.fetchCampaigns({
+        placement,
+        location: user.location,
+        device: user.device,
+        limit: 1,
+      });
+    } catch (error) {
+      return fail(error);
+    }
+    if (!campaign) return;
+    const display = client.display(campaign, placement, user);
+    ctx.tally.sent.impressions++;
+    try {
+      await display.impression();
+    } catch (error) {
+      return fail(error);
+    }
+    if (ctx.rng() < ctr)
+      await later(ctx, between(ctx.rng, 1_000, 20_000), async () => {
+        ctx.tally.sent.clicks++;
+        await display.click().catch(fail);
+      });
+  });
+}
+
+/**
+ * A partner's event forwarder that stops `fromMs` after it starts, for `forMs` (cut short at the
+ * run's deadline), holding every event meanwhile, then sends its backlog in the order the events
+ * happened, 8 requests at a time, a click only once its impression was answered; events that
+ * happen while the backlog drains queue behind it. Every event carries its `occurredAt`, the time
+ * it happened. `send` resolves true once the event was answered 200.
+ */
+function outageForwarder(ctx, api, { fromMs, forMs }) {
+  const start = Date.now();
+  const down = start + fromMs;
+  const up = Math.min(down + forMs, ctx.deadline);
+  const backlog = [];
+  let draining = false;
+  async function drain() {
+    if (draining) return;
+    draining = true;
+    const inFlight = new Set();
+    while (backlog.length > 0) {
+      const { kind, event, after, resolve } = backlog.shift();
+      const run = (async () =>
+        resolve((after === undefined || (await after)) && (await api.track(kind, event))))();
+      inFlight.add(run);
+      void run.finally(() => inFlight.delete(run));
+      if (inFlight.size >= 8) await Promise.race(inFlight);
+    }
+    await Promise.all(inFlight);
+    draining = false;
+    // Events queued while the last requests were answered.
+    if (backlog.length > 0) void drain();
+  }
+  const timer = setTimeout(() => void drain(), Math.max(0, up - Date.now()));
+  return {
+    /** `after`: the answer to this display's impression, which a click waits for. */
+    send(kind, body, after) {
+      const event = { ...body, occurredAt: new Date().toISOString() };
+      const now = Date.now();
+      if ((now < down || now >= up) && backlog.length === 0 && !draining)
+        return after === undefined
+          ? api.track(kind, event)
+          : after.then((ok) => ok && api.track(kind, event));
+      if (now < up) ctx.tally.late++;
+      return new Promise((resolve) => {
+        backlog.push({ kind, event, after, resolve });
+        if (now >= up) void drain();
+      });
+    },
+    stop: () => clearTimeout(timer),
+  };
+}
+
+/**
+ * A partner following the contract (as `followsContract`) whose forwarder has an outage: its page
+ * views go on (fetches are its page server's), their impressions and clicks are held and sent late
+ * with the times they happened (`outageForwarder`).
+ */
+async function catchesUp(ctx, { perSecond, ctr, outage }) {
+  const api = partnerApi(ctx);
+  const forwarder = outageForwarder(ctx, api, outage);
+  try {
+    await paced(ctx, perSecond, async () => {
+      const user = endUser(ctx.rng);
+      const body = await displayFor(ctx, api, user);
+      if (!body) return;
+      const shown = forwarder.send('impression', body);
+      if (ctx.rng() < ctr)
+        await later(ctx, between(ctx.rng, 1_000, 20_000), () => forwarder.send('click', body, shown));
+      await shown;
+    });
+  } finally {
+    forwarder.stop();
+  }
+}
+
+/** The outage of `catch-up after an outage`: 15 s in, 3 minutes, or in a shorter run all but its last 40 s. */
+export function outageOf(seconds) {
+  return { fromMs: 15_000, forMs: Math.min(180_000, Math.max(10_000, (seconds - 55) * 1000)) };
+}
+
+/**
+ * The patterns of the click-through baseline (D15, key flags): a key that poisons its placements'
+ * baseline, and fraud spread over one partner's keys. `keys`: how many keys its partner gets
+ * (ctx.apiKeys); `suspended`: what the check expects of its keys' status at the end.
+ */
+const BASELINE_PATTERNS = [
+  {
+    name: 'poisoned baseline: polling key',
+    description:
+      'fetches and reports the impression of the campaign it gets 60 times a second, never clicked: pulls its placements’ pooled rate towards 0',
+    placements: POISONED_PLACEMENTS,
+    expect: 'flagged and suspended',
+    run(ctx) {
+      const api = partnerApi(ctx);
+      return paced(ctx, 60, async () => {
+        const placement = pick(ctx.rng, ctx.placements);
+        const [campaign] = await api.fetchCampaigns({ placement, limit: '1' }, { cache: false });
+        if (campaign) await api.track('impression', { campaignId: campaign.id, placement });
+      });
+    },
+  },
+  ...[1, 2].map((n) => ({
+    name: `poisoned baseline: honest background ${n}`,
+    description: `follows the contract on the polling key's placements, 15 page views a second, ${2 * HONEST_CTR * 100}% clicked (these placements are clicked more than the shared ones)`,
+    placements: POISONED_PLACEMENTS,
+    expect: 'honest',
+    run: (ctx) => followsContract(ctx, { perSecond: 15, ctr: 2 * HONEST_CTR }),
+  })),
+  {
+    name: 'poisoned baseline: honest at 3%',
+    description:
+      'through @placard/client with tokens on the polling key’s placements, 5 page views a second, 3% clicked: 1.5× the honest background there, far above a rate the polling key pulled down',
+    placements: POISONED_PLACEMENTS,
+    expect: 'honest',
+    run: (ctx) => throughSdk(ctx, { perSecond: 5, ctr: 3 * HONEST_CTR }),
+  },
+  {
+    name: 'distributed keys',
+    description:
+      'one partner, 5 keys, each following the contract at 4 page views a second with 4% clicked: 4× the baseline, under the key threshold of 5×',
+    placements: SHARED_PLACEMENTS,
+    keys: 5,
+    expect: 'flagged within 5 minutes',
+    run: (ctx) =>
+      Promise.all(
+        ctx.apiKeys.map((apiKey) =>
+          followsContract({ ...ctx, apiKey }, { perSecond: 4, ctr: 4 * HONEST_CTR }),
+        ),
+      ),
+  },
+];
+
+/**
  * Each pattern: its name (the test finds it by that), a description, the placements it uses, and
- * `run(ctx)` with ctx = { url, apiKey, placements, rng, deadline, tally, errors }. `expect` says
- * what D15 requires of it (run.mjs prints whether it holds; the test asserts it).
+ * `run(ctx)` with ctx = { url, apiKey, apiKeys, placements, rng, seconds, deadline, tally, errors };
+ * `partners` (how many partners it is, default 1) and `keys` (each partner's, default 1); `signal`,
+ * the flag it must get, when it names one. `expect` says what D15 requires of it (run.mjs prints
+ * whether it holds; the test asserts it).
  */
 export const PATTERNS = [
   {
@@ -200,37 +413,7 @@ export const PATTERNS = [
     description: `the same through @placard/client with tokens: true: a fetch per page view, the token sent with its impression and click`,
     placements: SHARED_PLACEMENTS,
     expect: 'honest',
-    run(ctx) {
-      const client = new PlacardClient({ apiKey: ctx.apiKey, baseUrl: ctx.url, tokens: true });
-      const fail = (error) => {
-        const what = `sdk ${error.name}${error.status ? ` ${error.status}` : ''}`;
-        ctx.tally.failed[what] = (ctx.tally.failed[what] ?? 0) + 1;
-      };
-      return paced(ctx, 40, async () => {
-        const user = endUser(ctx.rng);
-        const placement = pick(ctx.rng, ctx.placements);
-        ctx.tally.fetches++;
-        const [campaign] = await client.fetchCampaigns({
-          placement,
-          location: user.location,
-          device: user.device,
-          limit: 1,
-        });
-        if (!campaign) return;
-        const display = client.display(campaign, placement, user);
-        ctx.tally.sent.impressions++;
-        try {
-          await display.impression();
-        } catch (error) {
-          return fail(error);
-        }
-        if (ctx.rng() < HONEST_CTR)
-          await later(ctx, between(ctx.rng, 1_000, 20_000), async () => {
-            ctx.tally.sent.clicks++;
-            await display.click().catch(fail);
-          });
-      });
-    },
+    run: (ctx) => throughSdk(ctx, { perSecond: 40, ctr: HONEST_CTR }),
   },
   {
     name: '20x click-through',
@@ -291,15 +474,8 @@ export const PATTERNS = [
       const api = partnerApi(ctx);
       return paced(ctx, 10, async () => {
         const user = endUser(ctx.rng, { bot: true });
-        const placement = pick(ctx.rng, ctx.placements);
-        const [campaign] = await api.fetchCampaigns({
-          placement,
-          location: user.location,
-          device: user.device,
-          limit: '1',
-        });
-        if (!campaign) return;
-        const body = { campaignId: campaign.id, placement, ...user };
+        const body = await displayFor(ctx, api, user);
+        if (!body) return;
         if (!(await api.track('impression', body, { unbillable: true }))) return;
         if (ctx.rng() < 0.05)
           await later(ctx, between(ctx.rng, 1_000, 20_000), () =>
@@ -347,6 +523,55 @@ export const PATTERNS = [
     },
   },
   {
+    name: 'double clicks with tokens',
+    description:
+      'tokens=true, honest otherwise: each page view’s impression, its click 1.5-4 s later, and for a third of them a second click 0.1-0.3 s after the first (a double click)',
+    placements: OTHER_PLACEMENTS,
+    expect: 'double clicks',
+    run(ctx) {
+      const api = partnerApi(ctx);
+      return paced(ctx, 3, async () => {
+        const user = endUser(ctx.rng);
+        const placement = pick(ctx.rng, ctx.placements);
+        const [campaign] = await api.fetchCampaigns(
+          { placement, location: user.location, device: user.device, limit: '1', tokens: 'true' },
+          { cache: false },
+        );
+        if (!campaign?.token) return;
+        const body = { campaignId: campaign.id, placement, ...user, token: campaign.token };
+        if (!(await api.track('impression', body))) return;
+        await sleep(between(ctx.rng, 1_500, 4_000));
+        if (!(await api.track('click', body))) return;
+        if (ctx.rng() < 1 / 3) {
+          await sleep(between(ctx.rng, 100, 300));
+          await api.track('click', body, { unbillable: true });
+        }
+      });
+    },
+  },
+  {
+    name: 'double clicks without tokens',
+    description:
+      'no tokens, end users forwarded: two people see the same campaign and placement; one clicks it 1-3 s later, and double-clicks 0.1-0.25 s after that; the other display stays unclicked, so the second click finds it',
+    placements: OTHER_PLACEMENTS,
+    expect: 'double clicks',
+    run(ctx) {
+      const api = partnerApi(ctx);
+      return paced(ctx, 3, async () => {
+        const placement = pick(ctx.rng, ctx.placements);
+        const [campaign] = await api.fetchCampaigns({ placement, limit: '1' });
+        if (!campaign) return;
+        const clicker = { campaignId: campaign.id, placement, ...endUser(ctx.rng) };
+        const other = { campaignId: campaign.id, placement, ...endUser(ctx.rng) };
+        if (!(await api.track('impression', clicker)) || !(await api.track('impression', other))) return;
+        await sleep(between(ctx.rng, 1_000, 3_000));
+        if (!(await api.track('click', clicker))) return;
+        await sleep(between(ctx.rng, 100, 250));
+        await api.track('click', clicker, { unbillable: true });
+      });
+    },
+  },
+  {
     name: 'token replays',
     description:
       'tokens=true; per page view one of: the impression reported twice (a replay, or the answer reused for another page view), a click with no impression of its token, or an impression, its click 1.5-4 s later and a second click',
@@ -383,5 +608,44 @@ export const PATTERNS = [
         }
       });
     },
+  },
+  ...BASELINE_PATTERNS,
+  {
+    name: 'shared addresses: click farm',
+    description:
+      'three partners, each following the contract at 8 page views a second (1% clicked) and visited every 2 s by a click farm behind one /24 (203.0.113.0/24) that clicks 40% of its displays: each key about 3.3% clicked, under the key threshold of 5× its placements’ baseline, and one key per partner',
+    placements: SHARED_PLACEMENTS,
+    partners: 3,
+    signal: 'shared addresses',
+    expect: 'flagged within 5 minutes',
+    run: (ctx) =>
+      Promise.all(
+        ctx.apiKeys.flatMap((apiKey) => [
+          followsContract({ ...ctx, apiKey }, { perSecond: 8, ctr: HONEST_CTR }),
+          followsContract({ ...ctx, apiKey }, { perSecond: 0.5, ctr: 0.4, user: farmUser }),
+        ]),
+      ),
+  },
+  {
+    name: 'shared addresses: carrier NAT',
+    description:
+      'four partners whose users all reach them through one mobile carrier’s NAT block (100.64.1.0/24), 5 page views a second each, 1% clicked: one address, many partners, clicked as people do',
+    placements: SHARED_PLACEMENTS,
+    partners: 4,
+    expect: 'honest',
+    run: (ctx) =>
+      Promise.all(
+        ctx.apiKeys.map((apiKey) =>
+          followsContract({ ...ctx, apiKey }, { perSecond: 5, ctr: HONEST_CTR, user: carrierUser }),
+        ),
+      ),
+  },
+  {
+    name: 'catch-up after an outage',
+    description:
+      'follows the contract at 10 page views a second, 1% clicked, each event with its occurredAt; its forwarder stops 15 s in for 3 minutes (a shorter run: all but its last 40 s), then sends the backlog in order, 8 requests at a time, each click after its impression was answered',
+    placements: SHARED_PLACEMENTS,
+    expect: 'catch-up',
+    run: (ctx) => catchesUp(ctx, { perSecond: 10, ctr: HONEST_CTR, outage: outageOf(ctx.seconds) }),
   },
 ];

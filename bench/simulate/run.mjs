@@ -1,10 +1,10 @@
 // bench/simulate/run.mjs (`npm run simulate`): measurement integrity (D15) under named traffic
 // patterns. Starts the built server (SQLite in a temporary directory, loopback only), gives each
 // pattern of patterns.mjs its own partner and key, runs them all at once for `--seconds` (default
-// 150), waits for the key flag job, then reads back through the management API what the server
+// 240: the outage of `catch-up after an outage` is 3 minutes), waits for the key flag job, then reads back through the management API what the server
 // billed (reports grouped by partner, verdict and reason) and flagged (`/admin/v1/flags`), and
 // prints per pattern: events sent, billable, not billed by reason, and the flags with their
-// evidence and when they came. `--json` prints the figures as one JSON line instead (the test
+// evidence and when they came. It exits 1 when any pattern misses a target. `--json` prints the figures as one JSON line instead (the test
 // apps/server/test/simulate.e2e.test.ts reads them); progress goes to stderr. The server it started
 // is stopped by its pid and the directory removed, whatever happens.
 //
@@ -31,7 +31,7 @@ const { FLAG_INTERVAL_MS } = await import(path.join(DIST, 'domain/key-flags.js')
 
 const { values: options } = parseArgs({
   options: {
-    seconds: { type: 'string', default: '150' },
+    seconds: { type: 'string', default: '240' },
     seed: { type: 'string', default: '7' },
     'flag-interval': { type: 'string', default: '5000' },
     json: { type: 'boolean', default: false },
@@ -44,6 +44,8 @@ if (!(seconds >= 10 && seconds <= 3_600)) throw new Error('--seconds must be bet
 
 /** What D15 requires: "flagged within 2 minutes" of a pattern's start, at the production interval. */
 const FLAG_DEADLINE_S = 120;
+/** Fraud spread over a partner's keys: flagged within 5 minutes of its start. */
+const SPREAD_FLAG_DEADLINE_S = 300;
 const HONEST_BILLABLE = 0.995;
 const NOT_BILLED = 0.99;
 
@@ -138,12 +140,31 @@ async function setUp(url, admin) {
   }
   const keys = [];
   for (const pattern of PATTERNS) {
-    const partner = await admin('POST', '/partners', { name: `Simulated: ${pattern.name}` });
-    const key = await admin('POST', `/partners/${partner.id}/keys`, { label: 'simulation' });
-    // The default limits (D7) are not what this is about: each key gets the highest.
-    await admin('PUT', `/keys/${key.id}/rate-limits`, HIGHEST_LIMITS);
-    keys.push({ partnerId: partner.id, keyId: key.id, apiKey: key.key });
+    const own = [];
+    const partnerIds = [];
+    for (let p = 1; p <= (pattern.partners ?? 1); p++) {
+      const name = `Simulated: ${pattern.name}${pattern.partners ? ` ${p}` : ''}`;
+      const partner = await admin('POST', '/partners', { name });
+      partnerIds.push(partner.id);
+      for (let n = 0; n < (pattern.keys ?? 1); n++) {
+        const key = await admin('POST', `/partners/${partner.id}/keys`, { label: 'simulation' });
+        // The default limits (D7) are not what this is about: each key gets the highest.
+        await admin('PUT', `/keys/${key.id}/rate-limits`, HIGHEST_LIMITS);
+        own.push(key);
+      }
+    }
+    keys.push({
+      partnerId: partnerIds[0],
+      partnerIds,
+      keyId: own[0].id,
+      apiKey: own[0].key,
+      keyIds: own.map((key) => key.id),
+      apiKeys: own.map((key) => key.key),
+    });
   }
+  // The operator's policy: a click-through rate far past its threshold suspends its key at once
+  // (D15), so that a poisoned baseline would show as an honest key suspended.
+  await admin('PUT', '/flag-policy', { autoSuspend: true, signals: ['ctr'] });
   // The serving instance learns of new campaigns and keys by its poll: wait until each key is
   // served all four campaigns everywhere.
   const started = Date.now();
@@ -199,9 +220,25 @@ const ratio = (part, whole) => (whole === 0 ? null : part / whole);
  * The figures of one pattern. `unbillableNotBilled`: the share of what the rules say must not be
  * billed that was not: every billable event past those the rules allow is one of them billed.
  */
-function figures(pattern, key, tally, bill, flags, startedAt) {
-  const billable = bill?.billable ?? { impressions: 0, clicks: 0 };
-  const notBilled = bill?.notBilled ?? { impressions: 0, clicks: 0 };
+function figures(pattern, key, tally, bills, flags, startedAt, statuses) {
+  // A pattern of several partners (`partners`): their figures together.
+  const bill = {
+    billable: { impressions: 0, clicks: 0 },
+    notBilled: { impressions: 0, clicks: 0 },
+    byReason: {},
+  };
+  for (const partnerId of key.partnerIds) {
+    const own = bills.get(partnerId);
+    if (!own) continue;
+    for (const part of ['billable', 'notBilled'])
+      for (const kind of ['impressions', 'clicks']) bill[part][kind] += own[part][kind];
+    for (const [reason, counts] of Object.entries(own.byReason)) {
+      const total = (bill.byReason[reason] ??= { impressions: 0, clicks: 0 });
+      total.impressions += counts.impressions;
+      total.clicks += counts.clicks;
+    }
+  }
+  const { billable, notBilled } = bill;
   const share = (kind) => {
     const allowed = tally.sent[kind] - tally.unbillable[kind];
     const wronglyBilled = Math.max(0, billable[kind] - allowed);
@@ -216,25 +253,31 @@ function figures(pattern, key, tally, bill, flags, startedAt) {
     name: pattern.name,
     description: pattern.description,
     expect: pattern.expect,
+    signal: pattern.signal ?? null,
     placements: pattern.placements,
     partnerId: key.partnerId,
+    partners: key.partnerIds.length,
     apiKeyId: key.keyId,
     startedAt: new Date(startedAt).toISOString(),
     fetches: tally.fetches,
     sent: tally.sent,
     unbillable: tally.unbillable,
+    late: tally.late,
     failed: tally.failed,
+    refusedSuspended: tally.refusedSuspended,
     billable,
     notBilled,
-    byReason: bill?.byReason ?? {},
+    byReason: bill.byReason,
     billableShare: ratio(billable.impressions + billable.clicks, sent),
     unbillableNotBilled: {
       impressions: share('impressions'),
       clicks: share('clicks'),
       all: ratio(unbillable - wrongly, unbillable),
     },
+    suspendedKeys: key.keyIds.filter((id) => statuses.get(id) === 'suspended').length,
+    keys: key.keyIds.length,
     flags: flags
-      .filter((flag) => flag.apiKeyId === key.keyId)
+      .filter((flag) => key.partnerIds.includes(flag.partnerId))
       .map((flag) => {
         const after = (toMs(flag.createdAt) - startedAt) / 1000;
         return {
@@ -254,11 +297,32 @@ function figures(pattern, key, tally, bill, flags, startedAt) {
 function checks(result) {
   const pct = (value) => (value === null ? 'n/a' : `${(100 * value).toFixed(2)}%`);
   const flaggedIn = (r) => r.flags.length > 0 && r.flags[0].worstCaseSecondsAfterStart <= FLAG_DEADLINE_S;
+  const honest = [
+    [`≥ 99.5% billable (${pct(result.billableShare)})`, result.billableShare >= HONEST_BILLABLE],
+    [`not flagged`, result.flags.length === 0],
+    [`not suspended`, result.suspendedKeys === 0],
+  ];
+  // The first flag of the pattern's signal, when it names one (a pattern of several partners: any of theirs).
+  const first = result.flags.find((flag) => result.signal === null || flag.signal === result.signal);
   switch (result.expect) {
     case 'honest':
+      return honest;
+    case 'catch-up':
+      return [[`events held by the outage and sent late (${result.late})`, result.late > 0], ...honest];
+    case 'flagged and suspended':
       return [
-        [`≥ 99.5% billable (${pct(result.billableShare)})`, result.billableShare >= HONEST_BILLABLE],
-        [`not flagged`, result.flags.length === 0],
+        [
+          `flagged (${result.flags[0] ? `after ${result.flags[0].secondsAfterStart} s: ${result.flags[0].signal}` : 'not flagged'})`,
+          result.flags.length > 0,
+        ],
+        [`suspended`, result.suspendedKeys === result.keys],
+      ];
+    case 'flagged within 5 minutes':
+      return [
+        [
+          `flagged within ${SPREAD_FLAG_DEADLINE_S} s at the production interval (${first ? `${first.worstCaseSecondsAfterStart} s: ${first.signal}` : `not flagged${result.signal ? ` for ${result.signal}` : ''}`})`,
+          first !== undefined && first.worstCaseSecondsAfterStart <= SPREAD_FLAG_DEADLINE_S,
+        ],
       ];
     case 'not billed':
       return [
@@ -281,6 +345,22 @@ function checks(result) {
           result.unbillableNotBilled.all === 1,
         ],
       ];
+    case 'double clicks': {
+      const billableByRules =
+        result.sent.impressions +
+        result.sent.clicks -
+        result.unbillable.impressions -
+        result.unbillable.clicks;
+      const honest = ratio(result.billable.impressions + result.billable.clicks, billableByRules);
+      return [
+        [
+          `second clicks ≥ 99% not billed (${pct(result.unbillableNotBilled.clicks)})`,
+          result.unbillableNotBilled.clicks >= NOT_BILLED,
+        ],
+        [`the rest ≥ 99.5% billable (${pct(honest)})`, honest >= HONEST_BILLABLE],
+        [`not flagged`, result.flags.length === 0],
+      ];
+    }
     case 'flagged':
       return [
         [
@@ -308,7 +388,10 @@ function printTable(report) {
         (r.unbillable.impressions + r.unbillable.clicks > 0
           ? ` (not billable by the rules: ${n(r.unbillable.impressions)} impressions, ${n(r.unbillable.clicks)} clicks)`
           : '') +
-        (Object.keys(r.failed).length > 0 ? `; failed: ${JSON.stringify(r.failed)}` : ''),
+        (r.late > 0 ? `; ${n(r.late)} of them held by the outage and sent late with their occurredAt` : '') +
+        (r.partners > 1 ? ` by ${r.partners} partners` : '') +
+        (Object.keys(r.failed).length > 0 ? `; failed: ${JSON.stringify(r.failed)}` : '') +
+        (r.refusedSuspended > 0 ? `; ${n(r.refusedSuspended)} refused once its key was suspended` : ''),
     );
     console.log(
       `  billable      ${n(r.billable.impressions)} impressions, ${n(r.billable.clicks)} clicks${pct(r.billable.impressions + r.billable.clicks, sent)}`,
@@ -319,6 +402,7 @@ function printTable(report) {
       console.log(
         `  not billed    ${reason}: ${n(counts.impressions)} impressions, ${n(counts.clicks)} clicks`,
       );
+    if (r.suspendedKeys > 0) console.log(`  suspended     ${r.suspendedKeys} of its ${r.keys} keys`);
     if (r.flags.length === 0) console.log('  flagged       no');
     for (const flag of r.flags)
       console.log(
@@ -354,8 +438,10 @@ try {
     const ctx = {
       url,
       apiKey: keys[i].apiKey,
+      apiKeys: keys[i].apiKeys,
       placements: pattern.placements,
       rng: mulberry32(seed * 1_000 + i),
+      seconds,
       deadline,
       tally: newTally(),
       errors: [],
@@ -369,6 +455,9 @@ try {
 
   const bills = await billing(admin, startedAt);
   const flags = await admin('GET', '/flags?limit=200');
+  const statuses = new Map();
+  for (const key of keys)
+    for (const id of key.keyIds) statuses.set(id, (await admin('GET', `/keys/${id}`)).status);
   const report = {
     seconds,
     seed,
@@ -377,13 +466,21 @@ try {
     productionFlagIntervalMs: FLAG_INTERVAL_MS,
     flagDeadlineSeconds: FLAG_DEADLINE_S,
     patterns: PATTERNS.map((pattern, i) =>
-      figures(pattern, keys[i], contexts[i].tally, bills.get(keys[i].partnerId), flags, startedAt),
+      figures(pattern, keys[i], contexts[i].tally, bills, flags, startedAt, statuses),
     ),
-    otherFlags: flags.filter((flag) => !keys.some((key) => key.keyId === flag.apiKeyId)),
+    otherFlags: flags.filter((flag) => !keys.some((key) => key.partnerIds.includes(flag.partnerId))),
   };
   for (const r of report.patterns) r.checks = checks(r).map(([what, holds]) => ({ what, holds }));
   if (options.json) console.log(JSON.stringify(report));
   else printTable(report);
+  // A target that fails is a failed run: scripts and CI read the exit code, not the FAILS lines.
+  const failing = report.patterns.flatMap((r) =>
+    r.checks.filter((c) => !c.holds).map((c) => `${r.name}: ${c.what}`),
+  );
+  if (failing.length > 0) {
+    log(`${failing.length} target(s) not met:\n  ${failing.join('\n  ')}`);
+    process.exitCode = 1;
+  }
 } catch (error) {
   if (server) process.stderr.write(`${server.output.slice(-40).join('\n')}\n`);
   throw error;

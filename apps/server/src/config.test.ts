@@ -22,6 +22,23 @@ describe('configuration', () => {
     expect(loadConfig({ PLACARD_FLAG_INTERVAL_MS: '5000' }).flagIntervalMs).toBe(5_000);
   });
 
+  it('trusts no proxy unless told, and takes addresses and CIDR ranges', () => {
+    expect(loadConfig({}).trustedProxies).toEqual([]);
+    expect(loadConfig({ PLACARD_TRUSTED_PROXIES: '10.0.0.5, 10.1.0.0/16,::1' }).trustedProxies).toEqual([
+      '10.0.0.5',
+      '10.1.0.0/16',
+      '::1',
+    ]);
+    expect(() => loadConfig({ PLACARD_TRUSTED_PROXIES: '10.0.0.5,proxy.example' })).toThrow(
+      'PLACARD_TRUSTED_PROXIES must list addresses or CIDR ranges separated by commas (got "proxy.example")',
+    );
+  });
+
+  it('leaves earlier admin tokens valid unless told to revoke them', () => {
+    expect(loadConfig({}).revokePreviousAdminTokens).toBe(false);
+    expect(loadConfig({ PLACARD_REVOKE_PREVIOUS_ADMIN_TOKENS: 'true' }).revokePreviousAdminTokens).toBe(true);
+  });
+
   it('derives the SQLite file from the data directory and accepts PostgreSQL URLs', () => {
     expect(loadConfig({ PLACARD_DATA_DIR: '/srv/placard' }).databaseUrl).toBe(
       'sqlite:/srv/placard/placard.db',

@@ -1,11 +1,19 @@
 import path from 'node:path';
 import { FLAG_INTERVAL_MS } from './domain/key-flags.js';
+import { DEFAULT_EVENT_TIME_WINDOW_MS } from './domain/event-time.js';
+import { parseProxyRange } from './http/client-address.js';
 
 /** How long partners may reuse a fetch answer unless configured: changes reach pages within this. */
 export const DEFAULT_FETCH_MAX_AGE_SECONDS = 5;
 
 /** Where every key this deployment writes in Redis starts unless configured. */
 export const DEFAULT_REDIS_KEY_PREFIX = 'placard:';
+
+/**
+ * How long a closing instance keeps accepting connections unless configured (see `drainDelayMs`):
+ * twice what the reference cluster's HAProxy takes to notice (2 failed checks 500 ms apart).
+ */
+export const DEFAULT_DRAIN_DELAY_MS = 2_000;
 
 /** The whole service configuration, parsed once at start and frozen. */
 export interface Config {
@@ -21,6 +29,8 @@ export interface Config {
   readonly accessLog: boolean;
   /** An admin token to accept on the management API (registered at start); optional. */
   readonly adminToken: string | undefined;
+  /** Revoke, at start, the tokens PLACARD_ADMIN_TOKEN named before the one it names now. */
+  readonly revokePreviousAdminTokens: boolean;
   /** Days raw events are kept before background pruning; per-minute rollups are kept for good. */
   readonly eventRetentionDays: number;
   /** Seconds partners may reuse a fetch answer (`Cache-Control: private, max-age=N`); 0 forbids it. */
@@ -37,6 +47,20 @@ export interface Config {
   readonly tokenSecret: string | undefined;
   /** How often (ms) each instance's key flag job judges every key's last 5 minutes (D15). */
   readonly flagIntervalMs: number;
+  /** How old (ms) a partner's `occurredAt` may be before the event is refused (D15). */
+  readonly eventTimeWindowMs: number;
+  /**
+   * After SIGTERM, how long (ms) the instance fails readiness and answers every new request 503
+   * before it stops accepting connections: long enough for a load balancer to notice.
+   */
+  readonly drainDelayMs: number;
+  /** Addresses or CIDR ranges of reverse proxies whose `X-Forwarded-For` names the client. */
+  readonly trustedProxies: readonly string[];
+  /**
+   * Fetches an hour an even campaign's placement is assumed to see until a full day of its traffic
+   * is known (D16); 0: not assumed, each campaign starts at a small chance and learns them.
+   */
+  readonly pacingPriorFetchesPerHour: number;
 }
 
 /** Thrown for a bad environment value; `main` prints the message and exits non-zero. */
@@ -61,6 +85,21 @@ function integer(env: string, raw: string | undefined, fallback: number, min: nu
     throw new ConfigError(`${env} must be an integer between ${min} and ${max} (got "${raw}")`);
   }
   return Number(raw);
+}
+
+/** Visible ASCII (no spaces or control characters), `min` to `max` long; unset or empty: `fallback`. */
+function visibleAscii<T>(
+  env: string,
+  raw: string | undefined,
+  fallback: T,
+  min: number,
+  max: number,
+): string | T {
+  if (raw === undefined || raw === '') return fallback;
+  if (raw.length < min || raw.length > max || !/^[\x21-\x7e]*$/.test(raw)) {
+    throw new ConfigError(`${env} must be ${min} to ${max} visible ASCII characters`);
+  }
+  return raw;
 }
 
 function boolean(env: string, raw: string | undefined, fallback: boolean): boolean {
@@ -157,6 +196,14 @@ export const SETTINGS: ReadonlyArray<Setting<keyof Config>> = [
     },
   },
   {
+    key: 'revokePreviousAdminTokens',
+    env: 'PLACARD_REVOKE_PREVIOUS_ADMIN_TOKENS',
+    description:
+      'With `true`, an instance that starts with `PLACARD_ADMIN_TOKEN` revokes every token an earlier value of it registered, so rotating the token retires the old one. Otherwise an old one stays valid, and each start logs it with the command that revokes it.',
+    defaultText: 'false',
+    parse: (raw) => boolean('PLACARD_REVOKE_PREVIOUS_ADMIN_TOKENS', raw, false),
+  },
+  {
     key: 'eventRetentionDays',
     env: 'PLACARD_EVENT_RETENTION_DAYS',
     description:
@@ -200,19 +247,13 @@ export const SETTINGS: ReadonlyArray<Setting<keyof Config>> = [
     description:
       'Start of every key Placard writes in Redis. Give each deployment that shares one Redis database its own (say `placard-staging:`), or their rate limits are one.',
     defaultText: DEFAULT_REDIS_KEY_PREFIX,
-    parse: (raw) => {
-      if (raw === undefined || raw === '') return DEFAULT_REDIS_KEY_PREFIX;
-      if (!/^[\x21-\x7e]{1,64}$/.test(raw)) {
-        throw new ConfigError('PLACARD_REDIS_KEY_PREFIX must be 1 to 64 visible ASCII characters');
-      }
-      return raw;
-    },
+    parse: (raw) => visibleAscii('PLACARD_REDIS_KEY_PREFIX', raw, DEFAULT_REDIS_KEY_PREFIX, 1, 64),
   },
   {
     key: 'publicUrl',
     env: 'PLACARD_PUBLIC_URL',
     description:
-      'Where people reach the dashboard, such as `https://ads.example.com`: the start of the invitation and password-reset links Placard gives out. Default: `http://localhost:<port>`.',
+      "Where people reach the dashboard, such as `https://ads.example.com`: the start of the invitation and password-reset links Placard gives out, and of the addresses the dashboard shows to copy (a report's link, the integration page's commands). Default: `http://localhost:<port>`.",
     defaultText: 'http://localhost:<port>',
     parse: (raw, partial) => {
       if (raw === undefined || raw === '') return `http://localhost:${partial.port ?? 8080}`;
@@ -234,13 +275,7 @@ export const SETTINGS: ReadonlyArray<Setting<keyof Config>> = [
     description:
       'The secret that signs serve tokens (fetch with `tokens=true`), 32 to 1024 visible ASCII characters, e.g. from a secret store; every instance needs the same. Unset: one is generated at first start and kept in the database, which every instance then reads. Changing it makes the tokens handed out in the last hour `bad token`.',
     defaultText: '(generated)',
-    parse: (raw) => {
-      if (raw === undefined || raw === '') return undefined;
-      if (!/^[\x21-\x7e]{32,1024}$/.test(raw)) {
-        throw new ConfigError('PLACARD_TOKEN_SECRET must be 32 to 1024 visible ASCII characters');
-      }
-      return raw;
-    },
+    parse: (raw) => visibleAscii('PLACARD_TOKEN_SECRET', raw, undefined, 32, 1024),
   },
   {
     key: 'flagIntervalMs',
@@ -249,6 +284,49 @@ export const SETTINGS: ReadonlyArray<Setting<keyof Config>> = [
       'How often (ms) each instance judges every key’s traffic of the last 5 minutes for flags (D15). A flag comes at most this long after its evidence is there; the window and thresholds do not change with it.',
     defaultText: String(FLAG_INTERVAL_MS),
     parse: (raw) => integer('PLACARD_FLAG_INTERVAL_MS', raw, FLAG_INTERVAL_MS, 1_000, 3_600_000),
+  },
+  {
+    key: 'eventTimeWindowMs',
+    env: 'PLACARD_EVENT_TIME_WINDOW_MS',
+    description:
+      'How old (ms) the `occurredAt` of an impression or click may be (D15): a partner catching up after an outage sends its backlog with the times its events happened, and is judged on them. An older one is refused with `400`. Keep it within a serve token’s lifetime and the click window, which are counted on the same times.',
+    defaultText: String(DEFAULT_EVENT_TIME_WINDOW_MS),
+    parse: (raw) =>
+      integer('PLACARD_EVENT_TIME_WINDOW_MS', raw, DEFAULT_EVENT_TIME_WINDOW_MS, 10_000, 3_600_000),
+  },
+  {
+    key: 'drainDelayMs',
+    env: 'PLACARD_DRAIN_DELAY_MS',
+    description:
+      'After `SIGTERM`, how long (ms) the instance keeps accepting connections while `/readyz` fails, answering every new request `503` with `Retry-After` and `Connection: close`, before it stops listening. Set it above the time your load balancer takes to take a failing instance out.',
+    defaultText: String(DEFAULT_DRAIN_DELAY_MS),
+    parse: (raw) => integer('PLACARD_DRAIN_DELAY_MS', raw, DEFAULT_DRAIN_DELAY_MS, 0, 120_000),
+  },
+  {
+    key: 'trustedProxies',
+    env: 'PLACARD_TRUSTED_PROXIES',
+    description:
+      'Comma-separated addresses or CIDR ranges of the reverse proxies or load balancers in front of Placard, such as `10.0.0.5,10.1.0.0/16`. A request from one of them is counted against the client its `X-Forwarded-For` names (the nearest address there that is not a listed proxy) by the limits on failed authentication and sign-in; from any other address the header is ignored. Unset: every client is its TCP peer, so behind a proxy all clients count as one.',
+    defaultText: '(unset)',
+    parse: (raw) => {
+      if (raw === undefined || raw.trim() === '') return [];
+      const entries = raw.split(',').map((entry) => entry.trim());
+      const bad = entries.find((entry) => parseProxyRange(entry) === undefined);
+      if (bad !== undefined) {
+        throw new ConfigError(
+          `PLACARD_TRUSTED_PROXIES must list addresses or CIDR ranges separated by commas (got "${bad}")`,
+        );
+      }
+      return entries;
+    },
+  },
+  {
+    key: 'pacingPriorFetchesPerHour',
+    env: 'PLACARD_PACING_PRIOR_FETCHES_PER_HOUR',
+    description:
+      'Fetches an hour that even pacing (D16) assumes each placement sees until it has a full day of traffic; 0 assumes none: a new campaign starts at a small chance and learns them from its own draws.',
+    defaultText: '0',
+    parse: (raw) => integer('PLACARD_PACING_PRIOR_FETCHES_PER_HOUR', raw, 0, 0, 1_000_000_000),
   },
 ];
 

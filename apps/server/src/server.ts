@@ -6,28 +6,36 @@ import { createLogger } from './logger.js';
 import { RedisClickCredits } from './limits/click-credits.js';
 import { RedisRateLimiter } from './limits/redis-limiter.js';
 import { RedisServeTokenStates } from './limits/serve-token-states.js';
-import { serveTokenSecret } from './services/serve-token-secret.js';
+import { startTokenNotices, type StartTokenNotice } from './services/admin-tokens.js';
+import { serveTokenSecret } from './serving/serve-token-secret.js';
 import { connect } from './store/connect.js';
 import { Store } from './store/store.js';
 import { wireServices, type Services } from './wiring.js';
 
-/** How long a closing instance keeps accepting connections only to answer them 503. */
-const DRAIN_GRACE_MS = 500;
 /**
- * How long, after that, open connections have to finish (a request still arriving, a client that
- * has not yet read its answer) before they are cut; what remains of the 10 s is for the flushes.
+ * How long, once the instance stops listening, open connections have to finish (a request still
+ * arriving, a client that has not yet read its answer) before they are cut; what remains of
+ * `CLOSE_BUDGET_MS` is for the flushes.
  */
 const CONNECTIONS_BUDGET_MS = 7_000;
+/** How long closing may take after the drain delay before the process exits anyway. */
+const CLOSE_BUDGET_MS = 10_000;
 
 export interface RunningServer {
   app: FastifyInstance;
   store: Store;
   state: Services['state'];
+  /** The instance's background jobs, in the order they started; `close` stops each. */
+  jobs: Services['jobs'];
   logger: Logger;
   /** The address actually bound, e.g. `http://127.0.0.1:8080`. */
   url: string;
   /** An admin token generated at this start (first start without one configured), shown once. */
   generatedAdminToken: string | undefined;
+  /** How long `close` keeps accepting connections to answer them 503 (`PLACARD_DRAIN_DELAY_MS`). */
+  drainDelayMs: number;
+  /** What start found of PLACARD_ADMIN_TOKEN's tokens, already logged, for `placard serve` to print. */
+  adminTokenNotices: StartTokenNotice[];
   /** Stops accepting requests, answers those in flight, flushes events and closes the store. */
   close(): Promise<void>;
 }
@@ -63,89 +71,143 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const store = new Store(
     connect(config.databaseUrl, onConnectionError, { deadlineMs: config.storeDeadlineMs, busyTimeoutMs: 0 }),
   );
+  // Everything started from here on is stopped again, in reverse order, at close or when the
+  // start fails: a start that fails half-way must not leave jobs polling and a Redis connection
+  // keeping the process alive.
+  const started = new StartedParts(logger);
+  started.add(() => store.close());
   try {
     await options.beforeLoad?.(store);
     const limiter = config.redisUrl
-      ? await RedisRateLimiter.connect(config.redisUrl, logger, Date.now, config.redisKeyPrefix)
+      ? await RedisRateLimiter.connect(config.redisUrl, logger, undefined, config.redisKeyPrefix)
       : undefined;
-    const { state, events, tokens, keyUsage, lifecycle, retention, compaction, pacing, flags, appDeps } =
-      wireServices(store, logger, {
-        ...config,
-        serveTokenSecret: await serveTokenSecret(store, config.tokenSecret),
-        ...(limiter && {
-          limiter,
-          clickCredits: new RedisClickCredits(limiter),
-          serveTokenStates: new RedisServeTokenStates(limiter),
-        }),
-      });
-    const generatedAdminToken = await tokens.ensure(config.adminToken);
+    if (limiter) started.add(() => limiter.close());
+    const { state, events, tokens, jobs, appDeps } = wireServices(store, logger, {
+      ...config,
+      serveTokenSecret: await serveTokenSecret(store, config.tokenSecret),
+      ...(limiter && {
+        limiter,
+        clickCredits: new RedisClickCredits(limiter),
+        serveTokenStates: new RedisServeTokenStates(limiter),
+      }),
+    });
+    const startTokens = await tokens.ensure(config.adminToken, config.revokePreviousAdminTokens);
+    const generatedAdminToken = startTokens.generated;
+    const adminTokenNotices = startTokenNotices(startTokens);
+    for (const notice of adminTokenNotices)
+      logger[notice.level]({ adminToken: notice.tokenId }, notice.message);
     await state.load();
-    state.start();
-    lifecycle.start();
-    retention.start();
-    compaction.start();
-    pacing.start();
-    flags.start();
-    keyUsage.start();
+    // In the wiring's order; `stopAll` stops them in reverse.
+    for (const job of jobs) {
+      job.start();
+      started.add(() => job.stop());
+    }
+    // Registered last so that it runs first after the app closes: acknowledged events are
+    // committed before anything waits for a job's pass to end.
+    started.add(() => events.close());
     const app = await buildApp(appDeps);
+    started.add(() => app.close());
     const address = await app.listen({ host: config.host, port: config.port });
     logger.info({ address, store: store.engine, location: store.location }, 'placard listening');
 
     let closing: Promise<void> | undefined;
     const close = (): Promise<void> =>
       (closing ??= (async () => {
-        // First refuse new partner requests with 503 while still listening, so connections
-        // already queued or on their way are accepted and answered rather than reset; then
-        // stop listening and let the open connections finish (see ConnectionDrain), cutting
-        // stragglers after a budget so that the events are always flushed.
+        // First fail readiness and answer every new request 503 (with Connection: close) while
+        // still listening, for as long as a load balancer needs to notice and stop sending
+        // connections: a connection waiting in the kernel's queue when the instance stops
+        // listening is reset, so the instance stops only once none should come. Then let the
+        // open connections finish (see ConnectionDrain), cutting stragglers after a budget so
+        // that the events are always flushed.
         appDeps.shutdown.begin();
-        await new Promise((resolve) => setTimeout(resolve, DRAIN_GRACE_MS));
+        await new Promise((resolve) => setTimeout(resolve, config.drainDelayMs));
         await appDeps.shutdown.drainConnections(CONNECTIONS_BUDGET_MS);
-        await app.close();
-        await events.close();
-        await lifecycle.stop();
-        await retention.stop();
-        await compaction.stop();
-        await pacing.stop();
-        await flags.stop();
-        state.stop();
-        await keyUsage.stop();
-        await appDeps.limiter.close();
-        await store.close();
+        await started.stopAll();
       })());
-    return { app, store, state, logger, url: address, generatedAdminToken, close };
+    return {
+      app,
+      store,
+      state,
+      jobs,
+      logger,
+      url: address,
+      generatedAdminToken,
+      drainDelayMs: config.drainDelayMs,
+      adminTokenNotices,
+      close,
+    };
   } catch (error) {
-    await store.close().catch(() => undefined);
+    logger.error({ err: error }, 'start failed; stopping what it started');
+    await started.stopAll().catch(() => undefined);
     throw error;
   }
 }
 
+/** What a start has started so far, each with how to stop it. */
+class StartedParts {
+  private readonly stops: Array<() => unknown> = [];
+
+  constructor(private readonly logger: Logger) {}
+
+  add(stop: () => unknown): void {
+    this.stops.push(stop);
+  }
+
+  /** Stops everything, last started first; a step that fails is logged and the rest still run. */
+  async stopAll(): Promise<void> {
+    let firstError: Error | undefined;
+    for (const stop of this.stops.splice(0).reverse()) {
+      try {
+        await stop();
+      } catch (error) {
+        this.logger.error({ err: error }, 'stopping failed');
+        firstError ??= error instanceof Error ? error : new Error(String(error));
+      }
+    }
+    if (firstError !== undefined) throw firstError;
+  }
+}
+
+/** What `closeOnSignals` needs of the process: its signals and its exit (a test passes its own). */
+export type SignalledProcess = Pick<NodeJS.Process, 'on' | 'exit'>;
+
 /**
- * Closes the server on SIGTERM or SIGINT, forcing an exit if draining takes longer than 10 s. A
- * second signal while draining is ignored rather than left to end the process at once: Ctrl-C in a
- * terminal reaches both the server and the npm script wrapping it, which passes it on too.
+ * Closes the server on SIGTERM or SIGINT. The budget, the drain delay and 10 s after it, is a timer
+ * started when the signal arrives: past it the process logs that closing took too long and exits
+ * 1; within it, it logs `shut down` with how long closing took, and exits 0. A second signal while
+ * draining is ignored rather than left to end the process at once: Ctrl-C in a terminal reaches
+ * both the server and the npm script wrapping it, which passes it on too.
  */
-export function closeOnSignals(server: RunningServer): void {
+export function closeOnSignals(
+  server: Pick<RunningServer, 'logger' | 'drainDelayMs' | 'close'>,
+  host: SignalledProcess = process,
+): void {
   let closing = false;
   const shutdown = (signal: string): void => {
     if (closing) return;
     closing = true;
-    server.logger.info({ signal }, 'shutting down');
+    const signalledAt = performance.now();
+    const budgetMs = server.drainDelayMs + CLOSE_BUDGET_MS;
+    server.logger.info({ signal, budgetMs }, 'shutting down');
     const force = setTimeout(() => {
-      server.logger.error('shutdown took longer than 10 s; exiting');
-      process.exit(1);
-    }, 10_000).unref();
+      server.logger.error(
+        `shutdown took longer than ${CLOSE_BUDGET_MS / 1000} s after the drain delay; exiting`,
+      );
+      host.exit(1);
+    }, budgetMs).unref();
     server.close().then(
       () => {
         clearTimeout(force);
-        process.exit(0);
+        server.logger.info({ ms: Math.round(performance.now() - signalledAt), budgetMs }, 'shut down');
+        host.exit(0);
       },
       (error: unknown) => {
+        clearTimeout(force);
         server.logger.error({ err: error }, 'shutdown failed');
-        process.exit(1);
+        host.exit(1);
       },
     );
   };
-  process.on('SIGTERM', () => shutdown('SIGTERM'));
-  process.on('SIGINT', () => shutdown('SIGINT'));
+  host.on('SIGTERM', () => shutdown('SIGTERM'));
+  host.on('SIGINT', () => shutdown('SIGINT'));
 }

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { generateAdminToken } from '../src/domain/api-keys.js';
+import { startTokenNotices } from '../src/services/admin-tokens.js';
 import { createTestApp, type TestApp } from './helpers/app.js';
 import { ENGINES } from './helpers/engines.js';
 
@@ -73,7 +74,7 @@ describe.each(ENGINES)('admin tokens on %s', (engine) => {
     now += HOUR;
     const refused = await as(token, 'GET', '/partners');
     expect(refused.statusCode).toBe(401);
-    expect(refused.json()).toEqual({ status: 'error', message: 'unauthorized' });
+    expect(refused.json()).toEqual({ status: 'error', code: 'unauthorized', message: 'unauthorized' });
     expect((await t.admin('GET', `/tokens/${id}`)).json().data.status).toBe('expired');
   });
 
@@ -134,7 +135,7 @@ describe.each(ENGINES)('admin tokens on %s', (engine) => {
 
   it('does not register a revoked PLACARD_ADMIN_TOKEN again at start', async () => {
     const configured = generateAdminToken().plaintext;
-    expect(await t.services.tokens.ensure(configured)).toBeUndefined();
+    expect((await t.services.tokens.ensure(configured)).generated).toBeUndefined();
     const id = (await t.admin('GET', '/tokens'))
       .json()
       .data.find((token: { label: string }) => token.label === 'configured').id;
@@ -144,5 +145,49 @@ describe.each(ENGINES)('admin tokens on %s', (engine) => {
       'PLACARD_ADMIN_TOKEN is revoked or expired: configure another token',
     );
     expect((await as(configured, 'GET', '/partners')).statusCode).toBe(401);
+  });
+  it('names the tokens earlier PLACARD_ADMIN_TOKEN values left valid, and revokes them when asked', async () => {
+    const first = generateAdminToken().plaintext;
+    const second = generateAdminToken().plaintext;
+    const started = await t.services.tokens.ensure(first);
+    expect(started.previous).toEqual([]);
+    const firstId = started.configured!.id;
+    expect(startTokenNotices(started)).toEqual([
+      {
+        level: 'info',
+        tokenId: firstId,
+        message: `PLACARD_ADMIN_TOKEN is admin token ${firstId} (${first.slice(0, 10)}…)`,
+      },
+    ]);
+
+    // The variable changed: the old token still works, and start says so with the way to revoke it.
+    const changed = await t.services.tokens.ensure(second);
+    expect(changed.previous.map((token) => token.id)).toEqual([firstId]);
+    expect(startTokenNotices(changed)[1]).toEqual({
+      level: 'warn',
+      tokenId: firstId,
+      message:
+        `admin token ${firstId} (${first.slice(0, 10)}…), which an earlier PLACARD_ADMIN_TOKEN registered, is still valid: ` +
+        `revoke it with "placard tokens revoke ${firstId}", or start with PLACARD_REVOKE_PREVIOUS_ADMIN_TOKENS=true`,
+    });
+    expect((await as(first, 'GET', '/partners')).statusCode).toBe(200);
+    // A token created by hand with the same label is not one of them.
+    await t.admin('POST', '/tokens', { label: 'configured' });
+
+    const revoking = await t.services.tokens.ensure(second, true);
+    expect(revoking.revoked.map((token) => token.id)).toEqual([firstId]);
+    expect(revoking.previous).toEqual([]);
+    expect((await as(first, 'GET', '/partners')).statusCode).toBe(401);
+    expect((await as(second, 'GET', '/partners')).statusCode).toBe(200);
+    expect(await tokenAudit(firstId)).toEqual(['system create', 'system revoke']);
+    const labelled = (await t.admin('GET', '/tokens')).json().data as Array<{
+      label: string;
+      status: string;
+    }>;
+    expect(labelled.filter((token) => token.label === 'configured').map((token) => token.status)).toEqual([
+      'revoked',
+      'active',
+      'active',
+    ]);
   });
 });

@@ -48,7 +48,7 @@ describe('admin authentication', () => {
     ]) {
       const res = await get('/admin/v1/partners', authorization);
       expect(res.statusCode).toBe(401);
-      expect(res.json()).toEqual({ status: 'error', message: 'unauthorized' });
+      expect(res.json()).toEqual({ status: 'error', code: 'unauthorized', message: 'unauthorized' });
       expect(res.headers['www-authenticate']).toBe('Bearer');
     }
   });
@@ -58,8 +58,10 @@ describe('admin authentication', () => {
       for (const url of ['/admin/v1/partners', '/metrics']) {
         const res = await get(url, `Bearer ${key}`);
         expect(res.statusCode).toBe(401);
+        // The management API names the case by its code; /metrics answers the bare error body.
         expect(res.json()).toEqual({
           status: 'error',
+          ...(url.startsWith('/admin/') && { code: 'wrong_credential' }),
           message: 'unauthorized: this route takes an admin token (pla_...), not a partner API key',
         });
         expect(res.headers['www-authenticate']).toBe(
@@ -117,7 +119,11 @@ describe('campaign lifecycle through the API (D11)', () => {
     for (const action of ['approve', 'reject', 'pause', 'resume']) {
       const res = await act(id, action, { reason: 'x' });
       expect(res.statusCode).toBe(409);
-      expect(res.json()).toEqual({ status: 'error', message: `cannot ${action} a campaign that is draft` });
+      expect(res.json()).toEqual({
+        status: 'error',
+        code: 'conflict',
+        message: `cannot ${action} a campaign that is draft`,
+      });
     }
     await act(id, 'archive');
     expect((await act(id, 'submit')).json().message).toBe('cannot submit a campaign that is archived');
@@ -156,6 +162,7 @@ describe('campaign lifecycle through the API (D11)', () => {
     expect(unknown.statusCode).toBe(422);
     expect(unknown.json()).toEqual({
       status: 'error',
+      code: 'unknown_field',
       message: 'unknown field: color',
       problems: [{ field: 'color', message: 'is not a known field' }],
     });
@@ -166,6 +173,7 @@ describe('campaign lifecycle through the API (D11)', () => {
     expect(bad.statusCode).toBe(422);
     expect(bad.json()).toEqual({
       status: 'error',
+      code: 'unprocessable',
       message:
         `invalid change to campaign ${id}: destinationUrl is required: an absolute http or https URL; ` +
         'timeZone must be an IANA time zone such as "Europe/Paris"',
@@ -177,7 +185,7 @@ describe('campaign lifecycle through the API (D11)', () => {
   });
 
   it('approves into scheduled when the start is ahead, and the clock starts and ends it', async () => {
-    const { LifecycleJob } = await import('../src/services/lifecycle-job.js');
+    const { LifecycleJob } = await import('../src/jobs/lifecycle-job.js');
     const pino = (await import('pino')).default;
     const job = new LifecycleJob(t.store, pino({ level: 'silent' }), 1000, () => now);
     const id = await draft({
@@ -283,6 +291,22 @@ describe('keys (D6)', () => {
     expect((await t.admin('GET', `/keys/${created.id}`)).json().data.expiresAt).toBe(
       new Date(now + 2 * HOUR).toISOString(),
     );
+  });
+
+  it('refuses to rotate a suspended or revoked key: a replacement would bring a key the operator stopped back to life', async () => {
+    const created = await newKey();
+    await t.admin('POST', `/keys/${created.id}/suspend`, { reason: 'click fraud' });
+    const suspended = await t.admin('POST', `/keys/${created.id}/rotate`, { expiresInHours: 2 });
+    expect(suspended.statusCode).toBe(409);
+    expect(suspended.json().message).toBe('cannot rotate an api key that is suspended');
+    await t.admin('POST', `/keys/${created.id}/revoke`);
+    const revoked = await t.admin('POST', `/keys/${created.id}/rotate`, { expiresInHours: 2 });
+    expect(revoked.statusCode).toBe(409);
+    expect(revoked.json().message).toBe('cannot rotate an api key that is revoked');
+    const keys = (await t.admin('GET', `/partners/${created.partner.id}/keys`)).json().data;
+    expect(keys.map((key: { id: number; status: string }) => [key.id, key.status])).toEqual([
+      [created.id, 'revoked'],
+    ]);
   });
 
   it('revokes, suspends and reinstates, refusing moves that make no sense', async () => {

@@ -5,10 +5,7 @@ import { createTestApp, eachTestWithCampaign, withWrongLastCharacter, type TestA
 
 let t: TestApp;
 let campaignId: number;
-eachTestWithCampaign((app, id) => {
-  t = app;
-  campaignId = id;
-});
+eachTestWithCampaign((ready) => ({ app: t, campaignId } = ready));
 
 const UNAUTHORIZED = { status: 'error', message: 'unauthorized' };
 

@@ -5,10 +5,7 @@ import { eachTestWithCampaign, withWrongLastCharacter, type TestApp } from './he
 describe('a key used from a browser', () => {
   let t: TestApp;
   let campaignId: number;
-  eachTestWithCampaign((app, id) => {
-    t = app;
-    campaignId = id;
-  });
+  eachTestWithCampaign((ready) => ({ app: t, campaignId } = ready));
 
   const fetchWith = (headers: Record<string, string>, key = t.apiKey) =>
     t.request({

@@ -22,6 +22,16 @@ const trail = async (id: number) =>
     reason: string | null;
   }>;
 
+/** How many audit entries have `column` equal to `value`. */
+const auditCount = async (column: 'object_type' | 'action', value: string): Promise<number> => {
+  const { count } = await t.store.db
+    .selectFrom('audit_log')
+    .select((eb) => eb.fn.countAll<number | string>().as('count'))
+    .where(column, '=', value)
+    .executeTakeFirstOrThrow();
+  return Number(count);
+};
+
 // Import writes advertisers, campaigns and their audit entries in one transaction on each engine.
 describe.each(ENGINES)('campaign import on %s', (name) => {
   beforeEach(async () => {
@@ -92,4 +102,40 @@ describe.each(ENGINES)('campaign import on %s', (name) => {
     const served = (await t.fetch('placement=header_banner')).json().data.map((c: { id: number }) => c.id);
     expect(served).not.toContain(future);
   });
+
+  // A list of audit entries is never spread into a call's arguments: 200,000 entries in one
+  // argument list overflow the stack (an import writes one per campaign).
+  it('appends 200,000 audit entries in one call', async () => {
+    const entries = Array.from({ length: 200_000 }, (_, i) => ({
+      at: now,
+      actor: 'cli',
+      objectType: 'bulk',
+      objectId: String(i),
+      action: 'import',
+      reason: null,
+      before: null,
+      after: null,
+    }));
+    await t.store.transaction((tx) => tx.appendAudit(entries));
+    expect(await auditCount('object_type', 'bulk')).toBe(200_000);
+  }, 300_000);
+});
+
+// The whole import of 100,000 campaigns, on SQLite: it once failed with `Maximum call stack size
+// exceeded` (the audit entries spread into the call twice). Minimal campaigns, so it stays quick.
+describe('an import of 100,000 campaigns', () => {
+  beforeEach(async () => {
+    now = Date.parse('2026-06-01T12:00:00Z');
+    t = await createTestApp({ engine: 'sqlite', clock: () => now });
+  });
+  afterEach(() => t.close());
+
+  it('imports and audits every campaign', async () => {
+    const campaigns = Array.from({ length: 100_000 }, (_, i) =>
+      campaign({ title: `Bulk ${i}`, status: 'draft' }),
+    );
+    const summary = await importer().import(document(...campaigns));
+    expect(summary.campaignsCreated).toBe(100_000);
+    expect(await auditCount('action', 'import')).toBe(100_000);
+  }, 300_000);
 });

@@ -5,6 +5,7 @@ import { storedImpressions } from '../../../scripts/event-load.mjs';
 import { HIGHEST_LIMITS } from '../src/domain/rate-limits.js';
 import { REASONS } from '../src/domain/verdicts.js';
 import { createDatabase, tempDir, type TestDatabase } from './helpers/engines.js';
+import { eventually, PROPAGATION_MS } from './helpers/eventually.js';
 import { ensureBuilt, managementClient, startServerProcess, type ServerProcess } from './helpers/process.js';
 import { postImpression } from './helpers/tracking-client.js';
 
@@ -47,7 +48,7 @@ describe.each([
     });
     await admin('PUT', `/keys/${key.id}/rate-limits`, HIGHEST_LIMITS);
     apiKey = key.key;
-  }, 60_000);
+  });
 
   afterAll(async () => {
     await Promise.all(servers.map((server) => server.stop()));
@@ -68,19 +69,14 @@ describe.each([
     await admin('POST', `/campaigns/${id}/submit`);
     await admin('POST', `/campaigns/${id}/approve`);
     for (const server of servers) {
-      const started = Date.now();
-      for (;;) {
+      // Another instance learns of a new key and campaign by its poll: until then, 401 or absent.
+      await eventually(async () => {
         const answer = await fetch(`${server.url}/api/v1/campaigns/fetch?placement=header_banner&limit=50`, {
           headers: { authorization: `Bearer ${apiKey}` },
         });
-        // Another instance learns of a new key and campaign by its poll: until then, 401 or absent.
         const body = (await answer.json()) as { data?: Array<{ id: number }> };
-        if (body.data?.some((campaign) => campaign.id === id)) break;
-        expect(Date.now() - started, `instance ${server.url} never served campaign ${id}`).toBeLessThan(
-          5_000,
-        );
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
+        return body.data?.some((campaign) => campaign.id === id) ?? false;
+      }, `instance ${server.url} serving campaign ${id}`);
     }
     return id;
   }
@@ -101,7 +97,9 @@ describe.each([
           for (let n = next++; n < SENT; n = next++) {
             const server = servers[n % servers.length];
             let answer = await postImpression(server.url, apiKey, body, `race-${campaignId}-${n}`, agent);
-            for (let retry = 0; answer.status === 503 && retry < 20; retry++) {
+            // A 503 (a queue full for a moment) lasts as long as the machine is busy.
+            const retryUntil = Date.now() + PROPAGATION_MS;
+            while (answer.status === 503 && Date.now() < retryUntil) {
               await new Promise((resolve) => setTimeout(resolve, 50));
               answer = await postImpression(server.url, apiKey, body, `race-${campaignId}-${n}`, agent);
             }
@@ -130,14 +128,18 @@ describe.each([
       console.log(
         `caps hold, ${engine} × ${instances}, ${kind} cap ${CAP}: answers ${JSON.stringify(Object.fromEntries(statuses))}, stored ${JSON.stringify(counts)}`,
       );
-      // Only 200 (stored) and 404 (the campaign stopped serving once it reached its cap) are answers.
-      expect([...statuses.keys()].filter((status) => status !== 200 && status !== 404)).toEqual([]);
+      // Only 200 (stored) is an answer, and for a total cap 404: the campaign is completed once it
+      // reaches it. One held by its daily cap is still running, and its events are stored past it.
+      const answers = kind === 'total' ? [200, 404] : [200];
+      expect([...statuses.keys()].filter((status) => !answers.includes(status))).toEqual([]);
       expect(counts['counted:']).toBe(CAP);
       expect(CAP + inFlight).toBe(acknowledged);
       expect(Object.keys(counts).sort()).toEqual(
         inFlight > 0 ? ['counted:', `invalid:${REASONS.pastCap}`] : ['counted:'],
       );
     },
-    120_000,
+    // 12,000 events through three instances on two shared cores: over 2 minutes at a load of 23.
+    // The limit is for a hang, not for a slow machine.
+    300_000,
   );
 });

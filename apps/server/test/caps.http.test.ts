@@ -1,6 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { campaign, createTestApp, type TestApp } from './helpers/app.js';
+import { DOUBLE_CLICK_WINDOW_MS, REASONS } from '../src/domain/verdicts.js';
+import { ServingState } from '../src/serving/serving-state.js';
+import { campaign, createTestApp, storedVerdicts, type TestApp } from './helpers/app.js';
 import { ENGINES } from './helpers/engines.js';
+import { eventually } from './helpers/eventually.js';
 
 let t: TestApp;
 let now: number;
@@ -101,8 +104,35 @@ describe.each(ENGINES)('caps on %s', (name) => {
     expect(await status(capped)).toBe('running');
     await click(capped);
     expect(await status(capped)).toBe('running');
+    now += DOUBLE_CLICK_WINDOW_MS; // another person's click, not a double click of the first (D15)
     await click(capped);
     expect(await status(capped)).toBe('completed');
+  });
+
+  it('gives a click nothing to consume from an impression stored past the cap, with or without a token', async () => {
+    await start('2026-06-01T12:00:00Z');
+    const [capped] = await t.addCampaigns([campaign({ caps: { impressionsTotal: 5 } })]);
+    const token = (await t.fetch('placement=header_banner&tokens=true')).json().data[0].token as string;
+    // Other instances took the cap's last units; this one's index has not learnt of it yet, so it
+    // takes the displays, and the store makes them `past cap`.
+    await t.store.db
+      .insertInto('campaign_counters')
+      .values({ campaign_id: capped, day: 'total', impressions: 5, clicks: 0 })
+      .execute();
+    const tokened = { campaignId: capped, placement: 'header_banner', token };
+    const answers = [
+      (await impression(capped)).statusCode,
+      (await t.track('impression', tokened)).statusCode,
+    ];
+    now += 2_000;
+    answers.push((await click(capped)).statusCode, (await t.track('click', tokened)).statusCode);
+    expect(await storedVerdicts(t.store)).toEqual([
+      'impression:invalid:past cap',
+      'impression:invalid:past cap',
+      'click:invalid:click without impression',
+      'click:invalid:click without impression',
+    ]);
+    expect(answers).toEqual([200, 200, 200, 200]);
   });
 
   it('holds a campaign at its daily cap until local midnight in its own time zone', async () => {
@@ -152,9 +182,36 @@ describe.each(ENGINES)('caps on %s', (name) => {
     await start('2026-06-01T12:00:00Z');
     const [capped] = await t.addCampaigns([campaign({ caps: { impressionsDaily: 1 } })]);
     await impression(capped);
-    // The helper's state polls once a minute; only the cap callback can have refreshed it.
-    for (let i = 0; i < 50 && (await served()).includes(capped); i++)
-      await new Promise((r) => setTimeout(r, 20));
+    // The helper's state polls once a minute; only the cap callback can have refreshed it within
+    // the wait (a third of that minute, however busy the machine).
+    await eventually(async () => !(await served()).includes(capped), 'the capped campaign out');
     expect(await served()).toEqual([]);
+  });
+
+  it('stores an event shown before a daily cap past the cap, answers 200, and bills nothing, on every instance', async () => {
+    await start('2026-06-01T12:00:00Z');
+    const [capped] = await t.addCampaigns([campaign({ caps: { impressionsDaily: 2 } })]);
+    await impression(capped);
+    await impression(capped);
+    expect(await servedAt()).toEqual([]);
+    // This instance learnt of the cap from its own batch; a display of an earlier answer still comes.
+    const late = await impression(capped);
+    expect(late.statusCode, late.body).toBe(200);
+    // Another instance building its index from the store knows the campaign, and does not draw it.
+    const other = new ServingState(t.store, { info: () => {}, error: () => {} }, 60_000, () => now);
+    await other.load();
+    expect(other.index.campaign(capped, now)?.id).toBe(capped);
+    expect(other.index.select({ placement: 'header_banner', limit: 10 }, now)).toEqual([]);
+    const stored = await t.store.db
+      .selectFrom('events')
+      .select(['verdict', 'reason'])
+      .where('campaign_id', '=', capped)
+      .orderBy('id')
+      .execute();
+    expect(stored.map((row) => `${row.verdict}:${row.reason ?? ''}`)).toEqual([
+      'counted:',
+      'counted:',
+      `invalid:${REASONS.pastCap}`,
+    ]);
   });
 });

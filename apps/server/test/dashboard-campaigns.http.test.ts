@@ -67,12 +67,79 @@ describe.each(ENGINES)('dashboard campaigns on %s', (engine) => {
     const review = await operator.get('/review');
     const card = review.body.slice(review.body.indexOf('Summer offer, now 20% off'));
     expect(card).toContain('Changed since its last approval');
-    expect(card).toContain('<strong>title</strong>: Summer offer → Summer offer, now 20% off');
-    expect(card).toContain('<strong>countries</strong>: US → CA, US');
-    expect(card.slice(0, card.indexOf('</li></ul>'))).not.toContain('<strong>placements</strong>');
+    const changes = card.slice(card.indexOf('class="changes"'), card.indexOf('</ul>'));
+    expect(changes).toContain(
+      '<strong>Title</strong>: <del>Summer offer</del> → <ins>Summer offer, now 20% off</ins>',
+    );
+    expect(changes).toContain('<strong>Countries</strong>: <del>US</del> → <ins>CA, US</ins>');
+    expect(changes).not.toContain('<strong>Placements</strong>');
   });
 
-  it('says a campaign never approved is on its first review', async () => {
+  it('shows the reviewer the whole ad: as a partner shows it, with its flight, caps and targeting', async () => {
+    const created = await t.campaigns.create(advertiserId, {
+      title: 'Autumn walks',
+      description: 'Boots for wet paths, 15% off this month.',
+      category: 'lifestyle',
+      destinationUrl: 'https://advertiser.example/boots?utm_source=placard',
+      placements: ['header_banner', 'sidebar_top'],
+      countries: ['FR', 'BE'],
+      devices: ['mobile'],
+      timeZone: 'Europe/Paris',
+      startAt: '2026-07-01T07:00:00Z',
+      endAt: '2026-07-31T20:00:00Z',
+      caps: { impressionsDaily: 500, clicksTotal: 40 },
+      pacing: 'even',
+    });
+    await t.campaigns.act(created.id, 'submit');
+    const review = await operator.get('/review');
+    const card = review.body.slice(review.body.indexOf('<h2>Autumn walks</h2>'));
+    const text = card.slice(0, card.indexOf('</li>', card.indexOf('class="actions"')));
+    expect(text).toContain('New campaign, never approved.');
+    expect(text).toContain(
+      '<p class="ad-title">Autumn walks</p><p>Boots for wet paths, 15% off this month.</p>',
+    );
+    expect(text).toContain('<dt>Category</dt><dd>lifestyle</dd>');
+    expect(text).toContain('<dt>Placements</dt><dd>header_banner, sidebar_top</dd>');
+    expect(text).toContain('<dt>Countries</dt><dd>BE, FR</dd>');
+    expect(text).toContain('<dt>Devices</dt><dd>mobile</dd>');
+    // The flight on the campaign's own wall clock: 07:00 UTC is 09:00 in Paris in July.
+    expect(text).toContain('2026-07-01 09:00 Europe/Paris to 2026-07-31 22:00 Europe/Paris');
+    expect(text).toContain('500 impressions and no clicks a day; no impressions and 40 clicks in total');
+    expect(text).toContain('evenly over each cap’s period');
+    expect(text).toContain('Editing Ads <span class="note">#' + String(advertiserId) + '</span>');
+    // The click-through URL is read, never followed: text, not a link.
+    expect(text).toContain('https://advertiser.example/boots?utm_source=placard');
+    expect(text).not.toContain('href="https://advertiser.example');
+  });
+
+  it('shows each changed field before and after, times on the campaign’s wall clock', async () => {
+    const [id] = await t.addCampaigns(
+      [campaign({ title: 'Winter sale', timeZone: 'Europe/Paris', caps: { impressionsDaily: 100 } })],
+      'Editing Ads',
+    );
+    await t.campaigns.update(id, {
+      description: 'Now with free returns.',
+      startAt: '2026-12-01T08:00:00Z',
+      caps: { impressionsDaily: 300 },
+    });
+    expect((await t.campaigns.get(id)).status).toBe('pending_review');
+    const review = await operator.get('/review');
+    const card = review.body.slice(review.body.indexOf('<h2>Winter sale</h2>'));
+    const changes = card.slice(card.indexOf('class="changes"'), card.indexOf('</ul>'));
+    expect(changes).toContain(
+      '<strong>Description</strong>: <del>none</del> → <ins>Now with free returns.</ins>',
+    );
+    expect(changes).toContain(
+      '<strong>Start</strong>: <del>no start</del> → <ins>2026-12-01 09:00 Europe/Paris</ins>',
+    );
+    expect(changes).toContain(
+      '<strong>Caps</strong>: <del>100 impressions and no clicks a day; no impressions and no clicks in total</del> → ' +
+        '<ins>300 impressions and no clicks a day; no impressions and no clicks in total</ins>',
+    );
+    expect(changes).not.toContain('<strong>Title</strong>');
+  });
+
+  it('says a campaign never approved is new', async () => {
     const created = await t.campaigns.create(advertiserId, {
       title: 'Brand new',
       destinationUrl: 'https://advertiser.example/new',
@@ -81,7 +148,7 @@ describe.each(ENGINES)('dashboard campaigns on %s', (engine) => {
     await t.campaigns.act(created.id, 'submit');
     const review = await operator.get('/review');
     const card = review.body.slice(review.body.indexOf('<h2>Brand new</h2>'));
-    expect(card.slice(0, 200)).toContain('First review: it was never approved.');
+    expect(card.slice(0, 200)).toContain('New campaign, never approved.');
   });
 
   it('keeps a refused edit as typed with the service’s message, and changes nothing', async () => {

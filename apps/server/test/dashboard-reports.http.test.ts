@@ -82,10 +82,31 @@ describe.each(ENGINES)('dashboard reports on %s', (engine) => {
     expect(csv.headers['content-type']).toBe('text/csv; charset=utf-8');
     expect(csv.headers['content-disposition']).toMatch(/^attachment; filename="placard-hour-campaign-/);
     expect(csv.body.split('\r\n')).toEqual([
-      'period,campaign,impressions,clicks,ctr,nonBillableImpressions,nonBillableClicks',
-      `2026-06-01T12:34+00:00,${own},3,1,0.333333,0,0`,
+      'period,campaign,campaignName,impressions,clicks,ctr,nonBillableImpressions,nonBillableClicks',
+      `2026-06-01T12:34+00:00,${own},Harbour lights,3,1,0.333333,0,0`,
       '',
     ]);
+  });
+
+  it('names each id in the CSV export beside it, as far as the person may see it', async () => {
+    const operator = await person(`csv-operator-${engine}@example.com`, 'operator');
+    const byAdvertiser = await operator.get('/reports.csv?window=hour&breakdown=advertiser');
+    const foreignAdvertiser = (await t.campaigns.get(foreign!)).advertiserId;
+    expect(byAdvertiser.body.split('\r\n')).toEqual([
+      'period,advertiser,advertiserName,impressions,clicks,ctr,nonBillableImpressions,nonBillableClicks',
+      `2026-06-01T12:34+00:00,${ownAdvertiser},Own Ads,3,1,0.333333,0,0`,
+      `2026-06-01T12:34+00:00,${foreignAdvertiser},Other Ads,5,0,0,0,0`,
+      '',
+    ]);
+    // A partner's traffic shows other advertisers' campaigns: their ids, never their titles.
+    const partnerId = (await t.partners.listPartners()).find((p) => p.name === 'Test Partner')!.id;
+    const partner = await person(`csv-partner-${engine}@example.com`, `partner:${partnerId}`);
+    const byCampaign = await partner.get('/reports.csv?window=hour&breakdown=campaign');
+    expect(byCampaign.body).toContain(`2026-06-01T12:34+00:00,${own},,3,1,`);
+    expect(byCampaign.body).not.toContain('Harbour lights');
+    expect(byCampaign.body).not.toContain('Secret launch');
+    const operatorByPartner = await operator.get('/reports.csv?window=hour&breakdown=partner');
+    expect(operatorByPartner.body).toContain(`2026-06-01T12:34+00:00,${partnerId},Test Partner,8,1,`);
   });
 
   it('shows the partner and the advertiser what was not billed, by reason', async () => {
@@ -117,6 +138,117 @@ describe.each(ENGINES)('dashboard reports on %s', (engine) => {
     expect(breakdown.status).toBe(400);
     expect(breakdown.body).toContain(
       'breakdown must be one of: campaign, placement, country, device, reason',
+    );
+  });
+});
+
+/** Reports by dates in the report's time zone, compared with the period before, and their links. */
+describe('dashboard reports by dates', () => {
+  let t: TestApp;
+  let now = Date.parse('2026-05-31T12:00:00Z');
+  let browser: BrowserClient;
+
+  /** A total as shown, and its change on the previous period. */
+  const total = (body: string, name: string) => ({
+    value: new RegExp(`data-total="${name}">([^<]*)<`).exec(body)?.[1],
+    change: new RegExp(`data-change="${name}">([^<]*) <`).exec(body)?.[1],
+  });
+
+  beforeAll(async () => {
+    t = await createTestApp({ clock: () => now });
+    const [id] = await t.addCampaigns([campaign({ title: 'Dated' })], 'Dated Ads');
+    const event = { campaignId: id, placement: 'header_banner', location: 'US' };
+    // 31 May in Paris (14:00).
+    for (let i = 0; i < 2; i++) expect((await t.track('impression', event)).statusCode).toBe(200);
+    // 1 June in Paris (00:30), still 31 May in UTC.
+    now = Date.parse('2026-05-31T22:30:00Z');
+    for (let i = 0; i < 4; i++) expect((await t.track('impression', event)).statusCode).toBe(200);
+    expect((await t.track('click', event)).statusCode).toBe(200);
+    now = Date.parse('2026-06-02T10:00:00Z');
+    const advertiser = (await t.campaigns.get(id)).advertiserId;
+    browser = await signedInPerson(t, now, {
+      email: 'dates@example.com',
+      account: `advertiser:${advertiser}`,
+      role: 'reporter',
+    });
+  });
+  afterAll(async () => t?.close());
+
+  it("shows one local day by hour in the report's time zone, compared with the day before", async () => {
+    const page = await browser.get(
+      '/reports?window=dates&from=2026-06-01&to=2026-06-01&timeZone=Europe/Paris',
+    );
+    expect(page.status).toBe(200);
+    expect(total(page.body, 'impressions')).toEqual({ value: '4', change: '+100%' });
+    expect(total(page.body, 'clicks')).toEqual({ value: '1', change: 'none before' });
+    expect(page.body).toContain(
+      '2026-06-01 (Europe/Paris), compared with the period of the same length before it, 2026-05-31.',
+    );
+    expect(page.body.match(/<tr data-start=/g)).toHaveLength(24);
+    // The date fields show the dates, and the period its choice.
+    expect(page.body).toContain('name="from" type="date" value="2026-06-01"');
+    expect(page.body).toMatch(/<option value="dates" selected>/);
+    // A day that is over does not change: nothing asks for it again.
+    expect(page.body).not.toContain('hx-trigger');
+
+    // The same dates in UTC: the late events fall on 31 May.
+    const utc = await browser.get('/reports?from=2026-06-01&to=2026-06-01');
+    expect(total(utc.body, 'impressions')).toEqual({ value: '0', change: '-100%' });
+  });
+
+  it('covers several days by day, today included and still refreshing', async () => {
+    const page = await browser.get(
+      '/reports?window=dates&from=2026-05-30&to=2026-06-02&timeZone=Europe/Paris',
+    );
+    expect(page.status).toBe(200);
+    expect(total(page.body, 'impressions')).toEqual({ value: '6', change: 'none before' });
+    expect(page.body.match(/<tr data-start=/g)).toHaveLength(4);
+    expect(page.body).toContain('2026-05-30 to 2026-06-02 (Europe/Paris)');
+    expect(page.body).toContain('2026-05-26 to 2026-05-29.');
+    expect(page.body).toContain('hx-trigger="every 2s"');
+    const csv = await browser.get(
+      '/reports.csv?window=dates&from=2026-05-30&to=2026-06-02&timeZone=Europe/Paris',
+    );
+    expect(csv.headers['content-disposition']).toMatch(
+      /filename="placard-2026-05-30-to-2026-06-02-campaign-/,
+    );
+    const [header, ...rows] = csv.body
+      .split('\r\n')
+      .slice(0, -1)
+      .map((row) => row.split(','));
+    const column = (name: string) => header.indexOf(name);
+    expect(rows.map((row) => [row[0], row[column('impressions')]])).toEqual([
+      ['2026-05-31', '2'],
+      ['2026-06-01', '4'],
+    ]);
+  });
+
+  it('gives a link with every choice that reproduces the report', async () => {
+    const page = await browser.get(
+      '/reports?window=dates&from=2026-06-01&to=2026-06-01&timeZone=Europe/Paris&breakdown=country&placement=header_banner',
+    );
+    const link = /id="report-link"[^>]*value="([^"]+)"/.exec(page.body)?.[1]?.replaceAll('&amp;', '&');
+    expect(link).toBe(
+      'http://localhost:8080/reports?window=dates&from=2026-06-01&to=2026-06-01&breakdown=country&timeZone=Europe%2FParis&placement=header_banner',
+    );
+    const again = await browser.get(new URL(link!).pathname + new URL(link!).search);
+    expect(total(again.body, 'impressions')).toEqual(total(page.body, 'impressions'));
+    expect(again.body).toContain('<th scope="row">US</th>');
+    // A rolling period's link says it moves with the clock.
+    expect((await browser.get('/reports?window=week')).body).toContain('for fixed days, choose the dates');
+  });
+
+  it('names what is wrong with dates it cannot show, keeping them as typed', async () => {
+    const backwards = await browser.get('/reports?window=dates&from=2026-06-02&to=2026-06-01');
+    expect(backwards.status).toBe(400);
+    expect(backwards.body).toContain('to must be the same day as from or later');
+    expect(backwards.body).toContain('name="from" type="date" value="2026-06-02"');
+    expect(backwards.body).toMatch(/<option value="dates" selected>/);
+    const long = await browser.get('/reports?from=2025-01-01&to=2026-06-01');
+    expect(long.status).toBe(400);
+    expect(long.body).toContain('to must be at most 366 days after from');
+    expect((await browser.get('/reports?from=2026-02-30')).body).toContain(
+      'from must be a date (YYYY-MM-DD)',
     );
   });
 });

@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkNewPassword } from '../src/domain/passwords.js';
 import { seedDemo } from '../src/services/demo.js';
+import { seedDemoUsers } from '../src/services/demo-users.js';
+import { Sessions } from '../src/services/sessions.js';
 import type { Store } from '../src/store/store.js';
 import { createDatabase, ENGINES, tempDir, type TestDatabase } from './helpers/engines.js';
 
@@ -69,5 +72,14 @@ describe.each(ENGINES)('the demo data on %s', (engine) => {
     const first = await count();
     expect((await seedDemo(store, tempDir('placard-demo-'))).created).toBe(false);
     expect(await count()).toBe(first);
+  });
+  it('gives the demo users passwords the password rule takes, and they sign in', async () => {
+    const signIns = await seedDemoUsers(store, tempDir('placard-demo-users-'));
+    expect(signIns).toHaveLength(3);
+    const sessions = new Sessions(store);
+    for (const { email, password } of signIns ?? []) {
+      expect(checkNewPassword(password, 'password', email)).toBe(password);
+      expect((await sessions.signIn(email, password, '192.0.2.1')).ok).toBe(true);
+    }
   });
 });

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../../../scripts/chromium.mjs';
 import { tempDir } from './helpers/engines.js';
 import { startPlacard, type RunningPlacard } from './helpers/running-placard.js';
+import { axeFindings } from './helpers/browser-checks.js';
 
 /** Expands one operation of the page and returns its block. */
 async function expand(page: Page, tag: string, operationId: string) {
@@ -50,5 +51,56 @@ describe('the API reference page at /docs in a real browser', () => {
     const management = await expand(page, 'Partners', 'listPartners');
     await expect(management.locator('.try-out__btn').count()).resolves.toBe(1);
     expect(partnerCalls).toEqual([]);
+  });
+
+  it("is Placard's page, with no vendor's name or logo, and passes axe-core on a desktop and a phone", async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    await page.goto(`${placard.url}/docs/`);
+    await page.locator('.opblock').first().waitFor();
+    await expect(page.title()).resolves.toBe('Placard API reference');
+    await expect(
+      page.getByRole('banner').getByRole('link', { name: 'Placard' }).getAttribute('href'),
+    ).resolves.toBe('/');
+    await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toMatch(/^Placard/);
+    const html = (await page.content()).toLowerCase();
+    for (const vendor of ['swagger', 'fastify', 'smartbear'])
+      expect(await page.locator('body').innerText(), vendor).not.toMatch(new RegExp(vendor, 'i'));
+    expect(html).not.toContain('<img');
+    expect(await page.locator('.topbar').count()).toBe(0);
+    expect((await axeFindings(page)).map((finding) => `${finding.id}: ${finding.target}`)).toEqual([]);
+    // An operation open, its parameters and responses shown.
+    await expand(page, 'Partners', 'listPartners');
+    expect((await axeFindings(page)).map((finding) => `${finding.id}: ${finding.target}`)).toEqual([]);
+    await page.screenshot({ path: path.join(tempDir('placard-docs-'), 'docs-desktop.png') });
+    await page.setViewportSize({ width: 390, height: 844 });
+    expect((await axeFindings(page)).map((finding) => `${finding.id}: ${finding.target}`)).toEqual([]);
+    await page.screenshot({ path: path.join(tempDir('placard-docs-'), 'docs-phone.png') });
+  });
+
+  it('tries a management operation with the admin token the reader types', async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 1400 } });
+    await page.goto(`${placard.url}/docs/`);
+    await page.locator('.opblock').first().waitFor();
+    await page
+      .getByRole('button', { name: /^Authorize/ })
+      .first()
+      .click();
+    const token = page.locator('.auth-container').filter({ hasText: 'adminToken' });
+    await token.locator('input').fill(placard.adminToken);
+    expect((await axeFindings(page)).map((finding) => `${finding.id}: ${finding.target}`)).toEqual([]);
+    await token.getByRole('button', { name: /^Authorize/ }).click();
+    await token.getByRole('button', { name: 'Close', exact: true }).click();
+
+    const block = await expand(page, 'Partners', 'listPartners');
+    await block.getByRole('button', { name: 'Try it out' }).click();
+    const answer = page.waitForResponse(
+      (response) => new URL(response.url()).pathname === '/admin/v1/partners',
+    );
+    await block.getByRole('button', { name: 'Execute' }).click();
+    expect((await answer).status()).toBe(200);
+    await expect(
+      block.locator('.live-responses-table tr.response .response-col_status').first().textContent(),
+    ).resolves.toBe('200');
+    expect((await axeFindings(page)).map((finding) => `${finding.id}: ${finding.target}`)).toEqual([]);
   });
 });

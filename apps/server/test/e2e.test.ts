@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from './helpers/engines.js';
+import { eventually } from './helpers/eventually.js';
 import { cliJson, ensureBuilt, runCli, startServerProcess, type ServerProcess } from './helpers/process.js';
 
 /**
@@ -17,10 +18,18 @@ describe('end to end: built server, CLI and real HTTP', () => {
   let keyId: number;
   let campaignIds: number[];
 
+  // A connection each: a `placard` command blocks this process (spawnSync) for as long as it runs,
+  // tens of seconds on a busy machine, and a kept-alive connection the server closed meanwhile
+  // would be reused before this process has seen it close ("fetch failed: other side closed").
   const call = (pathAndQuery: string, init: RequestInit = {}, key = apiKey) =>
     fetch(`${server.url}${pathAndQuery}`, {
       ...init,
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...init.headers },
+      headers: {
+        authorization: `Bearer ${key}`,
+        'content-type': 'application/json',
+        connection: 'close',
+        ...init.headers,
+      },
     });
 
   beforeAll(async () => {
@@ -137,22 +146,25 @@ describe('end to end: built server, CLI and real HTTP', () => {
     const args = ['report', '--group-by', 'campaign,country,device'];
     const table = runCli(args, env);
     expect(table.code).toBe(0);
-    expect(table.stdout).toMatch(/period\s+campaign\s+country\s+device\s+impressions\s+clicks\s+ctr/);
     expect(table.stdout).toMatch(
-      new RegExp(`\\d{4}-\\d{2}-\\d{2}\\s+${campaignIds[1]}\\s+US\\s+mobile\\s+1\\s+1\\s+1\\s`),
+      /period\s+campaign\s+campaignName\s+country\s+device\s+impressions\s+clicks\s+ctr/,
+    );
+    // Each campaign id with its title beside it.
+    expect(table.stdout).toMatch(
+      new RegExp(`\\d{4}-\\d{2}-\\d{2}\\s+${campaignIds[1]}\\s+US mobile\\s+US\\s+mobile\\s+1\\s+1\\s+1\\s`),
     );
     const json = cliJson<{ totals: { impressions: number; clicks: number; ctr: number } }>(args, env);
     expect(json.totals).toMatchObject({ impressions: 1, clicks: 1, ctr: 1 });
     const csv = runCli([...args, '--csv'], env);
     expect(csv.stdout.split('\r\n')[0]).toBe(
-      'period,campaign,country,device,impressions,clicks,ctr,nonBillableImpressions,nonBillableClicks',
+      'period,campaign,campaignName,country,device,impressions,clicks,ctr,nonBillableImpressions,nonBillableClicks',
     );
     const bad = runCli(['report', '--granularity', 'week'], env);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain('granularity must be one of: minute, hour, day');
   });
 
-  it('serves a change made through the CLI within 2 seconds', async () => {
+  it('serves a change made through the CLI while running, through the change feed', async () => {
     const gbTitles = async () =>
       (
         (await (await call('/api/v1/campaigns/fetch?placement=sidebar_top&location=GB')).json()) as {
@@ -166,28 +178,22 @@ describe('end to end: built server, CLI and real HTTP', () => {
     );
     // Targeting is not creative: the campaign stays running (D11).
     expect(updated).toMatchObject({ countries: ['GB', 'US'], status: 'running' });
-    const changedAt = Date.now();
-    while (!(await gbTitles()).includes('US mobile')) {
-      expect(Date.now() - changedAt).toBeLessThan(2000);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    await eventually(async () => (await gbTitles()).includes('US mobile'), 'the new targeting served');
 
     cliJson(['campaigns', 'pause', String(campaignIds[0])], env);
-    const pausedAt = Date.now();
-    for (;;) {
+    await eventually(async () => {
       const body = (await (await call('/api/v1/campaigns/fetch?placement=sidebar_top')).json()) as {
         count: number;
       };
-      if (body.count === 1) break;
-      expect(Date.now() - pausedAt).toBeLessThan(2000);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+      return body.count === 1;
+    }, 'the paused campaign no longer served');
   });
 
   it('lists through the CLI, with tables for people and JSON for scripts', () => {
     const table = runCli(['campaigns', 'list', '--placement', 'sidebar_top'], env);
     expect(table.code).toBe(0);
-    expect(table.stdout).toMatch(/^ID\s+ADVERTISER\s+STATUS/);
+    expect(table.stdout).toMatch(/^ID\s+ADVERTISER\s+ADVERTISERNAME\s+STATUS/);
+    expect(table.stdout).toMatch(/^\d+\s+\d+\s+E2E Advertiser\s+running\s/m);
     const keys = cliJson<Array<{ prefix: string; status: string }>>(['keys', 'list'], env);
     expect(keys).toEqual([expect.objectContaining({ status: 'active', prefix: apiKey.slice(0, 10) })]);
     expect(JSON.stringify(keys)).not.toContain(apiKey);
@@ -229,15 +235,12 @@ describe('end to end: built server, CLI and real HTTP', () => {
     expect(badConfig.stderr).toContain('PLACARD_PORT must be an integer');
   });
 
-  it('refuses a key revoked through the CLI within 2 seconds', async () => {
+  it('refuses a key revoked through the CLI while running, through the change feed', async () => {
     cliJson(['keys', 'revoke', String(keyId)], env);
-    const revokedAt = Date.now();
-    for (;;) {
-      const res = await call('/api/v1/campaigns/fetch?placement=sidebar_top');
-      if (res.status === 401) break;
-      expect(Date.now() - revokedAt).toBeLessThan(2000);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    await eventually(
+      async () => (await call('/api/v1/campaigns/fetch?placement=sidebar_top')).status === 401,
+      'the revoked key refused',
+    );
   });
 
   it('logs one JSON line per request, and never the key, its digest, cookies or the Authorization header', async () => {
@@ -247,9 +250,11 @@ describe('end to end: built server, CLI and real HTTP', () => {
     });
     // The key was revoked by an earlier test: a refusal is logged the same way.
     expect(leaky.status).toBe(401);
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // The access log line is written once the answer is: wait for it rather than for a set time.
+    const logged = () => server.output.find((entry) => entry.includes('"reqId":"e2e-log-check"'));
+    await eventually(() => logged() !== undefined, 'the request logged');
     const log = server.output.join('\n');
-    const line = server.output.find((entry) => entry.includes('"reqId":"e2e-log-check"'));
+    const line = logged();
     expect(JSON.parse(line ?? '{}')).toMatchObject({
       msg: 'request',
       route: '/api/v1/campaigns/fetch',

@@ -1,8 +1,9 @@
 import { sql } from 'kysely';
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { validateCampaignInput } from '../src/domain/campaigns.js';
-import { RetentionJob } from '../src/services/retention-job.js';
+import { campaignInput } from './helpers/campaign-input.js';
+import { trackedEvent } from './helpers/tracked-event.js';
+import { RetentionJob } from '../src/jobs/retention-job.js';
 import { connect } from '../src/store/connect.js';
 import { dayOf, PARTITION_DAYS_AHEAD, partitionName } from '../src/store/event-partitions.js';
 import { Store, type TrackedEvent } from '../src/store/store.js';
@@ -13,14 +14,35 @@ const DAY = 24 * 60 * 60 * 1000;
 const silent = pino({ level: 'silent' });
 
 /** A campaign and a partner's key on `store`, and events of theirs at a given time. */
+/**
+ * Events stored by a release before migration 016 (its columns only: this release's ledger also
+ * writes `event_at`, which migration 017 adds).
+ */
+async function storedBefore016(store: Store, events: TrackedEvent[]): Promise<void> {
+  await store.db
+    .insertInto('events')
+    .values(
+      events.map((e) => ({
+        kind: e.kind,
+        campaign_id: e.campaignId,
+        placement_id: e.placement,
+        country: e.country,
+        device: e.device,
+        partner_id: e.partnerId,
+        api_key_id: e.apiKeyId,
+        occurred_at: e.occurredAt,
+        verdict: e.verdict,
+        reason: e.reason,
+        idempotency_key: e.idempotencyKey,
+        user_address: e.userAddress,
+      })),
+    )
+    .execute();
+}
+
 async function eventsOf(store: Store) {
   const advertiser = await store.createAdvertiser(`Advertiser ${Math.random()}`);
-  const input = validateCampaignInput(
-    { title: 'T', destinationUrl: 'https://a.example/', status: 'running', placements: ['header_banner'] },
-    'c',
-  ).value;
-  if (!input) throw new Error('invalid campaign');
-  const campaignId = await store.createCampaign(advertiser.id, input);
+  const campaignId = await store.createCampaign(advertiser.id, campaignInput());
   const partner = await store.createPartner(`Partner ${Math.random()}`);
   const key = await store.createApiKey({
     partnerId: partner.id,
@@ -28,21 +50,13 @@ async function eventsOf(store: Store) {
     displayPrefix: 'p',
     digest: `d${Math.random()}`,
   });
-  return (occurredAt: number): TrackedEvent => ({
-    kind: 'impression',
-    campaignId,
-    placement: 'header_banner',
-    country: null,
-    device: null,
-    partnerId: partner.id,
-    apiKeyId: key.id,
-    occurredAt,
-    verdict: 'counted',
-    reason: null,
-    idempotencyKey: null,
-    userAddress: null,
-    mayHitCap: false,
-  });
+  return (occurredAt: number): TrackedEvent =>
+    trackedEvent({
+      campaignId,
+      partnerId: partner.id,
+      apiKeyId: key.id,
+      occurredAt,
+    });
 }
 
 /** The partitions of `events`, by name, sorted. */
@@ -95,7 +109,7 @@ describe('raw events in daily partitions on postgres', () => {
     const before = await open('015-pacing');
     const event = await eventsOf(before);
     const now = Date.now();
-    await before.insertEvents([event(now - 3 * DAY), event(now - DAY), event(now)]);
+    await storedBefore016(before, [event(now - 3 * DAY), event(now - DAY), event(now)]);
     const { rows: old } = await sql<{ id: string }>`select id from events order by id`.execute(before.db);
     await before.close();
     stores.splice(0);
@@ -227,7 +241,7 @@ describe('raw events in daily partitions on postgres', () => {
       await before.migrate('015-pacing');
       const event = await eventsOf(before);
       const now = Date.now();
-      await before.insertEvents([event(now - 10 * DAY), event(now - 5 * DAY), event(now - DAY)]);
+      await storedBefore016(before, [event(now - 10 * DAY), event(now - 5 * DAY), event(now - DAY)]);
       await before.close();
       const store = new Store(connect(fresh.url));
       stores.push(store);

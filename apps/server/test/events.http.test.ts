@@ -1,27 +1,28 @@
 import type { CompiledQuery, Insertable } from 'kysely';
 import pino from 'pino';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { RetentionJob } from '../src/services/retention-job.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { RetentionJob } from '../src/jobs/retention-job.js';
 import { pruneEventsQuery, pruneIdempotencyKeysQuery } from '../src/store/event-ledger.js';
+import { DEFAULT_GROUP_COMMIT, GroupCommitSink } from '../src/ingest/group-commit.js';
 import type { Database } from '../src/store/schema.js';
-import { campaign, createTestApp, type TestApp } from './helpers/app.js';
+import type { Store } from '../src/store/store.js';
+import { advertiserOf, campaign, createTestApp } from './helpers/app.js';
 import { ENGINES } from './helpers/engines.js';
+import { eachTestFrozenApp } from './helpers/frozen-app.js';
+import { eventually } from './helpers/eventually.js';
+import { trackedEvent } from './helpers/tracked-event.js';
 import { fill as fillTable, planOf as plan } from './helpers/plans.js';
 
 const DAY = 24 * 60 * 60 * 1000;
 
 describe.each(ENGINES)('events, idempotency and reports on %s', (engine) => {
-  let t: TestApp;
-  let now: number;
+  const t = eachTestFrozenApp(engine, '2026-11-22T23:58:00Z');
   let first: number;
   let second: number;
   beforeEach(async () => {
-    now = Date.parse('2026-11-22T23:58:00Z');
-    t = await createTestApp({ engine, clock: () => now });
     [first] = await t.addCampaigns([campaign()], 'First Advertiser');
     [second] = await t.addCampaigns([campaign({ placements: ['header_banner', 'sidebar_top'] })]);
   });
-  afterEach(() => t.close());
 
   const impression = (campaignId: number, extra: Record<string, unknown> = {}, key?: string) =>
     t.track(
@@ -112,6 +113,51 @@ describe.each(ENGINES)('events, idempotency and reports on %s', (engine) => {
     );
   });
 
+  it('judges a click sharing a key with an impression still being stored only after it, never against it', async () => {
+    // The impression's storing is held, so its click credit (D15) exists while the click arrives;
+    // were the click judged then, it would be billed against an impression refused a moment later.
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const kinds: string[] = [];
+    const slow = await createTestApp({
+      engine,
+      clock: () => t.now,
+      events: (store, onCap) =>
+        new GroupCommitSink(
+          {
+            insertEvents: async (events: Parameters<Store['insertEvents']>[0]) => {
+              kinds.push(...events.map((event) => event.kind));
+              if (events.some((event) => event.kind === 'impression')) await held;
+              return store.insertEvents(events);
+            },
+          },
+          () => undefined,
+          onCap,
+          // Two batches at once, as on PostgreSQL: a click's batch could commit past a held one.
+          { ...DEFAULT_GROUP_COMMIT, concurrency: 2 },
+        ),
+    });
+    try {
+      const [id] = await slow.addCampaigns([campaign()]);
+      const body = { campaignId: id, placement: 'header_banner' };
+      const shown = slow.track('impression', body, { 'idempotency-key': 'held' });
+      await eventually(() => kinds.length > 0, 'the impression reaching the store');
+      expect(kinds).toEqual(['impression']);
+      const clicked = slow.track('click', body, { 'idempotency-key': 'held' });
+      // The click waits for the impression: nothing of it reaches the store while the key is taken.
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(kinds).toEqual(['impression']);
+      release();
+      expect((await shown).statusCode).toBe(200);
+      expect((await clicked).statusCode).toBe(422);
+      const stored = await slow.store.db.selectFrom('events').select(['kind', 'verdict']).execute();
+      expect(stored).toEqual([{ kind: 'impression', verdict: 'counted' }]);
+    } finally {
+      release();
+      await slow.close();
+    }
+  });
+
   it('scopes a key to its API key and forgets it after 24 hours', async () => {
     const partner = await t.partners.createPartner('Other Partner');
     const { plaintext } = await t.partners.createKey(partner.id);
@@ -128,9 +174,9 @@ describe.each(ENGINES)('events, idempotency and reports on %s', (engine) => {
       payload: JSON.stringify({ campaignId: first, placement: 'header_banner' }),
     });
     expect(other.statusCode).toBe(200);
-    now += DAY - 1;
+    t.now += DAY - 1;
     expect((await impression(first, {}, 'shared')).statusCode).toBe(200);
-    now += 2;
+    t.now += 2;
     expect((await impression(first, {}, 'shared')).statusCode).toBe(200);
     expect((await verdicts()).map((v) => v.split(':')[0])).toEqual([
       'counted',
@@ -146,21 +192,13 @@ describe.each(ENGINES)('events, idempotency and reports on %s', (engine) => {
     try {
       const [event] = await t.store.db.selectFrom('events').selectAll().execute();
       await reopened.insertEvents([
-        {
-          kind: 'impression',
+        trackedEvent({
           campaignId: first,
-          placement: 'header_banner',
-          country: null,
-          device: null,
           partnerId: Number(event.partner_id),
           apiKeyId: t.apiKeyId,
-          occurredAt: now + 1000,
-          verdict: 'counted',
-          reason: null,
+          occurredAt: t.now + 1000,
           idempotencyKey: 'before-restart',
-          userAddress: null,
-          mayHitCap: false,
-        },
+        }),
       ]);
     } finally {
       await reopened.close();
@@ -206,7 +244,7 @@ describe.each(ENGINES)('events, idempotency and reports on %s', (engine) => {
       });
       expect(click.statusCode).toBe(200);
       // 00:02 UTC on the 23rd: two impressions of the second, one of them a replay.
-      now = Date.parse('2026-11-23T00:02:00Z');
+      t.now = Date.parse('2026-11-23T00:02:00Z');
       expect((await impression(second, {}, 'r')).statusCode).toBe(200);
       expect((await impression(second, {}, 'r')).statusCode).toBe(200);
       expect((await impression(second)).statusCode).toBe(200);
@@ -283,21 +321,11 @@ describe.each(ENGINES)('events, idempotency and reports on %s', (engine) => {
 
     it('groups by advertiser, country and device, and filters', async () => {
       const grouped = await report('from=2026-11-22&to=2026-11-23&groupBy=advertiser,country,device');
-      const advertiserOf = async (id: number) =>
-        Number(
-          (
-            await t.store.db
-              .selectFrom('campaigns')
-              .select('advertiser_id')
-              .where('id', '=', id)
-              .executeTakeFirstOrThrow()
-          ).advertiser_id,
-        );
       expect(
         grouped.rows.map((row) => [row['advertiser'], row['country'], row['device'], row['impressions']]),
       ).toEqual([
-        [await advertiserOf(first), 'US', 'mobile', 3],
-        [await advertiserOf(second), null, null, 2],
+        [await advertiserOf(t.store, first), 'US', 'mobile', 3],
+        [await advertiserOf(t.store, second), null, null, 2],
       ]);
       const filtered = await report(
         `from=2026-11-22&to=2026-11-23&device=mobile&partner=${(await t.store.db.selectFrom('api_keys').select('partner_id').where('id', '=', t.apiKeyId).executeTakeFirstOrThrow()).partner_id}`,
@@ -319,9 +347,9 @@ describe.each(ENGINES)('events, idempotency and reports on %s', (engine) => {
 
     it('answers CSV for format=csv and for Accept: text/csv', async () => {
       const expected =
-        'period,campaign,impressions,clicks,ctr,nonBillableImpressions,nonBillableClicks\r\n' +
-        `2026-11-22,${first},3,1,0.333333,0,0\r\n` +
-        `2026-11-23,${second},2,0,0,1,0\r\n`;
+        'period,campaign,campaignName,impressions,clicks,ctr,nonBillableImpressions,nonBillableClicks\r\n' +
+        `2026-11-22,${first},Test campaign,3,1,0.333333,0,0\r\n` +
+        `2026-11-23,${second},Test campaign,2,0,0,1,0\r\n`;
       const res = await t.admin('GET', '/reports?from=2026-11-22&to=2026-11-23&groupBy=campaign&format=csv');
       expect(res.statusCode).toBe(200);
       expect(res.headers['content-type']).toBe('text/csv; charset=utf-8');
@@ -355,7 +383,7 @@ describe.each(ENGINES)('events, idempotency and reports on %s', (engine) => {
 
     it('prunes raw events past the retention, keeps the rollups and so the reports', async () => {
       const before = await report('from=2026-11-22&to=2026-11-23&groupBy=campaign');
-      const job = new RetentionJob(t.store, pino({ level: 'silent' }), 90, () => now + 90 * DAY - 60_000);
+      const job = new RetentionJob(t.store, pino({ level: 'silent' }), 90, () => t.now + 90 * DAY - 60_000);
       const pruned = await job.runOnce();
       // 90 days after the second batch minus a minute: the first batch (4 events) is past retention.
       expect(pruned.events).toBe(4);
@@ -381,12 +409,12 @@ describe.each(ENGINES)('events, idempotency and reports on %s', (engine) => {
         kind: 'impression',
         campaign_id: first,
         placement_id: 'header_banner',
-        occurred_at: now - i * 1_000,
+        occurred_at: t.now - i * 1_000,
         verdict: 'counted',
       }));
       await fill('events', rows);
 
-      const text = await planOf(pruneEventsQuery(t.store.db, now - 90 * DAY, 1_000).compile());
+      const text = await planOf(pruneEventsQuery(t.store.db, t.now - 90 * DAY, 1_000).compile());
       // The old events are found by a range on the index, not by a filter over every row.
       expect(text).toContain(
         engine === 'sqlite' ? 'INDEX events_occurred (occurred_at<?)' : 'Index Cond: (occurred_at <',
@@ -398,11 +426,11 @@ describe.each(ENGINES)('events, idempotency and reports on %s', (engine) => {
       const rows = Array.from({ length: 5_000 }, (_, i) => ({
         api_key_id: t.apiKeyId,
         key: `key-${i}`,
-        created_at: now - i * 1_000,
+        created_at: t.now - i * 1_000,
       }));
       await fill('idempotency_keys', rows);
 
-      const text = await planOf(pruneIdempotencyKeysQuery(t.store.db, now, 1_000).compile());
+      const text = await planOf(pruneIdempotencyKeysQuery(t.store.db, t.now, 1_000).compile());
       expect(text).toMatch(
         engine === 'sqlite'
           ? /INDEX idempotency_keys_created \(created_at<\?\)/
@@ -423,11 +451,13 @@ describe.each(ENGINES)('events, idempotency and reports on %s', (engine) => {
       const timeZone = 'must be an IANA time zone such as "Europe/Paris"';
       expect(bad.json()).toEqual({
         status: 'error',
+        code: 'invalid_request',
         message: `timeZone ${timeZone}`,
         problems: [{ field: 'timeZone', message: timeZone }],
       });
       expect((await t.admin('GET', '/reports?format=xml')).json()).toEqual({
         status: 'error',
+        code: 'invalid_request',
         message: 'format must be json or csv',
         problems: [{ field: 'format', message: 'must be json or csv' }],
       });

@@ -51,7 +51,7 @@ describe('fuzzing the partner API', () => {
   const send = (request: {
     method: string;
     path: string;
-    headers: Record<string, string>;
+    headers: Record<string, string | string[]>;
     body: Buffer | undefined;
   }): Promise<Outcome> =>
     new Promise((resolve, reject) => {
@@ -174,6 +174,8 @@ describe('fuzzing the partner API', () => {
     auth: fc.oneof(
       fc.constant('valid'),
       fc.constant('none'),
+      // Two Authorization headers: refused whichever is valid.
+      fc.constant('twice'),
       headerValue.map((v) => `Bearer ${v}`),
       headerValue,
     ),
@@ -198,8 +200,9 @@ describe('fuzzing the partner API', () => {
   it(`answers ${RUNS.toLocaleString('en')} random requests below 500 with the documented shapes`, async () => {
     await fc.assert(
       fc.asyncProperty(request, async (input) => {
-        const headers: Record<string, string> = {};
+        const headers: Record<string, string | string[]> = {};
         if (input.auth === 'valid') headers['authorization'] = `Bearer ${t.apiKey}`;
+        else if (input.auth === 'twice') headers['authorization'] = [`Bearer ${t.apiKey}`, 'Bearer plc_x'];
         else if (input.auth !== 'none') headers['authorization'] = input.auth;
         if (input.contentType !== undefined) headers['content-type'] = input.contentType;
         if (input.encoding !== null) headers['content-encoding'] = input.encoding;

@@ -43,7 +43,13 @@ describe('requests Node would answer bare', () => {
       expect(answer.headers['content-type']).toMatch(/^application\/json/);
       expect(answer.headers['x-request-id']).toBe('edge-1');
       expect(answer.headers['connection']).toBe('close');
-      expect(JSON.parse(answer.body)).toEqual({ status: 'error', message: 'Host header is required' });
+      // A management 400 has its code, and lists its problems, here none.
+      const problems = path.startsWith('/admin/') ? { code: 'invalid_request', problems: [] } : {};
+      expect(JSON.parse(answer.body)).toEqual({
+        status: 'error',
+        message: 'Host header is required',
+        ...problems,
+      });
     });
   }
 
@@ -72,5 +78,67 @@ describe('requests Node would answer bare', () => {
     );
     expect(text.startsWith('HTTP/1.1 100 Continue\r\n')).toBe(true);
     expect(text).toMatch(/HTTP\/1\.1 401 Unauthorized/);
+  });
+
+  describe('a header that may come once, sent twice', () => {
+    const apis = [
+      { name: 'partner API', path: '/api/v1/campaigns/fetch?placement=header_banner', problems: {} },
+      {
+        name: 'management API',
+        path: '/admin/v1/partners',
+        problems: { code: 'invalid_request', problems: [] },
+      },
+      { name: 'dashboard', path: '/sign-in', problems: {} },
+    ];
+    for (const { name, path, problems } of apis) {
+      it(`refuses two Authorization headers on the ${name} with 400, whichever comes first`, async () => {
+        const token = path.startsWith('/admin/') ? t.adminToken : t.apiKey;
+        for (const [first, second] of [
+          [token, 'wrong'],
+          ['wrong', token],
+          [token, token],
+        ]) {
+          const answer = parse(
+            await sendRaw(
+              t.url,
+              `GET ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${first}\r\nauthorization: Bearer ${second}\r\n\r\n`,
+            ),
+          );
+          expect(answer.status).toBe(400);
+          expect(answer.headers['content-type']).toMatch(/^application\/json/);
+          expect(answer.headers['x-request-id']).toBeTruthy();
+          expect(JSON.parse(answer.body)).toEqual({
+            status: 'error',
+            message: 'the Authorization header must be sent once',
+            ...problems,
+          });
+        }
+      });
+
+      it(`refuses two Host headers on the ${name} with 400`, async () => {
+        const answer = parse(
+          await sendRaw(
+            t.url,
+            `GET ${path} HTTP/1.1\r\nHost: x\r\nHOST: y\r\nAuthorization: Bearer ${t.apiKey}\r\n\r\n`,
+          ),
+        );
+        expect(answer.status).toBe(400);
+        expect(JSON.parse(answer.body)).toEqual({
+          status: 'error',
+          message: 'the Host header must be sent once',
+          ...problems,
+        });
+      });
+    }
+
+    it('still serves a request whose other headers repeat', async () => {
+      const answer = parse(
+        await sendRaw(
+          t.url,
+          `GET /api/v1/campaigns/fetch?placement=header_banner HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${t.apiKey}\r\nAccept: */*\r\nAccept: */*\r\nConnection: close\r\n\r\n`,
+        ),
+      );
+      expect(answer.status).toBe(200);
+    });
   });
 });

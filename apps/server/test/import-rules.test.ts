@@ -65,3 +65,36 @@ it('fails when a source folder has no README', () => {
   expect(code).not.toBe(0);
   expect(output).toContain('source folders without a README.md: src/store/migrations');
 });
+
+it('keeps jobs above services and services above the serving engine', () => {
+  write(
+    'serving/upward.ts',
+    "import { requireChange } from '../services/scope.js';\nexport const upward = requireChange;\n",
+  );
+  write(
+    'services/upward.ts',
+    "import type { Periodic } from '../jobs/periodic.js';\nexport type Upward = Periodic;\n",
+  );
+  const { code, output } = cruise();
+  expect(code).not.toBe(0);
+  expect(output).toMatch(/serving-imports: src\/serving\/upward\.ts → \s*src\/services\/scope\.ts/);
+  expect(output).toMatch(/services-imports: src\/services\/upward\.ts → \s*src\/jobs\/periodic\.ts/);
+});
+
+it('keeps http/ off the store at run time: its types, and store/errors.ts, only', () => {
+  write(
+    'http/dashboard/reads-store.ts',
+    "import { CAMPAIGN_SORTS } from '../../store/store.js';\nexport const sorts = CAMPAIGN_SORTS;\n",
+  );
+  write(
+    'http/dashboard/store-types.ts',
+    "import type { Store } from '../../store/store.js';\nexport type Given = Store;\n",
+  );
+  const { code, output } = cruise();
+  expect(code).not.toBe(0);
+  expect(output).toMatch(
+    /http-imports-types-of-store: src\/http\/dashboard\/reads-store\.ts → \s*src\/store\/store\.ts/,
+  );
+  expect(output).not.toContain('store-types.ts');
+  expect(output).not.toContain('src/http/errors.ts');
+});

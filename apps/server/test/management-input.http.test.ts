@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CampaignService } from '../src/services/campaigns.js';
-import { campaign, createTestApp, type TestApp } from './helpers/app.js';
+import { campaign, createTestApp, type TestApp, type TestResponse } from './helpers/app.js';
 import { ENGINES } from './helpers/engines.js';
 
 const DOCUMENT = JSON.parse(fs.readFileSync(new URL('../../../docs/openapi.json', import.meta.url), 'utf8'));
@@ -25,6 +25,18 @@ function managementOperations(): Array<{ method: string; path: string; lists: bo
 const OPERATIONS = managementOperations();
 const WRITES = OPERATIONS.filter((operation) => operation.method !== 'GET');
 const LISTS = OPERATIONS.filter((operation) => operation.lists);
+
+/** A management API refusal: its status, and the body each one has, naming the fields at fault. */
+function expectRefusal(
+  answer: TestResponse,
+  status: number,
+  code: string,
+  message: string,
+  problems: Array<{ field: string; message: string }> = [],
+): void {
+  expect(answer.statusCode).toBe(status);
+  expect(answer.json()).toEqual({ status: 'error', code, message, problems });
+}
 
 interface Operation {
   requestBody?: { content: Record<string, { schema?: { additionalProperties?: unknown } }> };
@@ -55,22 +67,16 @@ describe.each(ENGINES)('management input on %s', (engine) => {
 
   it.each(WRITES)('$method $path refuses a field it does not know with 422 naming it', async (op) => {
     const answer = await t.admin(op.method, op.path, { imageUrl: 'https://x.example/a.png' });
-    expect(answer.statusCode).toBe(422);
-    expect(answer.json()).toEqual({
-      status: 'error',
-      message: 'unknown field: imageUrl',
-      problems: [{ field: 'imageUrl', message: 'is not a known field' }],
-    });
+    expectRefusal(answer, 422, 'unknown_field', 'unknown field: imageUrl', [
+      { field: 'imageUrl', message: 'is not a known field' },
+    ]);
   });
 
   it.each(LISTS)('$method $path refuses a query parameter it does not know with 400', async (op) => {
     const answer = await t.admin('GET', `${op.path}?advertiserId=6`);
-    expect(answer.statusCode).toBe(400);
-    expect(answer.json()).toEqual({
-      status: 'error',
-      message: 'unknown query parameter: advertiserId',
-      problems: [{ field: 'advertiserId', message: 'is not a known query parameter' }],
-    });
+    expectRefusal(answer, 400, 'unknown_field', 'unknown query parameter: advertiserId', [
+      { field: 'advertiserId', message: 'is not a known query parameter' },
+    ]);
   });
 
   it('stores nothing from a campaign with unknown fields, naming each, nested ones by their path', async () => {
@@ -100,6 +106,7 @@ describe.each(ENGINES)('management input on %s', (engine) => {
     expect(answer.statusCode).toBe(422);
     expect(answer.json()).toEqual({
       status: 'error',
+      code: 'unprocessable',
       message:
         'invalid campaign: title is required: a string of 1 to 200 characters; ' +
         'destinationUrl is required: an absolute http or https URL',
@@ -113,6 +120,7 @@ describe.each(ENGINES)('management input on %s', (engine) => {
   it('names the field of a 400, and gives an empty list when no one field is at fault', async () => {
     expect((await t.admin('GET', '/partners?limit=0')).json()).toEqual({
       status: 'error',
+      code: 'invalid_request',
       message: 'limit must be an integer between 1 and 200',
       problems: [{ field: 'limit', message: 'must be an integer between 1 and 200' }],
     });
@@ -122,12 +130,52 @@ describe.each(ENGINES)('management input on %s', (engine) => {
       headers: { authorization: `Bearer ${t.adminToken}`, 'content-type': 'application/json' },
       payload: '{"name":',
     });
-    expect(notJson.statusCode).toBe(400);
-    expect(notJson.json()).toEqual({
+    expectRefusal(notJson, 400, 'invalid_request', 'request body must be a JSON object');
+  });
+
+  it('reads a path id and a body before the route runs, answering what cannot be one in the product’s words', async () => {
+    const idProblem = {
       status: 'error',
-      message: 'request body must be a JSON object',
-      problems: [],
+      code: 'invalid_request',
+      message: 'id must be a positive integer',
+      problems: [{ field: 'id', message: 'must be a positive integer' }],
+    };
+    for (const path of ['/campaigns/abc', '/partners/0/keys', '/keys/1.5/rotate', '/users/-2/disable']) {
+      const method = path.endsWith('keys') || path.startsWith('/campaigns') ? 'GET' : 'POST';
+      const answer = await t.admin(method, path);
+      expect(answer.statusCode, path).toBe(400);
+      expect(answer.json(), path).toEqual(idProblem);
+    }
+    // Leading zeros name the same record: the id arrives as a number.
+    const created = (await t.admin('POST', '/partners', { name: 'Padded' })).json().data as { id: number };
+    const padded = await t.admin('GET', `/partners/00${created.id}`);
+    expect(padded.json().data).toMatchObject({ id: created.id, name: 'Padded' });
+
+    for (const payload of ['[]', '"Acme"', '7', 'true']) {
+      const answer = await t.request({
+        method: 'POST',
+        url: '/admin/v1/advertisers',
+        headers: { authorization: `Bearer ${t.adminToken}`, 'content-type': 'application/json' },
+        payload,
+      });
+      expect(answer.statusCode, payload).toBe(400);
+      expect(answer.json(), payload).toEqual({
+        status: 'error',
+        code: 'invalid_request',
+        message: 'request body must be a JSON object',
+        problems: [],
+      });
+    }
+    // No body at all is no fields: a lifecycle action takes it.
+    const draft = await t.admin('POST', '/campaigns', {
+      advertiserId: await newAdvertiser(),
+      title: 'Spring',
+      destinationUrl: 'https://a.example/',
+      placements: ['header_banner'],
     });
+    expect(draft.statusCode, draft.body).toBe(201);
+    const submitted = await t.admin('POST', `/campaigns/${draft.json().data.id}/submit`);
+    expect(submitted.json().data.status).toBe('pending_review');
   });
 
   it('answers NUL characters and ids beyond any stored one with the same 400 or 422 as SQLite', async () => {
@@ -153,19 +201,16 @@ describe.each(ENGINES)('management input on %s', (engine) => {
 
   it('answers a path that is not UTF-8, or an id too long to be one, in the management error body', async () => {
     const notUtf8 = await t.admin('GET', '/partners/%FF');
-    expect(notUtf8.statusCode).toBe(400);
-    expect(notUtf8.json()).toEqual({
-      status: 'error',
-      message: 'the path is not valid: a percent-encoded part is not UTF-8',
-      problems: [],
-    });
+    expectRefusal(
+      notUtf8,
+      400,
+      'invalid_request',
+      'the path is not valid: a percent-encoded part is not UTF-8',
+    );
     const long = await t.admin('GET', `/campaigns/${'7'.repeat(101)}`);
-    expect(long.statusCode).toBe(400);
-    expect(long.json()).toEqual({
-      status: 'error',
-      message: 'id must be at most 100 characters',
-      problems: [{ field: 'id', message: 'must be at most 100 characters' }],
-    });
+    expectRefusal(long, 400, 'invalid_request', 'id must be at most 100 characters', [
+      { field: 'id', message: 'must be at most 100 characters' },
+    ]);
   });
 
   it('refuses a key label or a reason that is not text instead of storing no label', async () => {
@@ -245,5 +290,63 @@ describe('import files and the partner API', () => {
     const [id] = await t.addCampaigns([campaign()]);
     const tracked = await t.track('impression', { campaignId: id, placement: 'header_banner', extra: 1 });
     expect(tracked.statusCode).toBe(200);
+  });
+
+  describe('JSON nested too deep', () => {
+    const nested = (depth: number) => `{"name":${'['.repeat(depth - 1)}${']'.repeat(depth - 1)}}`;
+    const TOO_DEEP = 'request body must not nest deeper than 32 levels';
+
+    it('refuses a body nested 2,500 deep with 400 naming the limit on every management write', async () => {
+      for (const op of WRITES) {
+        const answer = await t.request({
+          method: op.method,
+          url: `/admin/v1${op.path}`,
+          headers: { authorization: `Bearer ${t.adminToken}`, 'content-type': 'application/json' },
+          payload: nested(2_500),
+        });
+        expect(answer.statusCode, `${op.method} ${op.path}`).toBe(400);
+        expect(answer.json()).toEqual({
+          status: 'error',
+          code: 'invalid_request',
+          message: TOO_DEEP,
+          problems: [],
+        });
+      }
+    });
+
+    it('reads a body nested 32 deep, and refuses one nested 33 deep', async () => {
+      const send = (payload: string) =>
+        t.request({
+          method: 'POST',
+          url: '/admin/v1/advertisers',
+          headers: { authorization: `Bearer ${t.adminToken}`, 'content-type': 'application/json' },
+          payload,
+        });
+      // Brackets inside a string are text, not nesting.
+      const atLimit = await send(`{"name":"${'['.repeat(40)}",${nested(32).slice(1)}`);
+      expect(atLimit.statusCode).toBe(400);
+      expect(atLimit.json().message).not.toBe(TOO_DEEP);
+      expect((await send(nested(33))).json().message).toBe(TOO_DEEP);
+    });
+
+    it('the partner API answers a tracking body nested too deep with the contract message', async () => {
+      const answer = await t.track(
+        'impression',
+        `{"campaignId":1,"placement":"header_banner","x":${nested(2_500).slice(8, -1)}}`,
+      );
+      expect(answer.statusCode).toBe(400);
+      expect(answer.json()).toEqual({ status: 'error', message: 'request body must be a JSON object' });
+    });
+
+    it('the dashboard answers a JSON form nested too deep with 400', async () => {
+      const answer = await t.request({
+        method: 'POST',
+        url: '/sign-in',
+        headers: { 'content-type': 'application/json', origin: t.url },
+        payload: nested(2_500),
+      });
+      expect(answer.statusCode).toBe(400);
+      expect(answer.body).toContain(TOO_DEEP);
+    });
   });
 });

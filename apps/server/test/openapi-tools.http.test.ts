@@ -89,7 +89,7 @@ describe('the API document with third-party tools', () => {
     fs.writeFileSync(document, (await t.request({ method: 'GET', url: '/openapi.json' })).body);
     prism = await startPrism(document, t.url);
     client = createClient<paths>({ baseUrl: prism.url });
-  }, 60_000);
+  });
 
   afterAll(async () => {
     await prism?.stop();
@@ -115,11 +115,34 @@ describe('the API document with third-party tools', () => {
 
   it('fetches: success, 400 and 401 are the server’s answers', async () => {
     const ok = await client.GET('/api/v1/campaigns/fetch', {
-      params: { query: { placement: 'header_banner', device: 'Mobile', location: 'us' } },
+      params: { query: { placement: 'header_banner', device: 'mobile', location: 'us' } },
       headers: partner(),
     });
     real(ok, 200);
     expect(ok.data?.data.map((campaign) => campaign.id)).toEqual([campaignId]);
+
+    // `tokens` is a boolean to the generated types; the client writes it `tokens=true`.
+    const tokened = await client.GET('/api/v1/campaigns/fetch', {
+      params: { query: { placement: 'header_banner', device: 'tablet', tokens: true } },
+      headers: partner(),
+    });
+    real(tokened, 200);
+    expect(tokened.data?.data[0]?.token).toEqual(expect.any(String));
+    expect(tokened.response.headers.get('cache-control')).toBe('private, no-store');
+
+    // The document lists the three devices, so neither the types nor Prism take another word.
+    const tv = await client.GET('/api/v1/campaigns/fetch', {
+      params: {
+        query: {
+          placement: 'header_banner',
+          // @ts-expect-error: a device the document does not list
+          device: 'tv',
+        },
+      },
+      headers: partner(),
+    });
+    expect(tv.response.status).toBe(422);
+    expect(tv.response.headers.get('content-type')).toMatch(/problem\+json/);
 
     const unknown = await client.GET('/api/v1/campaigns/fetch', {
       params: { query: { placement: 'nowhere' } },
@@ -139,7 +162,7 @@ describe('the API document with third-party tools', () => {
   it('tracks: success, 400, 404 and 415 are the server’s answers', async () => {
     for (const kind of ['impression', 'click'] as const) {
       const route = `/api/v1/campaigns/${kind}` as const;
-      const body = { campaignId, placement: 'header_banner', location: 'US', device: 'Desktop' };
+      const body = { campaignId, placement: 'header_banner', location: 'US', device: 'desktop' } as const;
       const ok = await client.POST(route, { body, headers: partner() });
       real(ok, 200);
       expect(ok.data?.status).toBe('success');

@@ -6,10 +6,7 @@ import { committedConformance, DOCUMENT_PATH, type Document } from './helpers/op
 describe('the OpenAPI document', () => {
   let t: TestApp;
   let campaignId: number;
-  eachTestWithCampaign((app, id) => {
-    t = app;
-    campaignId = id;
-  });
+  eachTestWithCampaign((ready) => ({ app: t, campaignId } = ready));
 
   const served = async (): Promise<Document> => {
     const res = await t.request({ method: 'GET', url: '/openapi.json' });
@@ -286,15 +283,27 @@ describe('the OpenAPI document', () => {
       ).toBe(conformance.acceptsBody(method, route, body));
     }
 
-    for (const device of ['mobile', 'MOBILE', 'Tablet', 'deskTop', 'phone', '', 'mobile ']) {
+    // The document lists the device names in lower case and says that the server takes them in
+    // any letter case (JSON Schema has no case-insensitive enum): the server accepts a device
+    // exactly when the document accepts it in lower case.
+    for (const device of ['mobile', 'MOBILE', 'Tablet', 'deskTop', 'phone', 'tv', '', 'mobile ']) {
       const fetched = await t.fetch(`placement=header_banner&device=${encodeURIComponent(device)}`);
       expect(fetched.statusCode < 300, `fetch device=${device}`).toBe(
-        conformance.acceptsQuery('GET', '/api/v1/campaigns/fetch', 'device', device),
+        conformance.acceptsQuery('GET', '/api/v1/campaigns/fetch', 'device', device.toLowerCase()),
       );
       const body = { campaignId, placement: 'header_banner', device };
       const tracked = await t.track('impression', body);
       expect(tracked.statusCode < 300, `impression device=${device}`).toBe(
-        conformance.acceptsBody('POST', '/api/v1/campaigns/impression', body),
+        conformance.acceptsBody('POST', '/api/v1/campaigns/impression', {
+          ...body,
+          device: device.toLowerCase(),
+        }),
+      );
+    }
+    for (const tokens of ['true', 'false', 'TRUE', 'False', '1', '0', 'yes', '']) {
+      const fetched = await t.fetch(`placement=header_banner&tokens=${encodeURIComponent(tokens)}`);
+      expect(fetched.statusCode < 300, `fetch tokens=${tokens}`).toBe(
+        conformance.acceptsQuery('GET', '/api/v1/campaigns/fetch', 'tokens', tokens),
       );
     }
   });

@@ -4,10 +4,7 @@ import { eachTestWithCampaign, type TestApp } from './helpers/app.js';
 describe('health, readiness and metrics', () => {
   let t: TestApp;
   let campaignId: number;
-  eachTestWithCampaign((app, id) => {
-    t = app;
-    campaignId = id;
-  });
+  eachTestWithCampaign((ready) => ({ app: t, campaignId } = ready));
 
   const get = (url: string, token?: string) =>
     t.request({ method: 'GET', url, headers: token ? { authorization: `Bearer ${token}` } : {} });
@@ -29,12 +26,15 @@ describe('health, readiness and metrics', () => {
         migrations: 'ok',
         rateLimits: 'in memory (limits per instance)',
       },
+      lastCheckAgeMs: expect.any(Number),
     });
 
     const ping = t.store.ping.bind(t.store);
     t.store.ping = async () => {
       throw new Error('connect ECONNREFUSED 10.0.3.7:5432');
     };
+    // The background check sees it (here at once rather than on its next turn).
+    await t.services.appDeps.readiness.check();
     // Anyone sees which check fails and its class, never the driver's message with its address.
     const unreachable = await get('/readyz');
     expect(unreachable.statusCode).toBe(503);
@@ -53,11 +53,38 @@ describe('health, readiness and metrics', () => {
       checks: { store: 'connect ECONNREFUSED 10.0.3.7:5432' },
     });
     t.store.ping = ping;
+    await t.services.appDeps.readiness.check();
+    expect((await get('/readyz')).statusCode).toBe(200);
 
     t.services.appDeps.shutdown.begin();
     const closing = await get('/readyz');
     expect(closing.statusCode).toBe(503);
     expect(closing.json()).toMatchObject({ message: 'not ready: shutdown (shutting down)' });
+  });
+
+  it('/readyz answers from the last background check while the store is stalled, with its age, asking the store nothing', async () => {
+    // Only the requests may ping here: the background check is paused for the count.
+    const { readiness } = t.services.appDeps;
+    await readiness.stop();
+    // A store that never answers, as one queued behind a heavy load looks to a request.
+    const ping = t.store.ping.bind(t.store);
+    let pings = 0;
+    t.store.ping = () => {
+      pings++;
+      return new Promise<void>(() => undefined);
+    };
+    try {
+      const answers = await Promise.all(Array.from({ length: 5 }, () => get('/readyz')));
+      expect(pings).toBe(0);
+      for (const answer of answers) {
+        expect(answer.statusCode).toBe(200);
+        expect(answer.json()).toMatchObject({ status: 'ready', checks: { store: 'ok' } });
+        expect(answer.json().lastCheckAgeMs).toEqual(expect.any(Number));
+      }
+    } finally {
+      t.store.ping = ping;
+      await readiness.start();
+    }
   });
 
   it('/metrics needs an admin token and exposes requests, events, batches, limits and the index', async () => {

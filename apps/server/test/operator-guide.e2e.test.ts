@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
-import { afterAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { freePort } from './helpers/free-port.js';
 import { ensureBuilt, ROOT } from './helpers/process.js';
 
 /**
@@ -19,16 +19,6 @@ function shellBlocks(markdown: string): string[] {
   return [...markdown.matchAll(/^```sh\n([\s\S]*?)^```/gm)].map((match) => match[1]);
 }
 
-const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-
 let group: number | undefined;
 afterAll(() => {
   if (group !== undefined) {
@@ -41,10 +31,12 @@ afterAll(() => {
   fs.rmSync(DATA_DIR, { recursive: true, force: true });
 });
 
+// Building is a set-up's work, under the hooks' timeout, not a test's.
+beforeAll(() => ensureBuilt());
+
 it('takes an operator from an empty store to a running campaign and a partner key', async () => {
   // The guide's data directory is the operator's own: never overwrite one that is there.
   expect(fs.existsSync(DATA_DIR), `${DATA_DIR} exists; move it away to run this test`).toBe(false);
-  ensureBuilt();
   const port = await freePort();
   const blocks = shellBlocks(fs.readFileSync(GUIDE, 'utf8'));
   expect(blocks.length).toBeGreaterThan(8);

@@ -9,6 +9,7 @@ interface CampaignFigures {
   delivered: number;
   mostInADay: number;
   furthestFromPlan: number;
+  mostAhead: number;
   byHour: number[];
 }
 interface Scenario {
@@ -32,7 +33,8 @@ const last = (values: number[]): number => values[values.length - 1];
  * Pacing (D16) over simulated days of traffic that follows a daily curve with noise, against the
  * built campaign index with a controllable clock (bench/pacing/simulation.mjs): caps at 10%, 50%
  * and 150% of what a placement can deliver, the day's peak later than forecast, campaigns sharing a
- * placement that cannot fill them, a total cap over a 7-day flight. Three seeds.
+ * placement that cannot fill them, a total cap over a 7-day flight, and the traffic learnt as the
+ * pacing job learns it from a fresh store with 0, 1 and 24 hours of history. Three seeds.
  */
 describe.each([1, 2, 3])('even pacing in a simulated day, seed %i', (seed) => {
   let scenarios: Scenario[];
@@ -49,6 +51,7 @@ describe.each([1, 2, 3])('even pacing in a simulated day, seed %i', (seed) => {
       expect(c.delivered, `campaign ${id}`).toBeGreaterThanOrEqual(0.995 * c.cap);
       expect(c.mostInADay, `campaign ${id}`).toBeLessThanOrEqual(c.cap);
       expect(c.furthestFromPlan, `campaign ${id}`).toBeLessThanOrEqual(0.03);
+      expect(c.mostAhead, `campaign ${id}`).toBeLessThanOrEqual(0.03);
     }
   });
 
@@ -77,13 +80,44 @@ describe.each([1, 2, 3])('even pacing in a simulated day, seed %i', (seed) => {
   it('makes campaigns sharing a placement that cannot fill them fall short by the same share, within 1 point', () => {
     const shares = scenarios[2].campaigns.map((c) => c.delivered / c.cap);
     expect(Math.max(...shares) - Math.min(...shares)).toBeLessThanOrEqual(0.01);
-    // No fetch goes unfilled while all of them are behind.
+    // No fetch goes unfilled while all of them are behind; only in the first steps of the day,
+    // when they are still on their plans and released gradually, may a few (0.01%).
     const delivered = scenarios[2].campaigns.reduce((sum, c) => sum + c.delivered, 0);
-    expect(delivered).toBe(last(scenarios[2].fetchedByHour['a']));
+    const fetched = last(scenarios[2].fetchedByHour['a']);
+    expect(delivered).toBeLessThanOrEqual(fetched);
+    expect(delivered).toBeGreaterThanOrEqual(0.9999 * fetched);
   });
 
-  it('spreads a total cap over a 7-day flight: at least 99.5%, never more, within 3% of the plan at every hour', () => {
+  it('keeps a cap of 1,000 a day on a placement of a million fetches a day within 3% of its plan at every step', () => {
     const c = campaign(3, 1);
+    expect(c.delivered).toBeGreaterThanOrEqual(0.995 * c.cap);
+    expect(c.mostInADay).toBeLessThanOrEqual(c.cap);
+    expect(c.furthestFromPlan).toBeLessThanOrEqual(0.03);
+    // Released gradually: never a whole step of the placement's traffic (about 20% of the cap) ahead.
+    expect(c.mostAhead).toBeLessThanOrEqual(0.03);
+  });
+
+  it.each([
+    [0, 5],
+    [1, 6],
+    [24, 7],
+  ])(
+    'learns the traffic from a fresh store with %i hour(s) of history: caps of 1,000 to 1,000,000 a day within 3% of the plan at every hour and step',
+    (_history, scenario) => {
+      const even = scenarios[scenario].campaigns.filter((c) => c.pacing === 'even');
+      // Alone on 10 times their caps; 1,000 alone on a million; 1,000 and 100,000 sharing a million.
+      expect(even.map((c) => c.cap)).toEqual([1_000, 10_000, 100_000, 1_000_000, 1_000, 1_000, 100_000]);
+      for (const c of even) {
+        expect(c.delivered, `campaign ${c.id}`).toBeGreaterThanOrEqual(0.995 * c.cap);
+        expect(c.mostInADay, `campaign ${c.id}`).toBeLessThanOrEqual(c.cap);
+        expect(c.furthestFromPlan, `campaign ${c.id}`).toBeLessThanOrEqual(0.03);
+        expect(c.mostAhead, `campaign ${c.id}`).toBeLessThanOrEqual(0.03);
+      }
+    },
+  );
+
+  it('spreads a total cap over a 7-day flight: at least 99.5%, never more, within 3% of the plan at every hour', () => {
+    const c = campaign(4, 1);
     expect(c.delivered).toBeGreaterThanOrEqual(0.995 * c.cap);
     expect(c.delivered).toBeLessThanOrEqual(c.cap);
     expect(c.furthestFromPlan).toBeLessThanOrEqual(0.03);

@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { PACING_NEEDS_CAP_MESSAGE } from '../src/domain/pacing.js';
+import { PACING_NEEDS_CAP_MESSAGE, START_CHANCE, UNPACED } from '../src/domain/pacing.js';
 import { campaign, createTestApp, type TestApp } from './helpers/app.js';
 import { ENGINES } from './helpers/engines.js';
+import { trackedEvent } from './helpers/tracked-event.js';
 
 const HOUR = 3_600_000;
 
@@ -15,9 +16,14 @@ describe.each(ENGINES)('pacing on %s', (engine) => {
   let now: number;
   afterEach(() => t.close());
 
-  async function start(campaigns: unknown[]): Promise<number[]> {
+  /**
+   * A fresh store at noon. These tests fetch a few times an hour, and say so as the operator's prior
+   * (one fetch an hour): a campaign behind its plan is then drawn at every fetch from the first step,
+   * not started at a small chance while its traffic is learnt.
+   */
+  async function start(campaigns: unknown[], pacingPriorFetchesPerHour = 1): Promise<number[]> {
     now = Date.parse('2026-06-01T12:00:00Z');
-    t = await createTestApp({ engine, clock: () => now });
+    t = await createTestApp({ engine, clock: () => now, pacingPriorFetchesPerHour });
     return t.addCampaigns(campaigns);
   }
 
@@ -32,6 +38,13 @@ describe.each(ENGINES)('pacing on %s', (engine) => {
       expect(res.statusCode, res.body).toBe(200);
     }
   };
+  /** 200 impressions of the placement stored as traffic from the past, `apartMs` apart from `from`. */
+  const pastImpressions = (id: number, from: number, apartMs: number) =>
+    t.store.insertEvents(
+      Array.from({ length: 200 }, (_, i) =>
+        trackedEvent({ campaignId: id, partnerId: 1, apiKeyId: t.apiKeyId, occurredAt: from + i * apartMs }),
+      ),
+    );
   const whyCodes = async (id: number): Promise<string[]> => {
     const res = await t.admin('GET', `/campaigns/${id}/why`);
     expect(res.statusCode, res.body).toBe(200);
@@ -90,28 +103,30 @@ describe.each(ENGINES)('pacing on %s', (engine) => {
     expect(await whyCodes(even)).toEqual([]);
   });
 
+  it('serves a campaign that has delivered exactly what its plan asks by now: it is held only ahead of the next step', async () => {
+    // At noon with no traffic history (a flat plan), a daily cap of 2,400 plans 1,200 by now and
+    // a little more by the end of the next step.
+    const [id] = await start([campaign({ pacing: 'even', caps: { impressionsDaily: 2400 } })]);
+    const delivered = async (impressions: number) => {
+      await t.store.db.deleteFrom('campaign_counters').where('campaign_id', '=', id).execute();
+      await t.store.db
+        .insertInto('campaign_counters')
+        .values({ campaign_id: id, day: '2026-06-01', impressions, clicks: 0 })
+        .execute();
+      await t.services.pacing.step();
+    };
+    await delivered(1200);
+    expect(await fetched()).toEqual([id]);
+    await delivered(1201);
+    expect(await fetched()).toEqual([]);
+  });
+
   it('plans by the traffic its placements had at each hour of the last week', async () => {
     const [id] = await start([campaign({ pacing: 'even', caps: { impressionsDaily: 1000 } })]);
     // Yesterday, the placement's traffic all came between 20:00 and 21:00: the plan expects almost
     // nothing before 20:00, so by noon even a few impressions are ahead of it.
     const yesterdayAt20 = Date.parse('2026-05-31T20:00:00Z');
-    await t.store.insertEvents(
-      Array.from({ length: 200 }, (_, i) => ({
-        kind: 'impression' as const,
-        campaignId: id,
-        placement: 'header_banner',
-        country: null,
-        device: null,
-        partnerId: 1,
-        apiKeyId: t.apiKeyId,
-        occurredAt: yesterdayAt20 + i * 10_000,
-        verdict: 'counted' as const,
-        reason: null,
-        idempotencyKey: null,
-        userAddress: null,
-        mayHitCap: false,
-      })),
-    );
+    await pastImpressions(id, yesterdayAt20, 10_000);
     await t.services.pacing.step();
     expect(await fetched()).toEqual([id]);
     await impressions(id, 5);
@@ -129,5 +144,77 @@ describe.each(ENGINES)('pacing on %s', (engine) => {
     await t.state.refresh();
     await t.services.pacing.step();
     expect(await fetched()).toEqual([id]);
+  });
+
+  it('explains a hold with the plan the pacing job serves by, not one learnt again', async () => {
+    // At noon with no history the job plans flat: 50 of 100 by now, and 55 delivered are held.
+    const [id] = await start([campaign({ pacing: 'even', caps: { impressionsDaily: 100 } })]);
+    await t.services.pacing.step();
+    await impressions(id, 55);
+    await t.services.pacing.step();
+    // Yesterday's traffic, all in the morning, appears: a plan learnt from it now would expect
+    // nearly the whole cap by noon. The job goes on with the traffic it learnt until the hour is up.
+    const yesterdayMorning = Date.parse('2026-05-31T06:00:00Z');
+    await pastImpressions(id, yesterdayMorning, 60_000);
+    await t.services.pacing.step();
+    expect(await fetched()).toEqual([]);
+    const res = await t.admin('GET', `/campaigns/${id}/why?placement=header_banner`);
+    const why = res.json().data;
+    expect(why).toMatchObject({ eligible: false, chance: null });
+    expect(why.reasons).toEqual([
+      {
+        code: 'pacing_ahead',
+        message: expect.stringMatching(
+          /^Held by pacing: 55 of 50 planned by now \(its cap is 100\), released at 2026-06-01T13:1\d:\d\d/,
+        ),
+      },
+    ]);
+  });
+
+  it('starts a campaign on a placement with no traffic known at a small chance, or at the operator’s prior', async () => {
+    const chanceAfterAStep = async (prior: number) => {
+      const [id] = await start([campaign({ pacing: 'even', caps: { impressionsDaily: 8640 } })], prior);
+      await t.services.pacing.step();
+      // The chance the index draws it at (the pace the job applied to the serving state).
+      const { chance } = t.state.paceOf(id);
+      await t.close();
+      return chance;
+    };
+    // No prior: 1 in 1,000, which doubles at each step it stays behind (domain/pacing.test.ts).
+    expect(await chanceAfterAStep(0)).toBe(0.001);
+    // At noon a flat plan of 8,640 a day allows 4,321 by the end of the step (4,320 behind, and one
+    // impression a 10-second step); a prior of 15,555,600 fetches an hour is 43,210 a step.
+    expect(await chanceAfterAStep(15_555_600)).toBeCloseTo(0.1, 6);
+    t = await createTestApp({ engine });
+  });
+
+  it('serves an even campaign no pacing step has decided yet at the small starting chance, not at every fetch', async () => {
+    const [even, asap] = await start([
+      campaign({ title: 'Even', pacing: 'even', caps: { impressionsDaily: 1000 } }),
+      campaign({ title: 'Asap', priority: 1 }),
+    ]);
+    expect(t.state.paceOf(even).chance).toBe(START_CHANCE);
+    expect(t.state.paceOf(asap)).toEqual(UNPACED);
+    let returned = 0;
+    for (let i = 0; i < 100; i++) if ((await fetched()).includes(even)) returned++;
+    // 1 in 1,000: none of 100 fetches, or one or two by chance (at every fetch: all 100).
+    expect(returned).toBeLessThanOrEqual(2);
+    // The step decides: with the operator's prior of one fetch an hour, every fetch that can.
+    await t.services.pacing.step();
+    expect(t.state.paceOf(even).chance).toBe(1);
+    expect((await fetched()).sort()).toEqual([even, asap].sort());
+  });
+
+  it('never expects fewer fetches than its placements had impressions in the last minutes', async () => {
+    // A cap of 2 a day at noon: its flat plan allows 1.00023 by the end of the step. The prior (one
+    // fetch an hour) would draw it at every fetch; another campaign's 200 impressions over the five
+    // minutes before noon say the placement has at least 6.67 fetches a step.
+    const [id, other] = await start([
+      campaign({ pacing: 'even', caps: { impressionsDaily: 2 } }),
+      campaign({ title: 'Beneath', priority: 1 }),
+    ]);
+    await pastImpressions(other, now - 5 * 60_000, 1500);
+    await t.services.pacing.step();
+    expect(t.state.paceOf(id).chance).toBeCloseTo((1 + (2 * 10) / 86_400) / (200 / 30), 9);
   });
 });

@@ -90,15 +90,44 @@ describe.each(ENGINES)('people on %s', (engine) => {
     expect(await sessions.signIn('signin@example.com', PASSWORD, '192.0.2.4')).toEqual(wrong);
   });
 
-  it('limits sign-in attempts per e-mail address and per client address', async () => {
+  it('slows guesses at an account per client address, never the owner from another address', async () => {
+    await activeUser('target@example.com', 'operator');
     for (let i = 0; i < 5; i++)
-      await sessions.signIn('target@example.com', 'guess-guess-guess', `198.51.100.${i}`);
-    const sixth = await sessions.signIn('target@example.com', 'guess-guess-guess', '198.51.100.99');
-    expect(sixth).toMatchObject({ ok: false, problem: 'throttled' });
+      expect(await sessions.signIn('target@example.com', 'guess-guess-guess', '198.51.100.1')).toEqual({
+        ok: false,
+        problem: 'wrong',
+      });
+    const sixth = await sessions.signIn('target@example.com', PASSWORD, '198.51.100.1');
+    expect(sixth).toEqual({ ok: false, problem: 'throttled', retryAfterSeconds: 30 });
+    // Five guesses from each of other addresses do not lock the owner out either.
+    for (let i = 2; i < 6; i++)
+      for (let j = 0; j < 5; j++) await sessions.signIn('target@example.com', 'guess', `198.51.100.${i}`);
+    expect((await sessions.signIn('target@example.com', PASSWORD, '192.0.2.50')).ok).toBe(true);
     for (let i = 0; i < 10; i++)
       await sessions.signIn(`spray${i}@example.com`, 'guess-guess-guess', '203.0.113.7');
     const eleventh = await sessions.signIn('spray-new@example.com', 'guess-guess-guess', '203.0.113.7');
     expect(eleventh).toMatchObject({ ok: false, problem: 'throttled' });
+  });
+
+  it('makes each further failure from one client wait twice as long, up to 15 minutes', async () => {
+    let tick = 0;
+    const timed = new Sessions(store, clock, () => tick);
+    await activeUser('slow@example.com', 'operator');
+    const guess = () => timed.signIn('slow@example.com', 'guess-guess-guess', '198.51.100.9');
+    for (let i = 0; i < 5; i++) await guess();
+    const waits: number[] = [];
+    for (let i = 0; i < 8; i++) {
+      const refused = await guess();
+      if (refused.ok || refused.problem !== 'throttled') throw new Error('not throttled');
+      waits.push(refused.retryAfterSeconds);
+      tick += refused.retryAfterSeconds * 1000;
+      expect(await guess()).toEqual({ ok: false, problem: 'wrong' });
+    }
+    expect(waits).toEqual([30, 60, 120, 240, 480, 900, 900, 900]);
+    // The right password from there after the wait starts the count again.
+    tick += 900_000;
+    expect((await timed.signIn('slow@example.com', PASSWORD, '198.51.100.9')).ok).toBe(true);
+    expect(await guess()).toEqual({ ok: false, problem: 'wrong' });
   });
 
   it('ends a session after an hour idle, after 12 hours in any case, and at sign-out', async () => {

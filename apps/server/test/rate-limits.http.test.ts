@@ -1,18 +1,15 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { campaign, createTestApp, withWrongLastCharacter, type TestApp } from './helpers/app.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { campaign, withWrongLastCharacter } from './helpers/app.js';
 import { ENGINES } from './helpers/engines.js';
+import { eachTestFrozenApp } from './helpers/frozen-app.js';
 
 describe.each(ENGINES)('rate limits per key and operation class (D7) on %s', (engine) => {
-  let t: TestApp;
-  let now: number;
+  // A frozen clock: buckets refill only when the test moves time.
+  const t = eachTestFrozenApp(engine, '2026-11-22T12:00:00Z');
   let campaignId: number;
   beforeEach(async () => {
-    now = Date.parse('2026-11-22T12:00:00Z');
-    // A frozen clock: buckets refill only when the test moves time.
-    t = await createTestApp({ engine, clock: () => now });
     [campaignId] = await t.addCampaigns([campaign()]);
   });
-  afterEach(() => t.close());
 
   const fetchOnce = () => t.fetch('placement=header_banner');
   const impression = () => t.track('impression', { campaignId, placement: 'header_banner' });
@@ -36,7 +33,7 @@ describe.each(ENGINES)('rate limits per key and operation class (D7) on %s', (en
     // The other class has its own bucket.
     expect((await impression()).statusCode).toBe(200);
     // A second later one token is back, and only one.
-    now += 1000;
+    t.now += 1000;
     expect((await fetchOnce()).statusCode).toBe(200);
     expect((await fetchOnce()).statusCode).toBe(429);
   });

@@ -1,12 +1,13 @@
 import { sql, type CompiledQuery, type Insertable } from 'kysely';
 import pino from 'pino';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { RollupCompactionJob } from '../src/services/rollup-compaction-job.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { RollupCompactionJob } from '../src/jobs/rollup-compaction-job.js';
 import { COMPACTED_BEFORE, QUARTER_HOUR } from '../src/store/event-ledger.js';
 import { byCampaign, rollupStatements, type RollupQuery } from '../src/store/report-queries.js';
 import type { Database } from '../src/store/schema.js';
-import { campaign, createTestApp, type TestApp } from './helpers/app.js';
+import { advertiserOf, campaign } from './helpers/app.js';
 import { ENGINES } from './helpers/engines.js';
+import { eachTestFrozenApp } from './helpers/frozen-app.js';
 import { fill as fillTable, planOf as plan } from './helpers/plans.js';
 
 const MINUTE = 60_000;
@@ -17,30 +18,18 @@ const DAY = 24 * 60 * MINUTE;
  * quarter hours that have closed, and the per-minute rollups for the rest (migration 013).
  */
 describe.each(ENGINES)('reports over campaign rollups on %s', (engine) => {
-  let t: TestApp;
-  let now: number;
+  const t = eachTestFrozenApp(engine, '2026-11-22T10:01:00Z');
   let first: number;
   let second: number;
   let advertiser: number;
   beforeEach(async () => {
-    now = Date.parse('2026-11-22T10:01:00Z');
-    t = await createTestApp({ engine, clock: () => now });
     [first] = await t.addCampaigns([campaign()], 'First Advertiser');
     [second] = await t.addCampaigns([campaign({ placements: ['header_banner', 'sidebar_top'] })]);
-    advertiser = Number(
-      (
-        await t.store.db
-          .selectFrom('campaigns')
-          .select('advertiser_id')
-          .where('id', '=', first)
-          .executeTakeFirstOrThrow()
-      ).advertiser_id,
-    );
+    advertiser = await advertiserOf(t.store, first);
   });
-  afterEach(() => t.close());
 
   const track = async (kind: 'impression' | 'click', campaignId: number, at: string, key?: string) => {
-    now = Date.parse(at);
+    t.now = Date.parse(at);
     const body = { campaignId, placement: 'header_banner', location: 'US', device: 'mobile' };
     const res = await t.track(kind, body, key === undefined ? {} : { 'idempotency-key': key });
     expect(res.statusCode, res.body).toBe(200);
@@ -116,7 +105,7 @@ describe.each(ENGINES)('reports over campaign rollups on %s', (engine) => {
 
     // At 12:31 the quarter hours up to 12:15 have closed (15 minutes of grace): 12:00 to 12:15 is
     // the last one summed, and 12:15 on is read per minute.
-    now = Date.parse('2026-11-22T12:31:00Z');
+    t.now = Date.parse('2026-11-22T12:31:00Z');
     expect(await compactedBefore()).toBe(0);
     expect(await t.services.compaction.runOnce()).toBeGreaterThan(0);
     expect(await compactedBefore()).toBe(Date.parse('2026-11-22T12:15:00Z'));

@@ -1,15 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { MIN_CLICK_DELAY_MS, SERVE_TOKEN_TTL_MS, ServeTokens } from '../src/domain/serve-tokens.js';
-import { CLICK_WINDOW_MS } from '../src/domain/verdicts.js';
-import { serveTokenSecret } from '../src/services/serve-token-secret.js';
-import { campaign, createTestApp, failingEventStore, type TestApp } from './helpers/app.js';
+import { CLICK_WINDOW_MS, DOUBLE_CLICK_WINDOW_MS } from '../src/domain/verdicts.js';
+import { serveTokenSecret } from '../src/serving/serve-token-secret.js';
+import { campaign, createTestApp, expectTracked, failingEventStore, storedVerdicts } from './helpers/app.js';
 import { ENGINES } from './helpers/engines.js';
+import { eachTestFrozenApp } from './helpers/frozen-app.js';
+import { otherSpellings } from './helpers/token-spellings.js';
 
-const ACK = {
-  impression: JSON.stringify({ status: 'success', message: 'Impression tracked successfully' }),
-  click: JSON.stringify({ status: 'success', message: 'Click tracked successfully' }),
-};
 /** The contract's campaign fields (partner API 2.1), in the order Placard writes them. */
 const CONTRACT_FIELDS = ['id', 'title', 'description', 'category', 'destinationUrl', 'status', 'createdAt'];
 
@@ -19,13 +17,10 @@ interface Served {
 }
 
 describe.each(ENGINES)('serve tokens on %s (D15)', (engine) => {
-  let t: TestApp;
-  let now: number;
+  const t = eachTestFrozenApp(engine, '2026-11-22T10:00:00Z');
   let id: number;
   let other: number;
   beforeEach(async () => {
-    now = Date.parse('2026-11-22T10:00:00Z');
-    t = await createTestApp({ engine, clock: () => now });
     // Two priorities, so the order of the answer is fixed and two fetches can be compared byte for byte.
     [id, other] = await t.addCampaigns([
       campaign({
@@ -37,7 +32,6 @@ describe.each(ENGINES)('serve tokens on %s (D15)', (engine) => {
       campaign({ priority: 1 }),
     ]);
   });
-  afterEach(() => t.close());
 
   /** Fetches with tokens and returns each campaign's token by campaign id. */
   async function tokens(placement = 'header_banner', key?: string): Promise<Map<number, string>> {
@@ -53,8 +47,7 @@ describe.each(ENGINES)('serve tokens on %s (D15)', (engine) => {
     headers: Record<string, string> = {},
   ) {
     const res = await t.track(kind, { campaignId: id, placement: 'header_banner', ...fields }, headers);
-    expect(res.statusCode, res.body).toBe(200);
-    expect(res.body).toBe(ACK[kind]);
+    expectTracked(res, kind);
   }
 
   const stored = async () =>
@@ -125,7 +118,7 @@ describe.each(ENGINES)('serve tokens on %s (D15)', (engine) => {
     const served = await tokens();
     await send('impression', { token: served.get(id) });
     await send('impression', { campaignId: other, token: served.get(other) });
-    now += 2_000;
+    t.now += 2_000;
     await send('click', { token: served.get(id) });
     expect(await stored()).toEqual(['impression:A:counted:', 'impression:B:counted:', 'click:A:counted:']);
   });
@@ -136,23 +129,47 @@ describe.each(ENGINES)('serve tokens on %s (D15)', (engine) => {
     await send('click', { token: first.get(id) }); // before its impression
     await send('impression', { token: first.get(id) });
     await send('impression', { token: first.get(id) }); // the answer reused for another page view
-    now += MIN_CLICK_DELAY_MS;
+    t.now += MIN_CLICK_DELAY_MS;
     await send('click', { token: first.get(id) });
-    await send('click', { token: first.get(id) }); // a second click
+    t.now += 300;
+    await send('click', { token: first.get(id) }); // the second click of a double click
+    t.now += DOUBLE_CLICK_WINDOW_MS;
+    await send('click', { token: first.get(id) }); // a later one: the token is used up
     await send('impression', { token: second.get(id) });
-    now += MIN_CLICK_DELAY_MS - 1;
+    t.now += MIN_CLICK_DELAY_MS - 1;
     await send('click', { token: second.get(id) }); // faster than a person
-    now += 5_000;
+    t.now += 5_000;
     await send('click', { token: second.get(id) }); // its one click was the fast one
     expect(await stored()).toEqual([
       'click:A:invalid:click without impression',
       'impression:A:counted:',
       'impression:A:invalid:token replay',
       'click:A:counted:',
+      'click:A:invalid:double click',
       'click:A:invalid:token replay',
       'impression:A:counted:',
       'click:A:invalid:click too fast',
       'click:A:invalid:token replay',
+    ]);
+  });
+
+  it('knows a token by its nonce, not its spelling: another spelling of a used token is a replay', async () => {
+    const token = (await tokens()).get(id) as string;
+    const spellings = otherSpellings(token);
+    expect(spellings.length).toBeGreaterThanOrEqual(15);
+    await send('impression', { token });
+    for (const spelling of spellings) await send('impression', { token: spelling });
+    t.now += MIN_CLICK_DELAY_MS;
+    const [first, ...rest] = spellings;
+    await send('click', { token: first });
+    // Past the double-click window, where a second click with the token is its replay.
+    t.now += DOUBLE_CLICK_WINDOW_MS;
+    for (const spelling of [token, ...rest]) await send('click', { token: spelling });
+    expect(await stored()).toEqual([
+      'impression:A:counted:',
+      ...spellings.map(() => 'impression:A:invalid:token replay'),
+      'click:A:counted:',
+      ...spellings.map(() => 'click:A:invalid:token replay'),
     ]);
   });
 
@@ -169,12 +186,14 @@ describe.each(ENGINES)('serve tokens on %s (D15)', (engine) => {
     await send('impression', { token: bytes.toString('base64url') });
     // Well formed, signed with another secret (another deployment's, or a guess).
     const forger = new ServeTokens(randomBytes(32));
-    await send('impression', { token: forger.issue(t.apiKeyId, id, 'header_banner', now, randomBytes(12)) });
+    await send('impression', {
+      token: forger.issue(t.apiKeyId, id, 'header_banner', t.now, randomBytes(12)),
+    });
     await send('impression', { token: 'not a token at all' });
     await send('impression', { token: othersToken });
     await send('impression', { token: served.get(other) }); // campaign B's token on A's impression
     await send('impression', { token: sidebarToken }); // fetched for the sidebar, shown in the header
-    now += SERVE_TOKEN_TTL_MS + 1;
+    t.now += SERVE_TOKEN_TTL_MS + 1;
     await send('impression', { token });
     expect(await stored()).toEqual([
       'impression:A:invalid:bad token',
@@ -189,12 +208,12 @@ describe.each(ENGINES)('serve tokens on %s (D15)', (engine) => {
 
   it('bills a token’s click for the hour after its impression, then calls it expired', async () => {
     const served = await tokens();
-    now += SERVE_TOKEN_TTL_MS - 1; // the last moment its impression is billed
+    t.now += SERVE_TOKEN_TTL_MS - 1; // the last moment its impression is billed
     await send('impression', { token: served.get(id) });
     await send('impression', { campaignId: other, token: served.get(other) });
-    now += CLICK_WINDOW_MS - 1;
+    t.now += CLICK_WINDOW_MS - 1;
     await send('click', { token: served.get(id) });
-    now += 1;
+    t.now += 1;
     await send('click', { campaignId: other, token: served.get(other) });
     expect(await stored()).toEqual([
       'impression:A:counted:',
@@ -207,10 +226,11 @@ describe.each(ENGINES)('serve tokens on %s (D15)', (engine) => {
   it('keeps tokened and untokened displays apart: neither clicks the other’s impression', async () => {
     const served = await tokens();
     await send('impression', { token: served.get(id) });
-    now += 2_000;
+    t.now += 2_000;
     await send('click'); // no untokened impression to click
     await send('impression');
     await send('click', { campaignId: other, token: served.get(other) }); // B's token had no impression
+    t.now += DOUBLE_CLICK_WINDOW_MS; // not a double click of the first
     await send('click'); // the untokened impression is still there to click
     await send('click', { token: served.get(id) });
     expect(await stored()).toEqual([
@@ -227,9 +247,10 @@ describe.each(ENGINES)('serve tokens on %s (D15)', (engine) => {
     const served = await tokens();
     await send('impression', { token: served.get(id) }, { 'idempotency-key': 'shown-1' });
     await send('impression', { token: served.get(id) }, { 'idempotency-key': 'shown-1' });
-    now += 2_000;
+    t.now += 2_000;
     await send('click', { token: served.get(id) }, { 'idempotency-key': 'click-1' });
     await send('click', { token: served.get(id) }, { 'idempotency-key': 'click-1' });
+    t.now += DOUBLE_CLICK_WINDOW_MS;
     await send('click', { token: served.get(id) });
     expect(await stored()).toEqual([
       'impression:A:counted:',
@@ -286,15 +307,7 @@ describe.each(ENGINES)('a tokened event the store failed to record, on %s (D15)'
       expect((await t.track('click', event, { 'idempotency-key': 'click-1' })).statusCode).toBe(503);
       store.failing = false;
       expect((await t.track('click', event, { 'idempotency-key': 'click-1' })).statusCode).toBe(200);
-      const rows = await t.store.db
-        .selectFrom('events')
-        .select(['kind', 'verdict', 'reason'])
-        .orderBy('id')
-        .execute();
-      expect(rows.map((row) => `${row.kind}:${row.verdict}:${row.reason ?? ''}`)).toEqual([
-        'impression:counted:',
-        'click:counted:',
-      ]);
+      expect(await storedVerdicts(t.store)).toEqual(['impression:counted:', 'click:counted:']);
     } finally {
       await t.close();
     }

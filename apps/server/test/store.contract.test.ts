@@ -1,60 +1,39 @@
+import pino from 'pino';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { validateCampaignInput, type CampaignInput } from '../src/domain/campaigns.js';
+import { describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { connect, openSqliteFile } from '../src/store/connect.js';
 import { DEFAULT_POLICIES } from '../src/domain/rate-limits.js';
 import { isDataError } from '../src/store/errors.js';
 import { Store, type TrackedEvent } from '../src/store/store.js';
-import { createDatabase, ENGINES, POSTGRES_ADMIN_URL, type TestDatabase } from './helpers/engines.js';
-
-function input(fields: Record<string, unknown> = {}): CampaignInput {
-  const result = validateCampaignInput(
-    {
-      title: 'T',
-      destinationUrl: 'https://a.example/',
-      status: 'running',
-      placements: ['header_banner'],
-      ...fields,
-    },
-    'c',
-  );
-  if (!result.value) throw new Error(JSON.stringify(result.problems));
-  return result.value;
-}
+import { campaignInput } from './helpers/campaign-input.js';
+import { trackedEvent } from './helpers/tracked-event.js';
+import {
+  createDatabase,
+  eachBlockStore,
+  ENGINES,
+  POSTGRES_ADMIN_URL,
+  type TestDatabase,
+} from './helpers/engines.js';
+import { eventually } from './helpers/eventually.js';
 
 /** The same behaviour is required of every engine; each runs this whole suite. */
 describe.each(ENGINES)('store contract on %s', (engine) => {
   let database: TestDatabase;
   let store: Store;
-  beforeAll(async () => {
-    database = await createDatabase(engine);
-    store = await database.open();
-  });
-  afterAll(async () => {
-    await store?.close();
-    await database?.drop();
-  });
+  eachBlockStore(engine, (opened) => ({ database, store } = opened));
 
   /** A new partner and key, and events of theirs: `fields` over a counted impression. */
   async function eventMaker(digest: string) {
     const partner = await store.createPartner(`Partner ${digest}`);
     const key = await store.createApiKey({ partnerId: partner.id, label: null, displayPrefix: 'p', digest });
-    return (fields: Partial<TrackedEvent> & { campaignId: number }): TrackedEvent => ({
-      kind: 'impression',
-      placement: 'header_banner',
-      country: null,
-      device: null,
-      partnerId: partner.id,
-      apiKeyId: key.id,
-      occurredAt: Date.parse('2026-06-01T12:00:00Z'),
-      verdict: 'counted',
-      reason: null,
-      idempotencyKey: null,
-      userAddress: null,
-      mayHitCap: false,
-      ...fields,
-    });
+    return (fields: Partial<TrackedEvent> & { campaignId: number }): TrackedEvent =>
+      trackedEvent({
+        partnerId: partner.id,
+        apiKeyId: key.id,
+        occurredAt: Date.parse('2026-06-01T12:00:00Z'),
+        ...fields,
+      });
   }
 
   it('seeds the 15 placements of D1, enabled', async () => {
@@ -76,7 +55,7 @@ describe.each(ENGINES)('store contract on %s', (engine) => {
         {
           name: 'Round Trip',
           campaigns: [
-            input({
+            campaignInput({
               description: 'd',
               category: 'retail',
               priority: 7,
@@ -124,7 +103,10 @@ describe.each(ENGINES)('store contract on %s', (engine) => {
     const before = (await store.listCampaigns()).length;
     await expect(
       store.importCampaigns([
-        { name: 'Atomic', campaigns: [input(), input({ placements: ['no_such_placement'] })] },
+        {
+          name: 'Atomic',
+          campaigns: [campaignInput(), campaignInput({ placements: ['no_such_placement'] })],
+        },
       ]),
     ).rejects.toThrow();
     expect((await store.listCampaigns()).length).toBe(before);
@@ -134,8 +116,8 @@ describe.each(ENGINES)('store contract on %s', (engine) => {
   });
 
   it('reuses an advertiser matched by name', async () => {
-    const first = await store.importCampaigns([{ name: 'Same Name', campaigns: [input()] }]);
-    const second = await store.importCampaigns([{ name: 'Same Name', campaigns: [input()] }]);
+    const first = await store.importCampaigns([{ name: 'Same Name', campaigns: [campaignInput()] }]);
+    const second = await store.importCampaigns([{ name: 'Same Name', campaigns: [campaignInput()] }]);
     expect(first.advertisersCreated).toBe(1);
     expect(second).toMatchObject({ advertisersCreated: 0, advertisersExisting: 1, campaignsCreated: 1 });
   });
@@ -145,8 +127,8 @@ describe.each(ENGINES)('store contract on %s', (engine) => {
       {
         name: 'Filters',
         campaigns: [
-          input({ status: 'paused', placements: ['interstitial'] }),
-          input({ placements: ['interstitial'] }),
+          campaignInput({ status: 'paused', placements: ['interstitial'] }),
+          campaignInput({ placements: ['interstitial'] }),
         ],
       },
     ]);
@@ -167,7 +149,10 @@ describe.each(ENGINES)('store contract on %s', (engine) => {
       {
         name: 'Pages',
         campaigns: Array.from({ length: 7 }, (_, i) =>
-          input({ status: i === 3 ? 'paused' : 'running', placements: ['sidebar_top', 'footer_banner'] }),
+          campaignInput({
+            status: i === 3 ? 'paused' : 'running',
+            placements: ['sidebar_top', 'footer_banner'],
+          }),
         ),
       },
     ]);
@@ -184,7 +169,7 @@ describe.each(ENGINES)('store contract on %s', (engine) => {
   });
 
   it('updates fields and placements, and reports a missing campaign', async () => {
-    const { campaignIds } = await store.importCampaigns([{ name: 'Updates', campaigns: [input()] }]);
+    const { campaignIds } = await store.importCampaigns([{ name: 'Updates', campaigns: [campaignInput()] }]);
     const id = campaignIds[0];
     const updated = await store.updateCampaign(
       id,
@@ -243,7 +228,7 @@ describe.each(ENGINES)('store contract on %s', (engine) => {
 
   it('bumps the change feed on every write to campaigns, placements and keys, including raw SQL', async () => {
     const v0 = await store.changeVersions();
-    const { campaignIds } = await store.importCampaigns([{ name: 'Feed', campaigns: [input()] }]);
+    const { campaignIds } = await store.importCampaigns([{ name: 'Feed', campaigns: [campaignInput()] }]);
     const v1 = await store.changeVersions();
     expect(v1['campaigns']).toBeGreaterThan(v0['campaigns']);
     expect(v1['keys']).toBe(v0['keys']);
@@ -265,8 +250,50 @@ describe.each(ENGINES)('store contract on %s', (engine) => {
     expect(await store.changeVersions()).toEqual(v4);
   });
 
+  it('logs the campaign of every row a statement writes to campaigns or their placements, one version each', async () => {
+    const version = async () => (await store.changeVersions())['campaigns'];
+    const sorted = (ids: readonly number[] | null) => [...(ids ?? [])].sort((a, b) => a - b);
+    const v0 = await version();
+    const placements = ['header_banner', 'interstitial'];
+    const { campaignIds } = await store.importCampaigns([
+      {
+        name: 'Log',
+        campaigns: [
+          campaignInput({ placements }),
+          campaignInput({ placements }),
+          campaignInput({ placements }),
+        ],
+      },
+    ]);
+    const v1 = await version();
+    const imported = await store.campaignChangesBetween(v0, v1);
+    expect(imported).not.toBeNull();
+    expect(new Set(imported)).toEqual(new Set(campaignIds));
+
+    // One statement, three rows: three versions, one campaign each.
+    await sql`update campaigns set title = 'by hand' where id in (${sql.join(campaignIds)})`.execute(
+      store.db,
+    );
+    const v2 = await version();
+    expect(v2 - v1).toBe(3);
+    expect(sorted(await store.campaignChangesBetween(v1, v2))).toEqual(sorted(campaignIds));
+
+    await sql`delete from campaign_placements where campaign_id in (${sql.join(campaignIds)})`.execute(
+      store.db,
+    );
+    const v3 = await version();
+    expect(v3 - v2).toBe(6);
+    expect(sorted(await store.campaignChangesBetween(v2, v3))).toEqual(
+      sorted(campaignIds.flatMap((id) => [id, id])),
+    );
+
+    // A statement that writes no row logs nothing.
+    await sql`update campaigns set title = 'none' where id = -1`.execute(store.db);
+    expect(await version()).toBe(v3);
+  });
+
   it('stores events and counts them', async () => {
-    const { campaignIds } = await store.importCampaigns([{ name: 'Events', campaigns: [input()] }]);
+    const { campaignIds } = await store.importCampaigns([{ name: 'Events', campaigns: [campaignInput()] }]);
     const partner = await store.createPartner('Events Partner');
     const key = await store.createApiKey({
       partnerId: partner.id,
@@ -274,20 +301,14 @@ describe.each(ENGINES)('store contract on %s', (engine) => {
       displayPrefix: 'p',
       digest: 'd-events',
     });
-    const event = {
+    const event = trackedEvent({
       campaignId: campaignIds[0],
-      placement: 'header_banner',
       country: 'US',
       device: 'mobile' as const,
       partnerId: partner.id,
       apiKeyId: key.id,
       occurredAt: 1_800_000_000_000,
-      verdict: 'counted' as const,
-      reason: null,
-      idempotencyKey: null,
-      userAddress: null,
-      mayHitCap: false,
-    };
+    });
     // The events are in the future: on PostgreSQL, their days need partitions (a no-op on SQLite).
     await store.ensureEventPartitions(event.occurredAt, 1);
     await store.insertEvents([
@@ -308,7 +329,7 @@ describe.each(ENGINES)('store contract on %s', (engine) => {
   });
 
   it('settles idempotent replays in a batch, across batches, per key and after 24 hours', async () => {
-    const { campaignIds } = await store.importCampaigns([{ name: 'Replays', campaigns: [input()] }]);
+    const { campaignIds } = await store.importCampaigns([{ name: 'Replays', campaigns: [campaignInput()] }]);
     const partner = await store.createPartner('Replays Partner');
     const [first, second] = await Promise.all(
       ['d-replay-1', 'd-replay-2'].map((digest) =>
@@ -317,21 +338,14 @@ describe.each(ENGINES)('store contract on %s', (engine) => {
     );
     const at = 1_800_000_000_000;
     await store.ensureEventPartitions(at + 24 * 60 * 60 * 1000, 1);
-    const event = (apiKeyId: number, idempotencyKey: string | null, occurredAt = at): TrackedEvent => ({
-      kind: 'impression',
-      campaignId: campaignIds[0],
-      placement: 'header_banner',
-      country: null,
-      device: null,
-      partnerId: partner.id,
-      apiKeyId,
-      occurredAt,
-      verdict: 'counted',
-      reason: null,
-      idempotencyKey,
-      userAddress: null,
-      mayHitCap: false,
-    });
+    const event = (apiKeyId: number, idempotencyKey: string | null, occurredAt = at): TrackedEvent =>
+      trackedEvent({
+        campaignId: campaignIds[0],
+        partnerId: partner.id,
+        apiKeyId,
+        occurredAt,
+        idempotencyKey,
+      });
     const stored = async (batch: TrackedEvent[]) =>
       Object.fromEntries((await store.insertEvents(batch)).stored);
 
@@ -392,7 +406,9 @@ describe.each(ENGINES)('store contract on %s', (engine) => {
   });
 
   it('refuses an Idempotency-Key sent again with a different request, and stores nothing of it', async () => {
-    const { campaignIds } = await store.importCampaigns([{ name: 'Reuse', campaigns: [input(), input()] }]);
+    const { campaignIds } = await store.importCampaigns([
+      { name: 'Reuse', campaigns: [campaignInput(), campaignInput()] },
+    ]);
     const [one, two] = campaignIds as [number, number];
     const event = await eventMaker('d-reuse');
     const at = Date.parse('2026-06-01T12:00:00Z');
@@ -601,9 +617,9 @@ describe.each(ENGINES)('store contract on %s', (engine) => {
       {
         name: 'Caps',
         campaigns: [
-          input({ caps: { impressionsTotal: 2 } }),
-          input({ caps: { clicksDaily: 1 }, timeZone: 'America/New_York' }),
-          input(),
+          campaignInput({ caps: { impressionsTotal: 2 } }),
+          campaignInput({ caps: { clicksDaily: 1 }, timeZone: 'America/New_York' }),
+          campaignInput(),
         ],
       },
     ]);
@@ -663,7 +679,7 @@ describe.each(ENGINES)('store contract on %s', (engine) => {
 
   it('applies caps in a batch that mixes events of capped and uncapped campaigns', async () => {
     const { campaignIds } = await store.importCampaigns([
-      { name: 'Mixed caps', campaigns: [input({ caps: { impressionsTotal: 1 } }), input()] },
+      { name: 'Mixed caps', campaigns: [campaignInput({ caps: { impressionsTotal: 1 } }), campaignInput()] },
     ]);
     const [capped, free] = campaignIds as [number, number];
     const event = await eventMaker('d-mixed-caps');
@@ -678,7 +694,9 @@ describe.each(ENGINES)('store contract on %s', (engine) => {
   });
 
   it('stores concurrent batches that share idempotency keys and rollup rows without deadlocking', async () => {
-    const { campaignIds } = await store.importCampaigns([{ name: 'Lock order', campaigns: [input()] }]);
+    const { campaignIds } = await store.importCampaigns([
+      { name: 'Lock order', campaigns: [campaignInput()] },
+    ]);
     const event = await eventMaker('d-lock-order');
     const at = Date.parse('2026-06-01T12:00:00Z');
     // Forty requests, each with its own Idempotency-Key and rollup row (its minute and country);
@@ -728,10 +746,10 @@ describe.each(ENGINES)('store contract on %s', (engine) => {
       {
         name: 'Clock',
         campaigns: [
-          input({ status: 'scheduled', startAt: '2026-06-01T11:00:00Z' }),
-          input({ status: 'scheduled', startAt: '2026-06-01T13:00:00Z' }),
-          input({ status: 'running', endAt: '2026-06-01T12:00:00Z' }),
-          input({ status: 'running', endAt: '2026-06-01T12:00:01Z' }),
+          campaignInput({ status: 'scheduled', startAt: '2026-06-01T11:00:00Z' }),
+          campaignInput({ status: 'scheduled', startAt: '2026-06-01T13:00:00Z' }),
+          campaignInput({ status: 'running', endAt: '2026-06-01T12:00:00Z' }),
+          campaignInput({ status: 'running', endAt: '2026-06-01T12:00:01Z' }),
         ],
       },
     ]);
@@ -763,8 +781,8 @@ describe.each(ENGINES)('store contract on %s', (engine) => {
 
   it('counts the campaigns of the advertisers asked about', async () => {
     await store.importCampaigns([
-      { name: 'Counted Twice', campaigns: [input(), input()] },
-      { name: 'Counted Once', campaigns: [input()] },
+      { name: 'Counted Twice', campaigns: [campaignInput(), campaignInput()] },
+      { name: 'Counted Once', campaigns: [campaignInput()] },
     ]);
     const ids = await Promise.all(
       ['Counted Twice', 'Counted Once'].map(async (name) => (await store.findAdvertiser(name))!.id),
@@ -832,9 +850,11 @@ describe('PostgreSQL connection settings', () => {
       await admin.connect();
       await admin.query('select pg_terminate_backend(pid) from pg_stat_activity where datname = $1', [name]);
       await admin.end();
-      for (let i = 0; i < 50 && errors.length === 0; i++)
-        await new Promise((resolve) => setTimeout(resolve, 20));
+      await eventually(() => errors.length > 0, 'the idle connection’s error reported');
       expect(errors[0]?.message).toMatch(/terminating connection/);
+      // As the log writes it: the error alone, not the connection it came from.
+      const logged = JSON.stringify(pino.stdSerializers.err(errors[0]));
+      expect(logged).not.toMatch(/secretKey|password|client/i);
       expect(await store.listPlacements()).toHaveLength(15);
     } finally {
       await store.close();

@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import { afterAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { tempDir } from './helpers/engines.js';
-import { CLI, ensureBuilt, SERVER_NODE, startServerProcess } from './helpers/process.js';
+import { CLI, ensureBuilt, SERVER_NODE, START_WINDOW_MS, startServerProcess } from './helpers/process.js';
 
 /**
  * Logs are JSON lines for machines; a person who runs the server in a terminal (`npm start`) reads
@@ -11,6 +11,8 @@ import { CLI, ensureBuilt, SERVER_NODE, startServerProcess } from './helpers/pro
  */
 
 const dirs: string[] = [];
+// Building is a set-up's work, under the hooks' timeout, not a test's.
+beforeAll(() => ensureBuilt());
 afterAll(() => {
   for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
 });
@@ -18,7 +20,6 @@ afterAll(() => {
 const ANSI = /\x1b\[[0-9;]*m/g; // eslint-disable-line no-control-regex -- colours of the terminal
 
 it('prints readable log lines in a terminal, and the whole banner after them', async () => {
-  ensureBuilt();
   const dataDir = tempDir('placard-terminal-');
   dirs.push(dataDir);
   const command =
@@ -30,8 +31,16 @@ it('prints readable log lines in a terminal, and the whole banner after them', a
   });
   let output = '';
   try {
+    // As `startServerProcess` waits for a server: within its start window, or until it exits.
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no banner within 20 s:\n${output}`)), 20_000);
+      const timer = setTimeout(
+        () => reject(new Error(`no banner within ${START_WINDOW_MS / 1000} s:\n${output}`)),
+        START_WINDOW_MS,
+      );
+      child.once('exit', (code) => {
+        clearTimeout(timer);
+        reject(new Error(`exited with ${code} before its banner:\n${output}`));
+      });
       child.stdout.on('data', (chunk: Buffer) => {
         output += chunk.toString();
         if (output.includes('/api/v1/campaigns/click')) {
@@ -41,7 +50,11 @@ it('prints readable log lines in a terminal, and the whole banner after them', a
       });
     });
   } finally {
-    process.kill(-child.pid!, 'SIGTERM');
+    try {
+      process.kill(-child.pid!, 'SIGTERM');
+    } catch {
+      // the whole group has exited already
+    }
   }
   const text = output.replace(ANSI, '').replace(/\r/g, '');
   expect(text).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: placard listening$/m);
@@ -54,7 +67,6 @@ it('prints readable log lines in a terminal, and the whole banner after them', a
 });
 
 it('writes JSON lines when its output is not a terminal', async () => {
-  ensureBuilt();
   const dataDir = tempDir('placard-pipe-');
   dirs.push(dataDir);
   const server = await startServerProcess({ PLACARD_DATA_DIR: dataDir });

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from './helpers/engines.js';
 import { ensureBuilt, ROOT, startServerProcess } from './helpers/process.js';
 
@@ -18,12 +18,15 @@ function entryStores(printed: string): string[] {
 describe('process.nextTick in the placard process', () => {
   const dataDir = tempDir('placard-tick-shape-');
   afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+  // Building is a set-up's work, under the hooks' timeout, not a test's.
+  beforeAll(() => ensureBuilt());
 
   it('goes megamorphic in a plain Node process that collects between calls (the case guarded against)', () => {
     const result = spawnSync(
       process.execPath,
       [...NODE_ARGS, '-e', "setInterval(() => {}, 1000); process.kill(process.pid, 'SIGUSR2');"],
-      { encoding: 'utf8', timeout: 30_000 },
+      // A guard against a hang, under the test's timeout: a loaded machine takes many seconds.
+      { encoding: 'utf8', timeout: 90_000 },
     );
     expect(result.status).toBe(0);
     const stores = entryStores(result.stdout);
@@ -32,7 +35,6 @@ describe('process.nextTick in the placard process', () => {
   });
 
   it('keeps the stores that build its queue entries monomorphic however often the server collects', async () => {
-    ensureBuilt();
     const server = await startServerProcess({ PLACARD_DATA_DIR: dataDir }, [], NODE_ARGS);
     let printed = '';
     try {

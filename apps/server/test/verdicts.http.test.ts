@@ -1,46 +1,45 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ADDRESS_RATE, CLICK_WINDOW_MS, REASONS } from '../src/domain/verdicts.js';
-import { campaign, createTestApp, failingEventStore, type TestApp } from './helpers/app.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import {
+  ADDRESS_RATE,
+  CLICK_WINDOW_MS,
+  DOUBLE_CLICK_WINDOW_MS,
+  REASONS,
+  UNSIGNED_DOUBLE_CLICK_WINDOW_MS,
+} from '../src/domain/verdicts.js';
+import { campaign, createTestApp, expectTracked, failingEventStore, storedVerdicts } from './helpers/app.js';
 import { ENGINES } from './helpers/engines.js';
+import { eachTestFrozenApp } from './helpers/frozen-app.js';
 
 const BROWSER =
   'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36';
 const GOOGLEBOT = 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)';
-const ACK = {
-  impression: JSON.stringify({ status: 'success', message: 'Impression tracked successfully' }),
-  click: JSON.stringify({ status: 'success', message: 'Click tracked successfully' }),
-};
 
 describe.each(ENGINES)('verdicts and reasons on %s (D15)', (engine) => {
-  let t: TestApp;
-  let now: number;
+  const t = eachTestFrozenApp(engine, '2026-11-22T10:00:00Z');
   let id: number;
   let other: number;
   beforeEach(async () => {
-    now = Date.parse('2026-11-22T10:00:00Z');
-    t = await createTestApp({ engine, clock: () => now });
     [id, other] = await t.addCampaigns([
       campaign({ placements: ['header_banner', 'sidebar_top'] }),
       campaign(),
     ]);
   });
-  afterEach(() => t.close());
 
-  /** Tracks an event and checks the answer is the contract's 200 whatever the verdict. */
+  /**
+   * Tracks an event and checks the answer is the contract's 200 whatever the verdict. A click moves
+   * the clock past the double-click window, so the next click is never the second of a double click.
+   */
   async function send(kind: 'impression' | 'click', fields: Record<string, unknown> = {}, key?: string) {
     const res = await t.track(
       kind,
       { campaignId: id, placement: 'header_banner', ...fields },
       key === undefined ? {} : { 'idempotency-key': key },
     );
-    expect(res.statusCode, res.body).toBe(200);
-    expect(res.body).toBe(ACK[kind]);
+    expectTracked(res, kind);
+    if (kind === 'click') t.now += DOUBLE_CLICK_WINDOW_MS;
   }
 
-  const stored = async () =>
-    (await t.store.db.selectFrom('events').select(['kind', 'verdict', 'reason']).orderBy('id').execute()).map(
-      (row) => `${row.kind}:${row.verdict}:${row.reason ?? ''}`,
-    );
+  const stored = () => storedVerdicts(t.store);
 
   it('bills a click only when it consumes an unclicked impression of its key, campaign and placement', async () => {
     await send('click');
@@ -50,7 +49,7 @@ describe.each(ENGINES)('verdicts and reasons on %s (D15)', (engine) => {
     await send('impression', { campaignId: other });
     await send('click', { placement: 'sidebar_top' }); // another placement's impression
     await send('impression');
-    now += CLICK_WINDOW_MS + 1; // out of the window
+    t.now += CLICK_WINDOW_MS + 1; // out of the window
     await send('click');
     expect(await stored()).toEqual([
       'click:invalid:click without impression',
@@ -61,6 +60,35 @@ describe.each(ENGINES)('verdicts and reasons on %s (D15)', (engine) => {
       'click:invalid:click without impression',
       'impression:counted:',
       'click:invalid:click without impression',
+    ]);
+  });
+
+  it('does not bill the second click of a double click, though another display waits to be clicked', async () => {
+    const alice = { userAgent: BROWSER, userIp: '198.51.100.7' };
+    const bob = { userAgent: BROWSER, userIp: '198.51.100.8' };
+    for (let i = 0; i < 5; i++) await send('impression');
+    // Without end-user signals: two clicks 100 ms apart are one person's double click.
+    const click = (fields: Record<string, unknown> = {}) =>
+      t.track('click', { campaignId: id, placement: 'header_banner', ...fields });
+    await click();
+    t.now += 100;
+    await click();
+    t.now += UNSIGNED_DOUBLE_CLICK_WINDOW_MS; // further apart: two people
+    await click();
+    t.now += DOUBLE_CLICK_WINDOW_MS;
+    // With them: the same person's second click is not billed within the longer window, another's is.
+    await click(alice);
+    t.now += 1_500;
+    await click(alice);
+    await click(bob);
+    expect(await stored()).toEqual([
+      ...Array<string>(5).fill('impression:counted:'),
+      'click:counted:',
+      'click:invalid:double click',
+      'click:counted:',
+      'click:counted:',
+      'click:invalid:double click',
+      'click:counted:',
     ]);
   });
 
@@ -119,7 +147,7 @@ describe.each(ENGINES)('verdicts and reasons on %s (D15)', (engine) => {
     await send('impression', { userIp: '203.0.113.78' }); // another address: its own rate
     await send('impression', { userIp: '2001:db8:abcd:12::1' });
     await send('impression', { userIp: '::ffff:198.51.100.9' });
-    now += 1000; // a second later the address has one event back
+    t.now += 1000; // a second later the address has one event back
     await send('impression', { userIp: '203.0.113.77' });
     const rows = await t.store.db
       .selectFrom('events')
@@ -143,6 +171,27 @@ describe.each(ENGINES)('verdicts and reasons on %s (D15)', (engine) => {
       .orderBy('id', 'desc')
       .executeTakeFirst();
     expect(last?.user_address).toBeNull();
+  });
+
+  it('does not let a known bot spend the rate of the address it shares with a person', async () => {
+    // A crawler and a person behind the same address (one office, one carrier NAT): the bot's
+    // events are refused as a bot before the address is counted, so the person keeps the whole burst.
+    const address = '203.0.113.77';
+    for (let i = 0; i < 2 * ADDRESS_RATE.burst; i++) {
+      await send('impression', { userIp: address, userAgent: GOOGLEBOT });
+    }
+    for (let i = 0; i < ADDRESS_RATE.burst; i++) {
+      await send('impression', { userIp: address, userAgent: BROWSER });
+    }
+    await send('impression', { userIp: address, userAgent: BROWSER });
+    const rows = await stored();
+    expect(rows.slice(2 * ADDRESS_RATE.burst), 'the person’s events').toEqual([
+      ...Array<string>(ADDRESS_RATE.burst).fill('impression:counted:'),
+      `impression:invalid:${REASONS.addressRate}`,
+    ]);
+    expect(rows.slice(0, 2 * ADDRESS_RATE.burst)).toEqual(
+      Array<string>(2 * ADDRESS_RATE.burst).fill('impression:invalid:known bot'),
+    );
   });
 
   it.each([
@@ -227,15 +276,7 @@ describe.each(ENGINES)('a click the store failed to record, on %s (D15)', (engin
       store.failing = false;
       const retried = await t.track('click', event, { 'idempotency-key': 'click-1' });
       expect(retried.statusCode, retried.body).toBe(200);
-      const rows = await t.store.db
-        .selectFrom('events')
-        .select(['kind', 'verdict', 'reason'])
-        .orderBy('id')
-        .execute();
-      expect(rows.map((row) => `${row.kind}:${row.verdict}:${row.reason ?? ''}`)).toEqual([
-        'impression:counted:',
-        'click:counted:',
-      ]);
+      expect(await storedVerdicts(t.store)).toEqual(['impression:counted:', 'click:counted:']);
     } finally {
       await t.close();
     }

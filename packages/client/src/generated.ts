@@ -31,14 +31,16 @@ export interface TrackingBody {
   placement: string;
   /** ISO 3166-1 alpha-2. */
   location?: string;
-  /** One of mobile, desktop, tablet, in any letter case. */
-  device?: string;
+  /** One of mobile, desktop, tablet. The server also takes them in any letter case (`Mobile` is `mobile`). */
+  device?: 'mobile' | 'desktop' | 'tablet';
   /** The end user’s `User-Agent`, forwarded (D15). A known bot’s events are stored as invalid (`known bot`) and not billed. Never stored. */
   userAgent?: string;
   /** The end user’s IPv4 (dotted quad) or IPv6 address, forwarded (D15). An address past its rate is not billed (`address rate`); it is stored truncated to its IPv4 /24 or IPv6 /48. */
   userIp?: string;
-  /** The campaign’s serve token from a fetch with `tokens=true` (D15), echoed. The token is billed for one impression within an hour of the fetch, and one click at least a second after that impression and within its hour; a token that does not verify for this key, campaign and placement (`bad token`), has expired (`expired token`), was used already (`token replay`), or a click before its impression (`click without impression`) or too soon after it (`click too fast`) is stored but not billed. */
+  /** The campaign’s serve token from a fetch with `tokens=true` (D15), echoed. The token is billed for one impression within an hour of the fetch, and one click at least a second after that impression and within its hour; a token that does not verify for this key, campaign and placement (`bad token`), has expired (`expired token`), was used already (`token replay`; `double click` for a second click within 2 seconds of the first), or a click before its impression (`click without impression`) or too soon after it (`click too fast`) is stored but not billed. */
   token?: string;
+  /** When the end user saw or clicked the campaign, by the partner’s clock: an RFC 3339 UTC time ending in `Z` (D15). The event is judged on it rather than on its arrival (a token’s click speed, double clicks, the key flags’ bursts), so a backlog sent after an outage keeps its real pace. At most 5 seconds ahead of the server’s clock (read as now) and at most `PLACARD_EVENT_TIME_WINDOW_MS` (15 minutes by default) old; otherwise `400` and not stored. Reports count the event when it was received. */
+  occurredAt?: string;
 }
 
 export interface Acknowledgement {

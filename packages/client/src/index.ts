@@ -5,6 +5,7 @@ export {
   type FetchOptions,
   type TrackCallOptions,
 } from './client.js';
+export type { PlacardErrorCode } from './codes.js';
 export { Display, type TrackOptions } from './display.js';
 export {
   AuthenticationError,

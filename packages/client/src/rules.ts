@@ -22,6 +22,11 @@ export interface TrackingContext {
    * sends it for you; pass it only when calling `trackImpression`/`trackClick` yourself.
    */
   token?: string;
+  /**
+   * When the end user saw or clicked, if the event is sent late (D15): a queue sending its backlog
+   * after an outage. A `Date`, or an RFC 3339 UTC string; the server bounds it (15 minutes by default).
+   */
+  occurredAt?: Date | string;
 }
 
 const COUNTRIES: ReadonlySet<string> = new Set(COUNTRY_CODES);
@@ -79,5 +84,8 @@ export function checkTracking(campaignId: unknown, placement: unknown, context: 
     ...(context.userAgent !== undefined && { userAgent: context.userAgent }),
     ...(context.userIp !== undefined && { userIp: context.userIp }),
     ...(context.token !== undefined && { token: context.token }),
+    ...(context.occurredAt !== undefined && {
+      occurredAt: context.occurredAt instanceof Date ? context.occurredAt.toISOString() : context.occurredAt,
+    }),
   };
 }

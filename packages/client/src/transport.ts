@@ -8,6 +8,7 @@ import {
   ServerError,
   ValidationError,
 } from './errors.js';
+import { codeOfAnswer } from './codes.js';
 import { isErrorBody } from './response.js';
 import { backoffMs, parseRetryAfter, type RetryPolicy } from './retry.js';
 
@@ -61,20 +62,34 @@ async function readJson(response: Response): Promise<unknown> {
   }
 }
 
-/** The error a non-2xx answer stands for; thrown as is, or wrapped in Retryable when worth a retry. */
+/**
+ * The error a non-2xx answer stands for, by its code (`codes.ts`: by status, and by the contract's
+ * message where one status covers several cases); thrown as is, or wrapped in Retryable when worth
+ * a retry.
+ */
 function failureOf(status: number, body: unknown, retryAfterMs: number | null): PlacardError | Retryable {
-  const message = isErrorBody(body) ? body.message : `HTTP ${status}`;
-  if (status === 401) return new AuthenticationError(message, status);
-  if (status === 403) {
-    return message === 'api key suspended'
-      ? new KeySuspendedError(message, status)
-      : new ForbiddenError(message, status);
+  const message = isErrorBody(body) ? body.message : undefined;
+  const code = codeOfAnswer(status, message);
+  const text = message ?? `HTTP ${status}`;
+  switch (code) {
+    case 'unauthorized':
+      return new AuthenticationError(text, status);
+    case 'key_suspended':
+      return new KeySuspendedError(text, status);
+    case 'sent_from_browser':
+    case 'forbidden':
+      return new ForbiddenError(text, status, code);
+    case 'invalid_request':
+      return new ValidationError(text, status);
+    case 'not_found':
+      return new NotFoundError(text, status);
+    case 'rate_limited':
+      return new Retryable(new RateLimitedError(text, retryAfterMs ?? 1000), retryAfterMs);
+    case 'server_error':
+      return new Retryable(new ServerError(text, status, { code }), retryAfterMs);
+    default:
+      return new PlacardError(text, status, { code });
   }
-  if (status === 400) return new ValidationError(message, status);
-  if (status === 404) return new NotFoundError(message, status);
-  if (status === 429) return new Retryable(new RateLimitedError(message, retryAfterMs ?? 1000), retryAfterMs);
-  if (status >= 500) return new Retryable(new ServerError(message, status), retryAfterMs);
-  return new PlacardError(message, status);
 }
 
 /**
@@ -94,8 +109,9 @@ export async function call(options: TransportOptions, request: Call): Promise<An
       if (request.signal?.aborted) throw request.signal.reason;
       const timedOut = error instanceof DOMException && error.name === 'TimeoutError';
       const reason = timedOut ? `no answer within ${options.timeoutMs} ms` : 'network error';
+      const code = timedOut ? 'timeout' : 'network_error';
       outcome = new Retryable(
-        new ServerError(`${reason}: ${request.method} ${request.path}`, null, { cause: error }),
+        new ServerError(`${reason}: ${request.method} ${request.path}`, null, { cause: error, code }),
         null,
       );
     }
@@ -131,7 +147,9 @@ async function attemptOnce(
   const body = await readJson(response);
   if (response.ok) {
     if (!request.accept(body)) {
-      return new ServerError(`malformed response to ${request.method} ${request.path}`, response.status);
+      return new ServerError(`malformed response to ${request.method} ${request.path}`, response.status, {
+        code: 'malformed_response',
+      });
     }
     return { body, headers: response.headers };
   }

@@ -4,6 +4,7 @@ import {
   KeySuspendedError,
   NotFoundError,
   PlacardClient,
+  PlacardError,
   RateLimitedError,
   ServerError,
   UsageError,
@@ -180,6 +181,78 @@ describe('retries', () => {
       location: 'US',
       device: 'mobile',
     });
+  });
+
+  it('sends an event time given as a Date as RFC 3339 UTC, and a string as it is', async () => {
+    const { client, sent } = scripted([ACK, ACK]);
+    await client.trackImpression(7, 'header_banner', { occurredAt: new Date(Date.UTC(2026, 0, 31, 12)) });
+    await client.trackClick(7, 'header_banner', { occurredAt: '2026-01-31T12:00:04Z' });
+    expect(sent.map((request) => (request.body as { occurredAt?: string }).occurredAt)).toEqual([
+      '2026-01-31T12:00:00.000Z',
+      '2026-01-31T12:00:04Z',
+    ]);
+  });
+});
+
+describe('error codes', () => {
+  /** The class and code of the error one scripted answer makes a fetch throw, with no retry. */
+  async function failureOf(answer: Scripted): Promise<[string, string]> {
+    const { client } = scripted([answer], { timeoutMs: 20, retry: { maxAttempts: 1 } });
+    const error = (await client
+      .fetchCampaigns({ placement: 'header_banner' })
+      .catch((e: unknown) => e)) as PlacardError;
+    expect(error).toBeInstanceOf(PlacardError);
+    return [error.name, error.code];
+  }
+
+  it('gives every failure a stable code, telling cases of one status apart by the contract’s message only', async () => {
+    const cases: Array<[Scripted, string, string]> = [
+      [fail(400, 'placement parameter is required'), 'ValidationError', 'invalid_request'],
+      [fail(401, 'unauthorized'), 'AuthenticationError', 'unauthorized'],
+      [fail(403, 'api key suspended'), 'KeySuspendedError', 'key_suspended'],
+      [fail(403, 'api keys must only be used from a server'), 'ForbiddenError', 'sent_from_browser'],
+      [fail(403, 'API KEY SUSPENDED'), 'ForbiddenError', 'forbidden'],
+      [fail(403, 'constructor'), 'ForbiddenError', 'forbidden'],
+      [{ status: 403 }, 'ForbiddenError', 'forbidden'],
+      [fail(404, 'campaign not found'), 'NotFoundError', 'not_found'],
+      [
+        fail(422, 'Idempotency-Key was already used for a different request'),
+        'PlacardError',
+        'idempotency_key_reused',
+      ],
+      [fail(422, 'occurredAt is too far in the past'), 'PlacardError', 'unprocessable'],
+      [fail(404, 'api key suspended'), 'NotFoundError', 'not_found'],
+      [fail(429, 'Rate limit exceeded'), 'RateLimitedError', 'rate_limited'],
+      [fail(415, 'Content-Type must be application/json'), 'PlacardError', 'unexpected_status'],
+      [fail(503, 'service unavailable'), 'ServerError', 'server_error'],
+      [{ status: 502, body: '<html>' }, 'ServerError', 'server_error'],
+      ['network', 'ServerError', 'network_error'],
+      ['hang', 'ServerError', 'timeout'],
+      [{ status: 200, body: { status: 'success' } }, 'ServerError', 'malformed_response'],
+    ];
+    const seen = [];
+    for (const [answer] of cases) seen.push(await failureOf(answer));
+    expect(seen).toEqual(cases.map(([, name, code]) => [name, code]));
+  });
+
+  it('gives the failures found before any request their codes too', async () => {
+    const { client } = scripted([ok()]);
+    const [campaign] = await client.fetchCampaigns({ placement: 'header_banner' });
+    const codeOf = (run: () => unknown) => {
+      try {
+        run();
+      } catch (error) {
+        return (error as PlacardError).code;
+      }
+      return 'nothing thrown';
+    };
+    expect(await client.fetchCampaigns({ placement: '' }).catch((error: PlacardError) => error.code)).toBe(
+      'invalid_request',
+    );
+    expect(codeOf(() => client.display(campaign, 'sidebar'))).toBe('usage');
+    expect(codeOf(() => new PlacardClient({ apiKey: '', baseUrl: 'http://placard.test' }))).toBe(
+      'configuration',
+    );
   });
 });
 

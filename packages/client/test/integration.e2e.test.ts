@@ -75,6 +75,8 @@ async function faultyProxy(
   };
 }
 
+// New keys reach the server through its change feed, and the 429 test waits out a limit: seconds on
+// an idle machine, several times that on a busy one, within the suite's timeout (for hangs).
 describe('@placard/client against the real server (a started process)', () => {
   let placard: RunningPlacard;
   let key: string;
@@ -145,14 +147,16 @@ describe('@placard/client against the real server (a started process)', () => {
             () => 'served',
             (error: Error) => error.name,
           ),
-        {
-          timeout: 5_000,
-        },
+        // The change feed brings the suspension within about a second; a busy machine is slower.
+        { timeout: 20_000 },
       )
       .toBe('KeySuspendedError');
     await expect(sdk.fetchCampaigns({ placement: 'header_banner' })).rejects.toBeInstanceOf(
       KeySuspendedError,
     );
+    await expect(sdk.fetchCampaigns({ placement: 'header_banner' })).rejects.toMatchObject({
+      code: 'key_suspended',
+    });
   });
 
   it('404: an unknown campaign is a NotFoundError', async () => {
@@ -160,11 +164,13 @@ describe('@placard/client against the real server (a started process)', () => {
   });
 
   it('429: a key over its limit gets RateLimitedError with the server’s wait, or succeeds after waiting it', async () => {
+    // The lowest limit a key can have, a token a second after a burst of 2: of eight fetches sent
+    // together at least one is refused unless answering them took the server over six seconds.
     const limited = await placard.newKey('Limited Partner', { rate: 1, burst: 2 });
     const once = client({ apiKey: limited.key, cache: false, retry: { maxAttempts: 1 } });
     const outcomes = await Promise.all(
-      // Four different argument sets: identical fetches in flight would share one request.
-      Array.from({ length: 4 }, (_, index) =>
+      // Different argument sets: identical fetches in flight would share one request.
+      Array.from({ length: 8 }, (_, index) =>
         once.fetchCampaigns({ placement: 'header_banner', limit: index + 1 }).then(
           () => 'ok',
           (error: unknown) => error,
@@ -174,13 +180,22 @@ describe('@placard/client against the real server (a started process)', () => {
     const refused = outcomes.filter(
       (outcome): outcome is RateLimitedError => outcome instanceof RateLimitedError,
     );
-    expect(refused.length).toBeGreaterThanOrEqual(2);
+    expect(refused.length).toBeGreaterThanOrEqual(1);
     expect(refused[0].retryAfterMs).toBeGreaterThanOrEqual(1_000);
 
-    const patient = client({ apiKey: limited.key, cache: false });
+    // The patient client waits out a 429 and is then served. Whether its first attempt is refused
+    // depends on how long the machine took since the burst; when it is, the wait is checked.
+    const statuses: number[] = [];
+    const watching: typeof fetch = async (input, init) => {
+      const response = await fetch(input, init);
+      statuses.push(response.status);
+      return response;
+    };
+    const patient = client({ apiKey: limited.key, cache: false, fetch: watching });
     const started = Date.now();
     expect(await patient.fetchCampaigns({ placement: 'header_banner' })).toHaveLength(1);
-    expect(Date.now() - started).toBeGreaterThanOrEqual(500);
+    expect(statuses.at(-1)).toBe(200);
+    if (statuses[0] === 429) expect(Date.now() - started).toBeGreaterThanOrEqual(500);
   });
 
   it('500 and 503 are retried after a delay until the server answers', async () => {
@@ -239,7 +254,12 @@ describe('@placard/client against the real server (a started process)', () => {
         const sdk = client({ baseUrl: `${proxy.url}${path}`, cache: false });
         const [campaign] = await sdk.fetchCampaigns({ placement: 'header_banner' });
         expect(campaign?.id).toBe(campaignId);
-        const display = sdk.display(campaign, 'header_banner');
+        // Each case is another person's display, forwarded as such: without end-user fields two
+        // clicks of one key on one campaign within half a second are one person's double click (D15).
+        const display = sdk.display(campaign, 'header_banner', {
+          userIp: `198.18.${path.length}.7`,
+          userAgent: 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0',
+        });
         await display.impression();
         await display.click();
         expect(proxy.seen.map((line) => line.split(/[ ?]/)[1])).toEqual([

@@ -76,5 +76,5 @@ describe('the published shape of @placard/client', () => {
     } finally {
       fs.rmSync(work, { recursive: true, force: true });
     }
-  }, 60_000);
+  });
 });

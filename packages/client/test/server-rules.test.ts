@@ -3,7 +3,11 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { DomainError } from '../../../apps/server/src/domain/errors.js';
 import { parseFetchQuery, parseTrackingBody } from '../../../apps/server/src/domain/requests.js';
+import { IDEMPOTENCY_KEY_REUSED_MESSAGE } from '../../../apps/server/src/domain/verdicts.js';
+import { SUSPENDED_KEY_MESSAGE } from '../../../apps/server/src/http/auth.js';
+import { BROWSER_REFUSAL } from '../../../apps/server/src/http/partner-api.js';
 import { generate, GENERATED } from '../../../scripts/client-generate.mjs';
+import { CONTRACT_MESSAGES } from '../src/codes.js';
 import { checkFetchArguments, checkTracking } from '../src/rules.js';
 
 /** The outcome of a check: the normalised value, or the message it refused with. */
@@ -26,6 +30,17 @@ const text = fc.oneof(
 describe('the SDK’s rules are the server’s', () => {
   it('generated.ts is what the generator writes from docs/openapi.json (run `npm run client:generate` when this fails)', async () => {
     expect(fs.readFileSync(GENERATED, 'utf8')).toBe(await generate());
+  });
+
+  it('the messages the SDK tells cases of one status apart by are the ones the server sends', () => {
+    const table = [...CONTRACT_MESSAGES].flatMap(([status, messages]) =>
+      [...messages].map(([message, code]) => ({ status, message, code })),
+    );
+    expect(table).toEqual([
+      { status: 403, message: SUSPENDED_KEY_MESSAGE, code: 'key_suspended' },
+      { status: 403, message: BROWSER_REFUSAL, code: 'sent_from_browser' },
+      { status: 422, message: IDEMPOTENCY_KEY_REUSED_MESSAGE, code: 'idempotency_key_reused' },
+    ]);
   });
 
   it('fetch arguments: the SDK accepts exactly what the server accepts, normalised alike, refused with its message', () => {

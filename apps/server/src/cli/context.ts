@@ -1,6 +1,6 @@
-import fs from 'node:fs';
+import type { Command } from 'commander';
 import { ConfigError, loadConfig, type Config } from '../config.js';
-import { connect } from '../store/connect.js';
+import { connect, missingStoreFile } from '../store/connect.js';
 import { Store } from '../store/store.js';
 import { reportFailure, type OutputOptions } from './output.js';
 
@@ -15,9 +15,8 @@ export interface StoreUse {
  * directory, points, and the command would answer from it as if nothing were there.
  */
 function refuseMissingStore(config: Config): void {
-  if (!config.databaseUrl.startsWith('sqlite:')) return;
-  const file = config.databaseUrl.slice('sqlite:'.length);
-  if (fs.existsSync(file)) return;
+  const file = missingStoreFile(config.databaseUrl);
+  if (file === undefined) return;
   throw new ConfigError(
     `no Placard store at ${file}: check PLACARD_DATA_DIR (or PLACARD_DATABASE_URL) and the working ` +
       'directory, or create the store with "placard migrate" (or start the server with "npm start")',
@@ -45,6 +44,41 @@ export async function withStore(
   } finally {
     await store?.close();
   }
+}
+
+/** What a command's body works with: the migrated store and the configuration it was opened from. */
+export interface StoreContext {
+  store: Store;
+  config: Config;
+}
+
+/** Declares the `--json` option every command accepts (see `emit`). */
+export function jsonOption(command: Command): Command {
+  return command.option('--json', 'print JSON');
+}
+
+/**
+ * A commander action that runs `body` in `withStore`. Commander passes the command's arguments,
+ * then its options, then the command itself; `body` gets the store, the options, then the arguments.
+ */
+export function inStore<Options extends OutputOptions>(
+  body: (context: StoreContext, options: Options, ...args: string[]) => Promise<void>,
+  use: StoreUse = {},
+): (...received: unknown[]) => Promise<void> {
+  return (...received) => {
+    const args = received.slice(0, -2) as string[];
+    const options = received[received.length - 2] as Options;
+    return withStore(options, (store, config) => body({ store, config }, options, ...args), use);
+  };
+}
+
+/** Ends a command's declaration the way most end: the `--json` option, then an action in the store. */
+export function storeAction<Options extends OutputOptions>(
+  command: Command,
+  body: (context: StoreContext, options: Options, ...args: string[]) => Promise<void>,
+  use: StoreUse = {},
+): Command {
+  return jsonOption(command).action(inStore(body, use));
 }
 
 /** Parses a positive integer argument such as an id, or throws a clear message. */

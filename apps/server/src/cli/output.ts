@@ -31,17 +31,25 @@ export function emit(options: OutputOptions, value: unknown, human: () => void):
   else human();
 }
 
-/** Reports a failure clearly and sets a non-zero exit code (2 for configuration, 1 otherwise). */
+/**
+ * Reports a failure clearly and sets a non-zero exit code (2 for configuration, 1 otherwise). A
+ * refused operation is named by the code the management API gives it too (`error (not_found): …`).
+ */
 export function reportFailure(options: OutputOptions, error: unknown): void {
   const known = error instanceof DomainError || error instanceof ConfigError;
   const message = error instanceof Error ? error.message : String(error);
   const problems = error instanceof DomainError ? error.problems : [];
+  const code = error instanceof DomainError ? error.code : undefined;
   if (options.json) {
-    console.log(
-      JSON.stringify({ status: 'error', message, ...(problems.length ? { problems } : {}) }, null, 2),
-    );
+    const body = {
+      status: 'error',
+      ...(code && { code }),
+      message,
+      ...(problems.length ? { problems } : {}),
+    };
+    console.log(JSON.stringify(body, null, 2));
   } else {
-    console.error(`error: ${message}`);
+    console.error(code ? `error (${code}): ${message}` : `error: ${message}`);
     // The message spells out the first problems; a long list (a large import file) follows in full.
     if (problems.length > MESSAGE_PROBLEMS)
       for (const problem of problems) console.error(`  ${problem.field}: ${problem.message}`);

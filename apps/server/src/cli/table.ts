@@ -20,7 +20,10 @@ export function renderTable(
   options: TableOptions = {},
 ): string {
   const lines = [header, ...rows, ...(options.footer ? [options.footer] : [])];
-  const widths = header.map((_, i) => Math.max(...lines.map((line) => (line[i] ?? '').length)));
+  // A reduce, not Math.max(...): a listing may have more rows than a call can take arguments.
+  const widths = header.map((_, i) =>
+    lines.reduce((width, line) => Math.max(width, (line[i] ?? '').length), 0),
+  );
   const render = (line: readonly string[]) =>
     line
       .map((cell, i) =>

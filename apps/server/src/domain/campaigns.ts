@@ -17,6 +17,9 @@ export const CAMPAIGN_STATUSES = [
 ] as const;
 export type CampaignStatus = (typeof CAMPAIGN_STATUSES)[number];
 
+export const isCampaignStatus = (value: unknown): value is CampaignStatus =>
+  CAMPAIGN_STATUSES.some((status) => status === value);
+
 /** A campaign as the services see it (times are epoch milliseconds, UTC). */
 export interface Campaign {
   id: number;
@@ -71,6 +74,15 @@ export type CampaignInput = Omit<
 export const MIN_PRIORITY = -1000;
 export const MAX_PRIORITY = 1000;
 export const MAX_WEIGHT = 1_000_000;
+/** A campaign's priority and weight when none is given. */
+export const DEFAULT_PRIORITY = 0;
+export const DEFAULT_WEIGHT = 1;
+
+/**
+ * Fields only the operator sets: they decide which campaign a fetch returns first, so an
+ * advertiser who could set them would buy first place without anyone reviewing it.
+ */
+export const OPERATOR_FIELDS = ['priority', 'weight'] as const;
 
 export type { FieldProblem };
 
@@ -161,8 +173,15 @@ export function validateCampaignInput(
   if (typeof status !== 'string' || !(CAMPAIGN_STATUSES as readonly string[]).includes(status)) {
     problems.push({ field: at('status'), message: `must be one of: ${CAMPAIGN_STATUSES.join(', ')}` });
   }
-  const priority = integerIn(fields['priority'], 0, MIN_PRIORITY, MAX_PRIORITY, at('priority'), problems);
-  const weight = integerIn(fields['weight'], 1, 1, MAX_WEIGHT, at('weight'), problems);
+  const priority = integerIn(
+    fields['priority'],
+    DEFAULT_PRIORITY,
+    MIN_PRIORITY,
+    MAX_PRIORITY,
+    at('priority'),
+    problems,
+  );
+  const weight = integerIn(fields['weight'], DEFAULT_WEIGHT, 1, MAX_WEIGHT, at('weight'), problems);
 
   const placements = stringList(fields['placements'], at('placements'), problems);
   if (placements.length === 0) {

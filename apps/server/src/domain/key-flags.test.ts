@@ -3,9 +3,13 @@ import {
   BURST_SLICE_MS,
   burstFinding,
   chooseBaseline,
+  ctrFinding,
   dayStart,
+  DEFAULT_FLAG_POLICY,
+  dominated,
   evaluateKey,
   FLAG_WINDOW_MS,
+  policySuspends,
   type Baseline,
   type KeyTraffic,
 } from './key-flags.js';
@@ -54,7 +58,8 @@ describe('bursts (D15, key flags)', () => {
     const end = T0 + 30 * S + 4_000;
     const slices: Array<[number, number]> = [];
     // The window begins 4 s into a slice: 6 s of it, 60 events; then 29 whole slices of 100; then
-    // 4 s of the current slice, 40. The median of whole slices is 100, not pulled down by either.
+    // 4 s of the current slice, 40. The median of the 14 whole slices before the flood is 100, not
+    // pulled down by either part slice.
     for (let i = 0; i <= 30; i++) slices.push([T0 + i * S, i === 0 ? 60 : i === 30 ? 40 : 100]);
     slices[15] = [T0 + 15 * S, 1_500];
     const finding = burstFinding(traffic(slices), { start: T0 + 4_000, end });
@@ -62,8 +67,26 @@ describe('bursts (D15, key flags)', () => {
       kind: 'impression',
       peakEvents: 1_500,
       medianEvents: 100,
-      wholeSlices: 29,
+      wholeSlices: 14,
       ratio: 15,
+    });
+  });
+
+  it('does not take the usual slices of a key whose traffic then stops (an outage) for a burst', () => {
+    // 10 a second for a slice and a half after its first, then its forwarder stops: a slice of 107,
+    // then one with the 5 events sent before the outage. Only slices before a slice tell its usual.
+    const slices: Array<[number, number]> = [
+      [T0, 40],
+      [T0 + S, 107],
+      [T0 + 2 * S, 5],
+    ];
+    expect(burstFinding(traffic(slices), windowEndingAt(T0 + 4 * S))).toBeUndefined();
+    // Ten minutes of the same quiet, then a flood: a burst against the slices before it.
+    for (let i = 3; i < 10; i++) slices.push([T0 + i * S, 5]);
+    slices.push([T0 + 10 * S, 300]);
+    expect(burstFinding(traffic(slices), windowEndingAt(T0 + 11 * S))).toMatchObject({
+      signal: 'burst',
+      measure: 60,
     });
   });
 
@@ -94,15 +117,62 @@ describe('bursts (D15, key flags)', () => {
 });
 
 describe('the click-through baseline (D15, key flags)', () => {
+  const hb = (impressions: number, clicks: number) => new Map([['header_banner', { impressions, clicks }]]);
+  /** Billable traffic of the day by key: [apiKeyId, partnerId, impressions, clicks] on header_banner. */
+  const keys = (...rows: Array<[number, number, number, number]>) =>
+    new Map(rows.map(([id, partnerId, i, c]) => [id, { partnerId, placements: hb(i, c) }]));
+  const honestAt3 = { apiKeyId: 9, partnerId: 9 };
+
   it("takes the key's own billable window out of all billable traffic when other partners have too little", () => {
-    const own = new Map([['header_banner', { impressions: 5_000, clicks: 400 }]]);
-    const ownBillable = new Map([['header_banner', { impressions: 3_000, clicks: 30 }]]);
-    const all = new Map([['header_banner', { impressions: 4_000, clicks: 40 }]]);
-    const baseline = chooseBaseline(own, all, all, ownBillable);
-    expect(baseline).toEqual({
+    // The judged key 1 and key 2 of the same partner: only key 2's traffic and key 1's outside the window.
+    const baseline = chooseBaseline(
+      hb(5_000, 400),
+      keys([1, 1, 3_500, 35], [2, 1, 500, 5]),
+      { apiKeyId: 1, partnerId: 1 },
+      hb(3_000, 30),
+    );
+    expect(baseline).toMatchObject({
       source: 'other traffic',
-      placements: new Map([['header_banner', { impressions: 1_000, clicks: 10 }]]),
+      placements: hb(1_000, 10),
+      rates: new Map([['header_banner', 0.01]]),
+      median: false,
+      topKey: { apiKeyId: 1, share: 0.5 },
     });
+  });
+
+  it('reads a placement’s rate as the median of the other partners’ rates: one partner polling impressions by the hundred thousand moves it one place', () => {
+    const traffic = keys([1, 1, 2_000, 20], [2, 2, 2_000, 24], [3, 3, 2_000, 16], [4, 4, 100_000, 0]);
+    const baseline = chooseBaseline(hb(1_000, 30), traffic, honestAt3)!;
+    expect(baseline).toMatchObject({ source: 'other partners', median: true, partners: 4 });
+    expect(baseline.rates.get('header_banner')).toBeCloseTo(0.009, 6);
+    expect(baseline.topKey).toEqual({ apiKeyId: 4, share: 0.9434 });
+    // An honest key clicked 3% of the time is 3.3× that: no finding. Pooled (0.06%), it was 30×.
+    expect(ctrFinding({ placements: hb(1_000, 30) }, baseline)).toBeUndefined();
+    // A partner with fewer impressions than minPartnerImpressions has no say.
+    const small = chooseBaseline(
+      hb(1_000, 30),
+      keys([1, 1, 2_000, 20], [2, 2, 2_000, 24], [3, 3, 400, 40], [4, 4, 2_000, 16]),
+      honestAt3,
+    );
+    expect(small?.rates.get('header_banner')).toBeCloseTo(0.01, 6);
+  });
+
+  it('never lets the policy suspend on a pooled baseline that one key dominates, and says so', () => {
+    // Two other partners only: no median; the polling key is 98% of the baseline.
+    const traffic = keys([1, 1, 2_000, 20], [4, 4, 100_000, 0]);
+    const baseline = chooseBaseline(hb(1_000, 30), traffic, honestAt3)!;
+    expect(baseline).toMatchObject({ median: false, topKey: { apiKeyId: 4, share: 0.9804 } });
+    expect(dominated(baseline)).toBe(true);
+    const finding = ctrFinding({ placements: hb(1_000, 30) }, baseline)!;
+    expect(finding).toMatchObject({ signal: 'ctr', suspendable: false });
+    expect(finding.measure).toBeGreaterThanOrEqual(10);
+    expect(finding.evidence).toMatchObject({ baselineDominated: true, baselineRate: 'pooled' });
+    expect(finding.evidence.summary).toMatch(
+      /98\.04% of that baseline is one key's \(4\), so it is not suspended by the policy$/,
+    );
+    const policy = { ...DEFAULT_FLAG_POLICY, autoSuspend: true };
+    expect(policySuspends(policy, finding)).toBe(false);
+    expect(policySuspends(policy, { ...finding, suspendable: undefined })).toBe(true);
   });
 });
 
@@ -110,6 +180,10 @@ describe("a key's day (D15, key flags)", () => {
   const onePercent: Baseline = {
     source: 'other partners',
     placements: new Map([['header_banner', { impressions: 100_000, clicks: 1_000 }]]),
+    rates: new Map([['header_banner', 0.01]]),
+    median: true,
+    partners: 5,
+    topKey: { apiKeyId: 2, share: 0.2 },
   };
   const withPlacements = (impressions: number, clicks: number): KeyTraffic => ({
     ...traffic([]),

@@ -83,6 +83,14 @@ describe('edits (D11)', () => {
     expect(statusAfterEdit('pending_review', ['title'])).toBe('pending_review');
     expect(() => statusAfterEdit('archived', ['title'])).toThrow('cannot edit a campaign that is archived');
   });
+
+  it('keep a completed campaign’s creative, so reopening it by its cap never serves one unreviewed', () => {
+    for (const field of ['title', 'description', 'category', 'destinationUrl'])
+      expect(() => statusAfterEdit('completed', [field, 'caps'])).toThrow(
+        'cannot change the title, description, category or destination of a campaign that is completed',
+      );
+    expect(statusAfterEdit('completed', ['caps', 'priority'])).toBe('completed');
+  });
 });
 
 describe('the clock (D11)', () => {

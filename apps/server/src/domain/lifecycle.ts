@@ -15,7 +15,20 @@ const ALLOWED_FROM: Record<CampaignAction, readonly CampaignStatus[]> = {
   archive: ['draft', 'pending_review', 'rejected', 'scheduled', 'running', 'paused', 'completed'],
 };
 
-/** Fields an advertiser writes; changing one of an approved campaign sends it back to review. */
+/** The states in which an action is done already: a retried action whose answer was lost may count it done. */
+const DONE_IN: Record<CampaignAction, readonly CampaignStatus[]> = {
+  submit: ['pending_review'],
+  approve: ['scheduled', 'running', 'paused', 'completed'],
+  reject: ['rejected'],
+  pause: ['paused'],
+  resume: ['scheduled', 'running'],
+  archive: ['archived'],
+};
+
+/**
+ * The campaign's fields a partner receives in a fetch and shows to its readers (with `id`, `status`
+ * and `createdAt`, which nobody edits): changing one of an approved campaign sends it back to review.
+ */
 export const CREATIVE_FIELDS = ['title', 'description', 'category', 'destinationUrl'] as const;
 
 interface Flight {
@@ -37,7 +50,8 @@ function landing(flight: Flight, now: number): CampaignStatus {
  */
 export function statusAfterAction(flight: Flight, action: CampaignAction, now: number): CampaignStatus {
   if (!ALLOWED_FROM[action].includes(flight.status)) {
-    throw new DomainError('conflict', `cannot ${action} a campaign that is ${flight.status}`);
+    const code = DONE_IN[action].includes(flight.status) ? 'already_done' : 'conflict';
+    throw new DomainError('conflict', `cannot ${action} a campaign that is ${flight.status}`, [], code);
   }
   switch (action) {
     case 'submit':
@@ -68,16 +82,22 @@ export function statusOnImport(flight: Flight, now: number): CampaignStatus {
 
 /**
  * The status after an edit (D11): a rejected campaign goes back to draft; an approved one whose
- * creative changed goes back to review; archived campaigns cannot be edited at all.
+ * creative changed goes back to review; archived campaigns cannot be edited at all. A completed
+ * campaign keeps its creative: raising its total cap makes it paused, and a resume would then serve
+ * a creative nobody reviewed.
  */
 export function statusAfterEdit(status: CampaignStatus, changedFields: readonly string[]): CampaignStatus {
   if (status === 'archived') throw new DomainError('conflict', 'cannot edit a campaign that is archived');
   if (status === 'rejected') return 'draft';
-  const approved = status === 'scheduled' || status === 'running' || status === 'paused';
-  if (approved && changedFields.some((field) => (CREATIVE_FIELDS as readonly string[]).includes(field))) {
-    return 'pending_review';
+  const creative = changedFields.some((field) => (CREATIVE_FIELDS as readonly string[]).includes(field));
+  if (creative && status === 'completed') {
+    throw new DomainError(
+      'conflict',
+      'cannot change the title, description, category or destination of a campaign that is completed',
+    );
   }
-  return status;
+  const approved = status === 'scheduled' || status === 'running' || status === 'paused';
+  return approved && creative ? 'pending_review' : status;
 }
 
 /**

@@ -3,11 +3,18 @@ import { NO_CAPS } from './campaigns.js';
 import {
   FLAT_TRAFFIC,
   MAX_WEIGHT_FACTOR,
+  NO_DRAWS,
   PACING_STEP_MS,
+  START_CHANCE,
   canPaceEvenly,
+  chanceOf,
+  recordDraws,
+  learnTraffic,
   paceOf,
   planOf,
   plannedBy,
+  recentFetches,
+  recentWindow,
 } from './pacing.js';
 
 const HOUR = 3_600_000;
@@ -34,10 +41,17 @@ describe('pacing plans and paces (D16)', () => {
     const plan = planOf(2400, day, day + 24 * HOUR, FLAT_TRAFFIC, 'UTC');
     const noon = day + 12 * HOUR;
     const next = plannedBy(plan, noon + PACING_STEP_MS);
-    expect(paceOf([{ plan, delivered: Math.ceil(next) }], noon)).toEqual({ held: true, weightFactor: 1 });
+    // Held with its figures: 1,201 of the 1,200 planned by noon, served again one step before the
+    // plan reaches 1,201 (2,400 a day is one every 36 seconds).
+    expect(paceOf([{ plan, delivered: Math.ceil(next) }], noon)).toEqual({
+      held: true,
+      weightFactor: 1,
+      chance: 0,
+      hold: { delivered: 1201, planned: 1200, cap: 2400, releasedAt: noon + 36_000 - PACING_STEP_MS },
+    });
     // 1,300 still needed: 13 tickets.
-    expect(paceOf([{ plan, delivered: 1100 }], noon)).toEqual({ held: false, weightFactor: 13 });
-    expect(paceOf([{ plan, delivered: 1199 }], noon)).toEqual({ held: false, weightFactor: 13 });
+    expect(paceOf([{ plan, delivered: 1100 }], noon)).toEqual({ held: false, weightFactor: 13, chance: 1 });
+    expect(paceOf([{ plan, delivered: 1199 }], noon)).toEqual({ held: false, weightFactor: 13, chance: 1 });
     const huge = planOf(1e9, day, day + 24 * HOUR, FLAT_TRAFFIC, 'UTC');
     expect(paceOf([{ plan: huge, delivered: 0 }], noon).weightFactor).toBe(MAX_WEIGHT_FACTOR);
     // Any cap ahead holds the campaign, whatever the others.
@@ -50,7 +64,36 @@ describe('pacing plans and paces (D16)', () => {
         noon,
       ).held,
     ).toBe(true);
-    expect(paceOf([], noon)).toEqual({ held: false, weightFactor: 1 });
+    expect(paceOf([], noon)).toEqual({ held: false, weightFactor: 1, chance: 1 });
+  });
+
+  it('releases a campaign gradually: the chance of a fetch is what its plan allows in the next step over the fetches expected', () => {
+    const plan = planOf(2400, day, day + 24 * HOUR, FLAT_TRAFFIC, 'UTC');
+    const noon = day + 12 * HOUR;
+    // 1,200 planned by noon, 1,200.28 ten seconds later: 1,200 delivered may have 0.28 more.
+    const pace = paceOf([{ plan, delivered: 1200 }], noon, PACING_STEP_MS, 100);
+    expect(pace.held).toBe(false);
+    expect(pace.chance).toBeCloseTo(2400 / 8640 / 100, 9);
+    // Far behind, or with no traffic known, every fetch may return it.
+    expect(paceOf([{ plan, delivered: 1000 }], noon, PACING_STEP_MS, 100).chance).toBe(1);
+    expect(paceOf([{ plan, delivered: 1200 }], noon).chance).toBe(1);
+  });
+
+  it('serves a campaign exactly on its plan now: it is held only once at where the plan will be after the step', () => {
+    const plan = planOf(2400, day, day + 24 * HOUR, FLAT_TRAFFIC, 'UTC');
+    const noon = day + 12 * HOUR;
+    // At noon the plan is at 1,200; after an hour-long step it will be at 1,300.
+    expect(plannedBy(plan, noon)).toBe(1200);
+    for (const delivered of [1200, 1250, 1299]) {
+      expect(paceOf([{ plan, delivered }], noon, HOUR), `${delivered} delivered`).toMatchObject({
+        held: false,
+        weightFactor: 12,
+        chance: 1,
+      });
+    }
+    expect(paceOf([{ plan, delivered: 1300 }], noon, HOUR).held).toBe(true);
+    // The same with the real step: on the plan now is still behind where it will be.
+    expect(paceOf([{ plan, delivered: 1200 }], noon).held).toBe(false);
   });
 
   it('spreads only what has a period: a daily cap, or a total cap with an end', () => {
@@ -58,5 +101,142 @@ describe('pacing plans and paces (D16)', () => {
     expect(canPaceEvenly({ ...NO_CAPS, impressionsTotal: 5 }, null)).toBe(false);
     expect(canPaceEvenly({ ...NO_CAPS, impressionsTotal: 5 }, day)).toBe(true);
     expect(canPaceEvenly(NO_CAPS, day)).toBe(false);
+  });
+});
+
+describe('learning the traffic of a placement (D16)', () => {
+  const QUARTER = 15 * 60_000;
+  /** Quarter hours from `from` to `to` with `perHour(hour)` impressions an hour (UTC hours). */
+  const history = (from: number, to: number, perHour: (hour: number) => number) => {
+    const slots = [];
+    for (let slot = from; slot < to; slot += QUARTER)
+      slots.push({ slot, impressions: perHour(new Date(slot).getUTCHours()) / 4 });
+    return slots;
+  };
+  const shares = (traffic: readonly number[]) => {
+    const sum = traffic.reduce((a, b) => a + b, 0);
+    return traffic.map((value) => value / sum);
+  };
+
+  it('plans flat with no history', () => {
+    expect(learnTraffic([], day - 7 * 24 * HOUR, day + HOUR, 'UTC')).toEqual(FLAT_TRAFFIC);
+  });
+
+  it('plans minutes after a placement is first seen as flat, not with the whole cap in them', () => {
+    // Seen from midnight; 18 minutes later a cap of 86,400 a day expects 18 minutes' share.
+    const now = day + 18 * 60_000;
+    const traffic = learnTraffic(
+      history(day, day + 15 * 60_000, () => 40_000),
+      now - 7 * 24 * HOUR,
+      now,
+      'UTC',
+    );
+    const plan = planOf(86_400, day, day + 24 * HOUR, traffic, 'UTC');
+    expect(plannedBy(plan, now + PACING_STEP_MS) / 86_400).toBeCloseTo((18 * 60 + 10) / 86_400, 4);
+  });
+
+  it('weighs each hour by how often it was seen: a day and a half of even traffic learns flat', () => {
+    const now = day + 12 * HOUR;
+    const traffic = learnTraffic(
+      history(day - 24 * HOUR, now, () => 1000),
+      now - 7 * 24 * HOUR,
+      now,
+      'UTC',
+    );
+    for (const share of shares(traffic)) expect(share).toBeCloseTo(1 / 24, 9);
+  });
+
+  it('learns the shape of a full day, and of hours not yet seen from the prior', () => {
+    const evening = (hour: number) => (hour >= 18 ? 3000 : 1000);
+    const week = learnTraffic(history(day - 7 * 24 * HOUR, day, evening), day - 7 * 24 * HOUR, day, 'UTC');
+    expect(shares(week)[20] / shares(week)[8]).toBeCloseTo(3, 9);
+    // Six hours seen: those are as seen, the other 18 at the level the prior's shape gives them.
+    const now = day + 6 * HOUR;
+    const prior = FLAT_TRAFFIC.map((_, hour) => (hour >= 18 ? 2 : 1));
+    const early = learnTraffic(
+      history(day, now, () => 500),
+      now - 7 * 24 * HOUR,
+      now,
+      'UTC',
+      prior,
+    );
+    expect(early[3]).toBeCloseTo(500, 9);
+    expect(early[12]).toBeCloseTo(500, 9);
+    expect(early[20]).toBeCloseTo(1000, 9);
+  });
+
+  it('starts a campaign whose fetches are unknown at a small chance and doubles it while its draws show none', () => {
+    let draws = NO_DRAWS;
+    const chances: number[] = [];
+    for (let step = 0; step < 12; step++) {
+      const chance = chanceOf(0.1, 0, draws);
+      chances.push(chance);
+      draws = recordDraws(draws, chance, 0);
+    }
+    expect(chances.slice(0, 4)).toEqual([START_CHANCE, 2 * START_CHANCE, 4 * START_CHANCE, 8 * START_CHANCE]);
+    expect(chances[11]).toBe(1);
+    // Fetches known from a full day of history: what the plan allows over them, at once.
+    expect(chanceOf(0.1, 100, NO_DRAWS)).toBeCloseTo(0.001, 12);
+  });
+
+  it('estimates the fetches from its own draws: impressions over the chances summed', () => {
+    // Drawn at 0.01 for 100 steps, 50 impressions: about 50 fetches a step.
+    let draws = recordDraws(NO_DRAWS, 0, 0);
+    for (let step = 1; step <= 100; step++) draws = recordDraws(draws, 0.01, step / 2);
+    expect(chanceOf(0.5, 0, draws)).toBeCloseTo(0.01, 9);
+    // Never more than double the last chance, however few fetches its draws suggest.
+    expect(chanceOf(50, 0, draws)).toBeCloseTo(0.02, 12);
+  });
+
+  it('keeps a cap of 1,000 a day on a million fetches a day, from no history, within 3% of its plan at every step', () => {
+    // A placement's traffic at 35 fetches a step (its night hours), never told to the pace.
+    let seed = 7;
+    const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
+    const plan = planOf(1000, day, day + 24 * HOUR, FLAT_TRAFFIC, 'UTC');
+    let draws = NO_DRAWS;
+    let delivered = 0;
+    let mostAhead = 0;
+    let furthest = 0;
+    for (let now = day; now < day + 3 * HOUR; now += PACING_STEP_MS) {
+      mostAhead = Math.max(mostAhead, (delivered - plannedBy(plan, now)) / 1000);
+      if ((now - day) % HOUR === 0)
+        furthest = Math.max(furthest, Math.abs(delivered - plannedBy(plan, now)) / 1000);
+      const pace = paceOf([{ plan, delivered }], now, PACING_STEP_MS, 0, draws);
+      for (let fetch = 0; fetch < 35; fetch++) if (random() < pace.chance) delivered++;
+      draws = recordDraws(draws, pace.chance, delivered);
+    }
+    expect(mostAhead).toBeLessThanOrEqual(0.03);
+    expect(furthest).toBeLessThanOrEqual(0.03);
+    expect(delivered / plannedBy(plan, day + 3 * HOUR)).toBeGreaterThan(0.9);
+  });
+
+  it('reads the fetches placements have now from the whole minutes before this one, since they were first seen', () => {
+    const now = day + 10 * 60_000 + 30_000;
+    expect(recentWindow(now)).toEqual({ since: day + 5 * 60_000, until: day + 10 * 60_000 });
+    const minutes = (from: number, to: number, perMinute: number) =>
+      Array.from({ length: to - from }, (_, i) => ({
+        slot: day + (from + i) * 60_000,
+        impressions: perMinute,
+      }));
+    // 600 impressions a minute: 100 a step. Minutes before the window and the current one are left out.
+    const steady = [...minutes(0, 5, 6000), ...minutes(5, 10, 600), ...minutes(10, 11, 6000)];
+    expect(recentFetches(steady, now)).toBeCloseTo(100, 9);
+    // First seen two minutes ago: as busy as those two minutes, not two fifths of it.
+    expect(recentFetches(minutes(8, 10, 600), now)).toBeCloseTo(100, 9);
+    expect(recentFetches([], now)).toBe(0);
+    expect(recentFetches(minutes(10, 11, 600), now)).toBe(0);
+  });
+
+  it('takes the fetches a step as the more of what its draws showed and what its placements had now', () => {
+    // Drawn at 0.01 for 100 steps, 50 impressions: its draws show about 50 fetches a step.
+    let draws = recordDraws(NO_DRAWS, 0, 0);
+    for (let step = 1; step <= 100; step++) draws = recordDraws(draws, 0.01, step / 2);
+    // Its placements had 500 impressions a step: a tenth of the chance its draws alone would give.
+    expect(chanceOf(0.5, 0, draws, 500)).toBeCloseTo(0.001, 12);
+    // Fewer than its draws showed (impressions are fetches at the least): the draws decide.
+    expect(chanceOf(0.5, 0, draws, 5)).toBeCloseTo(0.01, 9);
+    // Before any draw, still the cautious start, then at most what the plan allows over them.
+    expect(chanceOf(0.5, 0, NO_DRAWS, 500)).toBe(START_CHANCE);
+    expect(chanceOf(0.1, 0, { ...NO_DRAWS, chance: 0.5 }, 500)).toBeCloseTo(0.0002, 12);
   });
 });

@@ -9,7 +9,7 @@ import { localDate, localHour, startOfNextLocalDay, startOfThisLocalDay } from '
 export const PACINGS = ['asap', 'even'] as const;
 export type Pacing = (typeof PACINGS)[number];
 
-/** How often an instance decides again which even campaigns to hold back (`services/pacing-job.ts`). */
+/** How often an instance decides again which even campaigns to hold back (`jobs/pacing-job.ts`). */
 export const PACING_STEP_MS = 10_000;
 
 /** Plans are built of quarter hours: every UTC offset in use is a multiple of one. */
@@ -29,6 +29,61 @@ export const UNITS_PER_TICKET = 100;
 export type HourlyTraffic = readonly number[];
 
 export const FLAT_TRAFFIC: HourlyTraffic = Object.freeze(Array.from({ length: 24 }, () => 1));
+
+const HOUR_MS = 3_600_000;
+
+/** Impressions in the quarter hour starting at `slot` (the store's rollups, summed). */
+export interface TrafficSlot {
+  slot: number;
+  impressions: number;
+}
+
+/**
+ * The expected traffic by local hour, learnt from the impressions of `slots` (quarter hours in
+ * [since, now)). Each hour counts as often as it was seen: the history starts at the first
+ * quarter hour with traffic (or `since`), and an hour's estimate is its impressions divided by how
+ * many times it came round since then, so with a day and a half of history the hours seen twice do
+ * not weigh double. An hour seen less than once in full is completed from `prior` (flat unless
+ * given), scaled to the level of the traffic seen: with no history the plan is the prior's, and
+ * with minutes of history the hours not yet seen weigh what the prior says, never almost nothing
+ * (which put a day's cap into the first hours a placement was seen).
+ */
+export function learnTraffic(
+  slots: readonly TrafficSlot[],
+  since: number,
+  now: number,
+  timeZone: string,
+  prior: HourlyTraffic = FLAT_TRAFFIC,
+): HourlyTraffic {
+  let first = Infinity;
+  for (const { slot, impressions } of slots) if (impressions > 0 && slot < first) first = slot;
+  if (first === Infinity) return prior;
+  const seen = Array.from({ length: 24 }, () => 0);
+  const counted = Array.from({ length: 24 }, () => 0);
+  for (const { slot, impressions } of slots) {
+    const hour = localHour(slot, timeZone);
+    counted[hour] = (counted[hour] as number) + impressions;
+  }
+  // How many times each local hour came round (in hours) since the history began.
+  for (let at = Math.max(since, first); at < now;) {
+    const next = Math.min(now, (Math.floor(at / SLOT_MS) + 1) * SLOT_MS);
+    const hour = localHour(at, timeZone);
+    seen[hour] = (seen[hour] as number) + (next - at) / HOUR_MS;
+    at = next;
+  }
+  let total = 0;
+  let expected = 0;
+  for (let hour = 0; hour < 24; hour++) {
+    total += counted[hour] as number;
+    expected += (prior[hour] ?? 0) * (seen[hour] as number);
+  }
+  // Impressions per hour for each unit of the prior, from what was seen.
+  const level = expected > 0 ? total / expected : 0;
+  return counted.map((count, hour) => {
+    const times = seen[hour] as number;
+    return times >= 1 ? count / times : count + (1 - times) * level * (prior[hour] ?? 0);
+  });
+}
 
 /**
  * The ideal delivery of one cap over its period: from `from` to `to`, the share of the period's
@@ -77,10 +132,38 @@ export function plannedBy(plan: PacingPlan, at: number): number {
   return plan.cap * (before + ((after - before) * (at - slotStart)) / (slotEnd - slotStart));
 }
 
+/** Why pacing holds a campaign: the cap furthest ahead of its plan. */
+export interface PacingHold {
+  /** What that cap's counter holds for its period. */
+  delivered: number;
+  /** What its plan expects by now. */
+  planned: number;
+  cap: number;
+  /** When the plan reaches what was delivered, less a step: the step from which it is served again. */
+  releasedAt: number;
+}
+
+/** The first instant at which the plan has delivered `amount` (its end for the cap or more). */
+export function whenPlanned(plan: PacingPlan, amount: number): number {
+  const share = amount / plan.cap;
+  if (share <= 0) return plan.from;
+  for (let slot = 0; slot < plan.cumulative.length; slot++) {
+    const after = plan.cumulative[slot] as number;
+    if (after < share) continue;
+    const before = slot === 0 ? 0 : (plan.cumulative[slot - 1] as number);
+    const slotStart = plan.from + slot * SLOT_MS;
+    const slotEnd = Math.min(plan.to, slotStart + SLOT_MS);
+    return Math.ceil(slotStart + ((share - before) / (after - before)) * (slotEnd - slotStart));
+  }
+  return plan.to;
+}
+
 /** What the pacing of one campaign decided for the next step. */
 export interface Pace {
   /** Ahead of its plan: not served until the next step. */
   held: boolean;
+  /** With `held`: by how much, and until when. */
+  hold?: PacingHold;
   /**
    * Its weight is multiplied by this while behind its plan: one draw ticket per `UNITS_PER_TICKET`
    * units it still needs (at least 1, at most `MAX_WEIGHT_FACTOR`). Among even campaigns competing
@@ -88,9 +171,20 @@ export interface Pace {
    * needs, so they all fall short by about the same share of their caps.
    */
   weightFactor: number;
+  /**
+   * The chance it is drawn when a fetch could return it (1: always). Released from a hold, a
+   * campaign would otherwise take every fetch of a busy placement for a whole step; this spreads
+   * what its plan allows in the next step over the fetches expected then.
+   */
+  chance: number;
 }
 
-export const UNPACED: Pace = Object.freeze({ held: false, weightFactor: 1 });
+export const UNPACED: Pace = Object.freeze({ held: false, weightFactor: 1, chance: 1 });
+
+/** Whether two paces serve a campaign alike (only a change is applied to the index). */
+export function samePace(a: Pace, b: Pace): boolean {
+  return a.held === b.held && a.weightFactor === b.weightFactor && a.chance === b.chance;
+}
 
 /** One cap's plan and what has been delivered against it so far. */
 export interface PacedCap {
@@ -104,15 +198,142 @@ export interface PacedCap {
  * tickets for what the furthest behind still needs. A campaign past its cap is the cap's business,
  * not pacing's.
  */
-export function paceOf(caps: readonly PacedCap[], now: number, stepMs = PACING_STEP_MS): Pace {
+export function paceOf(
+  caps: readonly PacedCap[],
+  now: number,
+  stepMs = PACING_STEP_MS,
+  /** The fetches of its placements expected in the next step, when known (0: unknown). */
+  expectedFetches = 0,
+  /**
+   * What its own draws showed of its placements' fetches (`recordDraws`). Given, a campaign whose
+   * fetches are not known starts cautiously (`chanceOf`); not given, it is released at full chance.
+   */
+  draws?: DrawHistory,
+  /** The fetches a step its placements are seen to have now at the least (`recentFetches`; 0: none seen). */
+  recent = 0,
+): Pace {
   if (caps.length === 0) return UNPACED;
   let needed = 0;
+  let allowance = Infinity;
   for (const { plan, delivered } of caps) {
-    if (delivered >= plannedBy(plan, now + stepMs)) return { held: true, weightFactor: 1 };
+    const next = plannedBy(plan, now + stepMs);
+    if (delivered >= next) {
+      const releasedAt = Math.max(now, whenPlanned(plan, delivered) - stepMs);
+      const hold = { delivered, planned: plannedBy(plan, now), cap: plan.cap, releasedAt };
+      return { held: true, weightFactor: 1, chance: 0, hold };
+    }
     needed = Math.max(needed, plan.cap - delivered);
+    allowance = Math.min(allowance, next - delivered);
   }
   const tickets = Math.ceil(needed / UNITS_PER_TICKET);
-  return { held: false, weightFactor: Math.min(MAX_WEIGHT_FACTOR, Math.max(1, tickets)) };
+  const chance =
+    draws !== undefined
+      ? chanceOf(allowance, expectedFetches, draws, recent)
+      : expectedFetches > 0
+        ? Math.min(1, allowance / expectedFetches)
+        : 1;
+  return { held: false, weightFactor: Math.min(MAX_WEIGHT_FACTOR, Math.max(1, tickets)), chance };
+}
+
+/**
+ * What the draws of a campaign over its past steps showed of the fetches it could have been
+ * returned by: with chance c for a step it got about c × fetches impressions, so impressions over
+ * the chances summed estimate the fetches a step. Both decay by `DRAW_MEMORY` a step, so the
+ * estimate follows the traffic through the day (about a quarter hour's memory).
+ */
+export interface DrawHistory {
+  /** The chances it was drawn at, summed over past steps (decayed). */
+  exposure: number;
+  /** The impressions it got in those steps (decayed). */
+  served: number;
+  /** Its chance in the last step it was not held (0: not yet drawn), which the next may double. */
+  chance: number;
+  /** Its impressions counter at the last step (null: not yet seen). */
+  count: number | null;
+}
+
+export const NO_DRAWS: DrawHistory = Object.freeze({ exposure: 0, served: 0, chance: 0, count: null });
+
+/** The share of the draw history kept at each step: a half-life of about 70 steps (12 minutes). */
+export const DRAW_MEMORY = 0.99;
+
+/**
+ * The chance a campaign whose placements' fetches are unknown starts at, and the most its chance
+ * grows by a step until its draws show them. Released at full chance, a small cap on a busy
+ * placement took a whole step of its traffic at once (27% of a cap of 1,000 on a million fetches
+ * a day); doubled from 1/1,000 a step, a campaign that needs every fetch has it after 10 steps.
+ */
+export const START_CHANCE = 0.001;
+export const CHANCE_GROWTH = 2;
+
+/**
+ * The pace of an even campaign no pacing step has decided yet (just created, resumed or made even,
+ * or on an instance just started): drawn at `START_CHANCE` until the next step decides. Served
+ * unpaced meanwhile, it took every fetch of its placements for up to a step, which on a placement
+ * of a million fetches a day is a fifth of a daily cap of 1,000.
+ */
+export const FIRST_PACE: Pace = Object.freeze({ held: false, weightFactor: 1, chance: START_CHANCE });
+
+/** The history after a step in which it was drawn at `chance` and its impressions reached `count`. */
+export function recordDraws(history: DrawHistory, chance: number, count: number): DrawHistory {
+  const served = history.count === null ? 0 : Math.max(0, count - history.count);
+  return {
+    exposure: history.exposure * DRAW_MEMORY + chance,
+    served: history.served * DRAW_MEMORY + served,
+    // A hold is no evidence the chance was too high: released, it resumes where it was.
+    chance: chance > 0 ? chance : history.chance,
+    count,
+  };
+}
+
+/**
+ * The chance for the next step of a campaign behind its plan that the plan allows `allowance` more
+ * in it: what the plan allows over the fetches its placements are expected to see in the step, and
+ * never over fewer than `recent`, the impressions its placements had in the last minutes (which
+ * fetches are at least). Expected from a full day of history (or the operator's prior) when known;
+ * otherwise the more of `recent` and what its own draws showed, once they showed any. Until either
+ * shows any (no or barely any history) it starts at
+ * `START_CHANCE` and doubles each step it stays behind. Either way it never more than doubles from
+ * one step to the next while the fetches are not known from history, so a first impression won at
+ * a tiny chance (which overstates the chance needed) cannot release it at once; and a small cap
+ * drawn rarely, whose few impressions understate its placements' fetches, is not released at many
+ * times the chance it needs (1,000 a day on a placement shared with 100,000 a day ran 8% of its cap
+ * ahead of its plan).
+ */
+export function chanceOf(allowance: number, expectedFetches: number, draws: DrawHistory, recent = 0): number {
+  if (expectedFetches > 0) return Math.min(1, allowance / Math.max(expectedFetches, recent));
+  const grown = Math.min(1, Math.max(START_CHANCE, draws.chance * CHANCE_GROWTH));
+  const fetches = Math.max(recent, draws.served > 0 ? draws.served / draws.exposure : 0);
+  if (fetches <= 0) return grown;
+  return Math.min(grown, allowance / fetches);
+}
+
+/** How far back `recentFetches` looks: a few whole minutes of the per-minute rollups. */
+export const RECENT_TRAFFIC_MS = 5 * 60_000;
+
+/** The whole minutes `recentFetches` reads at `now`: the last `RECENT_TRAFFIC_MS` before this minute. */
+export function recentWindow(now: number): { since: number; until: number } {
+  const until = Math.floor(now / 60_000) * 60_000;
+  return { since: until - RECENT_TRAFFIC_MS, until };
+}
+
+/**
+ * The fetches a step of `stepMs` that placements have now at the least, from their impressions by
+ * minute (`minutes`, the store's rollups) in `recentWindow`: every impression was fetched, though a
+ * fetch may return nothing or not be displayed. Over the minutes since the first with impressions
+ * in the window, so a placement first seen a minute ago is not taken for one fifth as busy (which
+ * would release a campaign at five times the chance it needs). 0 when none were seen.
+ */
+export function recentFetches(minutes: readonly TrafficSlot[], now: number, stepMs = PACING_STEP_MS): number {
+  const { since, until } = recentWindow(now);
+  let first = until;
+  let impressions = 0;
+  for (const { slot, impressions: count } of minutes) {
+    if (slot < since || slot >= until || count <= 0) continue;
+    impressions += count;
+    first = Math.min(first, slot);
+  }
+  return impressions > 0 ? (impressions * stepMs) / (until - first) : 0;
 }
 
 /** The period of a campaign's pacing: its local day for daily caps, its flight for total caps. */

@@ -1,4 +1,5 @@
 import { invalidField } from './errors.js';
+import { idFromText } from './ids.js';
 import { parseDevice, parseLocation } from './targeting.js';
 import { isTimeZone, startOfLocalDay, type Granularity } from './time-zones.js';
 import { REASON_VALUES, VERDICTS } from './verdicts.js';
@@ -76,10 +77,9 @@ function filterValues(dimension: ReportDimension, raw: string): (string | number
       case 'campaign':
       case 'advertiser':
       case 'partner': {
-        if (!/^\d{1,15}$/.test(value) || Number(value) === 0) {
-          throw invalidField(dimension, 'must be a list of positive integers');
-        }
-        return Number(value);
+        const id = idFromText(value);
+        if (id === undefined) throw invalidField(dimension, 'must be a list of positive integers');
+        return id;
       }
       case 'placement':
         if (value === '') throw invalidField('placement', 'must not be empty');

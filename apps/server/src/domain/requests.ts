@@ -1,5 +1,6 @@
 import { parseUserAgent, parseUserIp } from './end-user.js';
 import { invalid } from './errors.js';
+import { parseOccurredAt } from './event-time.js';
 import { parseServeToken, TOKENS_PARAM_MESSAGE } from './serve-tokens.js';
 import { parseDevice, parseLocation, type Device } from './targeting.js';
 
@@ -25,6 +26,8 @@ export interface TrackingRequest {
   userIp?: string;
   /** The serve token fetch returned with this campaign (D15), echoed; judged, not validated, here. */
   token?: string;
+  /** When the event happened, by the partner's clock (`occurredAt`, D15), in ms; bounded later. */
+  occurredAt?: number;
 }
 
 export const DEFAULT_LIMIT = 10;
@@ -94,5 +97,6 @@ export function parseTrackingBody(body: unknown): TrackingRequest {
   if (fields['userAgent'] !== undefined) result.userAgent = parseUserAgent(fields['userAgent']);
   if (fields['userIp'] !== undefined) result.userIp = parseUserIp(fields['userIp']);
   if (fields['token'] !== undefined) result.token = parseServeToken(fields['token']);
+  if (fields['occurredAt'] !== undefined) result.occurredAt = parseOccurredAt(fields['occurredAt']);
   return result;
 }

@@ -1,5 +1,6 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { otherSpellings } from '../../test/helpers/token-spellings.js';
 import {
   parseServeToken,
   SERVE_TOKEN_CLOCK_SKEW_MS,
@@ -19,6 +20,18 @@ describe('serve tokens (D15)', () => {
       id: nonce.toString('base64url'),
       issuedAt: now,
     });
+  });
+
+  it('names a token by its nonce, so every spelling that decodes to its bytes is the same token', () => {
+    const spellings = otherSpellings(token);
+    // Padding, the other alphabet, the last character's unused bits, skipped characters.
+    expect(spellings.length).toBeGreaterThanOrEqual(15);
+    for (const spelling of spellings) {
+      expect(tokens.read(spelling, 7, 123, 'header_banner', now)).toEqual({
+        id: nonce.toString('base64url'),
+        issuedAt: now,
+      });
+    }
   });
 
   it('refuses another key, campaign, placement, secret, an altered byte, and a time in the future', () => {

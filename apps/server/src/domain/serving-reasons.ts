@@ -1,4 +1,5 @@
 import type { Campaign, CampaignStatus } from './campaigns.js';
+import type { PacingHold } from './pacing.js';
 import type { Device } from './targeting.js';
 
 /** What a fetch asks, for the explainer: each part optional, as in `placard campaigns why`. */
@@ -19,7 +20,7 @@ export type NotServingReason =
   | { code: 'flight_ended'; endAt: number }
   | { code: 'flight_not_started'; startAt: number }
   | { code: 'daily_cap_reached'; cappedUntil: number }
-  | { code: 'pacing_ahead' }
+  | ({ code: 'pacing_ahead' } & PacingHold)
   | { code: 'placements_disabled'; placements: string[] }
   | { code: 'placement_not_targeted'; placement: string; placements: string[] }
   | { code: 'placement_disabled'; placement: string }
@@ -40,8 +41,8 @@ export function explainNotServing(
   now: number,
   enabledPlacements: ReadonlySet<string>,
   query: ServingQuery = {},
-  /** Even pacing holds it back now (D16): ahead of its plan until its next step. */
-  heldByPacing = false,
+  /** How even pacing holds it back now (D16), as the pacing job decided at its last step. */
+  pacingHold?: PacingHold,
 ): NotServingReason[] {
   if (campaign.status !== 'running') {
     const { status, rejectionReason, startAt } = campaign;
@@ -54,7 +55,7 @@ export function explainNotServing(
     reasons.push({ code: 'flight_not_started', startAt: campaign.startAt });
   if (campaign.cappedUntil !== null && campaign.cappedUntil > now)
     reasons.push({ code: 'daily_cap_reached', cappedUntil: campaign.cappedUntil });
-  else if (heldByPacing) reasons.push({ code: 'pacing_ahead' });
+  else if (pacingHold) reasons.push({ code: 'pacing_ahead', ...pacingHold });
   const disabled = campaign.placements.filter((placement) => !enabledPlacements.has(placement));
   if (disabled.length === campaign.placements.length)
     reasons.push({ code: 'placements_disabled', placements: disabled });
@@ -101,6 +102,8 @@ function statusWords(
   }
 }
 
+const whole = (count: number): string => Math.floor(count).toLocaleString('en-US');
+
 /** One reason in words, with what to do about it; `at` formats an instant for people. */
 export function reasonInWords(reason: NotServingReason, at: (ms: number) => string): string {
   switch (reason.code) {
@@ -113,7 +116,7 @@ export function reasonInWords(reason: NotServingReason, at: (ms: number) => stri
     case 'daily_cap_reached':
       return `A daily cap was reached: it is served again from ${at(reason.cappedUntil)}.`;
     case 'pacing_ahead':
-      return 'Even pacing is holding it back: it has delivered what its plan expects by now, and is served again within seconds as the plan moves on.';
+      return `Held by pacing: ${whole(reason.delivered)} of ${whole(reason.planned)} planned by now (its cap is ${whole(reason.cap)}), released at ${at(reason.releasedAt)}.`;
     case 'placements_disabled':
       return `None of its placements is enabled (${reason.placements.join(', ')}): ask the operator.`;
     case 'placement_not_targeted':
@@ -139,9 +142,9 @@ export function notServingReasons(
   now: number,
   enabledPlacements: ReadonlySet<string>,
   at: (ms: number) => string,
-  heldByPacing = false,
+  pacingHold?: PacingHold,
 ): string[] {
-  return explainNotServing(campaign, now, enabledPlacements, {}, heldByPacing).map((reason) =>
+  return explainNotServing(campaign, now, enabledPlacements, {}, pacingHold).map((reason) =>
     reasonInWords(reason, at),
   );
 }

@@ -13,6 +13,15 @@ describe('token bucket', () => {
     expect(bucket.tokens).toBe(2);
   });
 
+  it('takes no tokens away when the clock goes back, and refills from there', () => {
+    const policy = { perSecond: 1, burst: 2 };
+    const bucket = { tokens: 1, updatedAt: 600_000 };
+    // Ten minutes back: still the one token it had, not 600 seconds' worth owed.
+    expect(take(bucket, policy, 0)).toBe(0);
+    expect(take(bucket, policy, 0)).toBe(1);
+    expect(take(bucket, policy, 1_000)).toBe(0);
+  });
+
   it('rounds the wait up to whole seconds, at least 1', () => {
     const bucket = { tokens: 0, updatedAt: 0 };
     expect(take(bucket, { perSecond: 0.1, burst: 1 }, 0)).toBe(10);

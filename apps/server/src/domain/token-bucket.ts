@@ -1,4 +1,15 @@
-/** A token bucket: `burst` tokens, refilled at `perSecond`; pure state, the caller owns the clock. */
+/**
+ * Milliseconds on a clock that only moves forward (`performance.now`): what every limit measures
+ * refills, waits and windows with. The wall clock (`Date.now`) is for timestamps people read; an
+ * operator or NTP may step it back, and a bucket timed by it would then see time run backwards and
+ * refuse every request for as long as the step.
+ */
+export const monotonicNow = (): number => performance.now();
+
+/**
+ * A token bucket: `burst` tokens, refilled at `perSecond`; pure state, the caller owns the clock
+ * (`monotonicNow` in the product).
+ */
 export interface Bucket {
   tokens: number;
   updatedAt: number;
@@ -14,10 +25,9 @@ export interface BucketPolicy {
  * a token is back, for `Retry-After`.
  */
 export function take(bucket: Bucket, policy: BucketPolicy, now: number): number {
-  const refilled = Math.min(
-    policy.burst,
-    bucket.tokens + ((now - bucket.updatedAt) / 1000) * policy.perSecond,
-  );
+  // A clock that went back refills nothing rather than taking tokens away (as the Redis script does).
+  const elapsed = Math.max(0, now - bucket.updatedAt);
+  const refilled = Math.min(policy.burst, bucket.tokens + (elapsed / 1000) * policy.perSecond);
   bucket.updatedAt = now;
   if (refilled >= 1) {
     bucket.tokens = refilled - 1;

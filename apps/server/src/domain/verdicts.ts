@@ -10,7 +10,7 @@ export const BILLABLE_VERDICT: Verdict = 'counted';
 /**
  * Why an event is not billable (D15): a closed set, stored with the event and counted in the
  * rollups. `counted` events have no reason; `duplicate` ones have `idempotentReplay`; `invalid`
- * ones one of the others, decided on the request path (`services/traffic-judge.ts`), or for
+ * ones one of the others, decided on the request path (`serving/traffic-judge.ts`), or for
  * `pastCap` when the batch is stored (`store/events.ts`).
  * docs/product-rules.md (D15) says what each means and why it is not billed.
  */
@@ -48,6 +48,8 @@ export const REASONS = {
   tokenReplay: 'token replay',
   /** A click less than `MIN_CLICK_DELAY_MS` after its serve token's impression: faster than a person. */
   clickTooFast: 'click too fast',
+  /** The second click of a double click: the same user clicking again within DOUBLE_CLICK_WINDOW_MS; never evidence against the key. */
+  doubleClick: 'double click',
 } as const;
 export type Reason = (typeof REASONS)[keyof typeof REASONS];
 export const REASON_VALUES: readonly Reason[] = Object.values(REASONS);
@@ -63,6 +65,8 @@ export const VERDICT_OF_REASON: Readonly<Record<Reason, Verdict>> = {
   [REASONS.expiredToken]: 'invalid',
   [REASONS.tokenReplay]: 'invalid',
   [REASONS.clickTooFast]: 'invalid',
+  /** The second click of a double click: the same user clicking again within DOUBLE_CLICK_WINDOW_MS; never evidence against the key. */
+  [REASONS.doubleClick]: 'invalid',
 };
 
 /**
@@ -70,6 +74,24 @@ export const VERDICT_OF_REASON: Readonly<Record<Reason, Verdict>> = {
  * impression of its API key, campaign and placement from the last hour.
  */
 export const CLICK_WINDOW_MS = 60 * 60 * 1000;
+
+/**
+ * A second click of the same display within this of the first is the second click of a double
+ * click (D15), `double click`, not billed: an operating system's double-click time is at most about
+ * half a second (Windows' default, macOS's slowest setting is under 2 s), and two seconds leaves room
+ * for the partner's server relaying the two clicks with different delays. With a serve token, the
+ * same token; without, the same end user (the same forwarded `userAgent` and `userIp`) on the same
+ * key, campaign and placement.
+ */
+export const DOUBLE_CLICK_WINDOW_MS = 2_000;
+
+/**
+ * Without end-user signals nothing tells two people apart, so any two clicks of one key, campaign
+ * and placement this close together are taken for a double click: shorter than
+ * `DOUBLE_CLICK_WINDOW_MS`, since each real click it catches is an honest click not billed
+ * (docs/product-rules.md, D15, gives the cost).
+ */
+export const UNSIGNED_DOUBLE_CLICK_WINDOW_MS = 500;
 
 /** How many unclicked impressions are remembered per key, campaign and placement (the oldest go). */
 export const MAX_UNCLICKED_IMPRESSIONS = 1_000;

@@ -1,10 +1,12 @@
+import type { IncomingMessage } from 'node:http';
 import type { FastifyRequest } from 'fastify';
 import { addressSource } from '../domain/end-user.js';
 import { DomainError } from '../domain/errors.js';
 import type { Actor } from '../services/audit.js';
 import type { AdminTokens } from '../services/admin-tokens.js';
 import { HttpError } from './errors.js';
-import { BucketMap, type BucketPolicy } from '../domain/token-bucket.js';
+import { BucketMap, monotonicNow, type BucketPolicy } from '../domain/token-bucket.js';
+import { peerAddress, type ClientAddress } from './client-address.js';
 
 /** Failed authentications one client may make: a burst of 20, then 5 per second (D6). */
 export const AUTH_FAILURE_POLICY: BucketPolicy = { perSecond: 5, burst: 20 };
@@ -30,7 +32,8 @@ export const failureSource = addressSource;
 /**
  * Limits repeated failed authentications (D6), on both APIs: per client (see `failureSource`) and
  * for the instance as a whole. Only failures draw from the buckets, so a partner's valid key is
- * never slowed by them and never loses quota to them.
+ * never slowed by them and never loses quota to them. The client is the one behind the trusted
+ * proxies (`clientAddress`), so behind a load balancer one guesser does not lock out every client.
  */
 export class AuthFailureLimiter {
   private readonly buckets = new BucketMap(MAX_ADDRESSES);
@@ -39,9 +42,16 @@ export class AuthFailureLimiter {
 
   constructor(
     private readonly policy: BucketPolicy = AUTH_FAILURE_POLICY,
-    private readonly clock: () => number = Date.now,
+    /** Times refills: monotonic, so a wall clock stepped back turns no 401 into a 429. */
+    private readonly clock: () => number = monotonicNow,
     private readonly instancePolicy: BucketPolicy = INSTANCE_AUTH_FAILURE_POLICY,
+    private readonly clientAddress: ClientAddress = peerAddress,
   ) {}
+
+  /** Records a failure from the client behind `request` (see `fail`). */
+  failFrom(request: IncomingMessage): number {
+    return this.fail(this.clientAddress(request));
+  }
 
   /** Records a failure from `address`; returns 0 to answer 401, or the seconds for a 429's Retry-After. */
   fail(address: string): number {
@@ -73,7 +83,7 @@ export async function authenticateLimited(
     return await tokens.authenticate(request.headers.authorization);
   } catch (error) {
     if (isGuess(error, request.headers.authorization)) {
-      const retryAfter = failures.fail(request.socket.remoteAddress ?? 'unknown');
+      const retryAfter = failures.failFrom(request.raw);
       if (retryAfter > 0)
         throw new HttpError(429, 'Rate limit exceeded', { 'retry-after': String(retryAfter) });
     }

@@ -1,10 +1,13 @@
 import { bearerToken, digestApiKey, isWellFormedAdminToken, isWellFormedApiKey } from '../domain/api-keys.js';
 import { isExpired, PARTNER_ROUTE_HINT } from '../domain/credentials.js';
 import { DomainError, WrongCredential } from '../domain/errors.js';
-import type { Caller } from '../services/delivery.js';
-import type { ServingState } from '../services/serving-state.js';
+import type { Caller } from '../serving/delivery.js';
+import type { ServingState } from '../serving/serving-state.js';
 
 const unauthorized = (): DomainError => new DomainError('unauthorized', 'unauthorized');
+
+/** The 403 of a suspended key; partner bodies carry no code, so the SDK tells this case by it. */
+export const SUSPENDED_KEY_MESSAGE = 'api key suspended';
 
 /** Digests of tokens that authenticated before: skips re-hashing on every request of a known key. */
 const MAX_REMEMBERED = 10_000;
@@ -37,7 +40,7 @@ export function partnerAuthenticator(
     const now = clock();
     // A rotated key keeps working until its expiry, then is as unknown as a revoked one.
     if (!key || isExpired(key.expiresAt, now)) throw unauthorized();
-    if (key.status === 'suspended') throw new DomainError('forbidden', 'api key suspended');
+    if (key.status === 'suspended') throw new DomainError('forbidden', SUSPENDED_KEY_MESSAGE);
     if (remembered.size >= MAX_REMEMBERED) remembered.clear();
     remembered.set(token, digest);
     onUse(key.id, now);

@@ -1,6 +1,13 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { DomainError, WrongCredential, type ErrorKind, type FieldProblem } from '../domain/errors.js';
+import {
+  DomainError,
+  WrongCredential,
+  type ErrorCode,
+  type ErrorKind,
+  type FieldProblem,
+} from '../domain/errors.js';
 import { isUnavailableError } from '../store/errors.js';
+import type { RefusalLog } from './refusal-log.js';
 
 /** An HTTP-only failure (wrong method, media type, size) raised inside `http/`. */
 export class HttpError extends Error {
@@ -25,6 +32,25 @@ const STATUS_BY_KIND: Record<ErrorKind, number> = {
   unavailable: 503,
 };
 
+/** The code of a management error body by its status, when the failure has no more specific one. */
+const CODE_BY_STATUS: Readonly<Record<number, ErrorCode>> = {
+  400: 'invalid_request',
+  401: 'unauthorized',
+  403: 'forbidden',
+  404: 'not_found',
+  409: 'conflict',
+  413: 'body_too_large',
+  415: 'unsupported_media_type',
+  422: 'unprocessable',
+  429: 'rate_limited',
+  500: 'internal_error',
+  503: 'unavailable',
+};
+
+/** Another 4xx (an unsupported `Expect`, 417) is about the request's form; another 5xx a fault. */
+const codeOfStatus = (status: number): ErrorCode =>
+  CODE_BY_STATUS[status] ?? (status < 500 ? 'invalid_request' : 'internal_error');
+
 /** Fastify's own request errors, mapped to the product's messages (D5). */
 const FRAMEWORK_ERRORS: Record<string, { status: number; message: string }> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: { status: 415, message: 'Content-Type must be application/json' },
@@ -41,9 +67,17 @@ export interface ErrorResponse {
   headers?: Record<string, string>;
   /** True for faults the operator must see in the log (500s, not client mistakes). */
   fault: boolean;
+  /** The management body's machine code, when more specific than its status's (`codeOfStatus`). */
+  code?: ErrorCode;
   /** The fields a client mistake concerns; only the management API's body lists them. */
   problems?: readonly FieldProblem[];
+  /** The client closed the connection before sending its whole body: no one reads the answer. */
+  aborted?: boolean;
 }
+
+/** Node's error on a request whose connection closed before its body ended. */
+const isAbortedUpload = (error: Partial<NodeJS.ErrnoException>): boolean =>
+  error.code === 'ECONNRESET' && error.message === 'aborted';
 
 /**
  * Turns any thrown value into the response it deserves (D8). Client mistakes keep their message;
@@ -54,18 +88,28 @@ export function describeError(error: unknown): ErrorResponse {
     const status = STATUS_BY_KIND[error.kind];
     if (error instanceof WrongCredential) {
       const challenge = `Bearer error="invalid_token", error_description="${error.hint}"`;
-      return { status, message: error.message, headers: { 'www-authenticate': challenge }, fault: false };
+      const headers = { 'www-authenticate': challenge };
+      return { status, code: error.code, message: error.message, headers, fault: false };
     }
     // Nothing about why any other credential failed: an answer that differs helps probing for keys.
     if (status === 401)
       return { status, message: 'unauthorized', headers: { 'www-authenticate': 'Bearer' }, fault: false };
     if (status === 503)
-      return { status, message: error.message, headers: { 'retry-after': '1' }, fault: false };
-    return { status, message: error.message, fault: false, problems: error.problems };
+      return {
+        status,
+        code: error.code,
+        message: error.message,
+        headers: { 'retry-after': '1' },
+        fault: false,
+      };
+    return { status, code: error.code, message: error.message, fault: false, problems: error.problems };
   }
   if (error instanceof HttpError) {
     return { status: error.statusCode, message: error.message, headers: error.headers, fault: false };
   }
+  // Before the store's errors: Node gives it the code of a connection reset.
+  if (error instanceof Error && isAbortedUpload(error))
+    return { status: 400, message: 'request aborted', fault: false, aborted: true };
   // The store gone or overloaded: the request may succeed when retried (D8). Logged as a fault,
   // since the operator must see it.
   if (isUnavailableError(error))
@@ -90,24 +134,34 @@ export const errorBody = (message: string): string => JSON.stringify({ status: '
 export const INPUT_STATUSES: ReadonlySet<number> = new Set([400, 422]);
 
 /**
- * The management API's error body: the contract's, plus on 400 and 422 the `problems`, one per
- * field (an empty list when the mistake concerns no one field, such as a body that is not JSON).
+ * The management API's error body: the contract's with a stable machine `code` (`ERROR_CODES` in
+ * `domain/errors.ts`), plus on 400 and 422 the `problems`, one per field (an empty list when the
+ * mistake concerns no one field, such as a body that is not JSON).
  */
-export function managementErrorBody({ status, message, problems }: ErrorResponse): string {
-  if (!INPUT_STATUSES.has(status)) return errorBody(message);
-  return JSON.stringify({ status: 'error', message, problems: problems ?? [] });
+export function managementErrorBody({ status, code, message, problems }: ErrorResponse): string {
+  const body = { status: 'error', code: code ?? codeOfStatus(status), message };
+  return JSON.stringify(INPUT_STATUSES.has(status) ? { ...body, problems: problems ?? [] } : body);
 }
+
+/** The error body for a request to `url`: the management API's under `/admin/`, the contract's elsewhere. */
+export const errorBodyFor = (url: string | undefined, response: ErrorResponse): string =>
+  url?.startsWith('/admin/') === true ? managementErrorBody(response) : errorBody(response.message);
 
 export const JSON_TYPE = 'application/json; charset=utf-8';
 
-/** Answers every error thrown in `app`'s routes through `describeError`, in the body `body` writes. */
+/**
+ * Answers every error thrown in `app`'s routes through `describeError`, in the body `body` writes;
+ * faults are logged, aborted uploads counted in `refusals`.
+ */
 export function installErrorHandler(
   app: FastifyInstance,
   body: (response: ErrorResponse) => string = (response) => errorBody(response.message),
+  refusals?: RefusalLog,
 ): void {
   app.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) => {
     const response = describeError(error);
     if (response.fault) request.log.error({ err: error }, 'request failed');
+    if (response.aborted) refusals?.note('aborted_upload');
     if (response.headers) reply.headers(response.headers);
     return reply.code(response.status).header('content-type', JSON_TYPE).send(body(response));
   });
@@ -135,16 +189,19 @@ export function answerFrameworkError(
           fault: false,
         }
       : describeError(error);
-  const body = request.url.startsWith('/admin/')
-    ? managementErrorBody(response)
-    : errorBody(response.message);
-  void reply.code(response.status).header('content-type', JSON_TYPE).send(body);
+  void reply
+    .code(response.status)
+    .header('content-type', JSON_TYPE)
+    .send(errorBodyFor(request.url, response));
 }
 
 /** Installs Fastify's error and not-found handlers over the same mapping (D8). */
-export function installErrorHandling(app: FastifyInstance): void {
-  installErrorHandler(app);
-  app.setNotFoundHandler((_request: FastifyRequest, reply: FastifyReply) =>
-    reply.code(404).header('content-type', JSON_TYPE).send(errorBody('not found')),
+export function installErrorHandling(app: FastifyInstance, refusals?: RefusalLog): void {
+  installErrorHandler(app, undefined, refusals);
+  app.setNotFoundHandler((request: FastifyRequest, reply: FastifyReply) =>
+    reply
+      .code(404)
+      .header('content-type', JSON_TYPE)
+      .send(errorBodyFor(request.url, { status: 404, message: 'not found', fault: false })),
   );
 }

@@ -2,9 +2,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import { parseFetchQuery, parseTrackingBody } from '../domain/requests.js';
-import type { Caller, DeliveryService } from '../services/delivery.js';
+import type { Caller, DeliveryService } from '../serving/delivery.js';
 import type { Metrics } from '../services/metrics.js';
-import type { ServingState } from '../services/serving-state.js';
+import type { ServingState } from '../serving/serving-state.js';
 import type { EventKind } from '../store/store.js';
 import { AuthFailureLimiter, isGuess } from './auth-failures.js';
 import { partnerAuthenticator } from './auth.js';
@@ -15,6 +15,8 @@ import { rateLimitHeaders } from '../domain/rate-limits.js';
 import type { RateLimiter } from '../limits/rate-limiter.js';
 import { IDEMPOTENCY_KEY_MESSAGE, isValidIdempotencyKey } from '../domain/verdicts.js';
 import { describeError, errorBody, HttpError, JSON_TYPE } from './errors.js';
+import type { RefusalLog } from './refusal-log.js';
+import { PartnerExchange } from './partner-exchange.js';
 import { requestId } from './request-id.js';
 import { ResponseBatch } from './response-batch.js';
 
@@ -59,6 +61,8 @@ export interface PartnerApiDeps {
   /** The time source for key expiry; the same one the delivery service uses. */
   /** Failed authentications, shared with the other APIs; one of its own when not given. */
   authFailures?: AuthFailureLimiter;
+  /** Counts and samples the log of uploads their clients abandon. */
+  refusals?: RefusalLog;
   clock?: () => number;
   metrics: Metrics;
   /** Per key and operation class (D7); only authenticated requests reach it, so failed
@@ -66,17 +70,8 @@ export interface PartnerApiDeps {
   limiter: RateLimiter;
 }
 
-/** A partner response waiting in the current round's batch (see `response-batch.ts`). */
-interface Answer {
-  request: IncomingMessage;
-  response: ServerResponse;
-  id: string;
-  path: string;
-  started: number;
-  status: number;
-  body: string | Buffer;
-  headers: Record<string, string> | undefined;
-}
+/** The request's connection was answered and ended before its body was read: it gets no answer. */
+class ConnectionEnded extends Error {}
 
 /** Handles a request if it is for the partner API; returns false to pass it on. */
 export type PartnerHandler = (request: IncomingMessage, response: ServerResponse) => boolean;
@@ -132,7 +127,7 @@ function send(
  */
 export function partnerApi(deps: PartnerApiDeps): PartnerHandler {
   const authenticate = partnerAuthenticator(deps.state, deps.onKeyUse, deps.clock);
-  const failures = deps.authFailures ?? new AuthFailureLimiter(undefined, deps.clock);
+  const failures = deps.authFailures ?? new AuthFailureLimiter();
   const clock = deps.clock ?? Date.now;
   // Contract 7: partners should cache fetched campaigns; this says for how long. Private: the
   // answer is per key, never for shared caches.
@@ -149,7 +144,7 @@ export function partnerApi(deps: PartnerApiDeps): PartnerHandler {
       return authenticate(request.headers.authorization);
     } catch (error) {
       if (isGuess(error, request.headers.authorization)) {
-        const retryAfter = failures.fail(request.socket.remoteAddress ?? 'unknown');
+        const retryAfter = failures.failFrom(request);
         if (retryAfter > 0) {
           deps.metrics.countRateLimited('auth');
           throw new HttpError(429, 'Rate limit exceeded', { 'retry-after': String(retryAfter) });
@@ -160,22 +155,22 @@ export function partnerApi(deps: PartnerApiDeps): PartnerHandler {
   }
 
   /** Sends the error response a failure deserves; faults are logged, never shown. */
-  function fail(
-    request: IncomingMessage,
-    response: ServerResponse,
-    id: string,
-    path: string,
-    started: number,
-    error: unknown,
-  ): void {
-    const { status, message, headers, fault } = describeError(error);
-    if (fault) deps.logger.error({ err: error, reqId: id, route: path }, 'request failed');
+  function fail(exchange: PartnerExchange, error: unknown): void {
+    const response = exchange.response;
+    // Nothing can be written on a connection already answered and ended (see `track`).
+    if (error instanceof ConnectionEnded) {
+      response.destroy();
+      return;
+    }
+    const { status, message, headers, fault, aborted } = describeError(error);
+    if (fault) deps.logger.error({ err: error, reqId: exchange.id, route: exchange.path }, 'request failed');
+    if (aborted) deps.refusals?.note('aborted_upload');
     if (response.headersSent) response.destroy();
-    else respond(request, response, id, path, started, status, errorBody(message), headers);
+    else respond(exchange, status, errorBody(message), headers);
   }
 
   /** Writes an answer, then records it: its duration includes the wait for its round to end. */
-  function write({ request, response, id, path, started, status, body, headers }: Answer): void {
+  function write({ request, response, id, path, started, status, body, headers }: PartnerExchange): void {
     // While shutting down, every answer ends its connection, so no request races an idle close.
     send(response, id, status, body, deps.isClosing() ? { ...headers, connection: 'close' } : headers);
     const ms = performance.now() - started;
@@ -188,44 +183,37 @@ export function partnerApi(deps: PartnerApiDeps): PartnerHandler {
     }
   }
 
-  const answers = new ResponseBatch<Answer>(write, (answer, error) => {
-    deps.logger.error({ err: error, reqId: answer.id, route: answer.path }, 'writing a response failed');
-    answer.response.destroy();
+  const answers = new ResponseBatch<PartnerExchange>(write, (exchange, error) => {
+    deps.logger.error({ err: error, reqId: exchange.id, route: exchange.path }, 'writing a response failed');
+    exchange.response.destroy();
   });
   deps.onEventsSettled?.(() => answers.flushAfterMicrotasks());
 
+  /** Answers a request: the exchange itself waits in the round's batch. */
   function respond(
-    request: IncomingMessage,
-    response: ServerResponse,
-    id: string,
-    path: string,
-    started: number,
+    exchange: PartnerExchange,
     status: number,
     body: string | Buffer,
     headers?: Record<string, string>,
   ): void {
-    answers.add({ request, response, id, path, started, status, body, headers });
+    exchange.answer(status, body, headers);
+    answers.add(exchange);
   }
 
   async function track(request: IncomingMessage, kind: EventKind, caller: Caller): Promise<void> {
     const idempotencyKey = idempotencyKeyOf(request);
     const body = await readJsonBody(request, TRACKING_BODY_LIMIT);
+    // A request answered already with an error that closed the connection, such as Node's 408 for
+    // a request too slow to arrive (`answerClientError` in app.ts), can still have its body read:
+    // the connection is only ended for writing. Its client was told it failed and may retry it, so
+    // nothing of it is stored.
+    if (!request.socket.writable) throw new ConnectionEnded();
     await deps.delivery.track(kind, parseTrackingBody(body), caller, idempotencyKey);
   }
 
   /** Serves a request the limiter has ruled on: 429 when it must wait, the operation otherwise. */
-  function serve(
-    request: IncomingMessage,
-    response: ServerResponse,
-    id: string,
-    url: string,
-    mark: number,
-    path: string,
-    started: number,
-    caller: Caller,
-    retryAfter: number,
-  ): void {
-    const kind = TRACKING[path];
+  function serve(exchange: PartnerExchange, caller: Caller, retryAfter: number): void {
+    const kind = TRACKING[exchange.path];
     if (retryAfter > 0) {
       const operation = kind === undefined ? 'fetch' : 'events';
       deps.metrics.countRateLimited(operation);
@@ -236,22 +224,13 @@ export function partnerApi(deps: PartnerApiDeps): PartnerHandler {
       );
     }
     if (kind === undefined) {
-      const query = parseFetchQuery(readFetchParams(mark === -1 ? '' : url.slice(mark + 1)));
+      const query = parseFetchQuery(readFetchParams(exchange.query));
       const body = deps.delivery.fetch(query, caller);
-      respond(
-        request,
-        response,
-        id,
-        path,
-        started,
-        200,
-        body,
-        query.tokens ? tokenedFetchHeaders : fetchHeaders,
-      );
+      respond(exchange, 200, body, query.tokens ? tokenedFetchHeaders : fetchHeaders);
     } else {
-      track(request, kind, caller).then(
-        () => respond(request, response, id, path, started, 200, ACKNOWLEDGEMENTS[kind]),
-        (error: unknown) => fail(request, response, id, path, started, error),
+      track(exchange.request, kind, caller).then(
+        () => respond(exchange, 200, ACKNOWLEDGEMENTS[kind]),
+        (error: unknown) => fail(exchange, error),
       );
     }
   }
@@ -265,6 +244,14 @@ export function partnerApi(deps: PartnerApiDeps): PartnerHandler {
 
     const started = performance.now();
     const id = requestId(request.headers['x-request-id']);
+    const exchange = new PartnerExchange(
+      request,
+      response,
+      id,
+      path,
+      mark === -1 ? '' : url.slice(mark + 1),
+      started,
+    );
     try {
       if (!methods.includes(request.method ?? '')) {
         throw new HttpError(405, 'method not allowed', { allow: methods.join(', ') });
@@ -282,14 +269,13 @@ export function partnerApi(deps: PartnerApiDeps): PartnerHandler {
       const operation = kind === undefined ? 'fetch' : 'events';
       const decided = deps.limiter.take(operation, caller.apiKeyId, caller.policies[operation]);
       // The memory limiter answers at once: the default path allocates no closure and no promise.
-      if (typeof decided === 'number')
-        serve(request, response, id, url, mark, path, started, caller, decided);
+      if (typeof decided === 'number') serve(exchange, caller, decided);
       else
         decided
-          .then((retryAfter) => serve(request, response, id, url, mark, path, started, caller, retryAfter))
-          .catch((error: unknown) => fail(request, response, id, path, started, error));
+          .then((retryAfter) => serve(exchange, caller, retryAfter))
+          .catch((error: unknown) => fail(exchange, error));
     } catch (error) {
-      fail(request, response, id, path, started, error);
+      fail(exchange, error);
     }
     return true;
   };

@@ -291,7 +291,9 @@ describe('group commit (D9)', () => {
       const sink = new GroupCommitSink(store, () => undefined, undefined, { ...options, lockedRetryMs: 50 });
       const started = performance.now();
       await expect(sink.record(event(1))).rejects.toMatchObject({ kind: 'unavailable' });
-      expect(performance.now() - started).toBeLessThan(1_000);
+      // About 50 ms; far more would be a retry that never gives up (bounded loosely, as the
+      // machine may be busy).
+      expect(performance.now() - started).toBeLessThan(10_000);
       expect(attempts()).toBeGreaterThan(1);
     });
   });

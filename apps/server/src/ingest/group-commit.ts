@@ -16,12 +16,7 @@ export interface GroupCommitOptions {
    * is what came in during one turn of the event loop, or during the previous commit.
    */
   lingerMs: number;
-  /**
-   * Most batches committing at once. 1 for SQLite (one writer, and its commits block the thread);
-   * more for PostgreSQL, where a commit waits on the network and the server's fsync, and a few
-   * transactions in flight keep it busy. Batches take their row locks in a fixed order (see the
-   * event ledger), so concurrent batches wait for each other but never deadlock.
-   */
+  /** Most batches committing at once: the store's `traits.commitConcurrency` (`store/engine-traits.ts`). */
   concurrency: number;
   /**
    * How long a batch the store refused because another connection holds SQLite's write lock is

@@ -1,5 +1,5 @@
 import type { OperationClass } from '../domain/rate-limits.js';
-import { BucketMap, type BucketPolicy } from '../domain/token-bucket.js';
+import { BucketMap, monotonicNow, type BucketPolicy } from '../domain/token-bucket.js';
 
 /** How the limiter is doing, for readiness and logs. */
 export interface LimiterHealth {
@@ -30,7 +30,8 @@ export class MemoryRateLimiter implements RateLimiter {
     events: new BucketMap(),
   };
 
-  constructor(private readonly clock: () => number = Date.now) {}
+  /** `clock` only times refills: a monotonic one, so a wall clock stepped back refuses no one. */
+  constructor(private readonly clock: () => number = monotonicNow) {}
 
   take(operation: OperationClass, apiKeyId: number, policy: BucketPolicy): number {
     return this.buckets[operation].take(apiKeyId, policy, this.clock());

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { createClient } from 'redis';
 import { DEFAULT_REDIS_KEY_PREFIX } from '../config.js';
 import type { OperationClass } from '../domain/rate-limits.js';
-import type { BucketPolicy } from '../domain/token-bucket.js';
+import { monotonicNow, type BucketPolicy } from '../domain/token-bucket.js';
 import { MemoryRateLimiter, type LimiterHealth, type RateLimiter } from './rate-limiter.js';
 
 /**
@@ -57,6 +57,7 @@ interface Client {
  */
 export class RedisRateLimiter implements RateLimiter {
   private readonly fallback: MemoryRateLimiter;
+  /** When Redis went away, on the wall clock: only shown, never subtracted. */
   private degradedSince: number | null = null;
   private reason = 'not connected yet';
   private lastProbe = 0;
@@ -65,6 +66,7 @@ export class RedisRateLimiter implements RateLimiter {
   private constructor(
     private readonly client: Client,
     private readonly logger: Logger,
+    /** Times the fallback buckets and the probes: monotonic, like every limit. */
     private readonly clock: () => number,
     /** Every key this deployment writes starts with this, so deployments sharing one Redis never share state. */
     readonly keyPrefix: string,
@@ -78,7 +80,7 @@ export class RedisRateLimiter implements RateLimiter {
   static async connect(
     url: string,
     logger: Logger,
-    clock: () => number = Date.now,
+    clock: () => number = monotonicNow,
     keyPrefix = DEFAULT_REDIS_KEY_PREFIX,
   ): Promise<RedisRateLimiter> {
     const client = createClient({
@@ -91,7 +93,7 @@ export class RedisRateLimiter implements RateLimiter {
       },
     });
     const limiter = new RedisRateLimiter(client, logger, clock, keyPrefix);
-    limiter.degradedSince = clock();
+    limiter.degradedSince = Date.now();
     const connected = client.connect().then(
       () => true,
       () => false,
@@ -115,14 +117,20 @@ export class RedisRateLimiter implements RateLimiter {
   }
 
   /**
-   * Runs a Lua script on one key in Redis, for this limiter and for other state every instance
+   * Runs a Lua script on one key (or a few) in Redis, for this limiter and for other state every instance
    * must agree on (`click-credits.ts`). Undefined while Redis is unavailable, and a rejection when
    * it fails or answers too slowly: either way the caller falls back to its own memory, as the
    * limiter does, and the connection's health is tracked in one place.
    */
-  evaluate(script: string, sha: string, key: string, args: string[]): Promise<unknown> | undefined {
+  evaluate(
+    script: string,
+    sha: string,
+    key: string | string[],
+    args: string[],
+  ): Promise<unknown> | undefined {
     if (!this.client.isReady || (this.degradedSince !== null && !this.probeDue())) return undefined;
-    return this.runScript(script, sha, [key, ...args]).then(
+    const keys = typeof key === 'string' ? [key] : key;
+    return this.runScript(script, sha, keys.length, [...keys, ...args]).then(
       (answer) => {
         if (this.degradedSince !== null) this.recover();
         return answer;
@@ -156,14 +164,14 @@ export class RedisRateLimiter implements RateLimiter {
     return true;
   }
 
-  private async runScript(script: string, sha: string, args: string[]): Promise<unknown> {
+  private async runScript(script: string, sha: string, keyCount: number, args: string[]): Promise<unknown> {
     const run = async (): Promise<unknown> => {
       try {
-        return await this.client.sendCommand(['EVALSHA', sha, '1', ...args]);
+        return await this.client.sendCommand(['EVALSHA', sha, String(keyCount), ...args]);
       } catch (error) {
         // A restarted Redis has forgotten the script: load it by running it in full once.
         if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
-        return await this.client.sendCommand(['EVAL', script, '1', ...args]);
+        return await this.client.sendCommand(['EVAL', script, String(keyCount), ...args]);
       }
     };
     let timer: NodeJS.Timeout | undefined;
@@ -184,7 +192,7 @@ export class RedisRateLimiter implements RateLimiter {
     if (this.closed) return;
     this.reason = reason;
     if (this.degradedSince !== null && !force) return;
-    this.degradedSince ??= this.clock();
+    this.degradedSince ??= Date.now();
     this.logger.warn(
       { rateLimiter: 'degraded', reason },
       'redis is unavailable: rate limits are per instance until it is back',

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import pino from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SHARED_REDIS_URL } from '../../test/helpers/redis.js';
-import { CLICK_WINDOW_MS } from '../domain/verdicts.js';
+import { CLICK_WINDOW_MS, DOUBLE_CLICK_WINDOW_MS } from '../domain/verdicts.js';
 import { RedisRateLimiter } from './redis-limiter.js';
 import {
   MemoryServeTokenStates,
@@ -37,17 +37,21 @@ const IMPLEMENTATIONS: [string, () => Promise<[ServeTokenStates, ServeTokenState
 describe.each(IMPLEMENTATIONS)('serve token states in %s (D15)', (_name, open) => {
   const now = Date.parse('2026-11-22T10:00:00Z');
 
-  it('takes one impression per token, then one click after it was billed, across instances', async () => {
+  it('takes one impression per token, then one click after it, across instances', async () => {
     const [first, second] = await open();
     const id = randomBytes(12).toString('base64url');
     expect(await second.claimClick(id, now)).toBe('none');
-    expect(await first.claimImpression(id, now)).toBe(true);
-    expect(await second.claimImpression(id, now)).toBe(false);
-    expect(await second.claimClick(id, now)).toBe('none'); // still pending
-    await first.settleImpression(id, now);
-    expect(await second.claimClick(id, now + 5)).toBe(now);
-    expect(await first.claimClick(id, now + 6)).toBe('clicked');
+    expect(await first.claimImpression(id, now, now - 100)).toBe(true);
+    expect(await second.claimImpression(id, now, now)).toBe(false);
+    // Clickable before the store answered, at the impression's own time.
+    expect(await second.claimClick(id, now + 5)).toBe(now - 100);
+    await first.settleImpression(id, now - 100);
+    // The second click of a double click, then a later one: a replay.
+    expect(await first.claimClick(id, now + 6)).toBe('double');
+    expect(await first.claimClick(id, now + 6 - DOUBLE_CLICK_WINDOW_MS)).toBe('double');
+    expect(await first.claimClick(id, now + 5 + DOUBLE_CLICK_WINDOW_MS)).toBe('clicked');
     await second.releaseClick(id);
+    await first.settleImpression(id, now);
     expect(await first.claimClick(id, now + CLICK_WINDOW_MS)).toBe('late');
     expect(await first.claimClick(id, now + CLICK_WINDOW_MS - 1)).toBe(now);
   });
@@ -55,11 +59,11 @@ describe.each(IMPLEMENTATIONS)('serve token states in %s (D15)', (_name, open) =
   it('gives back a released impression, and keeps nothing to click of an unbillable one', async () => {
     const [first, second] = await open();
     const id = randomBytes(12).toString('base64url');
-    expect(await first.claimImpression(id, now)).toBe(true);
+    expect(await first.claimImpression(id, now, now)).toBe(true);
     await first.settleImpression(id, 'release');
-    expect(await second.claimImpression(id, now)).toBe(true);
+    expect(await second.claimImpression(id, now, now)).toBe(true);
     await second.settleImpression(id, 'unbillable');
-    expect(await first.claimImpression(id, now)).toBe(false);
+    expect(await first.claimImpression(id, now, now)).toBe(false);
     expect(await first.claimClick(id, now + 2_000)).toBe('none');
   });
 });
@@ -68,11 +72,11 @@ describe('serve token states in memory', () => {
   it('forgets the oldest tokens past its bound, and expired ones', async () => {
     const states = new MemoryServeTokenStates(2);
     const now = Date.parse('2026-11-22T10:00:00Z');
-    expect(states.claimImpression('a', now)).toBe(true);
-    expect(states.claimImpression('b', now)).toBe(true);
-    expect(states.claimImpression('c', now)).toBe(true);
-    expect(states.claimImpression('a', now)).toBe(true); // forgotten
-    expect(states.claimImpression('c', now)).toBe(false);
-    expect(states.claimImpression('c', now + 3 * CLICK_WINDOW_MS)).toBe(true); // expired
+    expect(states.claimImpression('a', now, now)).toBe(true);
+    expect(states.claimImpression('b', now, now)).toBe(true);
+    expect(states.claimImpression('c', now, now)).toBe(true);
+    expect(states.claimImpression('a', now, now)).toBe(true); // forgotten
+    expect(states.claimImpression('c', now, now)).toBe(false);
+    expect(states.claimImpression('c', now + 3 * CLICK_WINDOW_MS, now + 3 * CLICK_WINDOW_MS)).toBe(true); // expired
   });
 });

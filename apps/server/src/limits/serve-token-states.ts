@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { SERVE_TOKEN_TTL_MS } from '../domain/serve-tokens.js';
-import { CLICK_WINDOW_MS } from '../domain/verdicts.js';
+import { CLICK_WINDOW_MS, DOUBLE_CLICK_WINDOW_MS } from '../domain/verdicts.js';
 import type { RedisRateLimiter } from './redis-limiter.js';
 
 /**
@@ -11,25 +11,30 @@ import type { RedisRateLimiter } from './redis-limiter.js';
  * claim the store did not take (a 503, a 422, an idempotent replay) is given back.
  */
 export interface ServeTokenStates {
-  /** Claims the token's impression: false when it was claimed already (a replay). */
-  claimImpression(id: string, now: number): boolean | Promise<boolean>;
   /**
-   * After the store answered a claimed impression: `at`, the time it was stored as billable (its
-   * click may come from then on); `'unbillable'`, stored but not billable (nothing to click); or
-   * `'release'`, not stored (the claim is given back).
+   * Claims the token's impression, at `at` (the event's time), received at `now`: false when it was
+   * claimed already (a replay). Its click may come from then on, before the store has answered, so
+   * that a click sent right after its impression finds it.
+   */
+  claimImpression(id: string, now: number, at: number): boolean | Promise<boolean>;
+  /**
+   * After the store answered a claimed impression: `at`, its time, stored as billable;
+   * `'unbillable'`, stored but not billable (nothing to click from now on); or `'release'`, not
+   * stored (the claim is given back).
    */
   settleImpression(id: string, outcome: number | 'unbillable' | 'release'): void | Promise<void>;
   /**
-   * Claims the token's click at `now`: the time of its billable impression (the click is claimed),
-   * or why there is none to claim: `'none'` (no billable impression), `'late'` (the impression is
-   * more than `CLICK_WINDOW_MS` old), `'clicked'` (claimed already).
+   * Claims the token's click at `at` (the event's time): the time of its billable impression (the
+   * click is claimed), or why there is none to claim: `'none'` (no billable impression), `'late'`
+   * (the impression is more than `CLICK_WINDOW_MS` older), `'double'` (claimed already, by a click
+   * less than `DOUBLE_CLICK_WINDOW_MS` apart), `'clicked'` (claimed already, longer ago).
    */
-  claimClick(id: string, now: number): TokenClick | Promise<TokenClick>;
+  claimClick(id: string, at: number): TokenClick | Promise<TokenClick>;
   /** Gives back a claimed click the store did not take. */
   releaseClick(id: string): void | Promise<void>;
 }
 
-export type TokenClick = number | 'none' | 'late' | 'clicked';
+export type TokenClick = number | 'none' | 'late' | 'double' | 'clicked';
 
 /**
  * How long a token's state is kept after its impression was claimed: long enough to refuse a replay
@@ -47,9 +52,10 @@ export const MAX_SERVE_TOKENS_IN_MEMORY = 1_000_000;
 
 interface State {
   expiresAt: number;
-  /** `'pending'` until the store answered; then the billable impression's time, or `'unbillable'`. */
-  impression: number | 'pending' | 'unbillable';
-  clicked: boolean;
+  /** The impression's time (billable, or not answered by the store yet), or `'unbillable'`. */
+  impression: number | 'unbillable';
+  /** The time of the claimed click; null while none is. */
+  clickedAt: number | null;
 }
 
 /** The default: per instance, bounded, expired states dropped as new ones come. */
@@ -58,12 +64,12 @@ export class MemoryServeTokenStates implements ServeTokenStates {
 
   constructor(private readonly maxTokens = MAX_SERVE_TOKENS_IN_MEMORY) {}
 
-  claimImpression(id: string, now: number): boolean {
+  claimImpression(id: string, now: number, at: number): boolean {
     const known = this.states.get(id);
     if (known !== undefined && known.expiresAt > now) return false;
     this.states.delete(id);
     this.sweep(now);
-    this.states.set(id, { expiresAt: now + SERVE_TOKEN_STATE_MS, impression: 'pending', clicked: false });
+    this.states.set(id, { expiresAt: now + SERVE_TOKEN_STATE_MS, impression: at, clickedAt: null });
     return true;
   }
 
@@ -75,18 +81,20 @@ export class MemoryServeTokenStates implements ServeTokenStates {
     }
   }
 
-  claimClick(id: string, now: number): TokenClick {
+  claimClick(id: string, at: number): TokenClick {
     const state = this.states.get(id);
-    if (state === undefined || state.expiresAt <= now || typeof state.impression !== 'number') return 'none';
-    if (state.impression <= now - CLICK_WINDOW_MS) return 'late';
-    if (state.clicked) return 'clicked';
-    state.clicked = true;
+    if (state === undefined || state.expiresAt <= at || typeof state.impression !== 'number') return 'none';
+    if (state.impression <= at - CLICK_WINDOW_MS) return 'late';
+    if (state.clickedAt !== null) {
+      return Math.abs(at - state.clickedAt) < DOUBLE_CLICK_WINDOW_MS ? 'double' : 'clicked';
+    }
+    state.clickedAt = at;
     return state.impression;
   }
 
   releaseClick(id: string): void {
     const state = this.states.get(id);
-    if (state !== undefined) state.clicked = false;
+    if (state !== undefined) state.clickedAt = null;
   }
 
   /**
@@ -101,9 +109,9 @@ export class MemoryServeTokenStates implements ServeTokenStates {
   }
 }
 
-/** A token's hash in Redis: `i` its impression (`p` pending, `x` unbillable, or its time), `c` its click. */
+/** A token's hash in Redis: `i` its impression (`x` unbillable, or its time), `c` its click's time. */
 const CLAIM_IMPRESSION_SCRIPT = `
-if redis.call('HSETNX', KEYS[1], 'i', 'p') == 0 then return 0 end
+if redis.call('HSETNX', KEYS[1], 'i', ARGV[2]) == 0 then return 0 end
 redis.call('PEXPIRE', KEYS[1], ARGV[1])
 return 1
 `;
@@ -116,12 +124,19 @@ elseif redis.call('EXISTS', KEYS[1]) == 1 then
 end
 return 1
 `;
-/** ARGV[1]: the oldest impression time still clickable, exclusive. -1 none, -2 late, -3 clicked. */
+/**
+ * ARGV[1]: the oldest impression time still clickable, exclusive; ARGV[2] the click's time; ARGV[3]
+ * the double-click window. -1 none, -2 late, -3 clicked, -4 a double click.
+ */
 const CLAIM_CLICK_SCRIPT = `
 local i = redis.call('HGET', KEYS[1], 'i')
-if not i or i == 'p' or i == 'x' then return -1 end
+if not i or i == 'x' then return -1 end
 if tonumber(i) <= tonumber(ARGV[1]) then return -2 end
-if redis.call('HSETNX', KEYS[1], 'c', '1') == 0 then return -3 end
+if redis.call('HSETNX', KEYS[1], 'c', ARGV[2]) == 0 then
+  local c = tonumber(redis.call('HGET', KEYS[1], 'c'))
+  if math.abs(tonumber(ARGV[2]) - c) < tonumber(ARGV[3]) then return -4 end
+  return -3
+end
 return i
 `;
 const RELEASE_CLICK_SCRIPT = `
@@ -145,10 +160,10 @@ export class RedisServeTokenStates implements ServeTokenStates {
 
   constructor(private readonly redis: RedisRateLimiter) {}
 
-  claimImpression(id: string, now: number): boolean | Promise<boolean> {
-    return this.run(CLAIM_IMPRESSION_SCRIPT, id, [String(SERVE_TOKEN_STATE_MS)], {
+  claimImpression(id: string, now: number, at: number): boolean | Promise<boolean> {
+    return this.run(CLAIM_IMPRESSION_SCRIPT, id, [String(SERVE_TOKEN_STATE_MS), String(at)], {
       shared: (answer) => Number(answer) === 1,
-      local: () => this.fallback.claimImpression(id, now),
+      local: () => this.fallback.claimImpression(id, now, at),
     });
   }
 
@@ -160,13 +175,22 @@ export class RedisServeTokenStates implements ServeTokenStates {
     });
   }
 
-  claimClick(id: string, now: number): TokenClick | Promise<TokenClick> {
-    return this.run(CLAIM_CLICK_SCRIPT, id, [String(now - CLICK_WINDOW_MS)], {
+  claimClick(id: string, at: number): TokenClick | Promise<TokenClick> {
+    const args = [String(at - CLICK_WINDOW_MS), String(at), String(DOUBLE_CLICK_WINDOW_MS)];
+    return this.run(CLAIM_CLICK_SCRIPT, id, args, {
       shared: (answer) => {
         const found = Number(answer);
-        return found === -1 ? 'none' : found === -2 ? 'late' : found === -3 ? 'clicked' : found;
+        return found === -1
+          ? 'none'
+          : found === -2
+            ? 'late'
+            : found === -3
+              ? 'clicked'
+              : found === -4
+                ? 'double'
+                : found;
       },
-      local: () => this.fallback.claimClick(id, now),
+      local: () => this.fallback.claimClick(id, at),
     });
   }
 

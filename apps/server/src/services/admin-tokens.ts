@@ -7,15 +7,70 @@ import {
 } from '../domain/api-keys.js';
 import { accountLabel, checkRole, OPERATOR_ACCOUNT, type Role } from '../domain/accounts.js';
 import { ADMIN_ROUTE_HINT, lifecycleStatus } from '../domain/credentials.js';
-import { DomainError, invalidField, notFound, WrongCredential } from '../domain/errors.js';
+import { alreadyDone, DomainError, invalidField, notFound, WrongCredential } from '../domain/errors.js';
 import type { AdminTokenRecord, PageRequest, Store } from '../store/store.js';
 import { audit, CLI_ACTOR, SYSTEM_ACTOR, type Actor } from './audit.js';
 import { requireOperator, resolveAccount, storedAccount } from './scope.js';
+import { trimmedText } from './text-field.js';
 
 /** "Last used" is written at most this often per token, so reading the API is not a write each time. */
 const LAST_USED_RESOLUTION_MS = 60_000;
 /** Ten years: a token meant to last longer should not expire at all. */
 const MAX_EXPIRY_HOURS = 24 * 3650;
+
+/** The label and audit reason of a token registered from PLACARD_ADMIN_TOKEN. */
+const CONFIGURED_LABEL = 'configured';
+const CONFIGURED_REASON = 'PLACARD_ADMIN_TOKEN';
+
+/** What `ensure` found and did at start, for the log and `placard serve` to say. */
+export interface StartTokens {
+  /** A token generated because none is configured and none is active: its plaintext, shown once. */
+  generated?: string;
+  /** The token PLACARD_ADMIN_TOKEN names. */
+  configured?: AdminTokenRecord;
+  /** Tokens earlier values of PLACARD_ADMIN_TOKEN registered that are still valid. */
+  previous: AdminTokenRecord[];
+  /** Tokens earlier values registered that this start revoked, as asked. */
+  revoked: AdminTokenRecord[];
+}
+
+/** One thing to tell the operator at start about the tokens of PLACARD_ADMIN_TOKEN. */
+export interface StartTokenNotice {
+  level: 'info' | 'warn';
+  tokenId: number;
+  message: string;
+}
+
+/**
+ * What the log says at start, and `placard serve` prints: which token PLACARD_ADMIN_TOKEN names,
+ * and every token an earlier value registered, still valid (with how to revoke it) or revoked now.
+ */
+export function startTokenNotices(tokens: StartTokens): StartTokenNotice[] {
+  const name = (token: AdminTokenRecord) => `admin token ${token.id} (${token.displayPrefix}…)`;
+  return [
+    ...(tokens.configured
+      ? [
+          {
+            level: 'info' as const,
+            tokenId: tokens.configured.id,
+            message: `PLACARD_ADMIN_TOKEN is ${name(tokens.configured)}`,
+          },
+        ]
+      : []),
+    ...tokens.previous.map((token) => ({
+      level: 'warn' as const,
+      tokenId: token.id,
+      message:
+        `${name(token)}, which an earlier PLACARD_ADMIN_TOKEN registered, is still valid: ` +
+        `revoke it with "placard tokens revoke ${token.id}", or start with PLACARD_REVOKE_PREVIOUS_ADMIN_TOKENS=true`,
+    })),
+    ...tokens.revoked.map((token) => ({
+      level: 'info' as const,
+      tokenId: token.id,
+      message: `revoked ${name(token)}, which an earlier PLACARD_ADMIN_TOKEN registered`,
+    })),
+  ];
+}
 
 export interface CreatedAdminToken {
   token: AdminTokenRecord;
@@ -49,13 +104,6 @@ function requireTokenAdmin(actor: Actor): void {
 const isActive = (token: AdminTokenRecord, now: number) =>
   lifecycleStatus(token.revokedAt !== null, token.expiresAt, now) === 'active';
 
-function checkLabel(label: unknown): string {
-  if (typeof label !== 'string' || label.trim() === '' || label.trim().length > 100) {
-    throw invalidField('label', 'must be 1 to 100 characters');
-  }
-  return label.trim();
-}
-
 function checkExpiry(expiresInHours: unknown, now: number): number | null {
   if (expiresInHours === undefined || expiresInHours === null) return null;
   if (typeof expiresInHours !== 'number' || !(expiresInHours > 0) || expiresInHours > MAX_EXPIRY_HOURS) {
@@ -82,8 +130,46 @@ export class AdminTokens {
     private readonly clock: () => number = Date.now,
   ) {}
 
-  /** Makes sure a token exists; returns a newly generated plaintext to show once, if any. */
-  async ensure(configured: string | undefined): Promise<string | undefined> {
+  /**
+   * Makes sure a token exists: registers the configured one, or generates one when none is
+   * configured and none is active. A configured token stays valid until revoked, so changing
+   * PLACARD_ADMIN_TOKEN would leave the old one working unnoticed: this also finds the tokens earlier
+   * values registered that are still valid, and revokes them when `revokePrevious` says so.
+   */
+  async ensure(configured: string | undefined, revokePrevious = false): Promise<StartTokens> {
+    const generated = await this.registerOrGenerate(configured);
+    const current =
+      configured === undefined ? undefined : await this.store.findAdminToken(digestApiKey(configured));
+    const previous = (await this.configuredTokens()).filter((token) => token.id !== current?.id);
+    if (!revokePrevious || current === undefined) {
+      return {
+        ...(generated && { generated }),
+        ...(current && { configured: current }),
+        previous,
+        revoked: [],
+      };
+    }
+    const revoked: AdminTokenRecord[] = [];
+    for (const token of previous)
+      revoked.push(await this.revoke(token.id, SYSTEM_ACTOR, 'replaced by PLACARD_ADMIN_TOKEN'));
+    return { configured: current, previous: [], revoked };
+  }
+
+  /** The active tokens registered from PLACARD_ADMIN_TOKEN: labelled so, and audited with its name. */
+  private async configuredTokens(): Promise<AdminTokenRecord[]> {
+    const now = this.clock();
+    const found: AdminTokenRecord[] = [];
+    for (const token of await this.store.listAdminTokens()) {
+      if (token.label !== CONFIGURED_LABEL || !isActive(token, now)) continue;
+      const history = await this.store.listAudit({ objectType: 'admin_token', objectId: String(token.id) });
+      if (history.some((entry) => entry.action === 'create' && entry.reason === CONFIGURED_REASON))
+        found.push(token);
+    }
+    return found;
+  }
+
+  /** Registers the configured token if new; generates one if none is configured or active. */
+  private async registerOrGenerate(configured: string | undefined): Promise<string | undefined> {
     const now = this.clock();
     if (configured !== undefined) {
       if (!isWellFormedAdminToken(configured)) {
@@ -100,7 +186,7 @@ export class AdminTokens {
           'PLACARD_ADMIN_TOKEN is revoked or expired: configure another token',
         );
       }
-      if (!known) await this.register(configured, 'configured', null, SYSTEM_ACTOR, 'PLACARD_ADMIN_TOKEN');
+      if (!known) await this.register(configured, CONFIGURED_LABEL, null, SYSTEM_ACTOR, CONFIGURED_REASON);
       return undefined;
     }
     if ((await this.store.countAdminTokens(now)) > 0) return undefined;
@@ -116,7 +202,7 @@ export class AdminTokens {
     actor: Actor = CLI_ACTOR,
   ): Promise<CreatedAdminToken> {
     requireTokenAdmin(actor);
-    const label = checkLabel(input.label);
+    const label = trimmedText('label', input.label);
     const expiresAt = checkExpiry(input.expiresInHours, this.clock());
     const account =
       input.account === undefined ? OPERATOR_ACCOUNT : await resolveAccount(this.store, actor, input.account);
@@ -178,14 +264,13 @@ export class AdminTokens {
    * last active token cannot be revoked, so the management API always has a way in; to replace a
    * leaked last token, create its successor first.
    */
-  revoke(id: number, actor: Actor = CLI_ACTOR): Promise<AdminTokenRecord> {
+  revoke(id: number, actor: Actor = CLI_ACTOR, reason: string | null = null): Promise<AdminTokenRecord> {
     requireTokenAdmin(actor);
     const now = this.clock();
     return this.store.transaction(async (tx) => {
       const before = await tx.getAdminToken(id);
       if (!before) throw notFound(`admin token ${id} not found`);
-      if (before.revokedAt !== null)
-        throw new DomainError('conflict', `admin token ${id} is already revoked`);
+      if (before.revokedAt !== null) throw alreadyDone(`admin token ${id} is already revoked`);
       if (isActive(before, now) && (await tx.countAdminTokens(now, { lock: true })) <= 1) {
         throw new DomainError(
           'conflict',
@@ -198,6 +283,7 @@ export class AdminTokens {
         objectType: 'admin_token',
         objectId: id,
         action: 'revoke',
+        reason,
         before: adminTokenView(before, now),
         after: adminTokenView(after, now),
       } as const;

@@ -1,14 +1,8 @@
-import { DomainError, invalidField, notFound } from '../domain/errors.js';
-import type { Advertiser, PageRequest, Store } from '../store/store.js';
+import { alreadyExists, notFound } from '../domain/errors.js';
+import type { Advertiser, NumberedPage, NumberedPageRequest, PageRequest, Store } from '../store/store.js';
 import { audit, CLI_ACTOR, type Actor } from './audit.js';
 import { requireOperator, sees } from './scope.js';
-
-function checkName(name: unknown): string {
-  if (typeof name !== 'string' || name.trim() === '' || name.trim().length > 100) {
-    throw invalidField('name', 'must be 1 to 100 characters');
-  }
-  return name.trim();
-}
+import { trimmedText } from './text-field.js';
 
 /** Advertisers: the accounts campaigns belong to. */
 export class AdvertiserService {
@@ -20,11 +14,10 @@ export class AdvertiserService {
 
   async create(name: unknown): Promise<Advertiser> {
     requireOperator(this.actor, 'create advertisers');
-    const checked = checkName(name);
+    const checked = trimmedText('name', name);
     const now = this.clock();
     return this.store.transaction(async (tx) => {
-      if (await tx.findAdvertiser(checked))
-        throw new DomainError('conflict', `advertiser "${checked}" already exists`);
+      if (await tx.findAdvertiser(checked)) throw alreadyExists(`advertiser "${checked}" already exists`);
       const advertiser = await tx.createAdvertiser(checked, now);
       await audit(
         tx,
@@ -58,13 +51,22 @@ export class AdvertiserService {
     return own && (request?.after === undefined || own.id > request.after) ? [own] : [];
   }
 
+  /** One numbered page of the advertisers the actor may see, newest first, with how many there are. */
+  async page(request: NumberedPageRequest): Promise<NumberedPage<Advertiser>> {
+    const account = this.actor.account;
+    if (account.kind === 'operator') return this.store.advertiserPage(request);
+    const own = account.kind === 'advertiser' ? await this.store.findAdvertiser(account.id) : undefined;
+    const rows = own && request.offset === 0 ? [own] : [];
+    return { rows, total: own ? 1 : 0 };
+  }
+
   /** How many campaigns each of these advertisers has, for those the actor may see. */
   campaignCounts(ids: readonly number[]): Promise<Map<number, number>> {
     return this.store.countCampaigns(ids.filter((id) => sees(this.actor, { kind: 'advertiser', id })));
   }
 
   async rename(id: number, name: unknown): Promise<Advertiser> {
-    const checked = checkName(name);
+    const checked = trimmedText('name', name);
     const now = this.clock();
     return this.store.transaction(async (tx) => {
       const before = await tx.findAdvertiser(id);
@@ -72,8 +74,7 @@ export class AdvertiserService {
         throw notFound(`advertiser ${id} not found`);
       requireOperator(this.actor, 'rename advertisers');
       const clash = await tx.findAdvertiser(checked);
-      if (clash && clash.id !== id)
-        throw new DomainError('conflict', `advertiser "${checked}" already exists`);
+      if (clash && clash.id !== id) throw alreadyExists(`advertiser "${checked}" already exists`);
       await tx.renameAdvertiser(id, checked, now);
       const after = (await tx.findAdvertiser(id))!;
       await audit(

@@ -1,6 +1,6 @@
 import { DomainError } from '../domain/errors.js';
 import { OPERATOR_ACCOUNT, type Account, type Role } from '../domain/accounts.js';
-import type { AuditRecord, PageRequest, Store } from '../store/store.js';
+import type { AuditRecord, NumberedPage, NumberedPageRequest, PageRequest, Store } from '../store/store.js';
 
 /**
  * Who makes a request or a change: `id` is what the audit log names (`admin:<token id>` for the
@@ -50,17 +50,30 @@ export function audit(store: Store, actor: Actor, change: Change, at: number): P
 
 const OPERATORS_ONLY = 'only the operator may read the audit log';
 
-/** The audit log, for the operator's people only (it names every account's changes). */
-export function readAudit(
+/** The audit log names every account's changes: only the operator's people read it. */
+function requireAuditReader(actor: Actor): void {
+  if (actor.account.kind !== 'operator') throw new DomainError('forbidden', OPERATORS_ONLY);
+}
+
+/** The audit log, for the operator's people only. */
+export async function readAudit(
   store: Store,
   actor: Actor,
   filter: { objectType?: string; objectId?: string },
   request: PageRequest,
 ): Promise<AuditRecord[]> {
-  if (actor.account.kind !== 'operator') {
-    return Promise.reject(new DomainError('forbidden', OPERATORS_ONLY));
-  }
+  requireAuditReader(actor);
   return store.listAudit(filter, request);
+}
+
+/** One numbered page of the audit log, newest first, for the operator's people only. */
+export async function readAuditPage(
+  store: Store,
+  actor: Actor,
+  request: NumberedPageRequest,
+): Promise<NumberedPage<AuditRecord>> {
+  requireAuditReader(actor);
+  return store.auditPage({}, request);
 }
 
 /**

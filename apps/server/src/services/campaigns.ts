@@ -1,4 +1,7 @@
 import {
+  DEFAULT_PRIORITY,
+  DEFAULT_WEIGHT,
+  OPERATOR_FIELDS,
   unknownFieldProblems,
   validateCampaignInput,
   type Campaign,
@@ -16,9 +19,20 @@ import {
   statusOnImport,
   type CampaignAction,
 } from '../domain/lifecycle.js';
-import type { AdvertiserImport, CampaignFilter, ImportSummary, PageRequest, Store } from '../store/store.js';
-import { requireChange, requireOperator, sees } from './scope.js';
-import { audit, CLI_ACTOR, type Actor } from './audit.js';
+import type {
+  AdvertiserImport,
+  CampaignFilter,
+  CampaignSort,
+  ImportSummary,
+  NumberedPage,
+  NumberedPageRequest,
+  PageRequest,
+  Store,
+} from '../store/store.js';
+import { requireChange, requireOperator, requireOperatorAccount, sees } from './scope.js';
+import { audit, type Actor } from './audit.js';
+import { commitServed } from '../serving/serving-changes.js';
+import { ServedService } from './served-service.js';
 
 /** The JSON form of a campaign in an import file or an update (times as ISO 8601 strings). */
 export function campaignToJson(campaign: Campaign): Record<string, unknown> {
@@ -80,17 +94,27 @@ export const EDITABLE = [
   'pacing',
 ] as const;
 
+/**
+ * Refuses a priority or weight someone outside the operator's account would change: `current` is
+ * the campaign's (a new one's are the defaults). The value it already has is no change, so a client
+ * that sends back the campaign it read is not refused for it.
+ */
+function requireOperatorFields(
+  actor: Actor,
+  changes: Record<string, unknown>,
+  current: { priority: number; weight: number },
+): void {
+  const changed = OPERATOR_FIELDS.filter(
+    (field) => changes[field] !== undefined && changes[field] !== current[field],
+  );
+  if (changed.length > 0) requireOperatorAccount(actor, `set a campaign's ${changed.join(' and ')}`);
+}
+
 /** The fields of a campaign in an import file: the editable ones and the status it starts in. */
 const IMPORTED = [...EDITABLE, 'status'];
 
 /** Advertisers' campaigns: bulk import, creation, editing under review rules, lifecycle actions. */
-export class CampaignService {
-  constructor(
-    private readonly store: Store,
-    private readonly actor: Actor = CLI_ACTOR,
-    private readonly clock: () => number = Date.now,
-  ) {}
-
+export class CampaignService extends ServedService {
   private async knownPlacements(store: Store = this.store): Promise<Set<string>> {
     return new Set((await store.listPlacements()).map((p) => p.id));
   }
@@ -114,7 +138,7 @@ export class CampaignService {
       ]);
     }
     problems.push(...unknownFieldProblems(document as object, ['advertisers'], ''));
-    problems.push(...nulFields(document).map((field) => ({ field, message: NUL_PROBLEM })));
+    for (const field of nulFields(document)) problems.push({ field, message: NUL_PROBLEM });
     const known = await this.knownPlacements();
     const now = this.clock();
     list.forEach((raw: unknown, i) => {
@@ -146,11 +170,11 @@ export class CampaignService {
       if (typeof name === 'string') advertisers.push({ name: name.trim(), campaigns });
     });
     if (problems.length > 0) throw unprocessable('invalid import file', problems);
-    return this.store.transaction(async (tx) => {
+    return commitServed(this.store, this.serving, async (tx) => {
       const summary = await tx.importCampaigns(advertisers, now);
       const created = await tx.getCampaigns(summary.campaignIds);
       await tx.appendAudit(
-        ...created.map((campaign) => ({
+        created.map((campaign) => ({
           at: now,
           actor: this.actor.id,
           objectType: 'campaign',
@@ -168,13 +192,14 @@ export class CampaignService {
   /** Creates a campaign for an advertiser; it starts as a draft whatever the input says. */
   async create(advertiserId: number, input: Record<string, unknown>): Promise<Campaign> {
     const now = this.clock();
-    return this.store.transaction(async (tx) => {
+    return commitServed(this.store, this.serving, async (tx) => {
       if (
         !(await tx.findAdvertiser(advertiserId)) ||
         !sees(this.actor, { kind: 'advertiser', id: advertiserId })
       )
         throw notFound(`advertiser ${advertiserId} not found`);
       requireChange(this.actor);
+      requireOperatorFields(this.actor, input, { priority: DEFAULT_PRIORITY, weight: DEFAULT_WEIGHT });
       const result = validateCampaignInput({ ...input, status: 'draft' }, '', await this.knownPlacements(tx));
       if (!result.value) throw unprocessable('invalid campaign', result.problems);
       const id = await tx.createCampaign(advertiserId, result.value, now);
@@ -197,13 +222,46 @@ export class CampaignService {
 
   /** Campaigns the actor may see: an advertiser's people see their own only; partners' none. */
   async list(filter: CampaignFilter = {}, request?: PageRequest): Promise<Campaign[]> {
+    const scoped = this.scoped(filter);
+    return scoped ? this.store.listCampaigns(scoped, request) : [];
+  }
+
+  /**
+   * One numbered page of the campaigns this actor may see, newest first unless `sort` says
+   * otherwise, with how many there are.
+   */
+  async page(
+    filter: CampaignFilter,
+    request: NumberedPageRequest,
+    sort?: CampaignSort,
+  ): Promise<NumberedPage<Campaign>> {
+    const scoped = this.scoped(filter);
+    return scoped ? this.store.campaignPage(scoped, request, sort) : { rows: [], total: 0 };
+  }
+
+  /** `page`, newest first, each campaign with its advertiser's name (one query for the page). */
+  async pageWithAdvertisers(
+    filter: CampaignFilter,
+    request: NumberedPageRequest,
+  ): Promise<NumberedPage<Campaign & { advertiserName: string }>> {
+    const found = await this.page(filter, request);
+    const names = await this.store.advertiserNames(found.rows.map((campaign) => campaign.advertiserId));
+    const named = (campaign: Campaign) => names.get(campaign.advertiserId) ?? String(campaign.advertiserId);
+    return {
+      ...found,
+      rows: found.rows.map((campaign) => ({ ...campaign, advertiserName: named(campaign) })),
+    };
+  }
+
+  /** `filter` narrowed to the campaigns this actor may see; undefined when it may see none. */
+  private scoped(filter: CampaignFilter): CampaignFilter | undefined {
     const account = this.actor.account;
-    if (account.kind === 'partner') return [];
+    if (account.kind === 'partner') return undefined;
     if (account.kind === 'advertiser') {
-      if (filter.advertiserId !== undefined && filter.advertiserId !== account.id) return [];
-      return this.store.listCampaigns({ ...filter, advertiserId: account.id }, request);
+      if (filter.advertiserId !== undefined && filter.advertiserId !== account.id) return undefined;
+      return { ...filter, advertiserId: account.id };
     }
-    return this.store.listCampaigns(filter, request);
+    return filter;
   }
 
   get(id: number): Promise<Campaign> {
@@ -239,9 +297,10 @@ export class CampaignService {
     if (unknownFields.length > 0)
       throw unprocessable(`invalid change to campaign ${id}`, unknownFieldProblems(changes, EDITABLE, ''));
     const now = this.clock();
-    return this.store.transaction(async (tx) => {
+    return commitServed(this.store, this.serving, async (tx) => {
       const current = await this.visibleCampaign(tx, id);
       requireChange(this.actor);
+      requireOperatorFields(this.actor, changes, current);
       const before = campaignToJson(current);
       const result = validateCampaignInput({ ...before, ...changes }, '', await this.knownPlacements(tx));
       if (!result.value) throw unprocessable(`invalid change to campaign ${id}`, result.problems);
@@ -282,7 +341,7 @@ export class CampaignService {
     const why = typeof reason === 'string' && reason.trim() !== '' ? reason.trim() : null;
     if (action === 'reject' && why === null) throw invalidField('reason', 'is required to reject a campaign');
     const now = this.clock();
-    return this.store.transaction(async (tx) => {
+    return commitServed(this.store, this.serving, async (tx) => {
       const current = await this.visibleCampaign(tx, id);
       // Review is the operator's; the advertiser's people submit, pause, resume and archive.
       if (action === 'approve' || action === 'reject')

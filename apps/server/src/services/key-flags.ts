@@ -1,16 +1,19 @@
 import {
   DEFAULT_FLAG_POLICY,
-  FLAG_SIGNALS,
   FLAG_STATUSES,
+  KEY_SIGNALS,
+  PARTNER_SIGNALS,
   type FlagPolicy,
-  type FlagSignal,
+  type KeySignal,
   type FlagStatus,
 } from '../domain/key-flags.js';
-import { DomainError, invalidField, notFound } from '../domain/errors.js';
-import type { KeyFlagRecord, PageRequest, Store } from '../store/store.js';
-import { audit, CLI_ACTOR, type Actor } from './audit.js';
+import { alreadyDone, invalidField, notFound } from '../domain/errors.js';
+import type { KeyFlagRecord, NumberedPage, NumberedPageRequest, PageRequest, Store } from '../store/store.js';
+import { audit } from './audit.js';
 import { keyStatus, PartnerService } from './partners.js';
 import { requireOperator, requireOperatorAccount, sees } from './scope.js';
+import { commitServed, UNSERVED } from '../serving/serving-changes.js';
+import { ServedService } from './served-service.js';
 
 /** The `meta` key of the operator's policy (JSON); absent means the default: off. */
 export const FLAG_POLICY_KEY = 'flag_policy';
@@ -31,6 +34,16 @@ export function flagView(flag: KeyFlagRecord) {
     reviewedBy: flag.reviewedBy,
     reviewNote: flag.reviewNote,
   };
+}
+
+/**
+ * The keys a flag names: its own, or for a partner flag (`partner ctr`, `shared addresses`) every
+ * key in its evidence.
+ */
+export function flaggedKeyIds(flag: KeyFlagRecord): number[] {
+  const keys = flag.evidence['keys'];
+  if (!PARTNER_SIGNALS.includes(flag.signal) || !Array.isArray(keys)) return [flag.apiKeyId];
+  return keys.map((key) => Number((key as { apiKeyId: unknown }).apiKeyId));
 }
 
 /** A review's text: required, trimmed, at most 500 characters. */
@@ -59,9 +72,9 @@ function checkPolicy(value: unknown, current: FlagPolicy): FlagPolicy {
       if (typeof raw !== 'boolean') throw invalidField('autoSuspend', 'must be true or false');
       policy.autoSuspend = raw;
     } else if (name === 'signals') {
-      if (!Array.isArray(raw) || raw.some((signal) => !FLAG_SIGNALS.includes(signal as FlagSignal)))
-        throw invalidField('signals', `must be a list of: ${FLAG_SIGNALS.join(', ')}`);
-      policy.signals = FLAG_SIGNALS.filter((signal) => raw.includes(signal));
+      if (!Array.isArray(raw) || raw.some((signal) => !KEY_SIGNALS.includes(signal as KeySignal)))
+        throw invalidField('signals', `must be a list of: ${KEY_SIGNALS.join(', ')}`);
+      policy.signals = KEY_SIGNALS.filter((signal) => raw.includes(signal));
     } else if (name === 'multiplier') {
       if (typeof raw !== 'number' || !(raw >= 1) || raw > 100)
         throw invalidField('multiplier', 'must be a number from 1 to 100');
@@ -86,13 +99,7 @@ export async function readFlagPolicy(store: Store): Promise<FlagPolicy> {
  * key; a partner's people read their own keys' flags (that is how a partner finds a broken
  * integration before it is suspended). Scope as everywhere: another partner's flag reads as missing.
  */
-export class KeyFlagService {
-  constructor(
-    private readonly store: Store,
-    private readonly actor: Actor = CLI_ACTOR,
-    private readonly clock: () => number = Date.now,
-  ) {}
-
+export class KeyFlagService extends ServedService {
   /** Newest first; a partner's people get their own, an advertiser's none. */
   async list(filter: { status?: unknown } = {}, request: PageRequest = {}): Promise<KeyFlagRecord[]> {
     const status = checkFlagStatus(filter.status);
@@ -101,6 +108,26 @@ export class KeyFlagService {
     return this.store.listKeyFlags(
       { ...(status && { status }), ...(account.kind === 'partner' && { partnerId: account.id }) },
       { newestFirst: true, ...request },
+    );
+  }
+
+  /** One numbered page of the open flags the actor may see, newest first, with their count. */
+  async openPage(request: NumberedPageRequest): Promise<NumberedPage<KeyFlagRecord>> {
+    const account = this.actor.account;
+    if (account.kind === 'advertiser') return { rows: [], total: 0 };
+    return this.store.keyFlagPage(
+      { status: 'open', ...(account.kind === 'partner' && { partnerId: account.id }) },
+      request,
+    );
+  }
+
+  /** One numbered page of the reviewed flags (dismissed, suspended) the actor may see, newest first. */
+  async reviewedPage(request: NumberedPageRequest): Promise<NumberedPage<KeyFlagRecord>> {
+    const account = this.actor.account;
+    if (account.kind === 'advertiser') return { rows: [], total: 0 };
+    return this.store.keyFlagPage(
+      { reviewed: true, ...(account.kind === 'partner' && { partnerId: account.id }) },
+      request,
     );
   }
 
@@ -125,7 +152,7 @@ export class KeyFlagService {
   }
 
   /**
-   * Suspends the flag's key (through the partner service, so the suspension is audited with the
+   * Suspends the flag's key, or for a partner flag every key it lists (through the partner service, so the suspension is audited with the
    * actor and every instance answers 403 within 2 s) and closes the flag. A key already suspended
    * only closes the flag.
    */
@@ -135,9 +162,11 @@ export class KeyFlagService {
         reason === undefined || reason === null || reason === ''
           ? `flagged: ${flagView(before).summary}`
           : checkText(reason, 'reason', 'suspend a key');
-      const key = await tx.getApiKey(before.apiKeyId);
-      if (key && keyStatus(key, now) !== 'suspended')
-        await new PartnerService(tx, this.actor, this.clock).suspendKey(before.apiKeyId, text);
+      const partners = new PartnerService(tx, this.actor, this.clock);
+      for (const id of flaggedKeyIds(before)) {
+        const key = await tx.getApiKey(id);
+        if (key && keyStatus(key, now) === 'active') await partners.suspendKey(id, text);
+      }
       await tx.reviewKeyFlag(id, { status: 'suspended', at: now, by: this.actor.id, note: text });
       return text;
     });
@@ -149,11 +178,12 @@ export class KeyFlagService {
     change: (before: KeyFlagRecord, tx: Store, now: number) => Promise<string>,
   ): Promise<KeyFlagRecord> {
     const now = this.clock();
-    return this.store.transaction(async (tx) => {
+    // A dismissal changes nothing fetches read.
+    const serving = action === 'suspend' ? this.serving : UNSERVED;
+    return commitServed(this.store, serving, async (tx) => {
       const before = await this.visible(tx, id);
       requireOperator(this.actor, 'review flags');
-      if (before.status !== 'open')
-        throw new DomainError('conflict', `flag ${id} was already reviewed (${before.status})`);
+      if (before.status !== 'open') throw alreadyDone(`flag ${id} was already reviewed (${before.status})`);
       const reason = await change(before, tx, now);
       const after = (await tx.getKeyFlag(id))!;
       await audit(

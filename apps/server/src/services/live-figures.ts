@@ -1,7 +1,16 @@
 import type { Account } from '../domain/accounts.js';
 import { invalidField } from '../domain/errors.js';
 import { parseReportRequest, type ReportDimension } from '../domain/report-request.js';
-import { planWindow, REPORT_WINDOWS, type ReportWindow, type WindowPlan } from '../domain/report-windows.js';
+import {
+  DATES,
+  datesOf,
+  planDates,
+  planWindow,
+  previousPeriod,
+  REPORT_WINDOWS,
+  type ReportWindow,
+  type WindowPlan,
+} from '../domain/report-windows.js';
 import { isTimeZone, localPeriod } from '../domain/time-zones.js';
 import type { Store } from '../store/store.js';
 import { AdvertiserService } from './advertisers.js';
@@ -17,9 +26,15 @@ export const BREAKDOWNS: Record<Account['kind'], readonly ReportDimension[]> = {
   partner: ['placement', 'campaign', 'country', 'device', 'reason'],
 };
 
-/** A live report as the dashboard asks for it: a window, a breakdown and optional narrowing. */
+/**
+ * A live report as the dashboard asks for it: a window (or the local dates from `from` to `to`,
+ * both included), a breakdown and optional narrowing.
+ */
 export interface FiguresQuery {
-  window: ReportWindow;
+  window: ReportWindow | typeof DATES;
+  /** With the window `dates`: its first and last local dates, `YYYY-MM-DD`. */
+  from?: string;
+  to?: string;
   timeZone: string;
   breakdown: ReportDimension;
   campaign?: string;
@@ -49,6 +64,12 @@ export interface Figures {
   /** How many more values the breakdown has (the CSV export has them all). */
   more: number;
   totals: ReportCounts;
+  /** Whether the report's span reaches now, so new events can still change it. */
+  live: boolean;
+  /** The first and last local dates the report covers, as the date fields show them. */
+  dates: { from: string; to: string };
+  /** The period of the same length just before, and its totals, to compare with. */
+  previous: { from: number; to: number; days?: number; totals: ReportCounts };
   /** The report as the management API and the CSV export give it (rows by period and breakdown). */
   report: Report;
 }
@@ -82,10 +103,13 @@ export function readFiguresQuery(params: Record<string, unknown>, kind: Account[
     const value = params[name];
     return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
   };
-  const window = text('window') ?? 'day';
+  const from = text('from');
+  const to = text('to');
+  // Dates alone (a link typed by hand) ask for those dates.
+  const window = text('window') ?? ((from ?? to) ? DATES : 'day');
   const breakdown = text('breakdown') ?? BREAKDOWNS[kind][0]!;
-  if (!(REPORT_WINDOWS as readonly string[]).includes(window))
-    throw invalidField('window', `must be one of: ${REPORT_WINDOWS.join(', ')}`);
+  if (![...REPORT_WINDOWS, DATES].includes(window))
+    throw invalidField('window', `must be one of: ${[...REPORT_WINDOWS, DATES].join(', ')}`);
   if (!(BREAKDOWNS[kind] as readonly string[]).includes(breakdown))
     throw invalidField('breakdown', `must be one of: ${BREAKDOWNS[kind].join(', ')}`);
   const timeZone = text('timeZone') ?? 'UTC';
@@ -93,10 +117,18 @@ export function readFiguresQuery(params: Record<string, unknown>, kind: Account[
   if (!isTimeZone(timeZone))
     throw invalidField('timeZone', 'must be an IANA time zone such as "Europe/Paris"');
   const query: FiguresQuery = {
-    window: window as ReportWindow,
+    window: window as FiguresQuery['window'],
     timeZone,
     breakdown: breakdown as ReportDimension,
   };
+  if (window === DATES) {
+    // One date given is that one day.
+    const first = from ?? to;
+    if (first === undefined) throw invalidField('from', 'must be a date (YYYY-MM-DD)');
+    query.from = first;
+    query.to = to ?? first;
+    planDates(query.from, query.to, timeZone); // refuses bad dates here, naming the field
+  }
   const campaign = text('campaign');
   const placement = text('placement');
   if (campaign !== undefined) query.campaign = campaign;
@@ -115,20 +147,31 @@ export async function liveFigures(
   query: FiguresQuery,
   now: number,
 ): Promise<Figures> {
-  const plan = planWindow(query.window, now, query.timeZone);
-  const request = parseReportRequest(
-    {
-      from: new Date(plan.from).toISOString(),
-      to: new Date(plan.to).toISOString(),
-      granularity: plan.granularity,
-      timeZone: query.timeZone,
-      groupBy: query.breakdown,
-      campaign: query.campaign,
-      placement: query.placement,
-    },
-    now,
-  );
-  const report = await new ReportService(store, actor).run(request);
+  const plan =
+    query.window === DATES
+      ? planDates(query.from ?? '', query.to ?? '', query.timeZone)
+      : planWindow(query.window, now, query.timeZone);
+  const over = (span: { from: number; to: number }, groupBy: string) =>
+    parseReportRequest(
+      {
+        from: new Date(span.from).toISOString(),
+        to: new Date(span.to).toISOString(),
+        granularity: plan.granularity,
+        timeZone: query.timeZone,
+        groupBy,
+        campaign: query.campaign,
+        placement: query.placement,
+      },
+      now,
+    );
+  const reports = new ReportService(store, actor);
+  const report = await reports.run(over(plan, query.breakdown));
+  const before = previousPeriod(plan, query.timeZone);
+  const previous = {
+    ...before,
+    ...(plan.days !== undefined && { days: plan.days }),
+    totals: (await reports.run(over(before, ''))).totals,
+  };
   const byPeriod = new Map<string, ReportCounts>();
   const byValue = new Map<string | number | null, ReportCounts>();
   const totals = zero();
@@ -158,7 +201,9 @@ export async function liveFigures(
   );
   const breakdown = shown.map(([value, counts]) => ({ value, name: names(value), counts }));
   const more = ranked.length - shown.length;
-  return { query, plan, series, breakdown, more, totals, report };
+  const dates = datesOf(plan, query.timeZone);
+  const live = plan.to > now;
+  return { query, plan, series, breakdown, more, totals, live, dates, previous, report };
 }
 
 /** How a breakdown value reads: names for ids the actor may see, "#id" for the others. */

@@ -3,11 +3,14 @@ import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { OperationClass } from '../domain/rate-limits.js';
 import type { RateLimiter } from '../limits/rate-limiter.js';
 import { RequestHistogram } from './request-histogram.js';
-import type { ServingState } from './serving-state.js';
+import type { ServingState } from '../serving/serving-state.js';
 
 /** Buckets for request and commit durations, in seconds: 0.25 ms to 2.5 s. */
 const DURATION_BUCKETS = [0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
 const BATCH_BUCKETS = [1, 2, 5, 10, 20, 50, 100, 200, 500];
+
+/** Refusals a client can cause at will, counted rather than logged one by one (see http/refusal-log.ts). */
+export type Refusal = 'aborted_upload' | 'csrf';
 
 /**
  * The instance's Prometheus metrics (served at /metrics): request durations by route and status,
@@ -46,6 +49,18 @@ export class Metrics {
     help: 'Group-commit transactions that failed (their requests were answered 503)',
     registers: [this.registry],
   });
+  private readonly refusals: Record<Refusal, Counter> = {
+    aborted_upload: new Counter({
+      name: 'placard_aborted_uploads_total',
+      help: 'Requests whose client closed the connection before sending the whole body',
+      registers: [this.registry],
+    }),
+    csrf: new Counter({
+      name: 'placard_csrf_refusals_total',
+      help: 'Dashboard forms refused for a missing or wrong CSRF token',
+      registers: [this.registry],
+    }),
+  };
   private readonly rateLimited = new Counter({
     name: 'placard_rate_limited_total',
     help: 'Requests refused with 429, by operation class (fetch, events, auth for failed authentication)',
@@ -149,6 +164,10 @@ export class Metrics {
       const [kind = '', verdict = ''] = key.split(':');
       this.events.labels(kind, verdict).inc(count);
     }
+  }
+
+  countRefusal(kind: Refusal): void {
+    this.refusals[kind].inc();
   }
 
   countRateLimited(operation: OperationClass | 'auth'): void {

@@ -1,10 +1,31 @@
 import { generateApiKey } from '../domain/api-keys.js';
+import { idFromText } from '../domain/ids.js';
 import { isExpired } from '../domain/credentials.js';
-import { DomainError, invalid, invalidField, notFound, unprocessable } from '../domain/errors.js';
+import {
+  alreadyDone,
+  alreadyExists,
+  DomainError,
+  invalid,
+  invalidField,
+  notFound,
+  unprocessable,
+} from '../domain/errors.js';
 import { MAX_LIMIT_SETTING } from '../domain/rate-limits.js';
-import type { ApiKeyRecord, ApiKeyStatus, PageRequest, Partner, RateLimits, Store } from '../store/store.js';
-import { audit, CLI_ACTOR, type Actor } from './audit.js';
+import type {
+  ApiKeyRecord,
+  ApiKeyStatus,
+  NumberedPage,
+  NumberedPageRequest,
+  PageRequest,
+  Partner,
+  RateLimits,
+  Store,
+} from '../store/store.js';
+import { audit } from './audit.js';
 import { requireChange, requireOperator, sees } from './scope.js';
+import { commitServed } from '../serving/serving-changes.js';
+import { ServedService } from './served-service.js';
+import { trimmedText } from './text-field.js';
 
 export interface CreatedKey {
   key: ApiKeyRecord;
@@ -15,13 +36,6 @@ export interface CreatedKey {
 /** How long a rotated-out key keeps working unless the operator says otherwise. */
 export const DEFAULT_ROTATION_HOURS = 24;
 export const MAX_ROTATION_HOURS = 24 * 30;
-
-function checkName(name: unknown): string {
-  if (typeof name !== 'string' || name.trim() === '' || name.trim().length > 100) {
-    throw invalidField('name', 'must be 1 to 100 characters');
-  }
-  return name.trim();
-}
 
 /** A key's label: optional, but text when given (a number or a list is a mistake, not "no label"). */
 function checkLabel(label: unknown): string | null {
@@ -112,24 +126,31 @@ export function keyView(key: ApiKeyRecord, now: number) {
 }
 
 /**
+ * Why a partner's own people may not create a key now, or undefined when they may: while one of its
+ * keys is suspended (for fraud, or any other reason of the operator's), a fresh key would serve on
+ * the traffic the suspension stopped, so new keys for that partner are the operator's to give.
+ */
+export function keyCreationHold(keys: readonly ApiKeyRecord[]): string | undefined {
+  const suspended = keys.find((key) => key.status === 'suspended');
+  if (!suspended) return undefined;
+  return (
+    `api key ${suspended.displayPrefix}… is suspended (${suspended.suspendedReason ?? 'no reason given'}); ` +
+    'while it is, only the operator may create keys for this partner'
+  );
+}
+
+/**
  * Partners (the publishers that call the delivery API) and their API keys. Every change is
  * audited; changes to keys reach every instance's key registry within 2 s through the change feed.
  */
-export class PartnerService {
-  constructor(
-    private readonly store: Store,
-    private readonly actor: Actor = CLI_ACTOR,
-    private readonly clock: () => number = Date.now,
-  ) {}
-
-  async createPartner(name: string, blockedCategories: unknown = []): Promise<Partner> {
+export class PartnerService extends ServedService {
+  async createPartner(name: unknown, blockedCategories: unknown = []): Promise<Partner> {
     requireOperator(this.actor, 'create partners');
-    const checked = checkName(name);
+    const checked = trimmedText('name', name);
     const blocked = checkCategories(blockedCategories);
     const now = this.clock();
-    return this.store.transaction(async (tx) => {
-      if (await tx.findPartner(checked))
-        throw new DomainError('conflict', `partner "${checked}" already exists`);
+    return commitServed(this.store, this.serving, async (tx) => {
+      if (await tx.findPartner(checked)) throw alreadyExists(`partner "${checked}" already exists`);
       const created = await tx.createPartner(checked, now);
       if (blocked.length > 0) await tx.updatePartner(created.id, { blockedCategories: blocked }, now);
       const partner = (await tx.findPartner(created.id))!;
@@ -144,15 +165,15 @@ export class PartnerService {
   }
 
   async updatePartner(ref: string | number, changes: Record<string, unknown>): Promise<Partner> {
-    const name = changes['name'] === undefined ? undefined : checkName(changes['name']);
+    const name = changes['name'] === undefined ? undefined : trimmedText('name', changes['name']);
     const blocked =
       changes['blockedCategories'] === undefined ? undefined : checkCategories(changes['blockedCategories']);
     const now = this.clock();
-    return this.store.transaction(async (tx) => {
+    return commitServed(this.store, this.serving, async (tx) => {
       const before = await this.findPartnerIn(tx, ref);
       requireOperator(this.actor, 'change partners');
       if (name !== undefined && name !== before.name && (await tx.findPartner(name))) {
-        throw new DomainError('conflict', `partner "${name}" already exists`);
+        throw alreadyExists(`partner "${name}" already exists`);
       }
       await tx.updatePartner(
         before.id,
@@ -177,13 +198,23 @@ export class PartnerService {
     return own && (request?.after === undefined || own.id > Number(request.after)) ? [own] : [];
   }
 
+  /** One numbered page of the partners the actor may see, newest first, with how many there are. */
+  async partnerPage(request: NumberedPageRequest): Promise<NumberedPage<Partner>> {
+    const account = this.actor.account;
+    if (account.kind === 'operator') return this.store.partnerPage(request);
+    const own = account.kind === 'partner' ? await this.store.findPartner(account.id) : undefined;
+    return { rows: own && request.offset === 0 ? [own] : [], total: own ? 1 : 0 };
+  }
+
   /** Finds a partner by numeric id or by exact name. */
   findPartner(ref: string | number): Promise<Partner> {
     return this.findPartnerIn(this.store, ref);
   }
 
   private async findPartnerIn(store: Store, ref: string | number): Promise<Partner> {
-    const partner = await store.findPartner(typeof ref === 'number' || /^\d+$/.test(ref) ? Number(ref) : ref);
+    // Digits are an id (none past the ids a store can hold: PostgreSQL would refuse the look-up).
+    const id = typeof ref === 'number' ? ref : /^\d+$/.test(ref) ? (idFromText(ref) ?? 0) : undefined;
+    const partner = await store.findPartner(id ?? ref);
     // Another account's partner reads exactly like a missing one (D13).
     if (!partner || !sees(this.actor, { kind: 'partner', id: partner.id }))
       throw notFound(`partner ${JSON.stringify(String(ref))} not found`);
@@ -193,9 +224,13 @@ export class PartnerService {
   async createKey(partnerRef: string | number, label: unknown = null): Promise<CreatedKey> {
     const checked = checkLabel(label);
     const now = this.clock();
-    return this.store.transaction(async (tx) => {
+    return commitServed(this.store, this.serving, async (tx) => {
       const partner = await this.findPartnerIn(tx, partnerRef);
       requireChange(this.actor);
+      if (this.actor.account.kind !== 'operator') {
+        const hold = keyCreationHold(await tx.listApiKeys(partner.id));
+        if (hold !== undefined) throw new DomainError('forbidden', hold);
+      }
       const created = await this.issueKey(tx, partner.id, checked, now, null);
       return created;
     });
@@ -235,6 +270,14 @@ export class PartnerService {
     return this.store.listApiKeys(partnerId, request);
   }
 
+  /** One numbered page of the keys the actor may see, newest first, with their count. */
+  keyPage(request: NumberedPageRequest): Promise<NumberedPage<ApiKeyRecord>> {
+    const account = this.actor.account;
+    if (account.kind === 'operator') return this.store.apiKeyPage(undefined, request);
+    if (account.kind === 'partner') return this.store.apiKeyPage(account.id, request);
+    return Promise.resolve({ rows: [], total: 0 });
+  }
+
   getKey(id: number): Promise<ApiKeyRecord> {
     return this.visibleKey(this.store, id);
   }
@@ -255,10 +298,13 @@ export class PartnerService {
     change: (before: ApiKeyRecord, tx: Store, now: number) => Promise<void>,
   ): Promise<ApiKeyRecord> {
     const now = this.clock();
-    return this.store.transaction(async (tx) => {
+    return commitServed(this.store, this.serving, async (tx) => {
       const before = await this.visibleKey(tx, id);
       // The partner's people create, rotate and revoke their keys; suspensions and limits are the operator's.
-      if (action === 'revoke') requireChange(this.actor);
+      // A suspended key stays as the operator left it: revoked by its partner, it would no longer
+      // hold the partner's new keys for the operator (keyCreationHold).
+      if (action === 'revoke' && before.status !== 'suspended') requireChange(this.actor);
+      else if (action === 'revoke') requireOperator(this.actor, 'revoke a suspended key');
       else requireOperator(this.actor, 'suspend, reinstate or limit keys');
       await change(before, tx, now);
       const after = (await tx.getApiKey(id))!;
@@ -282,7 +328,7 @@ export class PartnerService {
   /** Revokes a key immediately; every instance refuses it with 401 within 2 s. */
   revokeKey(id: number): Promise<ApiKeyRecord> {
     return this.changeKey(id, 'revoke', null, async (before, tx, now) => {
-      if (before.status === 'revoked') throw new DomainError('conflict', `api key ${id} is already revoked`);
+      if (before.status === 'revoked') throw alreadyDone(`api key ${id} is already revoked`);
       await tx.updateApiKey(id, { status: 'revoked', revokedAt: now });
     });
   }
@@ -293,16 +339,18 @@ export class PartnerService {
       throw invalidField('reason', 'is required to suspend a key');
     return this.changeKey(id, 'suspend', reason.trim(), async (before, tx, now) => {
       const status = keyStatus(before, now);
-      if (status !== 'active')
-        throw new DomainError('conflict', `cannot suspend an api key that is ${status}`);
+      const refusal = `cannot suspend an api key that is ${status}`;
+      if (status === 'suspended') throw alreadyDone(refusal);
+      if (status !== 'active') throw new DomainError('conflict', refusal);
       await tx.updateApiKey(id, { status: 'suspended', suspendedAt: now, suspendedReason: reason.trim() });
     });
   }
 
   reinstateKey(id: number): Promise<ApiKeyRecord> {
-    return this.changeKey(id, 'reinstate', null, async (before, tx) => {
-      if (before.status !== 'suspended')
-        throw new DomainError('conflict', `cannot reinstate an api key that is ${before.status}`);
+    return this.changeKey(id, 'reinstate', null, async (before, tx, now) => {
+      const refusal = `cannot reinstate an api key that is ${before.status}`;
+      if (keyStatus(before, now) === 'active') throw alreadyDone(refusal);
+      if (before.status !== 'suspended') throw new DomainError('conflict', refusal);
       await tx.updateApiKey(id, { status: 'active', suspendedAt: null, suspendedReason: null });
     });
   }
@@ -327,7 +375,7 @@ export class PartnerService {
       throw invalidField('expiresInHours', `must be a number from 0 to ${MAX_ROTATION_HOURS}`);
     }
     const now = this.clock();
-    return this.store.transaction(async (tx) => {
+    return commitServed(this.store, this.serving, async (tx) => {
       const before = await this.visibleKey(tx, id);
       requireChange(this.actor);
       refuseRotation(before, now);

@@ -1,9 +1,11 @@
-import { DomainError, invalidField, notFound, unprocessable } from '../domain/errors.js';
+import { alreadyExists, invalidField, notFound, unprocessable } from '../domain/errors.js';
 import { unknownFieldProblems } from '../domain/campaigns.js';
 import { isPlacementId } from '../domain/placements.js';
-import type { Placement, Store } from '../store/store.js';
+import type { NumberedPage, NumberedPageRequest, Placement } from '../store/store.js';
 import { requireOperator } from './scope.js';
-import { audit, CLI_ACTOR, type Actor } from './audit.js';
+import { audit } from './audit.js';
+import { commitServed } from '../serving/serving-changes.js';
+import { ServedService } from './served-service.js';
 
 function checkDescription(value: unknown): string {
   if (typeof value !== 'string' || value.trim() === '' || value.length > 200) {
@@ -16,15 +18,17 @@ function checkDescription(value: unknown): string {
  * The placement registry (D1). Placements are data: operators describe, disable and add them; a
  * disabled placement is answered like an unknown one on every instance within 2 s.
  */
-export class PlacementService {
-  constructor(
-    private readonly store: Store,
-    private readonly actor: Actor = CLI_ACTOR,
-    private readonly clock: () => number = Date.now,
-  ) {}
-
+export class PlacementService extends ServedService {
   list(): Promise<Placement[]> {
     return this.store.listPlacements();
+  }
+
+  /**
+   * One numbered page of the placements, newest first, with their count: the operator's people see
+   * every placement, everyone else the enabled ones (the placements a partner may ask for).
+   */
+  page(request: NumberedPageRequest): Promise<NumberedPage<Placement>> {
+    return this.store.placementPage({ enabledOnly: this.actor.account.kind !== 'operator' }, request);
   }
 
   async get(id: string): Promise<Placement> {
@@ -40,8 +44,8 @@ export class PlacementService {
     }
     const checked = checkDescription(description);
     const now = this.clock();
-    return this.store.transaction(async (tx) => {
-      if (await tx.getPlacement(id)) throw new DomainError('conflict', `placement ${id} already exists`);
+    return commitServed(this.store, this.serving, async (tx) => {
+      if (await tx.getPlacement(id)) throw alreadyExists(`placement ${id} already exists`);
       await tx.addPlacement({ id, description: checked, enabled: true }, now);
       const placement = (await tx.getPlacement(id))!;
       await audit(
@@ -65,7 +69,7 @@ export class PlacementService {
       changes['description'] === undefined ? undefined : checkDescription(changes['description']);
     const enabled = changes['enabled'];
     const now = this.clock();
-    return this.store.transaction(async (tx) => {
+    return commitServed(this.store, this.serving, async (tx) => {
       const before = await tx.getPlacement(id);
       if (!before) throw notFound(`placement ${id} not found`);
       await tx.updatePlacement(id, {

@@ -1,6 +1,11 @@
+import type { ReportDimension } from '../domain/report-request.js';
+import type { Store } from '../store/store.js';
+import type { Actor } from './audit.js';
+import { namesOf, type NamedKind, type NameIndex } from './names.js';
 import type { Report } from './reports.js';
 
-const COUNT_COLUMNS = [
+/** The counts of every report, its last columns. */
+export const COUNT_COLUMNS = [
   'impressions',
   'clicks',
   'ctr',
@@ -8,17 +13,66 @@ const COUNT_COLUMNS = [
   'nonBillableClicks',
 ] as const;
 
-/** Column names of a report, in order: period, the grouped dimensions, then the counts. */
-export const reportColumns = (report: Report): string[] => ['period', ...report.groupBy, ...COUNT_COLUMNS];
+/** Dimensions whose values are ids: each is followed by a column of the names people know them by. */
+const NAMED: readonly ReportDimension[] = ['campaign', 'advertiser', 'partner'] satisfies NamedKind[];
+const isNamed = (dimension: ReportDimension): dimension is NamedKind => NAMED.includes(dimension);
 
-/** The report's rows as text cells in `reportColumns` order (empty for an absent value). */
-export function reportCells(report: Report): string[][] {
-  const columns = reportColumns(report);
+/** One column of a report as text: its header and its cell in a row (empty for an absent value). */
+interface Column {
+  name: string;
+  cell: (row: Record<string, unknown>, names: NameIndex) => string;
+}
+
+const text = (value: unknown): string =>
+  typeof value === 'string' || typeof value === 'number' ? String(value) : '';
+const plain = (name: string): Column => ({ name, cell: (row) => text(row[name]) });
+/** The name of the id in the `dimension` column; empty for one the actor may not see. */
+const nameOf = (dimension: NamedKind): Column => ({
+  name: `${dimension}Name`,
+  cell: (row, names) => {
+    const id = row[dimension];
+    return typeof id === 'number' ? (names[dimension].get(id) ?? '') : '';
+  },
+});
+
+/**
+ * A report's columns, in order: period, the grouped dimensions (a campaign, advertiser or partner
+ * id followed by its name: `campaign,campaignName`), then the counts.
+ */
+function columnsOf(report: Report): Column[] {
+  return [
+    plain('period'),
+    ...report.groupBy.flatMap((dimension) =>
+      isNamed(dimension) ? [plain(dimension), nameOf(dimension)] : [plain(dimension)],
+    ),
+    ...COUNT_COLUMNS.map(plain),
+  ];
+}
+
+/** Column names of a report, in `columnsOf` order. */
+export const reportColumns = (report: Report): string[] => columnsOf(report).map((column) => column.name);
+
+/** The names of the campaigns, advertisers and partners in a report's rows, as the actor may see them. */
+export function reportNames(store: Store, actor: Actor, report: Report): Promise<NameIndex> {
+  const ids = (dimension: NamedKind) =>
+    report.groupBy.includes(dimension)
+      ? report.rows.flatMap((row) => {
+          const id = row[dimension];
+          return typeof id === 'number' ? [id] : [];
+        })
+      : [];
+  return namesOf(store, actor, {
+    campaign: ids('campaign'),
+    advertiser: ids('advertiser'),
+    partner: ids('partner'),
+  });
+}
+
+/** The report's rows as text cells in `reportColumns` order. */
+export function reportCells(report: Report, names: NameIndex): string[][] {
+  const columns = columnsOf(report);
   return report.rows.map((row) =>
-    columns.map((column) => {
-      const value = (row as unknown as Record<string, unknown>)[column];
-      return typeof value === 'string' || typeof value === 'number' ? String(value) : '';
-    }),
+    columns.map((column) => column.cell(row as unknown as Record<string, unknown>, names)),
   );
 }
 
@@ -27,18 +81,16 @@ const csvField = (value: string): string =>
   /[",\r\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value;
 
 /** The report as CSV with a header line (CRLF line ends, as RFC 4180 says). */
-export function reportCsv(report: Report): string {
+export function reportCsv(report: Report, names: NameIndex): string {
   return (
-    [reportColumns(report), ...reportCells(report)].map((line) => line.map(csvField).join(',')).join('\r\n') +
-    '\r\n'
+    [reportColumns(report), ...reportCells(report, names)]
+      .map((line) => line.map(csvField).join(','))
+      .join('\r\n') + '\r\n'
   );
 }
 
 /** The totals line of a report, in `reportColumns` order. */
 export function reportTotals(report: Report): string[] {
-  return reportColumns(report).map((column) => {
-    if (column === 'period') return 'total';
-    const value = (report.totals as unknown as Record<string, unknown>)[column];
-    return typeof value === 'string' || typeof value === 'number' ? String(value) : '';
-  });
+  const totals = report.totals as unknown as Record<string, unknown>;
+  return reportColumns(report).map((column) => (column === 'period' ? 'total' : text(totals[column])));
 }

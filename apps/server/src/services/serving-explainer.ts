@@ -1,12 +1,12 @@
 import { invalidField, notFound } from '../domain/errors.js';
+import { UNPACED, type Pace } from '../domain/pacing.js';
 import { DEFAULT_LIMIT, MAX_LIMIT } from '../domain/requests.js';
 import { explainNotServing, reasonInWords, type NotServingReason } from '../domain/serving-reasons.js';
 import { parseDevice, parseLocation, type Device } from '../domain/targeting.js';
 import type { Store } from '../store/store.js';
 import type { Actor } from './audit.js';
-import type { CampaignIndex } from './campaign-index.js';
+import type { CampaignIndex } from '../serving/campaign-index.js';
 import { CampaignService } from './campaigns.js';
-import { PacingPlanner } from './pacing-job.js';
 import { sees } from './scope.js';
 
 /** A fetch to explain, as people and scripts give it: every part optional, checked here. */
@@ -62,6 +62,8 @@ export async function explainCampaign(
   now: number,
   id: number,
   raw: WhyQuery,
+  /** Each campaign's pace as this instance's pacing job last decided it (`ServingState.paceOf`). */
+  paceOf: (id: number) => Pace = () => UNPACED,
 ): Promise<ServingExplanation> {
   const campaign = await new CampaignService(store, actor, () => now).get(id);
   const placements = await store.listPlacements();
@@ -92,23 +94,27 @@ export async function explainCampaign(
     ...(device !== undefined && { device }),
     blockedCategories,
   };
-  // Decided as every instance's pacing step decides it, from the shared counters (D16).
-  const heldByPacing =
-    campaign.pacing === 'even' &&
-    campaign.status === 'running' &&
-    (await new PacingPlanner(store).paceOf(campaign, now)).held;
-  const reasons = explainNotServing(campaign, now, enabled, query, heldByPacing).map((reason) => ({
-    ...reason,
-    // Instants named `…At` become ISO strings on the way out; this one is named otherwise.
-    ...(reason.code === 'daily_cap_reached' && { cappedUntil: iso(reason.cappedUntil) }),
-    message: reasonInWords(reason, iso),
-  }));
+  // As this instance's pacing job decided at its last step, with the plan it serves by (D16).
+  const pace = paceOf(campaign.id);
+  const hold = campaign.pacing === 'even' && pace.held ? pace.hold : undefined;
+  const reasons = explainNotServing(campaign, now, enabled, query, hold).map((reason) =>
+    reason.code === 'pacing_ahead'
+      ? // Its figures are in the message; the code is what scripts read.
+        { code: reason.code, message: reasonInWords(reason, iso) }
+      : {
+          ...reason,
+          // Instants named `…At` become ISO strings on the way out; this one is named otherwise.
+          ...(reason.code === 'daily_cap_reached' && { cappedUntil: iso(reason.cappedUntil) }),
+          message: reasonInWords(reason, iso),
+        },
+  );
   const chance =
     reasons.length === 0 && placement !== undefined
       ? {
           limit,
+          // Drawn with the weight the index serves it with: its pace multiplies it (D16).
           ...index.chance(
-            campaign,
+            index.campaign(campaign.id, now) ?? campaign,
             {
               placement,
               limit,

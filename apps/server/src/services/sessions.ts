@@ -1,5 +1,6 @@
 import { generateBrowserSecret, digestApiKey, isWellFormedBrowserSecret } from '../domain/api-keys.js';
-import { BucketMap, type BucketPolicy } from '../domain/token-bucket.js';
+import { FailureBackoff, type BackoffPolicy } from '../domain/failure-backoff.js';
+import { BucketMap, monotonicNow, type BucketPolicy } from '../domain/token-bucket.js';
 import { DomainError } from '../domain/errors.js';
 import { checkNewPassword } from '../domain/passwords.js';
 import type { SessionRecord, Store, UserRecord } from '../store/store.js';
@@ -12,10 +13,21 @@ export const SESSION_ABSOLUTE_MS = 12 * 3_600_000;
 /** "Last seen" is written at most this often per session, so browsing is not a write per page. */
 const LAST_SEEN_RESOLUTION_MS = 60_000;
 
-/** Sign-in attempts per address: 10 at once, then one every 6 seconds. */
+/** Sign-in attempts per client address, whatever the account: 10 at once, then one every 6 seconds. */
 export const ADDRESS_SIGN_IN_POLICY: BucketPolicy = { perSecond: 1 / 6, burst: 10 };
-/** Sign-in attempts per e-mail address typed (known or not): 5 at once, then one a minute. */
-export const ACCOUNT_SIGN_IN_POLICY: BucketPolicy = { perSecond: 1 / 60, burst: 5 };
+/**
+ * Failed sign-ins per e-mail address typed (known or not) from one client address: 5 cost
+ * nothing, then that client waits 30 seconds before its next try at that account, and twice as
+ * long after each further failure, up to 15 minutes (about 4 guesses an hour). A success, or a day
+ * without a failure, starts the count again. There is deliberately no limit per account alone: it
+ * would let anyone lock a person out by typing their e-mail address; see docs/operations.md.
+ */
+export const ACCOUNT_SIGN_IN_BACKOFF: BackoffPolicy = {
+  free: 5,
+  firstWaitMs: 30_000,
+  maxWaitMs: 15 * 60_000,
+  forgetAfterMs: 24 * 3_600_000,
+};
 
 /** The one answer for an unknown address, a wrong password and a disabled user alike. */
 export const WRONG_SIGN_IN = 'the e-mail address or the password is wrong';
@@ -42,15 +54,19 @@ export function actorOf(user: UserRecord): Actor {
 /**
  * Sign-in, sessions and one-time links (D13). Sessions live in the store, so every instance knows
  * them and an admin can end them; the browser holds only a random secret whose digest is stored.
- * Attempts are limited per client address and per e-mail address typed, in this instance's memory.
+ * Attempts are limited per client address, and failures per e-mail address typed from one client
+ * address, in this instance's memory.
  */
 export class Sessions {
   private readonly byAddress = new BucketMap(100_000);
-  private readonly byEmail = new BucketMap(100_000);
+  /** Keyed by client and e-mail address together: a guesser elsewhere never slows the account's owner. */
+  private readonly byPair = new FailureBackoff(ACCOUNT_SIGN_IN_BACKOFF, 100_000);
 
   constructor(
     private readonly store: Store,
     private readonly clock: () => number = Date.now,
+    /** Times the limits: monotonic, so stepping the wall clock back blocks no sign-in. */
+    private readonly monotonic: () => number = monotonicNow,
   ) {}
 
   /** `source` is the client (its address, or its IPv6 /64) the attempt counts against. */
@@ -60,11 +76,12 @@ export class Sessions {
     source: string,
     userAgent: string | null = null,
   ): Promise<SignInResult> {
-    const now = this.clock();
+    const tick = this.monotonic();
     const typed = email.trim().toLowerCase().slice(0, 254);
+    const pair = `${source} ${typed}`;
     const wait = Math.max(
-      this.byAddress.take(source, ADDRESS_SIGN_IN_POLICY, now),
-      this.byEmail.take(typed, ACCOUNT_SIGN_IN_POLICY, now),
+      this.byAddress.take(source, ADDRESS_SIGN_IN_POLICY, tick),
+      this.byPair.wait(pair, tick),
     );
     if (wait > 0) return { ok: false, problem: 'throttled', retryAfterSeconds: wait };
     const found = await this.store.findUserForSignIn(typed);
@@ -72,8 +89,11 @@ export class Sessions {
     const hashToCheck = found?.passwordHash ?? (await decoyHash());
     const matches = await verifyPassword(hashToCheck, password.slice(0, 1024));
     if (!found || found.passwordHash === null || !matches || found.user.disabledAt !== null) {
+      this.byPair.fail(pair, tick);
       return { ok: false, problem: 'wrong' };
     }
+    this.byPair.succeed(pair);
+    const now = this.clock();
     return { ok: true, secret: await this.open(this.store, found.user, userAgent, now), user: found.user };
   }
 
@@ -82,8 +102,9 @@ export class Sessions {
    * A reset ends every other session of the user.
    */
   async useLink(linkSecret: string, password: unknown, userAgent: string | null = null) {
-    const checked = checkNewPassword(password);
-    const hashed = await hashPassword(checked);
+    // Whose link it is first: the password must not be built on their e-mail address.
+    const { user: holder } = await this.describeLink(linkSecret);
+    const hashed = await hashPassword(checkNewPassword(password, 'password', holder.email));
     const now = this.clock();
     return this.store.transaction(async (tx) => {
       const { link, user } = await this.validLinkIn(tx, linkSecret, now);
@@ -145,7 +166,7 @@ export class Sessions {
         { field: 'currentPassword', message: 'is wrong' },
       ]);
     }
-    const hashed = await hashPassword(checkNewPassword(next, 'newPassword'));
+    const hashed = await hashPassword(checkNewPassword(next, 'newPassword', signedIn.user.email));
     const now = this.clock();
     await this.store.transaction(async (tx) => {
       await tx.updateUser(signedIn.user.id, { passwordHash: hashed }, now);

@@ -1,7 +1,14 @@
 import { generateBrowserSecret } from '../domain/api-keys.js';
 import { accountLabel, checkEmail, checkRole, mayManageUsers, type Account } from '../domain/accounts.js';
-import { DomainError, notFound } from '../domain/errors.js';
-import type { LinkPurpose, PageRequest, Store, UserRecord } from '../store/store.js';
+import { alreadyExists, DomainError, notFound } from '../domain/errors.js';
+import type {
+  LinkPurpose,
+  NumberedPage,
+  NumberedPageRequest,
+  PageRequest,
+  Store,
+  UserRecord,
+} from '../store/store.js';
 import { audit, CLI_ACTOR, type Actor } from './audit.js';
 import { resolveAccount, seesAccount } from './scope.js';
 
@@ -31,7 +38,9 @@ export function userView(user: UserRecord) {
 /**
  * People and their accounts (D13): creating users with a one-time invitation link, password-reset
  * links, disabling, listing. Every call is scoped to the actor: an account's admin manages that
- * account's users only, and a user of another account is answered as missing.
+ * account's users only, and a user of another account is answered as missing. Users are the
+ * admins' alone, to read as to change: a manager or a reporter (a person or an admin token with
+ * that role) is refused (403) on every call, lists and single users included.
  */
 export class UserService {
   constructor(
@@ -53,7 +62,7 @@ export class UserService {
     const now = this.clock();
     return this.store.transaction(async (tx) => {
       if (await tx.findUserForSignIn(email)) {
-        throw new DomainError('conflict', `a user with e-mail ${email} already exists`);
+        throw alreadyExists(`a user with e-mail ${email} already exists`);
       }
       const user = await tx.createUser({ email, account, role }, now);
       const link = await this.issueLink(tx, user, 'invitation', now);
@@ -69,12 +78,20 @@ export class UserService {
 
   /** Users the actor may see: one account's (its own unless it is the operator's), or all for the operator. */
   async list(account?: unknown, request?: PageRequest): Promise<UserRecord[]> {
+    this.requireAdminRole();
     const wanted = account === undefined ? undefined : await resolveAccount(this.store, this.actor, account);
     if (this.actor.account.kind !== 'operator') {
       if (wanted && accountLabel(wanted) !== accountLabel(this.actor.account)) return [];
       return this.store.listUsers(this.actor.account, request);
     }
     return this.store.listUsers(wanted, request);
+  }
+
+  /** One numbered page of the users the actor may see, newest first, with their count. */
+  page(request: NumberedPageRequest): Promise<NumberedPage<UserRecord>> {
+    this.requireAdminRole();
+    const account = this.actor.account;
+    return this.store.userPage(account.kind === 'operator' ? undefined : account, request);
   }
 
   /** A user by id or e-mail address; one of another account is answered as missing. */
@@ -84,6 +101,7 @@ export class UserService {
       ? await this.store.getUser(Number(text))
       : (await this.store.findUserForSignIn(text.toLowerCase()))?.user;
     if (!user || !this.sees(user.account)) throw notFound(`user ${JSON.stringify(text)} not found`);
+    this.requireAdminRole();
     return user;
   }
 
@@ -168,6 +186,14 @@ export class UserService {
   /** Only an admin of the account (or of the operator) manages its users. */
   private requireUserAdmin(account: Account): void {
     if (!this.sees(account)) throw notFound('account not found');
+    this.requireAdminRole();
+  }
+
+  /**
+   * Users are the admins' (D13): others are refused once scope is settled, so another account's
+   * user still reads as missing (404) before the role is checked.
+   */
+  private requireAdminRole(): void {
     if (!mayManageUsers(this.actor.role)) {
       throw new DomainError('forbidden', 'only an admin of the account may manage its users');
     }

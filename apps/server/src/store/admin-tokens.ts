@@ -89,21 +89,21 @@ export async function updateAdminToken(
 /**
  * Operator admin tokens that can authenticate at `now`, neither revoked nor expired: the ones that
  * can manage tokens, so the last of them must stay. With `lock` (inside a
- * transaction) PostgreSQL locks those rows until it ends, so two revocations running at once
- * cannot each see the other's token as the one left; SQLite runs one writer at a time anyway.
+ * transaction) those rows stay locked until it ends (`EngineTraits.lockRows`: PostgreSQL's
+ * `FOR UPDATE`; SQLite runs one writer at a time anyway), so two revocations running at once
+ * cannot each see the other's token as the one left.
  */
 export async function countAdminTokens(
   ctx: StoreContext,
   now = Date.now(),
   options: { lock?: boolean } = {},
 ): Promise<number> {
-  let query = ctx.db
+  const query = ctx.db
     .selectFrom('admin_tokens')
     .select('id')
     .where('revoked_at', 'is', null)
     .where('scope', '=', 'operator')
     .where('role', '=', 'admin')
     .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]));
-  if (options.lock && ctx.engine === 'postgres') query = query.forUpdate();
-  return (await query.execute()).length;
+  return (await (options.lock ? ctx.traits.lockRows(query) : query).execute()).length;
 }

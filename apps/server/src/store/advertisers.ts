@@ -1,6 +1,15 @@
 // Advertisers. Part of the Store façade (store.ts): functions over a StoreContext.
-import type { PageRequest, Advertiser } from './rows.js';
-import { page, type StoreContext } from './context.js';
+import type { Selectable } from 'kysely';
+import type { NumberedPage, NumberedPageRequest, PageRequest, Advertiser } from './rows.js';
+import type { AdvertiserTable } from './schema.js';
+import { numberedPage, page, type StoreContext } from './context.js';
+
+const toAdvertiser = (row: Selectable<AdvertiserTable>): Advertiser => ({
+  id: row.id,
+  name: row.name,
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+});
 
 export async function createAdvertiser(
   ctx: StoreContext,
@@ -12,7 +21,7 @@ export async function createAdvertiser(
     .values({ name, created_at: now, updated_at: now })
     .returningAll()
     .executeTakeFirstOrThrow();
-  return { id: row.id, name: row.name, createdAt: row.created_at, updatedAt: row.updated_at };
+  return toAdvertiser(row);
 }
 
 export async function findAdvertiser(
@@ -24,17 +33,25 @@ export async function findAdvertiser(
     .selectAll()
     .where(typeof idOrName === 'number' ? 'id' : 'name', '=', idOrName)
     .executeTakeFirst();
-  return row && { id: row.id, name: row.name, createdAt: row.created_at, updatedAt: row.updated_at };
+  return row && toAdvertiser(row);
 }
 
 export async function listAdvertisers(ctx: StoreContext, request: PageRequest = {}): Promise<Advertiser[]> {
   const rows = await page(ctx.db.selectFrom('advertisers').selectAll(), request, 'id').execute();
-  return rows.map((row) => ({
-    id: row.id,
-    name: row.name,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-  }));
+  return rows.map(toAdvertiser);
+}
+
+/** One numbered page of the advertisers, newest first, and how many there are. */
+export async function advertiserPage(
+  ctx: StoreContext,
+  request: NumberedPageRequest,
+): Promise<NumberedPage<Advertiser>> {
+  const found = await numberedPage<Selectable<AdvertiserTable>>(
+    ctx.db.selectFrom('advertisers'),
+    'id',
+    request,
+  );
+  return { rows: found.rows.map(toAdvertiser), total: found.total };
 }
 
 export async function renameAdvertiser(
@@ -59,4 +76,19 @@ export async function countCampaigns(
     .groupBy('advertiser_id')
     .execute();
   return new Map(rows.map((row) => [Number(row.advertiser_id), Number(row.campaigns)]));
+}
+
+/** The names of these advertisers, by id, in one query (a list shows them beside its rows). */
+export async function advertiserNames(
+  ctx: StoreContext,
+  ids: readonly number[],
+): Promise<Map<number, string>> {
+  const unique = [...new Set(ids)];
+  if (unique.length === 0) return new Map();
+  const rows = await ctx.db
+    .selectFrom('advertisers')
+    .select(['id', 'name'])
+    .where('id', 'in', unique)
+    .execute();
+  return new Map(rows.map((row) => [Number(row.id), row.name]));
 }

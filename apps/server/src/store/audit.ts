@@ -1,9 +1,19 @@
 // The audit log: every change, who made it, before and after. Part of the Store façade (store.ts):
 // functions over a StoreContext.
-import type { PageRequest, AuditEntry, AuditRecord } from './rows.js';
-import { page, type StoreContext } from './context.js';
+import type { Selectable } from 'kysely';
+import type { NumberedPage, NumberedPageRequest, PageRequest, AuditEntry, AuditRecord } from './rows.js';
+import type { AuditLogTable } from './schema.js';
+import { numberedPage, page, type StoreContext } from './context.js';
 
-export async function appendAudit(ctx: StoreContext, ...entries: AuditEntry[]): Promise<void> {
+/**
+ * Appends one entry or a list of them. A list is passed as an array, never spread into arguments:
+ * an import writes one entry per campaign, and a spread of 100,000 arguments overflows the stack.
+ */
+export async function appendAudit(
+  ctx: StoreContext,
+  entryOrEntries: AuditEntry | readonly AuditEntry[],
+): Promise<void> {
+  const entries: readonly AuditEntry[] = Array.isArray(entryOrEntries) ? entryOrEntries : [entryOrEntries];
   const json = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value));
   // Chunks keep each statement under both engines' limits on bound parameters.
   for (let start = 0; start < entries.length; start += 500) {
@@ -25,24 +35,41 @@ export async function appendAudit(ctx: StoreContext, ...entries: AuditEntry[]): 
   }
 }
 
+/** The audit log's rows that `filter` selects, as a query to read rows or count them from. */
+function auditWhere(ctx: StoreContext, filter: { objectType?: string; objectId?: string }) {
+  let query = ctx.db.selectFrom('audit_log');
+  if (filter.objectType !== undefined) query = query.where('object_type', '=', filter.objectType);
+  if (filter.objectId !== undefined) query = query.where('object_id', '=', filter.objectId);
+  return query;
+}
+
+const toAuditRecord = (row: Selectable<AuditLogTable>): AuditRecord => ({
+  id: row.id,
+  at: row.at,
+  actor: row.actor,
+  objectType: row.object_type,
+  objectId: row.object_id,
+  action: row.action,
+  reason: row.reason,
+  before: row.before === null ? null : (JSON.parse(row.before) as unknown),
+  after: row.after === null ? null : (JSON.parse(row.after) as unknown),
+});
+
 export async function listAudit(
   ctx: StoreContext,
   filter: { objectType?: string; objectId?: string },
   request: PageRequest = {},
 ): Promise<AuditRecord[]> {
-  let query = ctx.db.selectFrom('audit_log').selectAll();
-  if (filter.objectType !== undefined) query = query.where('object_type', '=', filter.objectType);
-  if (filter.objectId !== undefined) query = query.where('object_id', '=', filter.objectId);
-  const rows = await page(query, request, 'id').execute();
-  return rows.map((row) => ({
-    id: row.id,
-    at: row.at,
-    actor: row.actor,
-    objectType: row.object_type,
-    objectId: row.object_id,
-    action: row.action,
-    reason: row.reason,
-    before: row.before === null ? null : (JSON.parse(row.before) as unknown),
-    after: row.after === null ? null : (JSON.parse(row.after) as unknown),
-  }));
+  const rows = await page(auditWhere(ctx, filter).selectAll(), request, 'id').execute();
+  return rows.map(toAuditRecord);
+}
+
+/** One numbered page of the audit log, newest first, and how many entries it has. */
+export async function auditPage(
+  ctx: StoreContext,
+  filter: { objectType?: string; objectId?: string },
+  request: NumberedPageRequest,
+): Promise<NumberedPage<AuditRecord>> {
+  const found = await numberedPage<Selectable<AuditLogTable>>(auditWhere(ctx, filter), 'id', request);
+  return { rows: found.rows.map(toAuditRecord), total: found.total };
 }

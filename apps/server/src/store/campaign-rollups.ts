@@ -22,16 +22,16 @@ export async function rollupsCompactedBefore(db: Db): Promise<number> {
  * Sums the next quarter hour before `until` that has rollups into `campaign_rollups` and moves the
  * mark past it (past `until` at once when none is left), in one transaction; returns the new mark,
  * or null when it had reached `until` already. Batches that add to a quarter hour before the mark
- * add to `campaign_rollups` themselves, so the two tables agree whatever the order: on SQLite the
- * transaction excludes every batch, and on PostgreSQL it locks `event_rollups` against writes
- * first, so a batch commits either before it (and is summed) or after it (and sees the new mark).
+ * add to `campaign_rollups` themselves, so the two tables agree whatever the order: the transaction
+ * first keeps writers out of `event_rollups` (`EngineTraits.lockAgainstWrites`: on SQLite the
+ * transaction excludes every batch anyway, PostgreSQL locks the table), so a batch commits either
+ * before it (and is summed) or after it (and sees the new mark).
  */
 export async function compactRollups(ctx: StoreContext, until: number): Promise<number | null> {
   // Read outside the transaction first: a pass with nothing to do takes no lock.
   if ((await rollupsCompactedBefore(ctx.db)) >= until) return null;
   return transact(ctx, async (tx) => {
-    if (tx.engine === 'postgres')
-      await sql`lock table event_rollups in share row exclusive mode`.execute(tx.db);
+    await tx.traits.lockAgainstWrites(tx.db, 'event_rollups');
     const from = await rollupsCompactedBefore(tx.db);
     if (from >= until) return null;
     const next = await tx.db

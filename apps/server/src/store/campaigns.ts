@@ -1,6 +1,6 @@
 // Campaigns with their placements: import, creation, edits, status moves, and the pages the serving
 // index loads. Part of the Store façade (store.ts): functions over a StoreContext.
-import type { Selectable } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import type { Campaign, CampaignInput, CampaignStatus } from '../domain/campaigns.js';
 import {
   campaignColumns,
@@ -8,11 +8,14 @@ import {
   type AdvertiserImport,
   type ImportSummary,
   type CampaignFilter,
+  type NumberedPage,
+  type NumberedPageRequest,
   type PageRequest,
   type CampaignPatch,
+  type CampaignSort,
 } from './rows.js';
 import type { CampaignTable } from './schema.js';
-import { DEFAULT_PAGE, transact, type StoreContext } from './context.js';
+import { DEFAULT_PAGE, numberedPage, transact, type StoreContext } from './context.js';
 import { createAdvertiser, findAdvertiser } from './advertisers.js';
 
 /**
@@ -38,10 +41,9 @@ export async function importCampaigns(
         existing = await createAdvertiser(tx, advertiser.name, now);
         summary.advertisersCreated++;
       }
-      for (const campaign of advertiser.campaigns) {
-        summary.campaignIds.push(await createCampaign(tx, existing.id, campaign, now));
-        summary.campaignsCreated++;
-      }
+      for (const id of await createCampaigns(tx, existing.id, advertiser.campaigns, now))
+        summary.campaignIds.push(id);
+      summary.campaignsCreated += advertiser.campaigns.length;
     }
     return summary;
   });
@@ -54,28 +56,59 @@ export async function createCampaign(
   input: CampaignInput,
   now = Date.now(),
 ): Promise<number> {
-  const { id } = await ctx.db
-    .insertInto('campaigns')
-    .values({
-      ...campaignColumns(input),
-      advertiser_id: advertiserId,
-      title: input.title,
-      destination_url: input.destinationUrl,
-      status: input.status,
-      priority: input.priority,
-      weight: input.weight,
-      countries: JSON.stringify(input.countries),
-      devices: JSON.stringify(input.devices),
-      created_at: now,
-      updated_at: now,
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  await ctx.db
-    .insertInto('campaign_placements')
-    .values(input.placements.map((placement_id) => ({ campaign_id: id, placement_id })))
-    .execute();
-  return id;
+  return (await createCampaigns(ctx, advertiserId, [input], now))[0] as number;
+}
+
+/** Campaigns per insert statement: within both engines' limits on bound parameters. */
+const INSERT_CHUNK = 500;
+
+/**
+ * Inserts campaigns of one advertiser with their placements, a few hundred per statement (an
+ * import of 100,000 one statement at a time spent most of its time in round trips); returns their
+ * ids in the order given. Call it in a transaction: the rows of one statement then get ids in the
+ * order they are inserted (SQLite's next rowid, PostgreSQL's sequence drawn row by row), so the
+ * returned ids, sorted, line up with the inputs.
+ */
+export async function createCampaigns(
+  ctx: StoreContext,
+  advertiserId: number,
+  inputs: readonly CampaignInput[],
+  now = Date.now(),
+): Promise<number[]> {
+  const ids: number[] = [];
+  for (let start = 0; start < inputs.length; start += INSERT_CHUNK) {
+    const chunk = inputs.slice(start, start + INSERT_CHUNK);
+    const rows = await ctx.db
+      .insertInto('campaigns')
+      .values(
+        chunk.map((input) => ({
+          ...campaignColumns(input),
+          advertiser_id: advertiserId,
+          title: input.title,
+          destination_url: input.destinationUrl,
+          status: input.status,
+          priority: input.priority,
+          weight: input.weight,
+          countries: JSON.stringify(input.countries),
+          devices: JSON.stringify(input.devices),
+          created_at: now,
+          updated_at: now,
+        })),
+      )
+      .returning('id')
+      .execute();
+    const chunkIds = rows.map((row) => row.id).sort((a, b) => a - b);
+    const placements = chunk.flatMap((input, i) =>
+      input.placements.map((placement_id) => ({ campaign_id: chunkIds[i] as number, placement_id })),
+    );
+    for (let at = 0; at < placements.length; at += INSERT_CHUNK)
+      await ctx.db
+        .insertInto('campaign_placements')
+        .values(placements.slice(at, at + INSERT_CHUNK))
+        .execute();
+    for (const id of chunkIds) ids.push(id);
+  }
+  return ids;
 }
 
 /**
@@ -93,7 +126,7 @@ export async function getCampaigns(ctx: StoreContext, ids: readonly number[]): P
       .where('id', 'in', sorted.slice(start, start + 500))
       .orderBy('id')
       .execute();
-    found.push(...(await withPlacements(ctx, rows)));
+    for (const campaign of await withPlacements(ctx, rows)) found.push(campaign);
   }
   return found;
 }
@@ -171,16 +204,25 @@ export async function moveCampaignStatus(
   return Number(result.numUpdatedRows) === 1;
 }
 
-async function queryCampaigns(
-  ctx: StoreContext,
-  filter: CampaignFilter & { id?: number },
-  request: PageRequest & { upTo?: number },
-): Promise<Campaign[]> {
-  let query = ctx.db.selectFrom('campaigns').selectAll('campaigns');
+/** The campaigns that `filter` selects, as a query to read rows or count them from. */
+function campaignsWhere(ctx: StoreContext, filter: CampaignFilter & { id?: number }) {
+  let query = ctx.db.selectFrom('campaigns');
   if (filter.id !== undefined) query = query.where('campaigns.id', '=', filter.id);
   if (filter.status !== undefined) query = query.where('campaigns.status', '=', filter.status);
   if (filter.advertiserId !== undefined)
     query = query.where('campaigns.advertiser_id', '=', filter.advertiserId);
+  const search = filter.search?.trim();
+  if (search) {
+    // LIKE with its wildcards escaped, on the lower-cased title: the same matches on both engines.
+    const pattern = `%${search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    const id = /^#?(\d{1,15})$/.exec(search)?.[1];
+    query = query.where((eb) =>
+      eb.or([
+        eb(eb.fn('lower', ['campaigns.title']), 'like', sql<string>`${pattern} escape '\\'`),
+        ...(id === undefined ? [] : [eb('campaigns.id', '=', Number(id))]),
+      ]),
+    );
+  }
   if (filter.placement !== undefined) {
     const placement = filter.placement;
     query = query.where((eb) =>
@@ -193,10 +235,60 @@ async function queryCampaigns(
       ),
     );
   }
+  return query;
+}
+
+async function queryCampaigns(
+  ctx: StoreContext,
+  filter: CampaignFilter & { id?: number },
+  request: PageRequest & { upTo?: number },
+): Promise<Campaign[]> {
+  let query = campaignsWhere(ctx, filter).selectAll('campaigns');
   if (request.after !== undefined) query = query.where('campaigns.id', '>', request.after);
   if (request.upTo !== undefined) query = query.where('campaigns.id', '<=', request.upTo);
   query = query.orderBy('campaigns.id').limit(request.limit ?? DEFAULT_PAGE);
   return withPlacements(ctx, await query.execute());
+}
+
+/**
+ * One numbered page of the campaigns `filter` selects, in the order `sort` asks (newest first by
+ * default), and how many there are. The id breaks ties, so pages never overlap. Sorted by
+ * delivery, it reads `campaign_delivery` (migration 018): the counts up to the last quarter hour
+ * summed, one row per campaign, rather than summing rollups.
+ */
+export async function campaignPage(
+  ctx: StoreContext,
+  filter: CampaignFilter,
+  request: NumberedPageRequest,
+  sort: CampaignSort = { by: 'newest', descending: true },
+): Promise<NumberedPage<Campaign>> {
+  if (sort.by === 'newest' && sort.descending) {
+    const page = await numberedPage<Selectable<CampaignTable>>(
+      campaignsWhere(ctx, filter),
+      'campaigns.id',
+      request,
+    );
+    return { rows: await withPlacements(ctx, page.rows), total: page.total };
+  }
+  const direction = sort.descending ? 'desc' : 'asc';
+  const filtered = campaignsWhere(ctx, filter);
+  let rows;
+  if (sort.by === 'impressions' || sort.by === 'clicks') {
+    const column = sort.by === 'impressions' ? 'd.impressions' : 'd.clicks';
+    rows = filtered
+      .leftJoin('campaign_delivery as d', 'd.campaign_id', 'campaigns.id')
+      .selectAll('campaigns')
+      .orderBy((eb) => eb.fn.coalesce(column, eb.lit(0)), direction);
+  } else {
+    rows = filtered
+      .selectAll('campaigns')
+      .orderBy(sort.by === 'name' ? 'campaigns.title' : 'campaigns.id', direction);
+  }
+  const [found, counted] = await Promise.all([
+    rows.orderBy('campaigns.id', direction).limit(request.size).offset(request.offset).execute(),
+    filtered.select((eb) => eb.fn.countAll().as('total')).executeTakeFirstOrThrow(),
+  ]);
+  return { rows: await withPlacements(ctx, found), total: Number(counted.total) };
 }
 
 /**

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
-import { connect, openSqliteFile } from './connect.js';
+import { connect, loadSqliteDriver, openSqliteFile } from './connect.js';
 
 const mode = (file: string) => fs.statSync(file).mode & 0o777;
 
@@ -53,5 +53,37 @@ describe('a SQLite transaction that SQLite itself ended', () => {
       await connection.close();
       fs.rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('loadSqliteDriver', () => {
+  /** A `require` that records the names asked for and finds only `installed`. */
+  function loader(installed: string[]) {
+    const asked: string[] = [];
+    const load = (name: string) => {
+      asked.push(name);
+      if (installed.includes(name)) return name;
+      throw Object.assign(new Error(`Cannot find module '${name}'`), { code: 'MODULE_NOT_FOUND' });
+    };
+    return { asked, load };
+  }
+
+  it('takes better-sqlite3 12 on Node 20 and 13 on Node 22 and later', () => {
+    for (const [version, driver] of [
+      ['20.19.0', 'better-sqlite3'],
+      ['22.12.0', 'better-sqlite3-13'],
+      ['24.21.0', 'better-sqlite3-13'],
+    ]) {
+      const { asked, load } = loader(['better-sqlite3', 'better-sqlite3-13']);
+      expect(loadSqliteDriver(version, load)).toBe(driver);
+      expect(asked).toEqual([driver]);
+    }
+  });
+
+  it('says to install again under this Node when 13 was left out by an install under Node 20', () => {
+    const { load } = loader(['better-sqlite3']);
+    expect(() => loadSqliteDriver('24.21.0', load)).toThrow(
+      'Node 24.21.0 needs better-sqlite3 13, which npm installs only under Node 22 or later: the packages were installed under an older Node; run "npm ci" again under this one',
+    );
   });
 });

@@ -26,12 +26,28 @@ const requireHere = createRequire(import.meta.url);
 /**
  * The SQLite driver for the running Node. better-sqlite3 12 is the last line that runs on Node 20
  * but aborts on Node 24 when V8 collects a statement (Node 24 changed `ObjectWrap`); 13 runs on
- * Node 22 and later only. Both are installed (13 as `better-sqlite3-13`), and the running Node
- * picks; once Node 20 is no longer supported, 13 alone remains.
+ * Node 22 and later only. 12 is installed always, 13 (as `better-sqlite3-13`, an optional
+ * dependency) by an install under Node 22 or later, and the running Node picks; once Node 20 is no
+ * longer supported, 13 alone remains.
  */
-const Sqlite = requireHere(
-  Number(process.versions.node.split('.')[0]) >= 22 ? 'better-sqlite3-13' : 'better-sqlite3',
-) as typeof BetterSqlite3;
+export function loadSqliteDriver(
+  nodeVersion = process.versions.node,
+  load: (name: string) => unknown = requireHere,
+): typeof BetterSqlite3 {
+  if (Number(nodeVersion.split('.')[0]) < 22) return load('better-sqlite3') as typeof BetterSqlite3;
+  try {
+    return load('better-sqlite3-13') as typeof BetterSqlite3;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'MODULE_NOT_FOUND') throw error;
+    throw new Error(
+      `Node ${nodeVersion} needs better-sqlite3 13, which npm installs only under Node 22 or later: ` +
+        'the packages were installed under an older Node; run "npm ci" again under this one',
+    );
+  }
+}
+
+/** Loaded on the first SQLite file opened, so that a PostgreSQL deployment never needs it. */
+let sqliteDriver: typeof BetterSqlite3 | undefined;
 
 /**
  * Opens a SQLite file with the settings every connection must have: WAL so readers never block the
@@ -46,7 +62,8 @@ const Sqlite = requireHere(
 export function openSqliteFile(file: string, busyTimeoutMs = 5_000): BetterSqlite3.Database {
   fs.mkdirSync(path.dirname(file), { recursive: true, mode: OWNER_ONLY_DIRECTORY });
   if (!fs.existsSync(file)) fs.closeSync(fs.openSync(file, 'a', OWNER_ONLY_FILE));
-  const sqlite = new Sqlite(file);
+  sqliteDriver ??= loadSqliteDriver();
+  const sqlite = new sqliteDriver(file);
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = FULL');
   sqlite.pragma('foreign_keys = ON');
@@ -148,14 +165,29 @@ class SqliteDialectKeepingErrors extends SqliteDialect {
   }
 }
 
+/** The SQLite file a config `databaseUrl` names (`sqlite:<file>`); undefined for a server's URL. */
+function sqliteFileOf(databaseUrl: string): string | undefined {
+  return databaseUrl.startsWith('sqlite:') ? databaseUrl.slice('sqlite:'.length) : undefined;
+}
+
+/**
+ * The file of the store `databaseUrl` names when that store does not exist yet, which opening it
+ * would create: a SQLite file not there. Undefined otherwise, a server's database included (only
+ * connecting could tell, and connecting creates nothing).
+ */
+export function missingStoreFile(databaseUrl: string): string | undefined {
+  const file = sqliteFileOf(databaseUrl);
+  return file === undefined || fs.existsSync(file) ? undefined : file;
+}
+
 /** Connects to the store named by a config `databaseUrl` (`sqlite:<file>` or `postgres://…`). */
 export function connect(
   databaseUrl: string,
   onConnectionError: ConnectionErrorHandler = warnOnStderr,
   options: ConnectOptions = {},
 ): Connection {
-  if (databaseUrl.startsWith('sqlite:')) {
-    const file = databaseUrl.slice('sqlite:'.length);
+  const file = sqliteFileOf(databaseUrl);
+  if (file !== undefined) {
     const sqlite = cachingStatements(openSqliteFile(file, options.busyTimeoutMs));
     const db = new Kysely<Database>({ dialect: new SqliteDialectKeepingErrors(sqlite) });
     return { db, sqlite, engine: 'sqlite', location: file, close: () => db.destroy() };
@@ -174,9 +206,16 @@ export function connect(
   // only while a client is idle; a client checked out for a transaction needs its own listener for
   // the moment between two of its statements. Either way the statement in flight fails (its batch
   // answers 503) and the pool discards the broken client on release and connects a new one.
-  pool.on('error', onConnectionError);
+  // pg-pool hands on an idle client's error with the client attached (`error.client`); a logger
+  // would write it out whole, the backend's cancel `secretKey` and the connection's password
+  // included. The handler gets the error alone.
+  const onError = (error: Error & { client?: unknown }) => {
+    delete error.client;
+    onConnectionError(error);
+  };
+  pool.on('error', onError);
   pool.on('connect', (client) => {
-    client.on('error', onConnectionError);
+    client.on('error', onError);
     if (deadline > 0) discardOnDeadline(client);
   });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });

@@ -48,6 +48,7 @@ const STATEMENT = (
   keys: (string | null)[],
   addresses: (string | null)[],
   fingerprints: string[],
+  eventTimes: (number | null)[],
   expiredBefore: number,
 ) => sql<{ ord: string | number; outcome: 'replay' | 'refused' }>`
   with input as (
@@ -55,9 +56,9 @@ const STATEMENT = (
       ${kinds}::text[], ${campaigns}::bigint[], ${placements}::text[], ${countries}::text[],
       ${devices}::text[], ${partners}::bigint[], ${apiKeys}::bigint[], ${times}::bigint[],
       ${verdicts}::text[], ${reasons}::text[], ${keys}::text[], ${addresses}::text[],
-      ${fingerprints}::text[]
+      ${fingerprints}::text[], ${eventTimes}::bigint[]
     ) with ordinality as t(kind, campaign_id, placement_id, country, device, partner_id, api_key_id,
-      occurred_at, verdict, reason, idempotency_key, user_address, fingerprint, ord)
+      occurred_at, verdict, reason, idempotency_key, user_address, fingerprint, event_at, ord)
   ),
   firsts as (
     select distinct on (api_key_id, idempotency_key) api_key_id, idempotency_key, ord, occurred_at,
@@ -98,16 +99,16 @@ const STATEMENT = (
   ),
   final as (
     select ord, kind, campaign_id, placement_id, country, device, partner_id, api_key_id, occurred_at,
-      idempotency_key, user_address,
+      idempotency_key, user_address, event_at,
       case when outcome = 'replay' then 'duplicate' else verdict end as verdict,
       case when outcome = 'replay' then ${REASONS.idempotentReplay} else reason end as reason
     from settled where outcome <> 'refused'
   ),
   stored as (
     insert into events (kind, campaign_id, placement_id, country, device, partner_id, api_key_id,
-      occurred_at, verdict, reason, idempotency_key, user_address)
+      occurred_at, verdict, reason, idempotency_key, user_address, event_at)
     select kind, campaign_id, placement_id, country, device, partner_id, api_key_id, occurred_at,
-      verdict, reason, idempotency_key, user_address
+      verdict, reason, idempotency_key, user_address, event_at
     from final order by ord
   ),
   rolled as (
@@ -149,6 +150,7 @@ export async function storeBatchPostgres(db: Db, events: readonly TrackedEvent[]
     events.map((event) => event.idempotencyKey),
     events.map((event) => event.userAddress),
     events.map((event) => (event.idempotencyKey === null ? '' : requestFingerprint(event))),
+    events.map((event) => event.eventAt ?? null),
     idempotencyExpiry(events),
   ).execute(db);
   if (rows.length === 0) return { stored: [...events], refused: [] };
@@ -173,7 +175,6 @@ export async function storeBatchPostgres(db: Db, events: readonly TrackedEvent[]
  */
 export const postgresLedger: EventLedger = {
   commitsAlone: true,
-  locksCappedRows: true,
   store: storeBatchPostgres,
   pruneEvents: pruneLegacyEvents,
   partitions: { create: createEventPartitions, read: readEventPartitions, drop: dropEventPartitions },

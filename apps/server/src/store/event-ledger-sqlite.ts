@@ -22,8 +22,8 @@ const CLAIM = `insert into idempotency_keys (api_key_id, key, created_at, finger
 const HELD = `select fingerprint from idempotency_keys where api_key_id = ? and key = ?`;
 
 const INSERT_EVENT = `insert into events (kind, campaign_id, placement_id, country, device, partner_id,
-  api_key_id, occurred_at, verdict, reason, idempotency_key, user_address)
-  values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+  api_key_id, occurred_at, verdict, reason, idempotency_key, user_address, event_at)
+  values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 
 const ADD_TO_ROLLUP = `insert into event_rollups (minute, campaign_id, partner_id, placement_id, country,
   device, kind, verdict, reason, count) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -120,6 +120,7 @@ export function storeBatchSqlite(
       event.reason,
       event.idempotencyKey,
       event.userAddress,
+      event.eventAt ?? null,
     );
     const minute = minuteOf(event.occurredAt);
     const dimensions = `${minute}\0${event.campaignId}\0${event.partnerId}\0${event.placement}\0${event.country ?? ''}\0${event.device ?? ''}\0${event.kind}\0${event.verdict}\0${event.reason ?? ''}`;
@@ -157,8 +158,6 @@ export function storeBatchSqlite(
 export function sqliteLedger(handle: BetterSqlite3.Database): EventLedger {
   return {
     commitsAlone: false,
-    // One writer at a time: the batch's transaction holds the whole database.
-    locksCappedRows: false,
     store: (_db, events) => storeBatchSqlite(handle, events),
     // One events table: retention deletes its rows in chunks.
     pruneEvents,

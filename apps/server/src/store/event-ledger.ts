@@ -26,16 +26,12 @@ export interface SettledBatch {
  */
 /**
  * How one engine writes a batch of events (idempotency claims, raw events, rollups). The store
- * picks one when it is opened (`context.ts`), so nothing else branches on the engine.
+ * picks one when it is opened (`context.ts`), with the engine's other traits (`engine-traits.ts`),
+ * so nothing else branches on the engine.
  */
 export interface EventLedger {
   /** Whether a batch with nothing to cap is one statement that commits by itself. */
   readonly commitsAlone: boolean;
-  /**
-   * Whether a batch must lock its capped campaigns' rows (`FOR UPDATE`) before reading their
-   * counters: where other connections write at the same time (PostgreSQL). SQLite has one writer.
-   */
-  readonly locksCappedRows: boolean;
   store(db: Db, events: readonly TrackedEvent[]): SettledBatch | Promise<SettledBatch>;
   /** Deletes up to `limit` raw events older than `before` (retention); returns how many. */
   pruneEvents(db: Db, before: number, limit: number): Promise<number>;

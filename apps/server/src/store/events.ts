@@ -119,8 +119,9 @@ interface CappedCampaign {
 }
 
 /**
- * The batch's campaigns that have a cap, each row locked until the batch commits (PostgreSQL:
- * `FOR UPDATE`, in id order so batches never deadlock; SQLite: its one writer at a time). Every
+ * The batch's campaigns that have a cap, each row locked until the batch commits
+ * (`EngineTraits.lockRows`: PostgreSQL's `FOR UPDATE`, in id order so batches never deadlock;
+ * SQLite: its one writer at a time). Every
  * batch that may move a campaign's counters holds that lock first, so the counters it reads next
  * are the ones it will add to: however many batches and instances track the campaign at once, each
  * sees the last unit under a cap go to exactly one event.
@@ -156,7 +157,7 @@ async function lockCappedCampaigns(
       ]),
     )
     .orderBy('id')
-    .$if(ctx.ledger.locksCappedRows, (q) => q.forUpdate())
+    .$call((q) => ctx.traits.lockRows(q))
     .execute();
   return new Map(
     rows.map((row) => [

@@ -1,10 +1,10 @@
 // Key flags (D15): the shapes of the traffic the flag job judges (counted in memory by
-// services/recent-traffic.ts) and the flags with their review. Part of the Store façade
+// serving/recent-traffic.ts) and the flags with their review. Part of the Store façade
 // (store.ts): functions over a StoreContext.
 import { sql, type Selectable } from 'kysely';
 import type { FlagSignal, FlagStatus } from '../domain/key-flags.js';
-import type { EventKind, PageRequest } from './rows.js';
-import { page, type StoreContext } from './context.js';
+import type { EventKind, NumberedPage, NumberedPageRequest, PageRequest } from './rows.js';
+import { numberedPage, page, type StoreContext } from './context.js';
 import type { KeyFlagTable } from './schema.js';
 
 export interface KeyFlagRecord {
@@ -100,8 +100,12 @@ export async function saveKeyFlag(
   return { flag: toRecord(row), raised: true };
 }
 
-/** When the key's flags of this signal were last dismissed, if ever. */
-export async function lastDismissal(
+/**
+ * When the key's flags of this signal were last closed by a review, if ever: dismissed (the
+ * operator found nothing wrong) or suspended (the key was stopped for it; reinstated, it is not
+ * flagged again for the same evidence).
+ */
+export async function lastReview(
   ctx: StoreContext,
   apiKeyId: number,
   signal: FlagSignal,
@@ -111,9 +115,34 @@ export async function lastDismissal(
     .select((eb) => eb.fn.max('reviewed_at').as('at'))
     .where('api_key_id', '=', apiKeyId)
     .where('signal', '=', signal)
-    .where('status', '=', 'dismissed')
+    .where('status', 'in', ['dismissed', 'suspended'])
     .executeTakeFirst();
   return row?.at === null || row?.at === undefined ? undefined : Number(row.at);
+}
+
+/**
+ * The keys whose traffic the flag job leaves out of every baseline, and those it does not judge:
+ * `flagged`, a key with an open flag, or a flag that suspended it since `since`, or suspended now;
+ * `suspended`, a key suspended now (it sends nothing more; what it sent is what it was suspended for).
+ */
+export async function flaggedKeys(
+  ctx: StoreContext,
+  since: number,
+): Promise<{ flagged: Set<number>; suspended: Set<number> }> {
+  const flags = await ctx.db
+    .selectFrom('key_flags')
+    .select('api_key_id')
+    .distinct()
+    .where((eb) =>
+      eb.or([
+        eb('status', '=', 'open'),
+        eb.and([eb('status', '=', 'suspended'), eb('reviewed_at', '>=', since)]),
+      ]),
+    )
+    .execute();
+  const keys = await ctx.db.selectFrom('api_keys').select('id').where('status', '=', 'suspended').execute();
+  const suspended = new Set(keys.map((row) => Number(row.id)));
+  return { flagged: new Set([...flags.map((row) => Number(row.api_key_id)), ...suspended]), suspended };
 }
 
 export async function getKeyFlag(ctx: StoreContext, id: number): Promise<KeyFlagRecord | undefined> {
@@ -124,15 +153,41 @@ export async function getKeyFlag(ctx: StoreContext, id: number): Promise<KeyFlag
 /** Flags, newest first unless the page asks otherwise; of one partner, in one status, when given. */
 export async function listKeyFlags(
   ctx: StoreContext,
-  filter: { status?: FlagStatus; partnerId?: number; apiKeyId?: number },
+  filter: FlagFilter,
   request: PageRequest = {},
 ): Promise<KeyFlagRecord[]> {
-  let query = ctx.db.selectFrom('key_flags').selectAll();
+  const rows = await page(flagsOf(ctx, filter).selectAll(), request, 'id').execute();
+  return rows.map(toRecord);
+}
+
+/**
+ * One numbered page of the flags (of one partner, in one status or reviewed, when given), newest
+ * first, with their count.
+ */
+export async function keyFlagPage(
+  ctx: StoreContext,
+  filter: FlagFilter,
+  request: NumberedPageRequest,
+): Promise<NumberedPage<KeyFlagRecord>> {
+  const found = await numberedPage<Selectable<KeyFlagTable>>(flagsOf(ctx, filter), 'id', request);
+  return { rows: found.rows.map(toRecord), total: found.total };
+}
+
+type FlagFilter = {
+  status?: FlagStatus;
+  /** Only the flags closed by a review, in whichever status it left them (not `open`). */
+  reviewed?: true;
+  partnerId?: number;
+  apiKeyId?: number;
+};
+
+function flagsOf(ctx: StoreContext, filter: FlagFilter) {
+  let query = ctx.db.selectFrom('key_flags');
   if (filter.status !== undefined) query = query.where('status', '=', filter.status);
+  if (filter.reviewed) query = query.where('status', '<>', 'open');
   if (filter.partnerId !== undefined) query = query.where('partner_id', '=', filter.partnerId);
   if (filter.apiKeyId !== undefined) query = query.where('api_key_id', '=', filter.apiKeyId);
-  const rows = await page(query, request, 'id').execute();
-  return rows.map(toRecord);
+  return query;
 }
 
 /** Closes an open flag with its review; false when it was not open any more. */

@@ -1,5 +1,6 @@
 import { DEFAULT_MIGRATION_TABLE, Migrator, sql, type Migration, type MigrationResultSet } from 'kysely';
 import type { Connection } from './connect.js';
+import { ENGINE_TRAITS } from './engine-traits.js';
 import * as initial from './migrations/001-initial.js';
 import * as management from './migrations/002-management.js';
 import * as flightIndexes from './migrations/003-flight-indexes.js';
@@ -15,6 +16,9 @@ import * as campaignRollups from './migrations/013-campaign-rollups.js';
 import * as keyFlags from './migrations/014-key-flags.js';
 import * as pacing from './migrations/015-pacing.js';
 import * as eventPartitions from './migrations/016-event-partitions.js';
+import * as eventTimes from './migrations/017-event-times.js';
+import * as campaignChangesByStatement from './migrations/018-campaign-changes-by-statement.js';
+import * as campaignDelivery from './migrations/019-campaign-delivery.js';
 
 /** Where Kysely's migrator records the migrations applied. */
 const MIGRATION_TABLE = DEFAULT_MIGRATION_TABLE;
@@ -37,6 +41,11 @@ function migrations(connection: Connection): Record<string, Migration> {
     '014-key-flags': { up: (db) => keyFlags.up(db, connection.engine) },
     '015-pacing': { up: (db) => pacing.up(db) },
     '016-event-partitions': { up: (db) => eventPartitions.up(db, connection.engine) },
+    '017-event-times': { up: (db) => eventTimes.up(db) },
+    '018-campaign-changes-by-statement': {
+      up: (db) => campaignChangesByStatement.up(db, connection.engine),
+    },
+    '019-campaign-delivery': { up: (db) => campaignDelivery.up(db, connection.engine) },
   };
 }
 
@@ -60,15 +69,7 @@ function migrator(connection: Connection): Migrator {
 
 /** The names of the migrations the store has applied (none on a new store). */
 async function appliedNames(connection: Connection): Promise<string[]> {
-  const exists =
-    connection.engine === 'sqlite'
-      ? sql<{ found: number }>`select count(*) as found from sqlite_master
-          where type = 'table' and name = ${MIGRATION_TABLE}`
-      : sql<{ found: number }>`select count(*) as found from pg_class
-          where relname = ${MIGRATION_TABLE} and relkind in ('r', 'p')
-            and pg_table_is_visible(oid)`;
-  const { rows } = await exists.execute(connection.db);
-  if (Number(rows[0]?.found ?? 0) === 0) return [];
+  if (!(await ENGINE_TRAITS[connection.engine].hasTable(connection.db, MIGRATION_TABLE))) return [];
   const applied = await sql<{ name: string }>`select name from ${sql.table(MIGRATION_TABLE)}`.execute(
     connection.db,
   );

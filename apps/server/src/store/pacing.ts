@@ -44,19 +44,21 @@ export async function capCounters(
 
 /**
  * Impressions of every campaign in these placements from `since` to `until`, summed by quarter
- * hour (its start, epoch ms): what pacing learns the shape of their traffic from.
+ * hour (or by `slotMs`, a multiple of a minute; keyed by its start, epoch ms): what pacing learns
+ * the shape of their traffic from, and (by minute) how busy they are now.
  */
 export async function placementTraffic(
   ctx: StoreContext,
   placements: readonly string[],
   since: number,
   until: number,
+  slotMs = QUARTER_HOUR,
 ): Promise<Array<{ slot: number; impressions: number }>> {
   if (placements.length === 0) return [];
   const rows = await ctx.db
     .selectFrom('event_rollups')
     .select((eb) => [
-      eb('minute', '-', eb('minute', '%', QUARTER_HOUR)).as('slot'),
+      eb('minute', '-', eb('minute', '%', slotMs)).as('slot'),
       eb.fn.sum<number | string>('count').as('impressions'),
     ])
     .where('minute', '>=', since)

@@ -8,10 +8,12 @@ import {
   type ApiKeyStatus,
   type Partner,
   type RateLimits,
+  type NumberedPage,
+  type NumberedPageRequest,
   type PageRequest,
   type LiveKey,
 } from './rows.js';
-import { page, type StoreContext } from './context.js';
+import { numberedPage, page, type StoreContext } from './context.js';
 
 export async function createPartner(ctx: StoreContext, name: string, now = Date.now()): Promise<Partner> {
   const row = await ctx.db
@@ -39,6 +41,19 @@ export async function listPartners(
   request: PageRequest = { limit: 1_000_000 },
 ): Promise<Partner[]> {
   return (await page(ctx.db.selectFrom('partners').selectAll(), request, 'id').execute()).map(toPartner);
+}
+
+/** One numbered page of the partners, newest first, and how many there are. */
+export async function partnerPage(
+  ctx: StoreContext,
+  request: NumberedPageRequest,
+): Promise<NumberedPage<Partner>> {
+  const found = await numberedPage<Parameters<typeof toPartner>[0]>(
+    ctx.db.selectFrom('partners'),
+    'id',
+    request,
+  );
+  return { rows: found.rows.map(toPartner), total: found.total };
 }
 
 export async function updatePartner(
@@ -106,6 +121,21 @@ export async function listApiKeys(
   let query = keysWithUsage(ctx);
   if (partnerId !== undefined) query = query.where('api_keys.partner_id', '=', partnerId);
   return (await page(query, request, 'api_keys.id').execute()).map(toApiKey);
+}
+
+/** One numbered page of the keys (of one partner, when given), newest first, with their usage and count. */
+export async function apiKeyPage(
+  ctx: StoreContext,
+  partnerId: number | undefined,
+  request: NumberedPageRequest,
+): Promise<NumberedPage<ApiKeyRecord>> {
+  let query = keysWithUsage(ctx);
+  if (partnerId !== undefined) query = query.where('api_keys.partner_id', '=', partnerId);
+  // A key has at most one usage row, so the join does not change the count.
+  const found = await numberedPage<Parameters<typeof toApiKey>[0]>(query, 'api_keys.id', request, {
+    selected: true,
+  });
+  return { rows: found.rows.map(toApiKey), total: found.total };
 }
 
 /** Changes a key's lifecycle columns; returns it, or undefined when no such key exists. */

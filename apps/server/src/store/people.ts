@@ -2,12 +2,14 @@
 // (store.ts): functions over a StoreContext. Links and sessions are looked up by the digest of
 // their secret; the secrets themselves are never stored.
 import type { Account } from '../domain/accounts.js';
-import { page, type StoreContext } from './context.js';
+import { numberedPage, page, type StoreContext } from './context.js';
 import {
   toSession,
   toUser,
   toUserLink,
   type LinkPurpose,
+  type NumberedPage,
+  type NumberedPageRequest,
   type PageRequest,
   type SessionRecord,
   type UserLinkRecord,
@@ -52,13 +54,27 @@ export async function listUsers(
   account?: Account,
   request: PageRequest = { limit: 1_000_000 },
 ): Promise<UserRecord[]> {
-  let query = ctx.db.selectFrom('users').selectAll();
+  return (await page(usersOf(ctx, account).selectAll(), request, 'id').execute()).map(toUser);
+}
+
+/** One numbered page of the users (of one account, when given), newest first, and how many there are. */
+export async function userPage(
+  ctx: StoreContext,
+  account: Account | undefined,
+  request: NumberedPageRequest,
+): Promise<NumberedPage<UserRecord>> {
+  const found = await numberedPage<Parameters<typeof toUser>[0]>(usersOf(ctx, account), 'id', request);
+  return { rows: found.rows.map(toUser), total: found.total };
+}
+
+function usersOf(ctx: StoreContext, account: Account | undefined) {
+  let query = ctx.db.selectFrom('users');
   if (account) {
     const columns = accountColumns(account);
     query = query.where('account_kind', '=', columns.account_kind);
     if (columns.account_id !== null) query = query.where('account_id', '=', columns.account_id);
   }
-  return (await page(query, request, 'id').execute()).map(toUser);
+  return query;
 }
 
 export async function updateUser(

@@ -1,15 +1,38 @@
 // The placement registry (D1). Part of the Store façade (store.ts): functions over a StoreContext.
-import type { Placement } from './rows.js';
-import type { StoreContext } from './context.js';
+import type { NumberedPage, NumberedPageRequest, Placement } from './rows.js';
+import { numberedPage, type StoreContext } from './context.js';
+
+type PlacementRow = { id: string; description: string; enabled: number };
+const toPlacement = (row: PlacementRow): Placement => ({
+  id: row.id,
+  description: row.description,
+  enabled: row.enabled === 1,
+});
 
 export async function listPlacements(ctx: StoreContext): Promise<Placement[]> {
   const rows = await ctx.db.selectFrom('placements').selectAll().orderBy('id').execute();
-  return rows.map((row) => ({ id: row.id, description: row.description, enabled: row.enabled === 1 }));
+  return rows.map(toPlacement);
+}
+
+/**
+ * One numbered page of the placements (only the enabled ones, when asked), newest first, and how
+ * many there are. Their ids are names, so "newest" is the time each was added, the id breaking
+ * ties between placements added in the same millisecond.
+ */
+export async function placementPage(
+  ctx: StoreContext,
+  filter: { enabledOnly?: boolean },
+  request: NumberedPageRequest,
+): Promise<NumberedPage<Placement>> {
+  let query = ctx.db.selectFrom('placements');
+  if (filter.enabledOnly) query = query.where('enabled', '=', 1);
+  const found = await numberedPage<PlacementRow>(query, ['created_at', 'id'], request);
+  return { rows: found.rows.map(toPlacement), total: found.total };
 }
 
 export async function getPlacement(ctx: StoreContext, id: string): Promise<Placement | undefined> {
   const row = await ctx.db.selectFrom('placements').selectAll().where('id', '=', id).executeTakeFirst();
-  return row && { id: row.id, description: row.description, enabled: row.enabled === 1 };
+  return row && toPlacement(row);
 }
 
 export async function addPlacement(ctx: StoreContext, placement: Placement, now = Date.now()): Promise<void> {
@@ -29,12 +52,12 @@ export async function updatePlacement(
   id: string,
   changes: { description?: string; enabled?: boolean },
 ): Promise<void> {
-  await ctx.db
-    .updateTable('placements')
-    .set({
-      ...(changes.description !== undefined && { description: changes.description }),
-      ...(changes.enabled !== undefined && { enabled: changes.enabled ? 1 : 0 }),
-    })
-    .where('id', '=', id)
-    .execute();
+  const set = {
+    ...(changes.description !== undefined && { description: changes.description }),
+    ...(changes.enabled !== undefined && { enabled: changes.enabled ? 1 : 0 }),
+  };
+  // A change of nothing (`PATCH` with `{}`) is no statement at all: `UPDATE … SET` with no column
+  // is a syntax error on both engines.
+  if (Object.keys(set).length === 0) return;
+  await ctx.db.updateTable('placements').set(set).where('id', '=', id).execute();
 }

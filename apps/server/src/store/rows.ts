@@ -203,6 +203,8 @@ export interface TrackedEvent {
   idempotencyKey: string | null;
   /** The end user's address, already truncated to its /24 or /48 (D15), if the partner sent it. */
   userAddress: string | null;
+  /** The partner's `occurredAt` (D15), as judged; `occurredAt` above is the receipt time. */
+  eventAt?: number | null;
   /**
    * The campaign had a cap when the event was validated (from the serving index), so storing the
    * event must update its cap counters. Events of uncapped campaigns skip that query.
@@ -255,6 +257,17 @@ export interface CampaignFilter {
   status?: CampaignStatus;
   advertiserId?: number;
   placement?: string;
+  /** Words in the title, any case; digits alone also find the campaign with that id. */
+  search?: string;
+}
+
+/** The orders the campaigns list sorts by (delivery: counted, up to the last summed quarter hour). */
+export const CAMPAIGN_SORTS = ['newest', 'name', 'impressions', 'clicks'] as const;
+export type CampaignSortKey = (typeof CAMPAIGN_SORTS)[number];
+
+export interface CampaignSort {
+  by: CampaignSortKey;
+  descending: boolean;
 }
 
 /**
@@ -265,6 +278,18 @@ export interface PageRequest {
   after?: number;
   limit?: number;
   newestFirst?: boolean;
+}
+
+/** A numbered page of a list, for people: `size` rows from the `offset`-th, newest first. */
+export interface NumberedPageRequest {
+  offset: number;
+  size: number;
+}
+
+/** The rows of one numbered page and how many rows the whole list has. */
+export interface NumberedPage<T> {
+  rows: T[];
+  total: number;
 }
 
 export interface AuditEntry {

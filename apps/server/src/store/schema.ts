@@ -16,6 +16,7 @@ export interface Database {
   idempotency_keys: IdempotencyKeyTable;
   event_rollups: EventRollupTable;
   campaign_rollups: CampaignRollupTable;
+  campaign_delivery: CampaignDeliveryTable;
   change_versions: ChangeVersionTable;
   campaign_changes: CampaignChangeTable;
   meta: MetaTable;
@@ -124,6 +125,8 @@ export interface EventTable {
   idempotency_key: string | null;
   /** The end user's address truncated to its IPv4 /24 or IPv6 /48 (D15); null when not sent. */
   user_address: string | null;
+  /** When the partner says the event happened (`occurredAt`, D15); null when it did not say. */
+  event_at: number | null;
 }
 
 /** (API key, Idempotency-Key) pairs seen in the last 24 hours (D9). */
@@ -161,6 +164,16 @@ export interface CampaignRollupTable {
   kind: string;
   verdict: string;
   count: number;
+}
+
+/**
+ * Each campaign's counted impressions and clicks in `campaign_rollups` (migration 018), kept by
+ * triggers on that table: its delivery up to the `meta` key `rollups_compacted_before`.
+ */
+export interface CampaignDeliveryTable {
+  campaign_id: number;
+  impressions: Generated<number>;
+  clicks: Generated<number>;
 }
 
 /** Bumped by triggers on every write to a watched table; instances poll it to refresh their index. */

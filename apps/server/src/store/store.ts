@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Connection, Engine } from './connect.js';
 import { openContext, type StoreContext } from './context.js';
+import type { EngineTraits } from './engine-traits.js';
 import { migrateToLatest, pendingMigrations, type MigrationReport } from './migrate.js';
 import type { Db } from './schema.js';
 import * as adminTokens from './admin-tokens.js';
@@ -8,6 +9,7 @@ import * as advertisers from './advertisers.js';
 import * as audit from './audit.js';
 import * as campaignRollups from './campaign-rollups.js';
 import * as campaigns from './campaigns.js';
+import * as campaignDelivery from './campaign-delivery.js';
 import * as events from './events.js';
 import * as keyFlags from './key-flags.js';
 import * as meta from './meta.js';
@@ -27,10 +29,14 @@ export type {
   BatchOutcome,
   CampaignFilter,
   CampaignPatch,
+  CampaignSort,
+  CampaignSortKey,
   EventKind,
   ImportSummary,
   LiveKey,
   LinkPurpose,
+  NumberedPage,
+  NumberedPageRequest,
   PageRequest,
   Partner,
   Placement,
@@ -41,6 +47,8 @@ export type {
   UserRecord,
 } from './rows.js';
 export type { Db } from './schema.js';
+export { CAMPAIGN_SORTS } from './rows.js';
+export type { CampaignDelivery } from './campaign-delivery.js';
 export type { KeyEventCount, KeyFlagRecord, KeySliceCount } from './key-flags.js';
 
 /**
@@ -61,8 +69,14 @@ export class Store {
     this.context = context ?? openContext(connection);
   }
 
+  /** The engine's name, for logs and `placard` output; what differs between engines is `traits`. */
   get engine(): Engine {
-    return this.context.engine;
+    return this.connection.engine;
+  }
+
+  /** What differs between the engines (commits at once, locks), chosen when the store was opened. */
+  get traits(): EngineTraits {
+    return this.context.traits;
   }
 
   /** Where the store is: the SQLite file, or the PostgreSQL server and database. */
@@ -114,6 +128,7 @@ export class Store {
 
   // The placement registry (D1) (placements.ts)
   readonly listPlacements = this.bound(placements.listPlacements);
+  readonly placementPage = this.bound(placements.placementPage);
   readonly getPlacement = this.bound(placements.getPlacement);
   readonly addPlacement = this.bound(placements.addPlacement);
   readonly updatePlacement = this.bound(placements.updatePlacement);
@@ -122,6 +137,8 @@ export class Store {
   readonly createAdvertiser = this.bound(advertisers.createAdvertiser);
   readonly findAdvertiser = this.bound(advertisers.findAdvertiser);
   readonly listAdvertisers = this.bound(advertisers.listAdvertisers);
+  readonly advertiserNames = this.bound(advertisers.advertiserNames);
+  readonly advertiserPage = this.bound(advertisers.advertiserPage);
   readonly renameAdvertiser = this.bound(advertisers.renameAdvertiser);
   readonly countCampaigns = this.bound(advertisers.countCampaigns);
 
@@ -134,6 +151,8 @@ export class Store {
   readonly placementTraffic = this.bound(pacing.placementTraffic);
   readonly getCampaign = this.bound(campaigns.getCampaign);
   readonly listCampaigns = this.bound(campaigns.listCampaigns);
+  readonly campaignPage = this.bound(campaigns.campaignPage);
+  readonly campaignDelivery = this.bound(campaignDelivery.campaignDelivery);
   readonly runningCampaignPages = this.bound(campaigns.runningCampaignPages);
   readonly campaignsDueForTimedStatus = this.bound(campaigns.campaignsDueForTimedStatus);
   readonly moveCampaignStatus = this.bound(campaigns.moveCampaignStatus);
@@ -143,9 +162,11 @@ export class Store {
   readonly createPartner = this.bound(partners.createPartner);
   readonly findPartner = this.bound(partners.findPartner);
   readonly listPartners = this.bound(partners.listPartners);
+  readonly partnerPage = this.bound(partners.partnerPage);
   readonly updatePartner = this.bound(partners.updatePartner);
   readonly createApiKey = this.bound(partners.createApiKey);
   readonly getApiKey = this.bound(partners.getApiKey);
+  readonly apiKeyPage = this.bound(partners.apiKeyPage);
   readonly listApiKeys = this.bound(partners.listApiKeys);
   readonly updateApiKey = this.bound(partners.updateApiKey);
   readonly revokeApiKey = this.bound(partners.revokeApiKey);
@@ -165,6 +186,7 @@ export class Store {
   readonly getUser = this.bound(people.getUser);
   readonly findUserForSignIn = this.bound(people.findUserForSignIn);
   readonly listUsers = this.bound(people.listUsers);
+  readonly userPage = this.bound(people.userPage);
   readonly updateUser = this.bound(people.updateUser);
   readonly createUserLink = this.bound(people.createUserLink);
   readonly findUserLink = this.bound(people.findUserLink);
@@ -178,6 +200,7 @@ export class Store {
   // The audit log (audit.ts)
   readonly appendAudit = this.bound(audit.appendAudit);
   readonly listAudit = this.bound(audit.listAudit);
+  readonly auditPage = this.bound(audit.auditPage);
 
   // Tracked events (events.ts)
   readonly insertEvents = this.bound(events.insertEvents);
@@ -192,8 +215,10 @@ export class Store {
 
   // Key flags (D15): the traffic the flag job judges, the flags and their review (key-flags.ts)
   readonly saveKeyFlag = this.bound(keyFlags.saveKeyFlag);
-  readonly lastDismissal = this.bound(keyFlags.lastDismissal);
+  readonly lastReview = this.bound(keyFlags.lastReview);
+  readonly flaggedKeys = this.bound(keyFlags.flaggedKeys);
   readonly getKeyFlag = this.bound(keyFlags.getKeyFlag);
   readonly listKeyFlags = this.bound(keyFlags.listKeyFlags);
+  readonly keyFlagPage = this.bound(keyFlags.keyFlagPage);
   readonly reviewKeyFlag = this.bound(keyFlags.reviewKeyFlag);
 }

@@ -173,7 +173,7 @@ describe.each(ENGINES)('hostile management input on %s', (engine) => {
     // Not the token the test itself uses: revoking that one would turn every later call into a 401.
     existing['tokens'] = await created('/tokens', { label: 'fuzzed' });
     existing['placements'] = 'header_banner';
-  }, 60_000);
+  });
   afterAll(() => t.close());
 
   const pathOf = (route: Route, id?: string) =>
@@ -233,6 +233,17 @@ describe.each(ENGINES)('hostile management input on %s', (engine) => {
             `${route.method} ${at.join('.')}=${token.slice(0, 40)}`,
           );
         }
+    },
+  );
+
+  // A change of nothing: `{}`, `null`, or no body at all.
+  it.each(ROUTES.filter((route) => route.method !== 'GET'))(
+    '$method $template: an empty body, null or none',
+    async (route) => {
+      for (const body of ['{}', 'null', undefined]) {
+        const answer = await send(route, pathOf(route), body);
+        expectHandled(answer, `${route.method} ${route.template} ${body ?? 'without a body'}`);
+      }
     },
   );
 

@@ -11,6 +11,12 @@ import { tcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
  * again a retry with the same Idempotency-Key is stored exactly once.
  */
 const DEADLINE_MS = 1_000;
+/**
+ * The longest a refused request may take here: about `2 * DEADLINE_MS` on an idle machine, more on
+ * a loaded one; a request that waited for the stalled database instead would run into the 20 s
+ * abort of `timed`.
+ */
+const REFUSED_WITHIN_MS = 10 * DEADLINE_MS;
 
 describe('a stalled PostgreSQL', () => {
   let database: TestDatabase;
@@ -63,18 +69,17 @@ describe('a stalled PostgreSQL', () => {
       const tracked = await impression('stall-during');
       expect(tracked.response.status).toBe(503);
       expect(tracked.response.headers.get('retry-after')).toBe('1');
-      expect(tracked.ms).toBeLessThan(2 * DEADLINE_MS + 1_500);
+      expect(tracked.ms).toBeLessThan(REFUSED_WITHIN_MS);
 
       // Management reads the store too: the same answer, never a 500 or an endless wait.
       const listed = await timed('/admin/v1/campaigns?limit=5', { headers: admin });
       expect(listed.response.status).toBe(503);
       expect(listed.response.headers.get('retry-after')).toBe('1');
-      expect(listed.ms).toBeLessThan(2 * DEADLINE_MS + 1_500);
+      expect(listed.ms).toBeLessThan(REFUSED_WITHIN_MS);
 
-      // Fetch is served from memory, stall or not.
+      // Fetch is served from memory, stall or not: one that read the store would be the deadline's 503.
       const served = await timed('/api/v1/campaigns/fetch?placement=header_banner', { headers: partner });
       expect(served.response.status).toBe(200);
-      expect(served.ms).toBeLessThan(500);
     } finally {
       proxy.healNewConnections();
     }
@@ -104,5 +109,5 @@ describe('a stalled PostgreSQL', () => {
     } finally {
       await client.end();
     }
-  }, 60_000);
+  });
 });

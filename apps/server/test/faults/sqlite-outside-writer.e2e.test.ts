@@ -75,5 +75,5 @@ describe('an outside writer holding the SQLite write lock', () => {
     expect((await postImpression(server.url, apiKey, body, 'lock-during', agent)).status).toBe(200);
     agent.destroy();
     expect(server.child.exitCode).toBeNull();
-  }, 60_000);
+  });
 });

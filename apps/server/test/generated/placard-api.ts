@@ -115,7 +115,7 @@ export interface paths {
         };
         /**
          * Readiness: store reachable, migrations applied, not shutting down
-         * @description `degraded` (still 200) while the configured Redis is unreachable and rate limits are per instance. A failing check is named with its class only (`unavailable`, a timeout, `shutting down`, pending migrations); send an admin token to see the underlying error, which may name internal hosts.
+         * @description `degraded` (still 200) while the configured Redis is unreachable and rate limits are per instance. A failing check is named with its class only (`unavailable`, a timeout, `shutting down`, pending migrations); send an admin token to see the underlying error, which may name internal hosts. Answered from state kept in memory (the store is checked in the background every 500 ms, and a check unanswered for 2 s fails), so it answers at once however busy the instance is.
          */
         get: operations["readyz"];
         put?: never;
@@ -387,7 +387,7 @@ export interface paths {
         head?: never;
         /**
          * Edit a campaign
-         * @description Status changes through the actions, with two exceptions. Editing the creative (title, description, category, destination URL) of an approved campaign sends it back to `pending_review`. Raising or removing the total cap of a campaign completed by that cap, while its flight is not over, makes it `paused`, to `resume`; a campaign completed by its end time stays completed.
+         * @description Status changes through the actions, with two exceptions. Editing the creative (title, description, category, destination URL: what partners show) of an approved campaign sends it back to `pending_review`; a completed campaign’s creative does not change (409). Raising or removing the total cap of a campaign completed by that cap, while its flight is not over, makes it `paused`, to `resume`; a campaign completed by its end time stays completed.
          */
         patch: operations["updateCampaign"];
         trace?: never;
@@ -715,7 +715,7 @@ export interface paths {
         };
         /**
          * List users
-         * @description The users the caller may see: every account's for the operator, its own for an advertiser's or partner's.
+         * @description The users the caller may see: every account's for the operator, its own for an advertiser's or partner's. Users are the admins' (D13): a manager's or reporter's token gets 403.
          */
         get: operations["listUsers"];
         put?: never;
@@ -737,7 +737,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a user */
+        /**
+         * Get a user
+         * @description Another account's user is answered as missing (404); a manager's or reporter's token gets 403 (users are the admins').
+         */
         get: operations["getUser"];
         put?: never;
         post?: never;
@@ -758,7 +761,7 @@ export interface paths {
         put?: never;
         /**
          * A new invitation link
-         * @description For a user who has not set a password yet; earlier links stop working (409 once a password is set).
+         * @description For a user who has not set a password yet; earlier links stop working (409 once a password is set). An admin's only.
          */
         post: operations["inviteUser"];
         delete?: never;
@@ -778,7 +781,7 @@ export interface paths {
         put?: never;
         /**
          * A password-reset link
-         * @description Using it sets a new password and ends the user's sessions; earlier links stop working.
+         * @description Using it sets a new password and ends the user's sessions; earlier links stop working. An admin's only.
          */
         post: operations["resetUser"];
         delete?: never;
@@ -798,7 +801,7 @@ export interface paths {
         put?: never;
         /**
          * Disable a user
-         * @description They can no longer sign in, and their sessions end now. Audited.
+         * @description They can no longer sign in, and their sessions end now. An admin's only. Audited.
          */
         post: operations["disableUser"];
         delete?: never;
@@ -919,10 +922,40 @@ export interface components {
             /** @description What went wrong, for people; never a stack trace. */
             message: string;
         };
-        /** @description The body of a management 400 or 422: the error body with each problem and its field. */
+        /**
+         * @description What went wrong, for programs: stable, never reworded; branch on it, not on `message`.
+         *
+         *     - `invalid_request`: 400: a query parameter, path id or body field breaks a rule, or the body is not JSON; `problems` names each field.
+         *     - `unknown_field`: A query parameter (400) or body field (422) the route does not take, named in `problems`: perhaps a newer client than this server.
+         *     - `unauthorized`: 401: no valid admin token (missing, malformed, unknown, revoked or expired).
+         *     - `wrong_credential`: 401: a partner API key (`plc_…`) was sent where an admin token (`pla_…`) is needed.
+         *     - `forbidden`: 403: the token is valid, but its account or role may not do this.
+         *     - `not_found`: 404: no such object, none this token may see, or no such route.
+         *     - `conflict`: 409: the object's current state forbids the change; the message names the state.
+         *     - `already_exists`: 409: an object with that name, id or e-mail exists already.
+         *     - `already_done`: 409: the object is already as the change would leave it (a key or token revoked, a key suspended, a flag reviewed, a campaign paused): a retry whose first answer was lost may take it as done.
+         *     - `body_too_large`: 413: the request body is over the size limit.
+         *     - `unsupported_media_type`: 415: the request body is not `application/json`.
+         *     - `unprocessable`: 422: the fields were understood but break a rule; `problems` lists each.
+         *     - `rate_limited`: 429: too many failed authentications from this client, or from all clients together: wait `Retry-After` seconds.
+         *     - `internal_error`: 500: an unexpected fault; its details are only in the server log.
+         *     - `unavailable`: 503: the store or the instance cannot answer now: retry after `Retry-After` seconds.
+         * @enum {string}
+         */
+        ErrorCode: "invalid_request" | "unknown_field" | "unauthorized" | "wrong_credential" | "forbidden" | "not_found" | "conflict" | "already_exists" | "already_done" | "body_too_large" | "unsupported_media_type" | "unprocessable" | "rate_limited" | "internal_error" | "unavailable";
+        /** @description The body of a management error: the error body with its machine code. */
         ManagementError: {
             /** @enum {string} */
             status: "error";
+            code: components["schemas"]["ErrorCode"];
+            /** @description What went wrong, for people. */
+            message: string;
+        };
+        /** @description The body of a management 400 or 422: the management error body with each problem and its field. */
+        ManagementInputError: {
+            /** @enum {string} */
+            status: "error";
+            code: components["schemas"]["ErrorCode"];
             /** @description What went wrong, for people: every problem, each after the field it concerns. */
             message: string;
             /** @description One entry per problem; empty when the mistake concerns no one field (a body that is not JSON). */
@@ -992,8 +1025,11 @@ export interface components {
             placement: string;
             /** @description ISO 3166-1 alpha-2. */
             location?: string;
-            /** @description One of mobile, desktop, tablet, in any letter case. */
-            device?: string;
+            /**
+             * @description One of mobile, desktop, tablet. The server also takes them in any letter case (`Mobile` is `mobile`).
+             * @enum {string}
+             */
+            device?: "mobile" | "desktop" | "tablet";
             /** @description The end user’s `User-Agent`, forwarded (D15). A known bot’s events are stored as invalid (`known bot`) and not billed. Never stored. */
             userAgent?: string;
             /**
@@ -1001,8 +1037,14 @@ export interface components {
              * @example 203.0.113.7
              */
             userIp?: string;
-            /** @description The campaign’s serve token from a fetch with `tokens=true` (D15), echoed. The token is billed for one impression within an hour of the fetch, and one click at least a second after that impression and within its hour; a token that does not verify for this key, campaign and placement (`bad token`), has expired (`expired token`), was used already (`token replay`), or a click before its impression (`click without impression`) or too soon after it (`click too fast`) is stored but not billed. */
+            /** @description The campaign’s serve token from a fetch with `tokens=true` (D15), echoed. The token is billed for one impression within an hour of the fetch, and one click at least a second after that impression and within its hour; a token that does not verify for this key, campaign and placement (`bad token`), has expired (`expired token`), was used already (`token replay`; `double click` for a second click within 2 seconds of the first), or a click before its impression (`click without impression`) or too soon after it (`click too fast`) is stored but not billed. */
             token?: string;
+            /**
+             * Format: date-time
+             * @description When the end user saw or clicked the campaign, by the partner’s clock: an RFC 3339 UTC time ending in `Z` (D15). The event is judged on it rather than on its arrival (a token’s click speed, double clicks, the key flags’ bursts), so a backlog sent after an outage keeps its real pace. At most 5 seconds ahead of the server’s clock (read as now) and at most `PLACARD_EVENT_TIME_WINDOW_MS` (15 minutes by default) old; otherwise `400` and not stored. Reports count the event when it was received.
+             * @example 2026-01-31T12:00:00.000Z
+             */
+            occurredAt?: string;
         };
         Acknowledgement: {
             /** @enum {string} */
@@ -1013,8 +1055,8 @@ export interface components {
             id: number;
             apiKeyId: number;
             partnerId: number;
-            /** @description `ctr`: click-through rate far above (or below) its placements’ baseline; `burst`: a 10-second slice far above its usual rate; `clicks without impressions`: a high share of its clicks had none (D15). */
-            signal: "ctr" | "burst" | "clicks without impressions";
+            /** @description `ctr`: click-through rate far above (or below) its placements’ baseline; `burst`: a 10-second slice far above its usual rate; `clicks without impressions`: a high share of its clicks had none (D15); `partner ctr`: the partner's keys together clicked far above their placements' baseline (the flag is stored on its most clicked key and lists them all in `evidence.keys`; suspending it suspends them all); `shared addresses`: end-user addresses (as stored, IPv4 /24 or IPv6 /48) clicked far above their placements' baseline through several partners' keys, and the partner's own clicks from them too (stored on its most clicked key there; `evidence.addresses` lists the addresses with their partners, keys, clicks and rate against the baseline, `evidence.keys` the partner's keys, which suspending it suspends). */
+            signal: "ctr" | "burst" | "clicks without impressions" | "partner ctr" | "shared addresses";
             /** @description `open` until an operator (or the policy) reviews it. */
             status: "open" | "dismissed" | "suspended";
             /** @description The evidence in words. */
@@ -1228,12 +1270,12 @@ export interface operations {
                  */
                 location?: string;
                 /**
-                 * @description One of mobile, desktop, tablet, in any letter case.
+                 * @description One of mobile, desktop, tablet. The server also takes them in any letter case (`Mobile` is `mobile`).
                  * @example mobile
                  */
-                device?: string;
+                device?: "mobile" | "desktop" | "tablet";
                 /** @description `true`: every returned campaign also carries a `token` for this one page view, to send back with its impression and click (D15), and the answer is not to be reused (`Cache-Control: private, no-store`). Absent or `false`: the contract’s fields only. */
-                tokens?: "true" | "false";
+                tokens?: boolean;
             };
             header?: never;
             path?: never;
@@ -1364,12 +1406,12 @@ export interface operations {
                  */
                 location?: string;
                 /**
-                 * @description One of mobile, desktop, tablet, in any letter case.
+                 * @description One of mobile, desktop, tablet. The server also takes them in any letter case (`Mobile` is `mobile`).
                  * @example mobile
                  */
-                device?: string;
+                device?: "mobile" | "desktop" | "tablet";
                 /** @description `true`: every returned campaign also carries a `token` for this one page view, to send back with its impression and click (D15), and the answer is not to be reused (`Cache-Control: private, no-store`). Absent or `false`: the contract’s fields only. */
-                tokens?: "true" | "false";
+                tokens?: boolean;
             };
             header?: never;
             path?: never;
@@ -1864,6 +1906,8 @@ export interface operations {
                         checks: {
                             [key: string]: string;
                         };
+                        /** @description Milliseconds since the background check of the store last ended: the answer is read from it, never from a round trip made for the request. */
+                        lastCheckAgeMs: number;
                     };
                 };
             };
@@ -1881,6 +1925,8 @@ export interface operations {
                         checks: {
                             [key: string]: string;
                         };
+                        /** @description Milliseconds since the background check of the store last ended: the answer is read from it, never from a round trip made for the request. */
+                        lastCheckAgeMs: number;
                     };
                 };
             };
@@ -1906,6 +1952,15 @@ export interface operations {
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credentials are valid but may not do this. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1958,7 +2013,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ManagementError"];
+                    "application/json": components["schemas"]["ManagementInputError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -1967,7 +2022,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are valid but may not do this. */
@@ -1976,7 +2031,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description Not found. */
@@ -1985,7 +2040,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The change conflicts with the current state. */
@@ -1994,7 +2049,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
@@ -2003,7 +2058,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ManagementError"];
+                    "application/json": components["schemas"]["ManagementInputError"];
                 };
             };
             /** @description Too many failed authentications from this client (its address, or its IPv6 /64), or from all clients of this instance together: wait `Retry-After` seconds. A valid credential is never refused this way. */
@@ -2012,7 +2067,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description An unexpected fault; details are only in the server log. */
@@ -2021,7 +2076,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
         };
@@ -2061,7 +2116,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ManagementError"];
+                    "application/json": components["schemas"]["ManagementInputError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -2070,7 +2125,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are valid but may not do this. */
@@ -2079,7 +2134,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description Not found. */
@@ -2088,7 +2143,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The change conflicts with the current state. */
@@ -2097,7 +2152,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The request body is too large. */
@@ -2106,16 +2161,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
-            /** @description The body of every error response. */
+            /** @description The body of a management error: the error body with its machine code. */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
@@ -2124,7 +2179,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ManagementError"];
+                    "application/json": components["schemas"]["ManagementInputError"];
                 };
             };
             /** @description Too many failed authentications from this client (its address, or its IPv6 /64), or from all clients of this instance together: wait `Retry-After` seconds. A valid credential is never refused this way. */
@@ -2133,7 +2188,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description An unexpected fault; details are only in the server log. */
@@ -2142,7 +2197,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
         };
@@ -2177,7 +2232,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ManagementError"];
+                    "application/json": components["schemas"]["ManagementInputError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -2186,7 +2241,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are valid but may not do this. */
@@ -2195,7 +2250,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description Not found. */
@@ -2204,7 +2259,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The change conflicts with the current state. */
@@ -2213,7 +2268,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
@@ -2222,7 +2277,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ManagementError"];
+                    "application/json": components["schemas"]["ManagementInputError"];
                 };
             };
             /** @description Too many failed authentications from this client (its address, or its IPv6 /64), or from all clients of this instance together: wait `Retry-After` seconds. A valid credential is never refused this way. */
@@ -2231,7 +2286,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description An unexpected fault; details are only in the server log. */
@@ -2240,7 +2295,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
         };
@@ -2282,7 +2337,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ManagementError"];
+                    "application/json": components["schemas"]["ManagementInputError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -2291,7 +2346,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are valid but may not do this. */
@@ -2300,7 +2355,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description Not found. */
@@ -2309,7 +2364,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The change conflicts with the current state. */
@@ -2318,7 +2373,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The request body is too large. */
@@ -2327,16 +2382,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
-            /** @description The body of every error response. */
+            /** @description The body of a management error: the error body with its machine code. */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
@@ -2345,7 +2400,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ManagementError"];
+                    "application/json": components["schemas"]["ManagementInputError"];
                 };
             };
             /** @description Too many failed authentications from this client (its address, or its IPv6 /64), or from all clients of this instance together: wait `Retry-After` seconds. A valid credential is never refused this way. */
@@ -2354,7 +2409,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description An unexpected fault; details are only in the server log. */
@@ -2363,7 +2418,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
         };
@@ -2404,7 +2459,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ManagementError"];
+                    "application/json": components["schemas"]["ManagementInputError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -2413,7 +2468,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are valid but may not do this. */
@@ -2422,7 +2477,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description Not found. */
@@ -2431,7 +2486,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The change conflicts with the current state. */
@@ -2440,7 +2495,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
@@ -2449,7 +2504,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ManagementError"];
+                    "application/json": components["schemas"]["ManagementInputError"];
                 };
             };
             /** @description Too many failed authentications from this client (its address, or its IPv6 /64), or from all clients of this instance together: wait `Retry-After` seconds. A valid credential is never refused this way. */
@@ -2458,7 +2513,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description An unexpected fault; details are only in the server log. */
@@ -2467,7 +2522,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
         };
@@ -2511,7 +2566,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ManagementError"];
+                    "application/json": components["schemas"]["ManagementInputError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -2520,7 +2575,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are valid but may not do this. */
@@ -2529,7 +2584,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description Not found. */
@@ -2538,7 +2593,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The change conflicts with the current state. */
@@ -2547,7 +2602,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The request body is too large. */
@@ -2556,16 +2611,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
-            /** @description The body of every error response. */
+            /** @description The body of a management error: the error body with its machine code. */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
@@ -2574,7 +2629,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ManagementError"];
+                    "application/json": components["schemas"]["ManagementInputError"];
                 };
             };
             /** @description Too many failed authentications from this client (its address, or its IPv6 /64), or from all clients of this instance together: wait `Retry-After` seconds. A valid credential is never refused this way. */
@@ -2583,7 +2638,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description An unexpected fault; details are only in the server log. */
@@ -2592,7 +2647,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
         };
@@ -2627,7 +2682,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ManagementError"];
+                    "application/json": components["schemas"]["ManagementInputError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -2636,7 +2691,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are valid but may not do this. */
@@ -2645,7 +2700,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description Not found. */
@@ -2654,7 +2709,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The change conflicts with the current state. */
@@ -2663,7 +2718,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
@@ -2672,7 +2727,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ManagementError"];
+                    "application/json": components["schemas"]["ManagementInputError"];
                 };
             };
             /** @description Too many failed authentications from this client (its address, or its IPv6 /64), or from all clients of this instance together: wait `Retry-After` seconds. A valid credential is never refused this way. */
@@ -2681,7 +2736,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description An unexpected fault; details are only in the server log. */
@@ -2690,7 +2745,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
         };
@@ -2736,7 +2791,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ManagementError"];
+                    "application/json": components["schemas"]["ManagementInputError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -2745,7 +2800,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are valid but may not do this. */
@@ -2754,7 +2809,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description Not found. */
@@ -2763,7 +2818,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The change conflicts with the current state. */
@@ -2772,7 +2827,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The request body is too large. */
@@ -2781,16 +2836,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
-            /** @description The body of every error response. */
+            /** @description The body of a management error: the error body with its machine code. */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
@@ -2799,7 +2854,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ManagementError"];
+                    "application/json": components["schemas"]["ManagementInputError"];
                 };
             };
             /** @description Too many failed authentications from this client (its address, or its IPv6 /64), or from all clients of this instance together: wait `Retry-After` seconds. A valid credential is never refused this way. */
@@ -2808,7 +2863,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description An unexpected fault; details are only in the server log. */
@@ -2817,7 +2872,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
         };
@@ -2852,7 +2907,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ManagementError"];
+                    "application/json": components["schemas"]["ManagementInputError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -2861,7 +2916,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are valid but may not do this. */
@@ -2870,7 +2925,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description Not found. */
@@ -2879,7 +2934,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The change conflicts with the current state. */
@@ -2888,7 +2943,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The request body is too large. */
@@ -2897,16 +2952,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
-            /** @description The body of every error response. */
+            /** @description The body of a management error: the error body with its machine code. */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
@@ -2915,7 +2970,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ManagementError"];
+                    "application/json": components["schemas"]["ManagementInputError"];
                 };
             };
             /** @description Too many failed authentications from this client (its address, or its IPv6 /64), or from all clients of this instance together: wait `Retry-After` seconds. A valid credential is never refused this way. */
@@ -2924,7 +2979,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description An unexpected fault; details are only in the server log. */
@@ -2933,7 +2988,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
         };
@@ -2974,7 +3029,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ManagementError"];
+                    "application/json": components["schemas"]["ManagementInputError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -2983,7 +3038,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are valid but may not do this. */
@@ -2992,7 +3047,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description Not found. */
@@ -3001,7 +3056,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The change conflicts with the current state. */
@@ -3010,7 +3065,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The request body is too large. */
@@ -3019,16 +3074,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
-            /** @description The body of every error response. */
+            /** @description The body of a management error: the error body with its machine code. */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
@@ -3037,7 +3092,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ManagementError"];
+                    "application/json": components["schemas"]["ManagementInputError"];
                 };
             };
             /** @description Too many failed authentications from this client (its address, or its IPv6 /64), or from all clients of this instance together: wait `Retry-After` seconds. A valid credential is never refused this way. */
@@ -3046,7 +3101,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description An unexpected fault; details are only in the server log. */
@@ -3055,7 +3110,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
         };
@@ -3090,7 +3145,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ManagementError"];
+                    "application/json": components["schemas"]["ManagementInputError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -3099,7 +3154,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are valid but may not do this. */
@@ -3108,7 +3163,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description Not found. */
@@ -3117,7 +3172,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The change conflicts with the current state. */
@@ -3126,7 +3181,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The request body is too large. */
@@ -3135,16 +3190,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
-            /** @description The body of every error response. */
+            /** @description The body of a management error: the error body with its machine code. */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
@@ -3153,7 +3208,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ManagementError"];
+                    "application/json": components["schemas"]["ManagementInputError"];
                 };
             };
             /** @description Too many failed authentications from this client (its address, or its IPv6 /64), or from all clients of this instance together: wait `Retry-After` seconds. A valid credential is never refused this way. */
@@ -3162,7 +3217,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description An unexpected fault; details are only in the server log. */
@@ -3171,7 +3226,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
         };
@@ -3215,7 +3270,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ManagementError"];
+                    "application/json": components["schemas"]["ManagementInputError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -3224,7 +3279,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are valid but may not do this. */
@@ -3233,7 +3288,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description Not found. */
@@ -3242,7 +3297,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The change conflicts with the current state. */
@@ -3251,7 +3306,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The request body is too large. */
@@ -3260,16 +3315,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
-            /** @description The body of every error response. */
+            /** @description The body of a management error: the error body with its machine code. */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
@@ -3278,7 +3333,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ManagementError"];
+                    "application/json": components["schemas"]["ManagementInputError"];
                 };
             };
             /** @description Too many failed authentications from this client (its address, or its IPv6 /64), or from all clients of this instance together: wait `Retry-After` seconds. A valid credential is never refused this way. */
@@ -3287,7 +3342,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description An unexpected fault; details are only in the server log. */
@@ -3296,7 +3351,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
         };
@@ -3335,7 +3390,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ManagementError"];
+                    "application/json": components["schemas"]["ManagementInputError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -3344,7 +3399,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are valid but may not do this. */
@@ -3353,7 +3408,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description Not found. */
@@ -3362,7 +3417,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The change conflicts with the current state. */
@@ -3371,7 +3426,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
@@ -3380,7 +3435,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ManagementError"];
+                    "application/json": components["schemas"]["ManagementInputError"];
                 };
             };
             /** @description Too many failed authentications from this client (its address, or its IPv6 /64), or from all clients of this instance together: wait `Retry-After` seconds. A valid credential is never refused this way. */
@@ -3389,7 +3444,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description An unexpected fault; details are only in the server log. */
@@ -3398,7 +3453,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
         };
@@ -3437,7 +3492,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ManagementError"];
+                    "application/json": components["schemas"]["ManagementInputError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -3446,7 +3501,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are valid but may not do this. */
@@ -3455,7 +3510,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description Not found. */
@@ -3464,7 +3519,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The change conflicts with the current state. */
@@ -3473,7 +3528,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The request body is too large. */
@@ -3482,16 +3537,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
-            /** @description The body of every error response. */
+            /** @description The body of a management error: the error body with its machine code. */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
@@ -3500,7 +3555,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ManagementError"];
+                    "application/json": components["schemas"]["ManagementInputError"];
                 };
             };
             /** @description Too many failed authentications from this client (its address, or its IPv6 /64), or from all clients of this instance together: wait `Retry-After` seconds. A valid credential is never refused this way. */
@@ -3509,7 +3564,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description An unexpected fault; details are only in the server log. */
@@ -3518,7 +3573,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
         };
@@ -3553,7 +3608,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ManagementError"];
+                    "application/json": components["schemas"]["ManagementInputError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -3562,7 +3617,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are valid but may not do this. */
@@ -3571,7 +3626,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description Not found. */
@@ -3580,7 +3635,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The change conflicts with the current state. */
@@ -3589,7 +3644,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
@@ -3598,7 +3653,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ManagementError"];
+                    "application/json": components["schemas"]["ManagementInputError"];
                 };
             };
             /** @description Too many failed authentications from this client (its address, or its IPv6 /64), or from all clients of this instance together: wait `Retry-After` seconds. A valid credential is never refused this way. */
@@ -3607,7 +3662,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description An unexpected fault; details are only in the server log. */
@@ -3616,7 +3671,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
         };
@@ -3657,7 +3712,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ManagementError"];
+                    "application/json": components["schemas"]["ManagementInputError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -3666,7 +3721,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are valid but may not do this. */
@@ -3675,7 +3730,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description Not found. */
@@ -3684,7 +3739,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The change conflicts with the current state. */
@@ -3693,7 +3748,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The request body is too large. */
@@ -3702,16 +3757,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
-            /** @description The body of every error response. */
+            /** @description The body of a management error: the error body with its machine code. */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
@@ -3720,7 +3775,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ManagementError"];
+                    "application/json": components["schemas"]["ManagementInputError"];
                 };
             };
             /** @description Too many failed authentications from this client (its address, or its IPv6 /64), or from all clients of this instance together: wait `Retry-After` seconds. A valid credential is never refused this way. */
@@ -3729,7 +3784,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description An unexpected fault; details are only in the server log. */
@@ -3738,7 +3793,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
         };
@@ -3780,7 +3835,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ManagementError"];
+                    "application/json": components["schemas"]["ManagementInputError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -3789,7 +3844,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are valid but may not do this. */
@@ -3798,7 +3853,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description Not found. */
@@ -3807,7 +3862,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The change conflicts with the current state. */
@@ -3816,7 +3871,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
@@ -3825,7 +3880,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ManagementError"];
+                    "application/json": components["schemas"]["ManagementInputError"];
                 };
             };
             /** @description Too many failed authentications from this client (its address, or its IPv6 /64), or from all clients of this instance together: wait `Retry-After` seconds. A valid credential is never refused this way. */
@@ -3834,7 +3889,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description An unexpected fault; details are only in the server log. */
@@ -3843,7 +3898,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
         };
@@ -3867,7 +3922,9 @@ export interface operations {
                      * @description http or https.
                      */
                     destinationUrl: string;
+                    /** @description Higher is served first. The operator’s alone: anyone else changing it gets 403. */
                     priority?: number;
+                    /** @description Share of the draw within a priority. The operator’s alone: anyone else changing it gets 403. */
                     weight?: number;
                     placements?: string[];
                     countries?: string[];
@@ -3907,7 +3964,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ManagementError"];
+                    "application/json": components["schemas"]["ManagementInputError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -3916,7 +3973,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are valid but may not do this. */
@@ -3925,7 +3982,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description Not found. */
@@ -3934,7 +3991,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The change conflicts with the current state. */
@@ -3943,7 +4000,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The request body is too large. */
@@ -3952,16 +4009,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
-            /** @description The body of every error response. */
+            /** @description The body of a management error: the error body with its machine code. */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
@@ -3970,7 +4027,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ManagementError"];
+                    "application/json": components["schemas"]["ManagementInputError"];
                 };
             };
             /** @description Too many failed authentications from this client (its address, or its IPv6 /64), or from all clients of this instance together: wait `Retry-After` seconds. A valid credential is never refused this way. */
@@ -3979,7 +4036,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description An unexpected fault; details are only in the server log. */
@@ -3988,7 +4045,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
         };
@@ -4023,7 +4080,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ManagementError"];
+                    "application/json": components["schemas"]["ManagementInputError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -4032,7 +4089,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are valid but may not do this. */
@@ -4041,7 +4098,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description Not found. */
@@ -4050,7 +4107,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The change conflicts with the current state. */
@@ -4059,7 +4116,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
@@ -4068,7 +4125,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ManagementError"];
+                    "application/json": components["schemas"]["ManagementInputError"];
                 };
             };
             /** @description Too many failed authentications from this client (its address, or its IPv6 /64), or from all clients of this instance together: wait `Retry-After` seconds. A valid credential is never refused this way. */
@@ -4077,7 +4134,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description An unexpected fault; details are only in the server log. */
@@ -4086,7 +4143,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
         };
@@ -4111,7 +4168,9 @@ export interface operations {
                      * @description http or https.
                      */
                     destinationUrl?: string;
+                    /** @description Higher is served first. The operator’s alone: anyone else changing it gets 403. */
                     priority?: number;
+                    /** @description Share of the draw within a priority. The operator’s alone: anyone else changing it gets 403. */
                     weight?: number;
                     placements?: string[];
                     countries?: string[];
@@ -4151,7 +4210,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ManagementError"];
+                    "application/json": components["schemas"]["ManagementInputError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -4160,7 +4219,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are valid but may not do this. */
@@ -4169,7 +4228,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description Not found. */
@@ -4178,7 +4237,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The change conflicts with the current state. */
@@ -4187,7 +4246,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The request body is too large. */
@@ -4196,16 +4255,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
-            /** @description The body of every error response. */
+            /** @description The body of a management error: the error body with its machine code. */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
@@ -4214,7 +4273,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ManagementError"];
+                    "application/json": components["schemas"]["ManagementInputError"];
                 };
             };
             /** @description Too many failed authentications from this client (its address, or its IPv6 /64), or from all clients of this instance together: wait `Retry-After` seconds. A valid credential is never refused this way. */
@@ -4223,7 +4282,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description An unexpected fault; details are only in the server log. */
@@ -4232,7 +4291,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
         };
@@ -4301,7 +4360,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ManagementError"];
+                    "application/json": components["schemas"]["ManagementInputError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -4310,7 +4369,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are valid but may not do this. */
@@ -4319,7 +4378,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description Not found. */
@@ -4328,7 +4387,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The change conflicts with the current state. */
@@ -4337,7 +4396,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
@@ -4346,7 +4405,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ManagementError"];
+                    "application/json": components["schemas"]["ManagementInputError"];
                 };
             };
             /** @description Too many failed authentications from this client (its address, or its IPv6 /64), or from all clients of this instance together: wait `Retry-After` seconds. A valid credential is never refused this way. */
@@ -4355,7 +4414,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description An unexpected fault; details are only in the server log. */
@@ -4364,7 +4423,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
         };
@@ -4405,7 +4464,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ManagementError"];
+                    "application/json": components["schemas"]["ManagementInputError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -4414,7 +4473,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are valid but may not do this. */
@@ -4423,7 +4482,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description Not found. */
@@ -4432,7 +4491,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The change conflicts with the current state. */
@@ -4441,7 +4500,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The request body is too large. */
@@ -4450,16 +4509,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
-            /** @description The body of every error response. */
+            /** @description The body of a management error: the error body with its machine code. */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
@@ -4468,7 +4527,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ManagementError"];
+                    "application/json": components["schemas"]["ManagementInputError"];
                 };
             };
             /** @description Too many failed authentications from this client (its address, or its IPv6 /64), or from all clients of this instance together: wait `Retry-After` seconds. A valid credential is never refused this way. */
@@ -4477,7 +4536,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description An unexpected fault; details are only in the server log. */
@@ -4486,7 +4545,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
         };
@@ -4527,7 +4586,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ManagementError"];
+                    "application/json": components["schemas"]["ManagementInputError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -4536,7 +4595,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are valid but may not do this. */
@@ -4545,7 +4604,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description Not found. */
@@ -4554,7 +4613,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The change conflicts with the current state. */
@@ -4563,7 +4622,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The request body is too large. */
@@ -4572,16 +4631,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
-            /** @description The body of every error response. */
+            /** @description The body of a management error: the error body with its machine code. */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
@@ -4590,7 +4649,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ManagementError"];
+                    "application/json": components["schemas"]["ManagementInputError"];
                 };
             };
             /** @description Too many failed authentications from this client (its address, or its IPv6 /64), or from all clients of this instance together: wait `Retry-After` seconds. A valid credential is never refused this way. */
@@ -4599,7 +4658,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description An unexpected fault; details are only in the server log. */
@@ -4608,7 +4667,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
         };
@@ -4650,7 +4709,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ManagementError"];
+                    "application/json": components["schemas"]["ManagementInputError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -4659,7 +4718,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are valid but may not do this. */
@@ -4668,7 +4727,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description Not found. */
@@ -4677,7 +4736,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The change conflicts with the current state. */
@@ -4686,7 +4745,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The request body is too large. */
@@ -4695,16 +4754,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
-            /** @description The body of every error response. */
+            /** @description The body of a management error: the error body with its machine code. */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
@@ -4713,7 +4772,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ManagementError"];
+                    "application/json": components["schemas"]["ManagementInputError"];
                 };
             };
             /** @description Too many failed authentications from this client (its address, or its IPv6 /64), or from all clients of this instance together: wait `Retry-After` seconds. A valid credential is never refused this way. */
@@ -4722,7 +4781,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description An unexpected fault; details are only in the server log. */
@@ -4731,7 +4790,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
         };
@@ -4772,7 +4831,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ManagementError"];
+                    "application/json": components["schemas"]["ManagementInputError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -4781,7 +4840,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are valid but may not do this. */
@@ -4790,7 +4849,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description Not found. */
@@ -4799,7 +4858,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The change conflicts with the current state. */
@@ -4808,7 +4867,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The request body is too large. */
@@ -4817,16 +4876,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
-            /** @description The body of every error response. */
+            /** @description The body of a management error: the error body with its machine code. */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
@@ -4835,7 +4894,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ManagementError"];
+                    "application/json": components["schemas"]["ManagementInputError"];
                 };
             };
             /** @description Too many failed authentications from this client (its address, or its IPv6 /64), or from all clients of this instance together: wait `Retry-After` seconds. A valid credential is never refused this way. */
@@ -4844,7 +4903,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description An unexpected fault; details are only in the server log. */
@@ -4853,7 +4912,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
         };
@@ -4894,7 +4953,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ManagementError"];
+                    "application/json": components["schemas"]["ManagementInputError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -4903,7 +4962,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are valid but may not do this. */
@@ -4912,7 +4971,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description Not found. */
@@ -4921,7 +4980,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The change conflicts with the current state. */
@@ -4930,7 +4989,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The request body is too large. */
@@ -4939,16 +4998,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
-            /** @description The body of every error response. */
+            /** @description The body of a management error: the error body with its machine code. */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
@@ -4957,7 +5016,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ManagementError"];
+                    "application/json": components["schemas"]["ManagementInputError"];
                 };
             };
             /** @description Too many failed authentications from this client (its address, or its IPv6 /64), or from all clients of this instance together: wait `Retry-After` seconds. A valid credential is never refused this way. */
@@ -4966,7 +5025,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description An unexpected fault; details are only in the server log. */
@@ -4975,7 +5034,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
         };
@@ -5016,7 +5075,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ManagementError"];
+                    "application/json": components["schemas"]["ManagementInputError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -5025,7 +5084,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are valid but may not do this. */
@@ -5034,7 +5093,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description Not found. */
@@ -5043,7 +5102,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The change conflicts with the current state. */
@@ -5052,7 +5111,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The request body is too large. */
@@ -5061,16 +5120,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
-            /** @description The body of every error response. */
+            /** @description The body of a management error: the error body with its machine code. */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
@@ -5079,7 +5138,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ManagementError"];
+                    "application/json": components["schemas"]["ManagementInputError"];
                 };
             };
             /** @description Too many failed authentications from this client (its address, or its IPv6 /64), or from all clients of this instance together: wait `Retry-After` seconds. A valid credential is never refused this way. */
@@ -5088,7 +5147,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description An unexpected fault; details are only in the server log. */
@@ -5097,7 +5156,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
         };
@@ -5130,7 +5189,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ManagementError"];
+                    "application/json": components["schemas"]["ManagementInputError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -5139,7 +5198,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are valid but may not do this. */
@@ -5148,7 +5207,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description Not found. */
@@ -5157,7 +5216,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The change conflicts with the current state. */
@@ -5166,7 +5225,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
@@ -5175,7 +5234,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ManagementError"];
+                    "application/json": components["schemas"]["ManagementInputError"];
                 };
             };
             /** @description Too many failed authentications from this client (its address, or its IPv6 /64), or from all clients of this instance together: wait `Retry-After` seconds. A valid credential is never refused this way. */
@@ -5184,7 +5243,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description An unexpected fault; details are only in the server log. */
@@ -5193,7 +5252,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
         };
@@ -5234,7 +5293,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ManagementError"];
+                    "application/json": components["schemas"]["ManagementInputError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -5243,7 +5302,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are valid but may not do this. */
@@ -5252,7 +5311,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description Not found. */
@@ -5261,7 +5320,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The change conflicts with the current state. */
@@ -5270,7 +5329,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The request body is too large. */
@@ -5279,16 +5338,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
-            /** @description The body of every error response. */
+            /** @description The body of a management error: the error body with its machine code. */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
@@ -5297,7 +5356,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ManagementError"];
+                    "application/json": components["schemas"]["ManagementInputError"];
                 };
             };
             /** @description Too many failed authentications from this client (its address, or its IPv6 /64), or from all clients of this instance together: wait `Retry-After` seconds. A valid credential is never refused this way. */
@@ -5306,7 +5365,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description An unexpected fault; details are only in the server log. */
@@ -5315,7 +5374,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
         };
@@ -5350,7 +5409,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ManagementError"];
+                    "application/json": components["schemas"]["ManagementInputError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -5359,7 +5418,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are valid but may not do this. */
@@ -5368,7 +5427,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description Not found. */
@@ -5377,7 +5436,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The change conflicts with the current state. */
@@ -5386,7 +5445,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
@@ -5395,7 +5454,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ManagementError"];
+                    "application/json": components["schemas"]["ManagementInputError"];
                 };
             };
             /** @description Too many failed authentications from this client (its address, or its IPv6 /64), or from all clients of this instance together: wait `Retry-After` seconds. A valid credential is never refused this way. */
@@ -5404,7 +5463,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description An unexpected fault; details are only in the server log. */
@@ -5413,7 +5472,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
         };
@@ -5455,7 +5514,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ManagementError"];
+                    "application/json": components["schemas"]["ManagementInputError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -5464,7 +5523,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are valid but may not do this. */
@@ -5473,7 +5532,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description Not found. */
@@ -5482,7 +5541,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The change conflicts with the current state. */
@@ -5491,7 +5550,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The request body is too large. */
@@ -5500,16 +5559,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
-            /** @description The body of every error response. */
+            /** @description The body of a management error: the error body with its machine code. */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
@@ -5518,7 +5577,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ManagementError"];
+                    "application/json": components["schemas"]["ManagementInputError"];
                 };
             };
             /** @description Too many failed authentications from this client (its address, or its IPv6 /64), or from all clients of this instance together: wait `Retry-After` seconds. A valid credential is never refused this way. */
@@ -5527,7 +5586,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description An unexpected fault; details are only in the server log. */
@@ -5536,7 +5595,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
         };
@@ -5571,7 +5630,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ManagementError"];
+                    "application/json": components["schemas"]["ManagementInputError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -5580,7 +5639,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are valid but may not do this. */
@@ -5589,7 +5648,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description Not found. */
@@ -5598,7 +5657,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The change conflicts with the current state. */
@@ -5607,7 +5666,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The request body is too large. */
@@ -5616,16 +5675,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
-            /** @description The body of every error response. */
+            /** @description The body of a management error: the error body with its machine code. */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
@@ -5634,7 +5693,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ManagementError"];
+                    "application/json": components["schemas"]["ManagementInputError"];
                 };
             };
             /** @description Too many failed authentications from this client (its address, or its IPv6 /64), or from all clients of this instance together: wait `Retry-After` seconds. A valid credential is never refused this way. */
@@ -5643,7 +5702,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description An unexpected fault; details are only in the server log. */
@@ -5652,7 +5711,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
         };
@@ -5687,7 +5746,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ManagementError"];
+                    "application/json": components["schemas"]["ManagementInputError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -5696,7 +5755,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are valid but may not do this. */
@@ -5705,7 +5764,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description Not found. */
@@ -5714,7 +5773,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The change conflicts with the current state. */
@@ -5723,7 +5782,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The request body is too large. */
@@ -5732,16 +5791,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
-            /** @description The body of every error response. */
+            /** @description The body of a management error: the error body with its machine code. */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
@@ -5750,7 +5809,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ManagementError"];
+                    "application/json": components["schemas"]["ManagementInputError"];
                 };
             };
             /** @description Too many failed authentications from this client (its address, or its IPv6 /64), or from all clients of this instance together: wait `Retry-After` seconds. A valid credential is never refused this way. */
@@ -5759,7 +5818,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description An unexpected fault; details are only in the server log. */
@@ -5768,7 +5827,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
         };
@@ -5810,7 +5869,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ManagementError"];
+                    "application/json": components["schemas"]["ManagementInputError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -5819,7 +5878,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are valid but may not do this. */
@@ -5828,7 +5887,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description Not found. */
@@ -5837,7 +5896,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The change conflicts with the current state. */
@@ -5846,7 +5905,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
@@ -5855,7 +5914,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ManagementError"];
+                    "application/json": components["schemas"]["ManagementInputError"];
                 };
             };
             /** @description Too many failed authentications from this client (its address, or its IPv6 /64), or from all clients of this instance together: wait `Retry-After` seconds. A valid credential is never refused this way. */
@@ -5864,7 +5923,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description An unexpected fault; details are only in the server log. */
@@ -5873,7 +5932,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
         };
@@ -5926,7 +5985,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ManagementError"];
+                    "application/json": components["schemas"]["ManagementInputError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -5935,7 +5994,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are valid but may not do this. */
@@ -5944,7 +6003,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description Not found. */
@@ -5953,7 +6012,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The change conflicts with the current state. */
@@ -5962,7 +6021,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
@@ -5971,7 +6030,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ManagementError"];
+                    "application/json": components["schemas"]["ManagementInputError"];
                 };
             };
             /** @description Too many failed authentications from this client (its address, or its IPv6 /64), or from all clients of this instance together: wait `Retry-After` seconds. A valid credential is never refused this way. */
@@ -5980,7 +6039,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description An unexpected fault; details are only in the server log. */
@@ -5989,7 +6048,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
         };
@@ -6028,7 +6087,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ManagementError"];
+                    "application/json": components["schemas"]["ManagementInputError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -6037,7 +6096,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are valid but may not do this. */
@@ -6046,7 +6105,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description Not found. */
@@ -6055,7 +6114,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The change conflicts with the current state. */
@@ -6064,7 +6123,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
@@ -6073,7 +6132,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ManagementError"];
+                    "application/json": components["schemas"]["ManagementInputError"];
                 };
             };
             /** @description Too many failed authentications from this client (its address, or its IPv6 /64), or from all clients of this instance together: wait `Retry-After` seconds. A valid credential is never refused this way. */
@@ -6082,7 +6141,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description An unexpected fault; details are only in the server log. */
@@ -6091,7 +6150,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
         };
@@ -6139,7 +6198,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ManagementError"];
+                    "application/json": components["schemas"]["ManagementInputError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -6148,7 +6207,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are valid but may not do this. */
@@ -6157,7 +6216,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description Not found. */
@@ -6166,7 +6225,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The change conflicts with the current state. */
@@ -6175,7 +6234,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The request body is too large. */
@@ -6184,16 +6243,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
-            /** @description The body of every error response. */
+            /** @description The body of a management error: the error body with its machine code. */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
@@ -6202,7 +6261,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ManagementError"];
+                    "application/json": components["schemas"]["ManagementInputError"];
                 };
             };
             /** @description Too many failed authentications from this client (its address, or its IPv6 /64), or from all clients of this instance together: wait `Retry-After` seconds. A valid credential is never refused this way. */
@@ -6211,7 +6270,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description An unexpected fault; details are only in the server log. */
@@ -6220,7 +6279,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
         };
@@ -6255,7 +6314,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ManagementError"];
+                    "application/json": components["schemas"]["ManagementInputError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -6264,7 +6323,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are valid but may not do this. */
@@ -6273,7 +6332,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description Not found. */
@@ -6282,7 +6341,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The change conflicts with the current state. */
@@ -6291,7 +6350,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
@@ -6300,7 +6359,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ManagementError"];
+                    "application/json": components["schemas"]["ManagementInputError"];
                 };
             };
             /** @description Too many failed authentications from this client (its address, or its IPv6 /64), or from all clients of this instance together: wait `Retry-After` seconds. A valid credential is never refused this way. */
@@ -6309,7 +6368,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description An unexpected fault; details are only in the server log. */
@@ -6318,7 +6377,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
         };
@@ -6353,7 +6412,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ManagementError"];
+                    "application/json": components["schemas"]["ManagementInputError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -6362,7 +6421,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are valid but may not do this. */
@@ -6371,7 +6430,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description Not found. */
@@ -6380,7 +6439,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The change conflicts with the current state. */
@@ -6389,7 +6448,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The request body is too large. */
@@ -6398,16 +6457,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
-            /** @description The body of every error response. */
+            /** @description The body of a management error: the error body with its machine code. */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
@@ -6416,7 +6475,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ManagementError"];
+                    "application/json": components["schemas"]["ManagementInputError"];
                 };
             };
             /** @description Too many failed authentications from this client (its address, or its IPv6 /64), or from all clients of this instance together: wait `Retry-After` seconds. A valid credential is never refused this way. */
@@ -6425,7 +6484,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description An unexpected fault; details are only in the server log. */
@@ -6434,7 +6493,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
         };
@@ -6475,7 +6534,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ManagementError"];
+                    "application/json": components["schemas"]["ManagementInputError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -6484,7 +6543,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are valid but may not do this. */
@@ -6493,7 +6552,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description Not found. */
@@ -6502,7 +6561,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The change conflicts with the current state. */
@@ -6511,7 +6570,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
@@ -6520,7 +6579,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ManagementError"];
+                    "application/json": components["schemas"]["ManagementInputError"];
                 };
             };
             /** @description Too many failed authentications from this client (its address, or its IPv6 /64), or from all clients of this instance together: wait `Retry-After` seconds. A valid credential is never refused this way. */
@@ -6529,7 +6588,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description An unexpected fault; details are only in the server log. */
@@ -6538,7 +6597,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
         };
@@ -6587,7 +6646,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ManagementError"];
+                    "application/json": components["schemas"]["ManagementInputError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -6596,7 +6655,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are valid but may not do this. */
@@ -6605,7 +6664,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description Not found. */
@@ -6614,7 +6673,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The change conflicts with the current state. */
@@ -6623,7 +6682,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The request body is too large. */
@@ -6632,16 +6691,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
-            /** @description The body of every error response. */
+            /** @description The body of a management error: the error body with its machine code. */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
@@ -6650,7 +6709,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ManagementError"];
+                    "application/json": components["schemas"]["ManagementInputError"];
                 };
             };
             /** @description Too many failed authentications from this client (its address, or its IPv6 /64), or from all clients of this instance together: wait `Retry-After` seconds. A valid credential is never refused this way. */
@@ -6659,7 +6718,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description An unexpected fault; details are only in the server log. */
@@ -6668,7 +6727,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
         };
@@ -6703,7 +6762,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ManagementError"];
+                    "application/json": components["schemas"]["ManagementInputError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -6712,7 +6771,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are valid but may not do this. */
@@ -6721,7 +6780,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description Not found. */
@@ -6730,7 +6789,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The change conflicts with the current state. */
@@ -6739,7 +6798,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
@@ -6748,7 +6807,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ManagementError"];
+                    "application/json": components["schemas"]["ManagementInputError"];
                 };
             };
             /** @description Too many failed authentications from this client (its address, or its IPv6 /64), or from all clients of this instance together: wait `Retry-After` seconds. A valid credential is never refused this way. */
@@ -6757,7 +6816,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description An unexpected fault; details are only in the server log. */
@@ -6766,7 +6825,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
         };
@@ -6806,7 +6865,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ManagementError"];
+                    "application/json": components["schemas"]["ManagementInputError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -6815,7 +6874,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are valid but may not do this. */
@@ -6824,7 +6883,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description Not found. */
@@ -6833,7 +6892,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The change conflicts with the current state. */
@@ -6842,7 +6901,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The request body is too large. */
@@ -6851,16 +6910,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
-            /** @description The body of every error response. */
+            /** @description The body of a management error: the error body with its machine code. */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
@@ -6869,7 +6928,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ManagementError"];
+                    "application/json": components["schemas"]["ManagementInputError"];
                 };
             };
             /** @description Too many failed authentications from this client (its address, or its IPv6 /64), or from all clients of this instance together: wait `Retry-After` seconds. A valid credential is never refused this way. */
@@ -6878,7 +6937,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description An unexpected fault; details are only in the server log. */
@@ -6887,7 +6946,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
         };
@@ -6927,7 +6986,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ManagementError"];
+                    "application/json": components["schemas"]["ManagementInputError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -6936,7 +6995,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are valid but may not do this. */
@@ -6945,7 +7004,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description Not found. */
@@ -6954,7 +7013,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The change conflicts with the current state. */
@@ -6963,7 +7022,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The request body is too large. */
@@ -6972,16 +7031,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
-            /** @description The body of every error response. */
+            /** @description The body of a management error: the error body with its machine code. */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
@@ -6990,7 +7049,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ManagementError"];
+                    "application/json": components["schemas"]["ManagementInputError"];
                 };
             };
             /** @description Too many failed authentications from this client (its address, or its IPv6 /64), or from all clients of this instance together: wait `Retry-After` seconds. A valid credential is never refused this way. */
@@ -6999,7 +7058,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description An unexpected fault; details are only in the server log. */
@@ -7008,7 +7067,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
         };
@@ -7043,7 +7102,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ManagementError"];
+                    "application/json": components["schemas"]["ManagementInputError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -7052,7 +7111,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are valid but may not do this. */
@@ -7061,7 +7120,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description Not found. */
@@ -7070,7 +7129,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The change conflicts with the current state. */
@@ -7079,7 +7138,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The request body is too large. */
@@ -7088,16 +7147,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
-            /** @description The body of every error response. */
+            /** @description The body of a management error: the error body with its machine code. */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
@@ -7106,7 +7165,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ManagementError"];
+                    "application/json": components["schemas"]["ManagementInputError"];
                 };
             };
             /** @description Too many failed authentications from this client (its address, or its IPv6 /64), or from all clients of this instance together: wait `Retry-After` seconds. A valid credential is never refused this way. */
@@ -7115,7 +7174,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description An unexpected fault; details are only in the server log. */
@@ -7124,7 +7183,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
         };
@@ -7164,7 +7223,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ManagementError"];
+                    "application/json": components["schemas"]["ManagementInputError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -7173,7 +7232,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are valid but may not do this. */
@@ -7182,7 +7241,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description Not found. */
@@ -7191,7 +7250,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The change conflicts with the current state. */
@@ -7200,7 +7259,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
@@ -7209,7 +7268,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ManagementError"];
+                    "application/json": components["schemas"]["ManagementInputError"];
                 };
             };
             /** @description Too many failed authentications from this client (its address, or its IPv6 /64), or from all clients of this instance together: wait `Retry-After` seconds. A valid credential is never refused this way. */
@@ -7218,7 +7277,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description An unexpected fault; details are only in the server log. */
@@ -7227,7 +7286,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
         };
@@ -7262,7 +7321,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ManagementError"];
+                    "application/json": components["schemas"]["ManagementInputError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -7271,7 +7330,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are valid but may not do this. */
@@ -7280,7 +7339,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description Not found. */
@@ -7289,7 +7348,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The change conflicts with the current state. */
@@ -7298,7 +7357,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
@@ -7307,7 +7366,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ManagementError"];
+                    "application/json": components["schemas"]["ManagementInputError"];
                 };
             };
             /** @description Too many failed authentications from this client (its address, or its IPv6 /64), or from all clients of this instance together: wait `Retry-After` seconds. A valid credential is never refused this way. */
@@ -7316,7 +7375,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description An unexpected fault; details are only in the server log. */
@@ -7325,7 +7384,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
         };
@@ -7367,7 +7426,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ManagementError"];
+                    "application/json": components["schemas"]["ManagementInputError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -7376,7 +7435,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are valid but may not do this. */
@@ -7385,7 +7444,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description Not found. */
@@ -7394,7 +7453,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The change conflicts with the current state. */
@@ -7403,7 +7462,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The request body is too large. */
@@ -7412,16 +7471,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
-            /** @description The body of every error response. */
+            /** @description The body of a management error: the error body with its machine code. */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
@@ -7430,7 +7489,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ManagementError"];
+                    "application/json": components["schemas"]["ManagementInputError"];
                 };
             };
             /** @description Too many failed authentications from this client (its address, or its IPv6 /64), or from all clients of this instance together: wait `Retry-After` seconds. A valid credential is never refused this way. */
@@ -7439,7 +7498,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description An unexpected fault; details are only in the server log. */
@@ -7448,7 +7507,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
         };
@@ -7489,7 +7548,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ManagementError"];
+                    "application/json": components["schemas"]["ManagementInputError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -7498,7 +7557,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are valid but may not do this. */
@@ -7507,7 +7566,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description Not found. */
@@ -7516,7 +7575,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The change conflicts with the current state. */
@@ -7525,7 +7584,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The request body is too large. */
@@ -7534,16 +7593,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
-            /** @description The body of every error response. */
+            /** @description The body of a management error: the error body with its machine code. */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
@@ -7552,7 +7611,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ManagementError"];
+                    "application/json": components["schemas"]["ManagementInputError"];
                 };
             };
             /** @description Too many failed authentications from this client (its address, or its IPv6 /64), or from all clients of this instance together: wait `Retry-After` seconds. A valid credential is never refused this way. */
@@ -7561,7 +7620,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description An unexpected fault; details are only in the server log. */
@@ -7570,7 +7629,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
         };
@@ -7603,7 +7662,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ManagementError"];
+                    "application/json": components["schemas"]["ManagementInputError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -7612,7 +7671,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are valid but may not do this. */
@@ -7621,7 +7680,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description Not found. */
@@ -7630,7 +7689,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The change conflicts with the current state. */
@@ -7639,7 +7698,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
@@ -7648,7 +7707,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ManagementError"];
+                    "application/json": components["schemas"]["ManagementInputError"];
                 };
             };
             /** @description Too many failed authentications from this client (its address, or its IPv6 /64), or from all clients of this instance together: wait `Retry-After` seconds. A valid credential is never refused this way. */
@@ -7657,7 +7716,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description An unexpected fault; details are only in the server log. */
@@ -7666,7 +7725,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
         };
@@ -7710,7 +7769,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ManagementError"];
+                    "application/json": components["schemas"]["ManagementInputError"];
                 };
             };
             /** @description The credentials are missing, malformed or not valid. A partner API key is told that the route takes an admin token (`unauthorized: this route takes an admin token (pla_...), not a partner API key`). */
@@ -7719,7 +7778,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The credentials are valid but may not do this. */
@@ -7728,7 +7787,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description Not found. */
@@ -7737,7 +7796,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The change conflicts with the current state. */
@@ -7746,7 +7805,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The request body is too large. */
@@ -7755,16 +7814,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
-            /** @description The body of every error response. */
+            /** @description The body of a management error: the error body with its machine code. */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description The fields were understood but break a rule, or one is not known; the message says which, and on the management API `problems` lists each with its field. */
@@ -7773,7 +7832,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ManagementError"];
+                    "application/json": components["schemas"]["ManagementInputError"];
                 };
             };
             /** @description Too many failed authentications from this client (its address, or its IPv6 /64), or from all clients of this instance together: wait `Retry-After` seconds. A valid credential is never refused this way. */
@@ -7782,7 +7841,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
             /** @description An unexpected fault; details are only in the server log. */
@@ -7791,7 +7850,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ManagementError"];
                 };
             };
         };

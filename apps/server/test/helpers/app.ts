@@ -1,4 +1,4 @@
-import { afterEach, beforeEach } from 'vitest';
+import { afterEach, beforeEach, expect } from 'vitest';
 import http from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import pino, { type Logger } from 'pino';
@@ -93,11 +93,33 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
+/** The contract's answers to a tracked impression and click (2.2, 2.3), byte for byte. */
+export const TRACKED_ANSWER = {
+  impression: JSON.stringify({ status: 'success', message: 'Impression tracked successfully' }),
+  click: JSON.stringify({ status: 'success', message: 'Click tracked successfully' }),
+};
+
+/** Checks that `res` is the contract's 200 for a tracked `kind`, whatever the verdict behind it (D3). */
+export function expectTracked(res: TestResponse, kind: 'impression' | 'click'): void {
+  expect(res.statusCode, res.body).toBe(200);
+  expect(res.body).toBe(TRACKED_ANSWER[kind]);
+}
+
 /**
  * A well-formed key that differs from `key` in its last character only, so its checksum no longer
  * matches. The replacement always differs: a fixed letter would give back the key itself whenever
  * the key happened to end in it.
  */
+/** The events a store holds, oldest first, as `kind:verdict:reason` (the reason blank where none). */
+export async function storedVerdicts(store: Store): Promise<string[]> {
+  const rows = await store.db
+    .selectFrom('events')
+    .select(['kind', 'verdict', 'reason'])
+    .orderBy('id')
+    .execute();
+  return rows.map((row) => `${row.kind}:${row.verdict}:${row.reason ?? ''}`);
+}
+
 export function withWrongLastCharacter(key: string): string {
   return `${key.slice(0, -1)}${key.endsWith('a') ? 'b' : 'a'}`;
 }
@@ -134,9 +156,21 @@ export async function createTestApp(
     engine?: 'sqlite' | 'postgres';
     events?: WiringOptions['events'];
     clock?: () => number;
+    /** The limits' clock; by default the test's `clock`, so a test that freezes one freezes both. */
+    monotonic?: () => number;
+    /** Addresses or ranges whose `X-Forwarded-For` names the client (`PLACARD_TRUSTED_PROXIES`). */
+    trustedProxies?: readonly string[];
     fetchMaxAgeSeconds?: number;
+    /** `PLACARD_PACING_PRIOR_FETCHES_PER_HOUR`; 0 by default. */
+    pacingPriorFetchesPerHour?: number;
     /** Where the service logs; silent by default. */
     logger?: Logger;
+    /** How long a request may take to arrive before its 408 (the product's default: 30 s). */
+    requestTimeoutMs?: number;
+    /** The port to listen on (from `freePort()`), for a test that must know it before the start. */
+    port?: number;
+    /** `PLACARD_PUBLIC_URL`: the address pages give out (`http://localhost:8080` by default). */
+    publicUrl?: string;
   } = {},
 ): Promise<TestApp> {
   const database = await createDatabase(options.engine ?? 'sqlite');
@@ -150,14 +184,23 @@ export async function createTestApp(
     accessLog: false,
     eventRetentionDays: 90,
     clock,
+    monotonic: options.monotonic ?? clock,
+    ...(options.trustedProxies && { trustedProxies: options.trustedProxies }),
     ...(options.events && { events: options.events }),
     ...(options.fetchMaxAgeSeconds !== undefined && { fetchMaxAgeSeconds: options.fetchMaxAgeSeconds }),
+    ...(options.pacingPriorFetchesPerHour !== undefined && {
+      pacingPriorFetchesPerHour: options.pacingPriorFetchesPerHour,
+    }),
+    ...(options.publicUrl !== undefined && { publicUrl: options.publicUrl }),
   });
   const { state, events } = services;
   await state.load();
   const adminToken = (await services.tokens.create({ label: 'tests' })).plaintext;
-  const app = await buildApp(services.appDeps);
-  const url = await app.listen({ host: '127.0.0.1', port: 0 });
+  const app = await buildApp({
+    ...services.appDeps,
+    ...(options.requestTimeoutMs !== undefined && { requestTimeoutMs: options.requestTimeoutMs }),
+  });
+  const url = await app.listen({ host: '127.0.0.1', port: options.port ?? 0 });
   const call = (options: RequestOptions) => request(url, options);
   const partners = new PartnerService(store, undefined, clock);
   const partner = await partners.createPartner('Test Partner');
@@ -226,14 +269,24 @@ export async function createTestApp(
  * Registers hooks that give each test of the enclosing block a fresh app with one running campaign
  * (the default `campaign()`), handed over through `onReady`, and close it afterwards.
  */
-export function eachTestWithCampaign(onReady: (app: TestApp, campaignId: number) => void): void {
+export function eachTestWithCampaign(onReady: (ready: { app: TestApp; campaignId: number }) => void): void {
   let app: TestApp | undefined;
   beforeEach(async () => {
     app = await createTestApp();
     const [campaignId] = await app.addCampaigns([campaign()]);
-    onReady(app, campaignId);
+    onReady({ app, campaignId });
   });
   afterEach(() => app?.close());
+}
+
+/** The advertiser a campaign belongs to, as the store has it. */
+export async function advertiserOf(store: Store, campaignId: number): Promise<number> {
+  const row = await store.db
+    .selectFrom('campaigns')
+    .select('advertiser_id')
+    .where('id', '=', campaignId)
+    .executeTakeFirstOrThrow();
+  return Number(row.advertiser_id);
 }
 
 /**

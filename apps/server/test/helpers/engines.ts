@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import { afterAll, beforeAll } from 'vitest';
 import { connect } from '../../src/store/connect.js';
 import { Store } from '../../src/store/store.js';
 
@@ -63,4 +64,45 @@ export async function createDatabase(engine: 'sqlite' | 'postgres'): Promise<Tes
   };
 }
 
-export const ENGINES = ['sqlite', 'postgres'] as const;
+/**
+ * Registers hooks that give the enclosing block one store on a fresh database of `engine`, handed
+ * over through `onOpen`, and close it and drop the database after the block.
+ */
+export function eachBlockStore(
+  engine: 'sqlite' | 'postgres',
+  onOpen: (opened: { database: TestDatabase; store: Store }) => void,
+): void {
+  let database: TestDatabase | undefined;
+  let store: Store | undefined;
+  beforeAll(async () => {
+    database = await createDatabase(engine);
+    store = await database.open();
+    onOpen({ database, store });
+  });
+  afterAll(async () => {
+    await store?.close();
+    await database?.drop();
+  });
+}
+
+export const ALL_ENGINES = ['sqlite', 'postgres'] as const;
+export type Engine = (typeof ALL_ENGINES)[number];
+
+/**
+ * Reads the ENGINES variable: a comma-separated list of engines (`sqlite`, `postgres`), unset or
+ * blank for both. An unknown name is refused rather than ignored, so that a typo does not quietly
+ * run nothing.
+ */
+export function parseEngines(value: string | undefined): Engine[] {
+  if (value === undefined || value.trim() === '') return [...ALL_ENGINES];
+  const names = value.split(',').map((name) => name.trim().toLowerCase());
+  const unknown = names.filter((name) => !(ALL_ENGINES as readonly string[]).includes(name));
+  if (unknown.length > 0)
+    throw new Error(
+      `ENGINES: unknown engine "${unknown.join('", "')}" (use ${ALL_ENGINES.join(', ')} or both, comma-separated)`,
+    );
+  return ALL_ENGINES.filter((engine) => names.includes(engine));
+}
+
+/** The engines the suites that run on each engine (`describe.each(ENGINES)`) run on: ENGINES=sqlite runs SQLite only. */
+export const ENGINES = parseEngines(process.env['ENGINES']);

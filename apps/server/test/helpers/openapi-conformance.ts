@@ -16,6 +16,7 @@ interface Response {
 interface Parameter {
   name: string;
   in: string;
+  schema?: { type?: string };
 }
 interface Operation {
   operationId?: string;
@@ -130,14 +131,21 @@ export class Conformance {
     )(body);
   }
 
-  /** Whether the document accepts a value for one of an operation's query parameters. */
-  acceptsQuery(method: string, route: string, name: string, value: unknown): boolean {
+  /**
+   * Whether the document accepts a value, as written in the query string, for one of an
+   * operation's query parameters. A boolean parameter is written `true` or `false` (OpenAPI's
+   * form style); any other text is not a boolean.
+   */
+  acceptsQuery(method: string, route: string, name: string, value: string): boolean {
     const lower = method.toLowerCase();
-    const index = (this.document.paths[route]?.[lower]?.parameters ?? []).findIndex(
-      (parameter) => parameter.in === 'query' && parameter.name === name,
-    );
+    const parameters = this.document.paths[route]?.[lower]?.parameters ?? [];
+    const index = parameters.findIndex((parameter) => parameter.in === 'query' && parameter.name === name);
     if (index === -1) return false;
-    return this.compiled(pointer('paths', route, lower, 'parameters', String(index), 'schema'))(value);
+    const typed =
+      parameters[index].schema?.type === 'boolean' && (value === 'true' || value === 'false')
+        ? value === 'true'
+        : value;
+    return this.compiled(pointer('paths', route, lower, 'parameters', String(index), 'schema'))(typed);
   }
 
   private validator(route: string, method: string, status: string, mediaType: string): ValidateFunction {

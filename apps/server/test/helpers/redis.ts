@@ -1,16 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
+import { freePort } from './free-port.js';
 
 /** The Redis every machine here runs (CI included). */
 export const SHARED_REDIS_URL = 'redis://127.0.0.1:6379';
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 async function answersPing(port: number): Promise<boolean> {
   return new Promise((resolve) => {
@@ -33,9 +26,15 @@ export class OwnRedis {
 
   private constructor(readonly port: number) {}
 
+  /** Starts one; if it does not answer in time, it is killed before the error is passed on. */
   static async start(): Promise<OwnRedis> {
     const redis = new OwnRedis(await freePort());
-    await redis.restart();
+    try {
+      await redis.restart();
+    } catch (error) {
+      await redis.stop();
+      throw error;
+    }
     return redis;
   }
 
@@ -54,9 +53,11 @@ export class OwnRedis {
       throw new Error(`redis-server could not start (Debian package redis-server): ${error.message}`);
     });
     this.child = child;
-    const deadline = Date.now() + 10_000;
+    // It answers within milliseconds on an idle machine; a loaded one may take seconds.
+    const deadline = Date.now() + 30_000;
     while (!(await answersPing(this.port))) {
-      if (Date.now() > deadline) throw new Error(`redis-server did not answer on port ${this.port}`);
+      if (Date.now() > deadline)
+        throw new Error(`redis-server (pid ${child.pid}) did not answer on port ${this.port} in 30 s`);
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   }

@@ -14,7 +14,7 @@ export interface RunningPlacard {
   campaignIds: number[];
   /**
    * Creates a partner with a key (optionally with its own fetch limit) and resolves once the
-   * server accepts it, its bucket full again; returns the key and its id.
+   * server accepts it, its fetch bucket untouched; returns the key and its id.
    */
   newKey(partner: string, fetchLimit?: { rate: number; burst: number }): Promise<{ key: string; id: number }>;
   /** Billable and non-billable counts for one campaign, from the live report. */
@@ -27,10 +27,32 @@ export interface RunningPlacard {
   stop(): Promise<void>;
 }
 
-/** Starts Placard on a fresh data directory with the given campaigns (one advertiser). */
+/**
+ * Starts Placard on a fresh data directory with the given campaigns (one advertiser). If any step
+ * fails (a command, or a server that does not start in its window), what was made so far, the
+ * server and the directory, is removed before the error is passed on.
+ */
 export async function startPlacard(campaigns: unknown[]): Promise<RunningPlacard> {
   ensureBuilt();
   const dataDir = tempDir('placard-client-');
+  let server: ServerProcess | undefined;
+  try {
+    return await setUp(dataDir, campaigns, (started) => (server = started));
+  } catch (error) {
+    await server?.stop('SIGKILL');
+    fs.rmSync(dataDir, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+/** How long a new key may take to reach the server: the change feed brings it within about a second. */
+const KEY_WINDOW_MS = 30_000;
+
+async function setUp(
+  dataDir: string,
+  campaigns: unknown[],
+  started: (server: ServerProcess) => void,
+): Promise<RunningPlacard> {
   const env = { PLACARD_DATA_DIR: dataDir };
   const file = path.join(dataDir, 'campaigns.json');
   fs.writeFileSync(file, JSON.stringify({ advertisers: [{ name: 'Client Tests', campaigns }] }));
@@ -38,6 +60,7 @@ export async function startPlacard(campaigns: unknown[]): Promise<RunningPlacard
   cliJson(['migrate'], env);
   const { campaignIds } = cliJson<{ campaignIds: number[] }>(['campaigns', 'import', file, '--approve'], env);
   const server = await startServerProcess(env);
+  started(server);
   const adminToken = server.summary.adminToken;
   if (!adminToken) throw new Error('the first start did not print an admin token');
   return {
@@ -49,24 +72,38 @@ export async function startPlacard(campaigns: unknown[]): Promise<RunningPlacard
     async newKey(partner, fetchLimit) {
       cliJson(['partners', 'create', partner], env);
       const created = cliJson<{ id: number; key: string }>(['keys', 'create', '--partner', partner], env);
+      // Every instance picks up key changes within about a second (the change feed). The probe is
+      // a tracking request without a body: 401 while the key is unknown, 403 while suspended, a 400
+      // once it may be used; it takes nothing from the key's fetch bucket, so a test of fetch
+      // limits starts with the whole burst.
+      const probeUntil = async (done: (status: number) => boolean, what: string) => {
+        const deadline = Date.now() + KEY_WINDOW_MS;
+        for (;;) {
+          const probe = await fetch(`${server.url}/api/v1/campaigns/impression`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${created.key}` },
+          });
+          await probe.arrayBuffer();
+          if (done(probe.status)) return;
+          if (Date.now() > deadline)
+            throw new Error(
+              `the server did not take the key of ${partner} as ${what} in ${KEY_WINDOW_MS / 1000} s`,
+            );
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+      };
       if (fetchLimit) {
+        // Its limits are set while the server holds it suspended: keys are reloaded whole, so once
+        // the server takes it as reinstated it has its limits too, and no fetch is ever answered
+        // under the default ones.
+        const id = String(created.id);
+        cliJson(['keys', 'suspend', id, '--reason', 'limits being set'], env);
+        await probeUntil((status) => status === 403, 'suspended');
         const limits = ['--fetch-rate', String(fetchLimit.rate), '--fetch-burst', String(fetchLimit.burst)];
-        cliJson(['keys', 'limits', String(created.id), ...limits], env);
+        cliJson(['keys', 'limits', id, ...limits], env);
+        cliJson(['keys', 'reinstate', id], env);
       }
-      // Every instance picks up new keys within about a second (the change feed).
-      const deadline = Date.now() + 10_000;
-      for (;;) {
-        const probe = await fetch(`${server.url}/api/v1/campaigns/fetch?placement=header_banner`, {
-          headers: { authorization: `Bearer ${created.key}` },
-        });
-        await probe.arrayBuffer();
-        if (probe.status !== 401) break;
-        if (Date.now() > deadline) throw new Error(`the server never accepted the key of ${partner}`);
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-      // The probe took a token: wait until the bucket is full again.
-      if (fetchLimit)
-        await new Promise((resolve) => setTimeout(resolve, (1000 * fetchLimit.burst) / fetchLimit.rate));
+      await probeUntil((status) => status !== 401 && status !== 403, 'usable');
       return { key: created.key, id: created.id };
     },
     async counts(campaignId) {

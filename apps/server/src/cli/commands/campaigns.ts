@@ -5,9 +5,11 @@ import { CAMPAIGN_ACTIONS, type CampaignAction } from '../../domain/lifecycle.js
 import { invalid } from '../../domain/errors.js';
 import { CLI_ACTOR } from '../../services/audit.js';
 import { CampaignService, campaignToJson } from '../../services/campaigns.js';
+import { namesOf } from '../../services/names.js';
+import { PacingJob } from '../../jobs/pacing-job.js';
 import { explainCampaign, type WhyQuery } from '../../services/serving-explainer.js';
-import { ServingState } from '../../services/serving-state.js';
-import { positiveInteger, withStore } from '../context.js';
+import { ServingState } from '../../serving/serving-state.js';
+import { inStore, jsonOption, positiveInteger, storeAction } from '../context.js';
 import { emit, printTable, type OutputOptions } from '../output.js';
 
 const list = (value: string): string[] =>
@@ -30,9 +32,10 @@ function readJsonFile(file: string): unknown {
   }
 }
 
-const summaryRow = (c: Campaign) => ({
+const summaryRow = (c: Campaign, advertiserName: string | undefined) => ({
   id: c.id,
   advertiser: c.advertiserId,
+  advertiserName,
   status: c.status,
   priority: c.priority,
   weight: c.weight,
@@ -109,54 +112,59 @@ function changesFrom(options: UpdateOptions, current: Campaign): Record<string, 
 
 export function registerCampaigns(program: Command): void {
   const campaigns = program.command('campaigns').description("advertisers' campaigns");
-  campaigns
-    .command('import <file>')
-    .description('import advertisers and campaigns from a JSON file (all or nothing)')
-    .option(
-      '--approve',
-      'approve the campaigns: only then may they be scheduled, running, paused or completed (audited)',
-    )
-    .option('--json', 'print JSON')
-    .action((file: string, options: OutputOptions & { approve?: boolean }) =>
-      withStore(options, async (store) => {
-        const summary = await new CampaignService(store).import(readJsonFile(file), {
-          approve: options.approve === true,
-        });
-        emit(options, summary, () =>
-          console.log(
-            `imported ${summary.campaignsCreated} campaigns ` +
-              `(${summary.advertisersCreated} new advertisers, ${summary.advertisersExisting} existing); ` +
-              `ids ${summary.campaignIds.join(', ')}`,
-          ),
-        );
-      }),
-    );
-  campaigns
-    .command('list')
-    .description('list campaigns')
-    .option('--status <status>', `only this status (${CAMPAIGN_STATUSES.join(', ')})`)
-    .option('--placement <placement>', 'only campaigns targeting this placement')
-    .option('--advertiser <id>', 'only this advertiser')
-    .option('--json', 'print JSON')
-    .action((options: OutputOptions & { status?: string; placement?: string; advertiser?: string }) =>
-      withStore(options, async (store) => {
-        if (
-          options.status !== undefined &&
-          !(CAMPAIGN_STATUSES as readonly string[]).includes(options.status)
-        ) {
-          throw invalid(`status must be one of: ${CAMPAIGN_STATUSES.join(', ')}`);
-        }
-        const found = await new CampaignService(store).list({
-          ...(options.status !== undefined && { status: options.status as CampaignStatus }),
-          ...(options.placement !== undefined && { placement: options.placement }),
-          ...(options.advertiser !== undefined && {
-            advertiserId: positiveInteger(options.advertiser, 'advertiser'),
-          }),
-        });
-        emit(options, found.map(campaignToJson), () =>
-          printTable(found.map(summaryRow), [
+  storeAction(
+    campaigns
+      .command('import <file>')
+      .description('import advertisers and campaigns from a JSON file (all or nothing)')
+      .option(
+        '--approve',
+        'approve the campaigns: only then may they be scheduled, running, paused or completed (audited)',
+      ),
+    async ({ store }, options: OutputOptions & { approve?: boolean }, file: string) => {
+      const summary = await new CampaignService(store).import(readJsonFile(file), {
+        approve: options.approve === true,
+      });
+      emit(options, summary, () =>
+        console.log(
+          `imported ${summary.campaignsCreated} campaigns ` +
+            `(${summary.advertisersCreated} new advertisers, ${summary.advertisersExisting} existing); ` +
+            `ids ${summary.campaignIds.join(', ')}`,
+        ),
+      );
+    },
+  );
+  storeAction(
+    campaigns
+      .command('list')
+      .description('list campaigns')
+      .option('--status <status>', `only this status (${CAMPAIGN_STATUSES.join(', ')})`)
+      .option('--placement <placement>', 'only campaigns targeting this placement')
+      .option('--advertiser <id>', 'only this advertiser'),
+    async (
+      { store },
+      options: OutputOptions & { status?: string; placement?: string; advertiser?: string },
+    ) => {
+      if (
+        options.status !== undefined &&
+        !(CAMPAIGN_STATUSES as readonly string[]).includes(options.status)
+      ) {
+        throw invalid(`status must be one of: ${CAMPAIGN_STATUSES.join(', ')}`);
+      }
+      const found = await new CampaignService(store).list({
+        ...(options.status !== undefined && { status: options.status as CampaignStatus }),
+        ...(options.placement !== undefined && { placement: options.placement }),
+        ...(options.advertiser !== undefined && {
+          advertiserId: positiveInteger(options.advertiser, 'advertiser'),
+        }),
+      });
+      const names = await namesOf(store, CLI_ACTOR, { advertiser: found.map((c) => c.advertiserId) });
+      emit(options, found.map(campaignToJson), () =>
+        printTable(
+          found.map((c) => summaryRow(c, names.advertiser.get(c.advertiserId))),
+          [
             'id',
             'advertiser',
+            'advertiserName',
             'status',
             'priority',
             'weight',
@@ -164,23 +172,21 @@ export function registerCampaigns(program: Command): void {
             'countries',
             'devices',
             'title',
-          ]),
-        );
-      }),
-    );
-  campaigns
-    .command('show <id>')
-    .description('show one campaign')
-    .option('--json', 'print JSON')
-    .action((id: string, options: OutputOptions) =>
-      withStore(options, async (store) => {
-        const campaign = await new CampaignService(store).get(positiveInteger(id, 'campaign id'));
-        emit(options, campaignToJson(campaign), () => {
-          for (const [field, value] of Object.entries(campaignToJson(campaign)))
-            console.log(`${field.padEnd(15)} ${shownValue(value)}`);
-        });
-      }),
-    );
+          ],
+        ),
+      );
+    },
+  );
+  storeAction(
+    campaigns.command('show <id>').description('show one campaign'),
+    async ({ store }, options: OutputOptions, id: string) => {
+      const campaign = await new CampaignService(store).get(positiveInteger(id, 'campaign id'));
+      emit(options, campaignToJson(campaign), () => {
+        for (const [field, value] of Object.entries(campaignToJson(campaign)))
+          console.log(`${field.padEnd(15)} ${shownValue(value)}`);
+      });
+    },
+  );
   const update = campaigns
     .command('update <id>')
     .description('change fields of a campaign (status changes through actions); served within 2 s')
@@ -202,76 +208,74 @@ export function registerCampaigns(program: Command): void {
     );
   for (const [name, flag] of CAP_OPTIONS)
     update.option(flag, `caps.${name}: a positive integer; "" removes the cap (the others keep theirs)`);
-  update.option('--json', 'print JSON').action((id: string, options: UpdateOptions) =>
-    withStore(options, async (store) => {
-      const service = new CampaignService(store);
-      const campaignId = positiveInteger(id, 'campaign id');
-      const campaign = await service.update(campaignId, changesFrom(options, await service.get(campaignId)));
-      emit(options, campaignToJson(campaign), () =>
-        console.log(`updated campaign ${campaign.id} (${campaign.status})`),
+  storeAction(update, async ({ store }, options: UpdateOptions, id: string) => {
+    const service = new CampaignService(store);
+    const campaignId = positiveInteger(id, 'campaign id');
+    const campaign = await service.update(campaignId, changesFrom(options, await service.get(campaignId)));
+    emit(options, campaignToJson(campaign), () =>
+      console.log(`updated campaign ${campaign.id} (${campaign.status})`),
+    );
+  });
+  storeAction(
+    campaigns
+      .command('create <file>')
+      .description('create a draft campaign from a JSON file of campaign fields (import format)')
+      .requiredOption('--advertiser <id>', 'advertiser id'),
+    async ({ store }, options: OutputOptions & { advertiser: string }, file: string) => {
+      const campaign = await new CampaignService(store).create(
+        positiveInteger(options.advertiser, 'advertiser'),
+        readJsonFile(file) as Record<string, unknown>,
       );
-    }),
+      emit(options, campaignToJson(campaign), () => console.log(`created campaign ${campaign.id} (draft)`));
+    },
   );
-  campaigns
-    .command('create <file>')
-    .description('create a draft campaign from a JSON file of campaign fields (import format)')
-    .requiredOption('--advertiser <id>', 'advertiser id')
-    .option('--json', 'print JSON')
-    .action((file: string, options: OutputOptions & { advertiser: string }) =>
-      withStore(options, async (store) => {
-        const campaign = await new CampaignService(store).create(
-          positiveInteger(options.advertiser, 'advertiser'),
-          readJsonFile(file) as Record<string, unknown>,
-        );
-        emit(options, campaignToJson(campaign), () => console.log(`created campaign ${campaign.id} (draft)`));
-      }),
-    );
-  campaigns
-    .command('why <id>')
-    .description("why a campaign is or is not served now, for a fetch like the options' (D3, D4)")
-    .option('--placement <id>', 'the placement fetched (with it, an eligible campaign gets its chance)')
-    .option('--location <country>', 'the country fetched from')
-    .option('--device <type>', 'the device fetched from: mobile, desktop or tablet')
-    .option('--key <id>', "an API key id: its partner's blocked categories apply")
-    .option('--limit <n>', 'campaigns a fetch asks for (default 10)')
-    .option('--json', 'print JSON')
-    .action((id: string, options: OutputOptions & WhyQuery) =>
-      withStore(options, async (store) => {
-        const { placement, location, device, key, limit } = options;
-        // The chance is drawn against the running campaigns, read as a serving instance reads them.
-        const state = new ServingState(store, { info: () => undefined, error: () => undefined }, 0);
-        if (placement !== undefined) await state.load();
-        const explanation = await explainCampaign(
-          store,
-          CLI_ACTOR,
-          state.index,
-          Date.now(),
-          positiveInteger(id, 'campaign id'),
-          { placement, location, device, key, limit },
-        );
-        emit(options, explanation, () => {
-          for (const reason of explanation.reasons)
-            console.log(`${reason.code.padEnd(23)} ${reason.message}`);
-          if (explanation.eligible) console.log(`campaign ${explanation.campaignId} is eligible`);
-          const chance = explanation.chance;
-          if (chance)
-            console.log(
-              `${chance.ahead} eligible campaigns come first (a higher priority), ${chance.rivals} share its priority; ` +
-                `it has ${(chance.weightShare * 100).toFixed(1)}% of its priority's weight and is in ` +
-                `${(chance.inResponse * 100).toFixed(1)}% of fetches of ${chance.limit}`,
-            );
-        });
-      }),
-    );
+  storeAction(
+    campaigns
+      .command('why <id>')
+      .description("why a campaign is or is not served now, for a fetch like the options' (D3, D4)")
+      .option('--placement <id>', 'the placement fetched (with it, an eligible campaign gets its chance)')
+      .option('--location <country>', 'the country fetched from')
+      .option('--device <type>', 'the device fetched from: mobile, desktop or tablet')
+      .option('--key <id>', "an API key id: its partner's blocked categories apply")
+      .option('--limit <n>', 'campaigns a fetch asks for (default 10)'),
+    async ({ store }, options: OutputOptions & WhyQuery, id: string) => {
+      const { placement, location, device, key, limit } = options;
+      // The chance is drawn against the running campaigns, read as a serving instance reads them.
+      const quiet = { info: () => undefined, error: () => undefined };
+      const state = new ServingState(store, quiet, 0);
+      if (placement !== undefined) await state.load();
+      // This process serves nothing, so it takes one pacing step as a serving instance's job
+      // does, from the same counters and traffic, to know how pacing holds the campaign (D16).
+      const now = Date.now();
+      await new PacingJob(store, state, quiet, () => now).step();
+      const explanation = await explainCampaign(
+        store,
+        CLI_ACTOR,
+        state.index,
+        now,
+        positiveInteger(id, 'campaign id'),
+        { placement, location, device, key, limit },
+        (campaignId) => state.paceOf(campaignId),
+      );
+      emit(options, explanation, () => {
+        for (const reason of explanation.reasons) console.log(`${reason.code.padEnd(23)} ${reason.message}`);
+        if (explanation.eligible) console.log(`campaign ${explanation.campaignId} is eligible`);
+        const chance = explanation.chance;
+        if (chance)
+          console.log(
+            `${chance.ahead} eligible campaigns come first (a higher priority), ${chance.rivals} share its priority; ` +
+              `it has ${(chance.weightShare * 100).toFixed(1)}% of its priority's weight and is in ` +
+              `${(chance.inResponse * 100).toFixed(1)}% of fetches of ${chance.limit}`,
+          );
+      });
+    },
+  );
   for (const action of CAMPAIGN_ACTIONS) {
-    const command = campaigns
-      .command(`${action} <id>`)
-      .description(ACTION_HELP[action])
-      .option('--json', 'print JSON');
+    const command = jsonOption(campaigns.command(`${action} <id>`).description(ACTION_HELP[action]));
     if (action === 'reject') command.requiredOption('--reason <text>', 'why, shown to the advertiser');
     else command.option('--reason <text>', 'why, for the audit log');
-    command.action((id: string, options: OutputOptions & { reason?: string }) =>
-      withStore(options, async (store) => {
+    command.action(
+      inStore(async ({ store }, options: OutputOptions & { reason?: string }, id: string) => {
         const campaign = await new CampaignService(store).act(
           positiveInteger(id, 'campaign id'),
           action,

@@ -1,26 +1,20 @@
 import type { Command } from 'commander';
 import { seedDemo } from '../../services/demo.js';
-import { withStore } from '../context.js';
+import { storeAction } from '../context.js';
 import { emit, type OutputOptions } from '../output.js';
 
 export function registerDemo(program: Command): void {
-  program
-    .command('demo')
-    .description('seed the demo data set (once per store) and print the demo API key')
-    .option('--json', 'print JSON')
-    .action((options: OutputOptions) =>
-      withStore(
-        options,
-        async (store, config) => {
-          const result = await seedDemo(store, config.dataDir);
-          emit(options, result, () => {
-            console.log(result.created ? 'seeded the demo data set' : 'the demo data set already exists');
-            console.log(
-              result.apiKey ? `demo API key: ${result.apiKey}` : `no demo key file at ${result.keyFile}`,
-            );
-          });
-        },
-        { create: true },
-      ),
-    );
+  storeAction(
+    program.command('demo').description('seed the demo data set (once per store) and print the demo API key'),
+    async ({ store, config }, options: OutputOptions) => {
+      const result = await seedDemo(store, config.dataDir);
+      emit(options, result, () => {
+        console.log(result.created ? 'seeded the demo data set' : 'the demo data set already exists');
+        console.log(
+          result.apiKey ? `demo API key: ${result.apiKey}` : `no demo key file at ${result.keyFile}`,
+        );
+      });
+    },
+    { create: true },
+  );
 }

@@ -76,6 +76,8 @@ export function registerServe(program: Command): void {
           console.log(JSON.stringify(summary));
           return;
         }
+        // Which tokens PLACARD_ADMIN_TOKEN registered are valid, where an operator starting it sees them.
+        for (const notice of server.adminTokenNotices) console.log(notice.message);
         if (adminToken) {
           console.log(
             `\nAdmin token for ${server.url}/admin/v1 (shown once; store it now):\n  ${adminToken}`,

@@ -1,8 +1,11 @@
 import type { Command } from 'commander';
 import { isoTimes } from '../../services/iso-times.js';
 import { AdminTokens, adminTokenView } from '../../services/admin-tokens.js';
+import { CLI_ACTOR } from '../../services/audit.js';
+import { accountIds, accountName, namesOf } from '../../services/names.js';
+import { storedAccount } from '../../services/scope.js';
 import type { AdminTokenRecord } from '../../store/store.js';
-import { positiveInteger, withStore } from '../context.js';
+import { positiveInteger, storeAction } from '../context.js';
 import { emit, printTable, type OutputOptions, type Row } from '../output.js';
 
 const tokenJson = (token: AdminTokenRecord) => isoTimes(adminTokenView(token, Date.now())) as Row;
@@ -16,29 +19,28 @@ type CreateOptions = OutputOptions & {
 
 /** `create` under `tokens`, and the older `admin-token` that scripts may still call. */
 function createCommand(command: Command): void {
-  command
-    .option('--label <label>', 'who or what it is for', 'cli')
-    .option('--expires-in-hours <hours>', 'stop working after this many hours (default: never)')
-    .option(
-      '--account <account>',
-      'act for advertiser:<id or name> or partner:<id or name> only (default: operator)',
-    )
-    .option('--role <role>', 'admin, manager or reporter in that account (default: admin)')
-    .option('--json', 'print JSON')
-    .action((options: CreateOptions) =>
-      withStore(options, async (store) => {
-        const { token, plaintext } = await new AdminTokens(store).create({
-          label: options.label,
-          ...(options.expiresInHours !== undefined && { expiresInHours: Number(options.expiresInHours) }),
-          ...(options.account !== undefined && { account: options.account }),
-          ...(options.role !== undefined && { role: options.role }),
-        });
-        emit(options, { ...tokenJson(token), token: plaintext }, () => {
-          console.log(`created admin token ${token.id}. Store it now; it is not shown again:`);
-          console.log(plaintext);
-        });
-      }),
-    );
+  storeAction(
+    command
+      .option('--label <label>', 'who or what it is for', 'cli')
+      .option('--expires-in-hours <hours>', 'stop working after this many hours (default: never)')
+      .option(
+        '--account <account>',
+        'act for advertiser:<id or name> or partner:<id or name> only (default: operator)',
+      )
+      .option('--role <role>', 'admin, manager or reporter in that account (default: admin)'),
+    async ({ store }, options: CreateOptions) => {
+      const { token, plaintext } = await new AdminTokens(store).create({
+        label: options.label,
+        ...(options.expiresInHours !== undefined && { expiresInHours: Number(options.expiresInHours) }),
+        ...(options.account !== undefined && { account: options.account }),
+        ...(options.role !== undefined && { role: options.role }),
+      });
+      emit(options, { ...tokenJson(token), token: plaintext }, () => {
+        console.log(`created admin token ${token.id}. Store it now; it is not shown again:`);
+        console.log(plaintext);
+      });
+    },
+  );
 }
 
 /** Admin tokens for the management API: create, list, revoke (audited as `cli`). */
@@ -46,38 +48,43 @@ export function registerTokens(program: Command): void {
   const tokens = program.command('tokens').description('admin tokens for the management API');
   createCommand(tokens.command('create').description('create an admin token (printed once)'));
   createCommand(program.command('admin-token', { hidden: true }).description('same as tokens create'));
-  tokens
-    .command('list')
-    .description('list admin tokens (prefix, status, last use and expiry; never the token)')
-    .option('--json', 'print JSON')
-    .action((options: OutputOptions) =>
-      withStore(options, async (store) => {
-        const list = (await new AdminTokens(store).list()).map(tokenJson);
-        emit(options, list, () =>
-          printTable(list, [
+  storeAction(
+    tokens
+      .command('list')
+      .description('list admin tokens (prefix, status, last use and expiry; never the token)'),
+    async ({ store }, options: OutputOptions) => {
+      const found = await new AdminTokens(store).list();
+      const list = found.map(tokenJson);
+      const accounts = found.map((token) => storedAccount(token.scope));
+      const names = await namesOf(store, CLI_ACTOR, accountIds(accounts));
+      emit(options, list, () =>
+        printTable(
+          list.map((token, i) => ({ ...token, accountName: accountName(accounts[i]!, names) })),
+          [
             'id',
             'label',
             'prefix',
             'account',
+            'accountName',
             'role',
             'status',
             'createdAt',
             'lastUsedAt',
             'expiresAt',
-          ]),
-        );
-      }),
-    );
-  tokens
-    .command('revoke <id>')
-    .description('revoke an admin token at once (the last active one cannot be)')
-    .option('--json', 'print JSON')
-    .action((id: string, options: OutputOptions) =>
-      withStore(options, async (store) => {
-        const token = await new AdminTokens(store).revoke(positiveInteger(id, 'token id'));
-        emit(options, tokenJson(token), () =>
-          console.log(`revoked admin token ${token.id} (${token.displayPrefix}…)`),
-        );
-      }),
-    );
+          ],
+        ),
+      );
+    },
+  );
+  storeAction(
+    tokens
+      .command('revoke <id>')
+      .description('revoke an admin token at once (the last active one cannot be)'),
+    async ({ store }, options: OutputOptions, id: string) => {
+      const token = await new AdminTokens(store).revoke(positiveInteger(id, 'token id'));
+      emit(options, tokenJson(token), () =>
+        console.log(`revoked admin token ${token.id} (${token.displayPrefix}…)`),
+      );
+    },
+  );
 }

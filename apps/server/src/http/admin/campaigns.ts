@@ -1,43 +1,160 @@
-import type { FastifyInstance } from 'fastify';
-import { CAMPAIGN_STATUSES, type CampaignStatus } from '../../domain/campaigns.js';
+import { Type } from 'typebox';
+import { CAMPAIGN_STATUSES, isCampaignStatus } from '../../domain/campaigns.js';
 import { invalidField, unprocessable } from '../../domain/errors.js';
-import { CAMPAIGN_ACTIONS } from '../../domain/lifecycle.js';
-import { AdvertiserService } from '../../services/advertisers.js';
-import { campaignToJson, CampaignService } from '../../services/campaigns.js';
-import { explainCampaign, type WhyQuery } from '../../services/serving-explainer.js';
-import { MANAGEMENT_ROUTES } from '../openapi/management.js';
+import { CAMPAIGN_ACTIONS, type CampaignAction } from '../../domain/lifecycle.js';
+import { campaignToJson } from '../../services/campaigns.js';
+import { IdParams, Instant, Nullable, NullableInstant, One, Page, PageQuery } from '../openapi/common.js';
+import { campaignFields, operation, ref, Status } from '../openapi/management.js';
 import type { AdminContext } from './context.js';
-import { fields, idParam, isId, one, pageOf, pageRequest } from './support.js';
+import { isId, one, pageOf, pageRequest } from './support.js';
+import { body, query, type ManagementApp } from './typed-routes.js';
+
+/** Why `explainCampaign` finds a campaign would not be returned, in the order it checks them. */
+const WHY_CODES = [
+  'status',
+  'flight_ended',
+  'flight_not_started',
+  'daily_cap_reached',
+  'pacing_ahead',
+  'placements_disabled',
+  'placement_not_targeted',
+  'placement_disabled',
+  'country_not_targeted',
+  'device_not_targeted',
+  'category_blocked',
+];
+
+/** What the serving explainer answers: the reasons against a campaign, or its chance in the draw. */
+const Explanation = Type.Object({
+  campaignId: Type.Integer(),
+  eligible: Type.Boolean(),
+  reasons: Type.Array(
+    Type.Object({
+      code: Type.Union(WHY_CODES.map((code) => Type.Literal(code))),
+      message: Type.String(),
+      status: Type.Optional(Status),
+      rejectionReason: Type.Optional(Nullable(Type.String())),
+      startAt: Type.Optional(NullableInstant),
+      endAt: Type.Optional(Instant),
+      cappedUntil: Type.Optional(Instant),
+      placement: Type.Optional(Type.String()),
+      placements: Type.Optional(Type.Array(Type.String())),
+      location: Type.Optional(Type.String()),
+      countries: Type.Optional(Type.Array(Type.String())),
+      device: Type.Optional(Type.String()),
+      devices: Type.Optional(Type.Array(Type.String())),
+      category: Type.Optional(Type.String()),
+    }),
+  ),
+  chance: Nullable(
+    Type.Object({
+      limit: Type.Integer(),
+      ahead: Type.Integer(),
+      rivals: Type.Integer(),
+      weightShare: Type.Number(),
+      inResponse: Type.Number(),
+    }),
+  ),
+});
+
+/** A lifecycle action's route schema: `reason` is required to reject, optional otherwise. */
+function actionSchema(action: CampaignAction) {
+  return {
+    ...operation(`${action}Campaign`, 'Campaigns', {
+      summary: `${action[0]!.toUpperCase()}${action.slice(1)} a campaign`,
+      description:
+        action === 'reject' || action === 'pause'
+          ? 'A lifecycle action (D11); `reason` is recorded in the audit log (required to reject).'
+          : 'A lifecycle action (D11); refused with 409 from a state it does not apply to. The body may be left out.',
+      ok: [200, One(ref('CampaignRecord'))],
+    }),
+    params: IdParams,
+    body: body(
+      Type.Object({
+        reason:
+          action === 'reject'
+            ? Type.String({ pattern: '\\S', description: 'Not blank.' })
+            : Type.Optional(Type.String()),
+      }),
+    ),
+  };
+}
 
 /** Advertisers and campaigns, with the lifecycle actions of D11. */
-export async function campaignRoutes(app: FastifyInstance, context: AdminContext): Promise<void> {
+export async function campaignRoutes(app: ManagementApp, context: AdminContext): Promise<void> {
   const advertisers = (request: Parameters<AdminContext['actor']>[0]) =>
-    new AdvertiserService(context.store, context.actor(request), context.clock);
+    context.services.advertisers(context.actor(request));
   const campaigns = (request: Parameters<AdminContext['actor']>[0]) =>
-    new CampaignService(context.store, context.actor(request), context.clock);
+    context.services.campaigns(context.actor(request));
 
-  app.get('/advertisers', { schema: MANAGEMENT_ROUTES.listAdvertisers }, async (request) => {
-    const page = pageRequest(request.query as Record<string, unknown>);
+  const listAdvertisers = {
+    ...operation('listAdvertisers', 'Advertisers', {
+      summary: 'List advertisers',
+      ok: [200, Page(ref('Advertiser'))],
+    }),
+    querystring: query(PageQuery),
+  };
+  app.get('/advertisers', { schema: listAdvertisers }, async (request) => {
+    const page = pageRequest(request.query);
     return pageOf(await advertisers(request).list(page), page, (a) => a);
   });
-  app.post('/advertisers', { schema: MANAGEMENT_ROUTES.createAdvertiser }, async (request, reply) =>
-    reply.code(201).send(one(await advertisers(request).create(fields(request)['name']))),
-  );
-  app.get('/advertisers/:id', { schema: MANAGEMENT_ROUTES.getAdvertiser }, async (request) =>
-    one(await advertisers(request).get(idParam(request))),
-  );
-  app.patch('/advertisers/:id', { schema: MANAGEMENT_ROUTES.renameAdvertiser }, async (request) =>
-    one(await advertisers(request).rename(idParam(request), fields(request)['name'])),
+
+  const createAdvertiser = {
+    ...operation('createAdvertiser', 'Advertisers', {
+      summary: 'Create an advertiser',
+      ok: [201, One(ref('Advertiser')), 'Created.'],
+    }),
+    body: body(Type.Object({ name: Type.String() })),
+  };
+  app.post('/advertisers', { schema: createAdvertiser }, async (request, reply) =>
+    reply.code(201).send(one(await advertisers(request).create(request.body.name))),
   );
 
-  app.get('/campaigns', { schema: MANAGEMENT_ROUTES.listCampaigns }, async (request) => {
-    const query = request.query as Record<string, unknown>;
-    const page = pageRequest(query);
-    const status = query['status'];
-    if (status !== undefined && !(CAMPAIGN_STATUSES as readonly unknown[]).includes(status)) {
+  const getAdvertiser = {
+    ...operation('getAdvertiser', 'Advertisers', {
+      summary: 'Get an advertiser',
+      ok: [200, One(ref('Advertiser'))],
+    }),
+    params: IdParams,
+  };
+  app.get('/advertisers/:id', { schema: getAdvertiser }, async (request) =>
+    one(await advertisers(request).get(request.params.id)),
+  );
+
+  const renameAdvertiser = {
+    ...operation('renameAdvertiser', 'Advertisers', {
+      summary: 'Rename an advertiser',
+      ok: [200, One(ref('Advertiser'))],
+    }),
+    params: IdParams,
+    body: body(Type.Object({ name: Type.String() })),
+  };
+  app.patch('/advertisers/:id', { schema: renameAdvertiser }, async (request) =>
+    one(await advertisers(request).rename(request.params.id, request.body.name)),
+  );
+
+  const listCampaigns = {
+    ...operation('listCampaigns', 'Campaigns', {
+      summary: 'List campaigns',
+      ok: [200, Page(ref('CampaignRecord'))],
+    }),
+    querystring: query(
+      Type.Intersect([
+        PageQuery,
+        Type.Object({
+          status: Type.Optional(Status),
+          advertiser: Type.Optional(Type.Integer()),
+          placement: Type.Optional(Type.String()),
+        }),
+      ]),
+    ),
+  };
+  app.get('/campaigns', { schema: listCampaigns }, async (request) => {
+    const { status, advertiser, placement } = request.query;
+    const page = pageRequest(request.query);
+    if (status !== undefined && !isCampaignStatus(status)) {
       throw invalidField('status', `must be one of: ${CAMPAIGN_STATUSES.join(', ')}`);
     }
-    const advertiser = query['advertiser'];
     // A safe integer, as ids are: a larger one cannot name anything, and PostgreSQL refuses it.
     if (
       advertiser !== undefined &&
@@ -46,54 +163,94 @@ export async function campaignRoutes(app: FastifyInstance, context: AdminContext
       throw invalidField('advertiser', 'must be an advertiser id');
     const found = await campaigns(request).list(
       {
-        ...(status !== undefined && { status: status as CampaignStatus }),
+        ...(status !== undefined && { status }),
         ...(advertiser !== undefined && { advertiserId: Number(advertiser) }),
-        ...(typeof query['placement'] === 'string' && { placement: query['placement'] }),
+        ...(typeof placement === 'string' && { placement }),
       },
       page,
     );
     return pageOf(found, page, campaignToJson);
   });
-  app.post('/campaigns', { schema: MANAGEMENT_ROUTES.createCampaign }, async (request, reply) => {
-    const body = fields(request);
-    const advertiserId = body['advertiserId'];
+
+  const createCampaign = {
+    ...operation('createCampaign', 'Campaigns', {
+      summary: 'Create a campaign (as a draft)',
+      ok: [201, One(ref('CampaignRecord')), 'Created.'],
+    }),
+    // One object, not an intersection, so that it can refuse the fields it does not name.
+    body: body(
+      Type.Object({
+        advertiserId: Type.Integer({ minimum: 1 }),
+        // The optional fields, then the two required ones in their place again.
+        ...Type.Partial(Type.Object(campaignFields)).properties,
+        title: campaignFields.title,
+        destinationUrl: campaignFields.destinationUrl,
+      }),
+    ),
+  };
+  app.post('/campaigns', { schema: createCampaign }, async (request, reply) => {
+    const { advertiserId, ...input } = request.body;
     if (advertiserId === undefined || advertiserId === null)
       throw unprocessable('invalid campaign', [{ field: 'advertiserId', message: 'is required' }]);
     if (!isId(advertiserId))
       throw unprocessable('invalid campaign', [
         { field: 'advertiserId', message: 'must be an advertiser id' },
       ]);
-    const input = Object.fromEntries(Object.entries(body).filter(([field]) => field !== 'advertiserId'));
     return reply.code(201).send(one(campaignToJson(await campaigns(request).create(advertiserId, input))));
   });
-  app.get('/campaigns/:id', { schema: MANAGEMENT_ROUTES.getCampaign }, async (request) =>
-    one(campaignToJson(await campaigns(request).get(idParam(request)))),
+
+  const getCampaign = {
+    ...operation('getCampaign', 'Campaigns', {
+      summary: 'Get a campaign',
+      ok: [200, One(ref('CampaignRecord'))],
+    }),
+    params: IdParams,
+  };
+  app.get('/campaigns/:id', { schema: getCampaign }, async (request) =>
+    one(campaignToJson(await campaigns(request).get(request.params.id))),
   );
-  app.get('/campaigns/:id/why', { schema: MANAGEMENT_ROUTES.whyCampaign }, async (request) =>
-    one(
-      await explainCampaign(
-        context.store,
-        context.actor(request),
-        context.index(),
-        context.clock(),
-        idParam(request),
-        request.query as WhyQuery,
-      ),
+
+  const whyCampaign = {
+    ...operation('whyCampaign', 'Campaigns', {
+      summary: 'Why a campaign is or is not served',
+      description:
+        "The reasons, in order, that the campaign would not be returned now to a fetch with the given placement, location, device and API key (its partner's blocked categories), each with a `code`, what it concerns and a `message` for people: `status`, `flight_ended`, `flight_not_started`, `daily_cap_reached`, `pacing_ahead` (even pacing holds it back: ahead of its plan, D16), `placements_disabled`, `placement_not_targeted`, `placement_disabled`, `country_not_targeted`, `device_not_targeted`, `category_blocked`. Without reasons it is eligible, and with a placement `chance` says how it fares in the draw (D4) against the campaigns this instance serves now: eligible campaigns of a higher priority (`ahead`), those of its priority (`rivals`), its share of their weight, and the share of 1,000 simulated fetches of `limit` campaigns it is returned in.",
+      ok: [200, One(Explanation)],
+    }),
+    params: IdParams,
+    querystring: query(
+      Type.Object({
+        placement: Type.Optional(Type.String()),
+        location: Type.Optional(Type.String()),
+        device: Type.Optional(Type.String()),
+        key: Type.Optional(Type.Integer({ minimum: 1 })),
+        limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
+      }),
     ),
+  };
+  app.get('/campaigns/:id/why', { schema: whyCampaign }, async (request) =>
+    one(await context.services.explain(context.actor(request), request.params.id, request.query)),
   );
+
+  const updateCampaign = {
+    ...operation('updateCampaign', 'Campaigns', {
+      summary: 'Edit a campaign',
+      description:
+        'Status changes through the actions, with two exceptions. Editing the creative (title, description, category, destination URL: what partners show) of an approved campaign sends it back to `pending_review`; a completed campaign’s creative does not change (409). Raising or removing the total cap of a campaign completed by that cap, while its flight is not over, makes it `paused`, to `resume`; a campaign completed by its end time stays completed.',
+      ok: [200, One(ref('CampaignRecord'))],
+    }),
+    params: IdParams,
+    body: body(Type.Partial(Type.Object(campaignFields))),
+  };
   // `status` is answered by the service, which names the actions that change it.
-  const patchOptions = { schema: MANAGEMENT_ROUTES.updateCampaign, config: { refusedByHandler: ['status'] } };
+  const patchOptions = { schema: updateCampaign, config: { refusedByHandler: ['status'] } };
   app.patch('/campaigns/:id', patchOptions, async (request) =>
-    one(campaignToJson(await campaigns(request).update(idParam(request), fields(request)))),
+    one(campaignToJson(await campaigns(request).update(request.params.id, request.body))),
   );
+
   for (const action of CAMPAIGN_ACTIONS) {
-    app.post(
-      `/campaigns/:id/${action}`,
-      { schema: MANAGEMENT_ROUTES[`${action}Campaign`] },
-      async (request) =>
-        one(
-          campaignToJson(await campaigns(request).act(idParam(request), action, fields(request)['reason'])),
-        ),
+    app.post(`/campaigns/:id/${action}`, { schema: actionSchema(action) }, async (request) =>
+      one(campaignToJson(await campaigns(request).act(request.params.id, action, request.body.reason))),
     );
   }
 }

@@ -1,9 +1,9 @@
 import type { FastifyRequest } from 'fastify';
 import type { AdminTokens } from '../../services/admin-tokens.js';
 import type { Actor } from '../../services/audit.js';
-import type { CampaignIndex } from '../../services/campaign-index.js';
-import type { Store } from '../../store/store.js';
+import type { ManagementServices } from '../../services/management-services.js';
 import type { AuthFailureLimiter } from '../auth-failures.js';
+import type { RefusalLog } from '../refusal-log.js';
 
 /** What the management routes are given (kept apart from plugin.ts, which imports the routes). */
 declare module 'fastify' {
@@ -14,17 +14,14 @@ declare module 'fastify' {
 }
 
 export interface AdminDeps {
-  store: Store;
+  /** The services the routes call, as the caller: the routes' only way to the store. */
+  services: ManagementServices;
   tokens: AdminTokens;
   clock: () => number;
-  /** The serving index of this instance, as fetches see it now (the explainer draws against it). */
-  index: () => CampaignIndex;
-  /** Called after every successful change, so this instance serves it at once. */
-  afterChange: () => void;
   /** Failed authentications, shared with the partner API (D6). */
   authFailures?: AuthFailureLimiter;
-  /** Where people reach the dashboard: the start of one-time links. */
-  publicUrl: string;
+  /** Counts and samples the log of uploads their clients abandon. */
+  refusals?: RefusalLog;
 }
 
 export interface AdminContext extends AdminDeps {

@@ -1,32 +1,95 @@
-import type { FastifyInstance } from 'fastify';
-import { flagView, KeyFlagService } from '../../services/key-flags.js';
-import { MANAGEMENT_ROUTES } from '../openapi/management.js';
+import { Type } from 'typebox';
+import { FLAG_STATUSES } from '../../domain/key-flags.js';
+import { flagView } from '../../services/key-flags.js';
+import { IdParams, One, Page, PageQuery } from '../openapi/common.js';
+import { FlagPolicy, operation, ref } from '../openapi/management.js';
 import type { AdminContext } from './context.js';
-import { fields, idParam, one, pageOf, pageRequest } from './support.js';
+import { one, pageOf, pageRequest } from './support.js';
+import { body, query, type ManagementApp } from './typed-routes.js';
 
 /** Key flags (D15): read (the operator all, a partner its own), dismiss, suspend; the automatic policy. */
-export async function flagRoutes(app: FastifyInstance, context: AdminContext): Promise<void> {
+export async function flagRoutes(app: ManagementApp, context: AdminContext): Promise<void> {
   const service = (request: Parameters<AdminContext['actor']>[0]) =>
-    new KeyFlagService(context.store, context.actor(request), context.clock);
+    context.services.keyFlags(context.actor(request));
 
-  app.get('/flags', { schema: MANAGEMENT_ROUTES.listFlags }, async (request) => {
-    const query = request.query as Record<string, unknown>;
-    const page = pageRequest(query);
-    return pageOf(await service(request).list({ status: query['status'] }, page), page, flagView);
+  const listFlags = {
+    ...operation('listFlags', 'Flags', {
+      summary: 'List key flags',
+      description:
+        'Newest first. The operator sees every flag; a partner’s token its own keys’ flags; an advertiser’s none.',
+      ok: [200, Page(ref('KeyFlag'))],
+    }),
+    querystring: query(
+      Type.Intersect([
+        PageQuery,
+        Type.Object({
+          status: Type.Optional(Type.Union(FLAG_STATUSES.map((status) => Type.Literal(status)))),
+        }),
+      ]),
+    ),
+  };
+  app.get('/flags', { schema: listFlags }, async (request) => {
+    const page = pageRequest(request.query);
+    return pageOf(await service(request).list({ status: request.query.status }, page), page, flagView);
   });
-  app.get('/flags/:id', { schema: MANAGEMENT_ROUTES.getFlag }, async (request) =>
-    one(flagView(await service(request).get(idParam(request)))),
+
+  const getFlag = {
+    ...operation('getFlag', 'Flags', { summary: 'Get a key flag', ok: [200, One(ref('KeyFlag'))] }),
+    params: IdParams,
+  };
+  app.get('/flags/:id', { schema: getFlag }, async (request) =>
+    one(flagView(await service(request).get(request.params.id))),
   );
-  app.post('/flags/:id/dismiss', { schema: MANAGEMENT_ROUTES.dismissFlag }, async (request) =>
-    one(flagView(await service(request).dismiss(idParam(request), fields(request)['note']))),
+
+  const dismissFlag = {
+    ...operation('dismissFlag', 'Flags', {
+      summary: 'Dismiss a flag',
+      description:
+        'Reviewed and fine: the flag closes, and the key is not flagged for that signal again for 24 hours. Operator only; audited (409 once reviewed).',
+      ok: [200, One(ref('KeyFlag'))],
+    }),
+    params: IdParams,
+    body: body(
+      Type.Object({
+        note: Type.String({ minLength: 1, maxLength: 500, description: 'Why, for the audit log.' }),
+      }),
+    ),
+  };
+  app.post('/flags/:id/dismiss', { schema: dismissFlag }, async (request) =>
+    one(flagView(await service(request).dismiss(request.params.id, request.body.note))),
   );
-  app.post('/flags/:id/suspend', { schema: MANAGEMENT_ROUTES.suspendFlag }, async (request) =>
-    one(flagView(await service(request).suspend(idParam(request), fields(request)['reason']))),
+
+  const suspendFlag = {
+    ...operation('suspendFlag', 'Flags', {
+      summary: 'Suspend the flagged key',
+      description:
+        'Suspends the key (every instance answers 403 `api key suspended` within 2 s) and closes the flag. Without `reason`, the partner reads the flag’s summary. Operator only; both audited (409 once reviewed).',
+      ok: [200, One(ref('KeyFlag'))],
+    }),
+    params: IdParams,
+    body: body(Type.Object({ reason: Type.Optional(Type.String({ maxLength: 500 })) })),
+  };
+  app.post('/flags/:id/suspend', { schema: suspendFlag }, async (request) =>
+    one(flagView(await service(request).suspend(request.params.id, request.body.reason))),
   );
-  app.get('/flag-policy', { schema: MANAGEMENT_ROUTES.getFlagPolicy }, async (request) =>
-    one(await service(request).policy()),
-  );
-  app.put('/flag-policy', { schema: MANAGEMENT_ROUTES.setFlagPolicy }, async (request) =>
-    one(await service(request).setPolicy(fields(request))),
+
+  const getFlagPolicy = operation('getFlagPolicy', 'Flags', {
+    summary: 'Read the automatic suspension policy',
+    description: 'Off by default. Operator only.',
+    ok: [200, One(ref('FlagPolicy'))],
+  });
+  app.get('/flag-policy', { schema: getFlagPolicy }, async (request) => one(await service(request).policy()));
+
+  const setFlagPolicy = {
+    ...operation('setFlagPolicy', 'Flags', {
+      summary: 'Change the automatic suspension policy',
+      description:
+        'Only the fields given change. When on, a flag of one of `signals` whose measure reaches its threshold times `multiplier` suspends its key at once, as `system`, audited. Operator admins and managers only; audited.',
+      ok: [200, One(ref('FlagPolicy'))],
+    }),
+    body: body(Type.Partial(FlagPolicy)),
+  };
+  app.put('/flag-policy', { schema: setFlagPolicy }, async (request) =>
+    one(await service(request).setPolicy(request.body)),
   );
 }

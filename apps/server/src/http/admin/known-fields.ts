@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { DomainError, type FieldProblem } from '../../domain/errors.js';
 
-/** The parts of a JSON Schema (as the route schemas in `openapi/management.ts` write them) read here. */
+/** The parts of a JSON Schema (as the route schemas beside the handlers write them) read here. */
 export interface BodySchema {
   properties?: Record<string, BodySchema>;
   allOf?: BodySchema[];
@@ -56,7 +56,7 @@ function refuse(kind: 'invalid' | 'unprocessable', what: string, names: string[]
   if (names.length === 0) return;
   const problems: FieldProblem[] = names.map((field) => ({ field, message }));
   const plural = names.length === 1 ? '' : 's';
-  throw new DomainError(kind, `unknown ${what}${plural}: ${names.join(', ')}`, problems);
+  throw new DomainError(kind, `unknown ${what}${plural}: ${names.join(', ')}`, problems, 'unknown_field');
 }
 
 /**

@@ -5,19 +5,20 @@ import { installErrorHandler, managementErrorBody } from '../errors.js';
 import { campaignRoutes } from './campaigns.js';
 import { flagRoutes } from './flags.js';
 import { refuseUnknownInput } from './known-fields.js';
-import { refuseNulCharacters } from './nul-characters.js';
+import { refuseNulCharacters } from '../nul-characters.js';
 import { partnerRoutes } from './partners.js';
 import { registryRoutes } from './registry.js';
 import { reportRoutes } from './reports.js';
 import { tokenRoutes } from './tokens.js';
 import { userRoutes } from './users.js';
+import { validate, type ManagementTypes } from './typed-routes.js';
 
 export type { AdminContext, AdminDeps } from './context.js';
 
 /** The management API under /admin/v1, authenticated with an admin token. */
 export async function adminApi(app: FastifyInstance, deps: AdminDeps): Promise<void> {
   app.decorateRequest('adminActor', null);
-  const failures = deps.authFailures ?? new AuthFailureLimiter(undefined, deps.clock);
+  const failures = deps.authFailures ?? new AuthFailureLimiter();
   app.addHook('onRequest', async (request) => {
     request.adminActor = await authenticateLimited(deps.tokens, failures, request);
   });
@@ -26,28 +27,25 @@ export async function adminApi(app: FastifyInstance, deps: AdminDeps): Promise<v
     refuseUnknownInput(request);
     refuseNulCharacters(request);
   });
-  installErrorHandler(app, managementErrorBody);
-  app.addHook('onResponse', async (request, reply) => {
-    if (request.method !== 'GET' && reply.statusCode < 400) deps.afterChange();
-  });
+  installErrorHandler(app, managementErrorBody, deps.refusals);
+  // Path ids parsed and bodies read as objects, as the routes' types say (typed-routes.ts).
+  app.setValidatorCompiler(validate);
   // Named fields only: Fastify's own options (such as `prefix`) must not reach the child plugins.
   const context: AdminContext = {
-    store: deps.store,
+    services: deps.services,
     tokens: deps.tokens,
     clock: deps.clock,
-    index: deps.index,
-    afterChange: deps.afterChange,
-    publicUrl: deps.publicUrl,
     actor: (request) => {
       if (!request.adminActor) throw new Error('admin route reached without authentication');
       return request.adminActor;
     },
   };
-  await app.register(partnerRoutes, context);
-  await app.register(campaignRoutes, context);
-  await app.register(registryRoutes, context);
-  await app.register(reportRoutes, context);
-  await app.register(tokenRoutes, context);
-  await app.register(userRoutes, context);
-  await app.register(flagRoutes, context);
+  const routes = app.withTypeProvider<ManagementTypes>();
+  await routes.register(partnerRoutes, context);
+  await routes.register(campaignRoutes, context);
+  await routes.register(registryRoutes, context);
+  await routes.register(reportRoutes, context);
+  await routes.register(tokenRoutes, context);
+  await routes.register(userRoutes, context);
+  await routes.register(flagRoutes, context);
 }

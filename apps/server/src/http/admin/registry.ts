@@ -1,51 +1,110 @@
-import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
 import { invalid } from '../../domain/errors.js';
-import { PlacementService } from '../../services/placements.js';
-import { readAudit } from '../../services/audit.js';
-import { MANAGEMENT_ROUTES } from '../openapi/management.js';
+import { One, Page, PageQuery } from '../openapi/common.js';
+import { operation, ref } from '../openapi/management.js';
 import type { AdminContext } from './context.js';
-import { fields, one, pageOf, pageRequest } from './support.js';
+import { one, pageOf, pageRequest } from './support.js';
+import { body, query, type ManagementApp } from './typed-routes.js';
+
+/** A placement is named by its slug, not by a numeric id. */
+const PlacementParams = Type.Object({ id: Type.String() });
+
+/** A placement route's schema: the placement in its path, and the placement answered. */
+function placementSchema(operationId: string, summary: string, description?: string) {
+  return {
+    ...operation(operationId, 'Placements', {
+      summary,
+      ...(description !== undefined && { description }),
+      ok: [200, One(ref('Placement'))],
+    }),
+    params: PlacementParams,
+  };
+}
 
 /** Placements (D1) and the audit log. */
-export async function registryRoutes(app: FastifyInstance, context: AdminContext): Promise<void> {
+export async function registryRoutes(app: ManagementApp, context: AdminContext): Promise<void> {
   const placements = (request: Parameters<AdminContext['actor']>[0]) =>
-    new PlacementService(context.store, context.actor(request), context.clock);
-  const placementId = (request: { params: unknown }) => (request.params as { id: string }).id;
+    context.services.placements(context.actor(request));
 
-  app.get('/placements', { schema: MANAGEMENT_ROUTES.listPlacements }, async (request) => ({
+  const listPlacements = operation('listPlacements', 'Placements', {
+    summary: 'List placements',
+    ok: [200, Type.Object({ status: Type.Literal('success'), data: Type.Array(ref('Placement')) })],
+  });
+  app.get('/placements', { schema: listPlacements }, async (request) => ({
     status: 'success',
     data: await placements(request).list(),
   }));
-  app.post('/placements', { schema: MANAGEMENT_ROUTES.addPlacement }, async (request, reply) => {
-    const body = fields(request);
-    return reply.code(201).send(one(await placements(request).add(body['id'], body['description'])));
+
+  const addPlacement = {
+    ...operation('addPlacement', 'Placements', {
+      summary: 'Add a placement',
+      ok: [201, One(ref('Placement')), 'Created.'],
+    }),
+    body: body(Type.Object({ id: Type.String({ description: 'A slug.' }), description: Type.String() })),
+  };
+  app.post('/placements', { schema: addPlacement }, async (request, reply) => {
+    const { id, description } = request.body;
+    return reply.code(201).send(one(await placements(request).add(id, description)));
   });
-  app.get('/placements/:id', { schema: MANAGEMENT_ROUTES.getPlacement }, async (request) =>
-    one(await placements(request).get(placementId(request))),
-  );
-  app.patch('/placements/:id', { schema: MANAGEMENT_ROUTES.updatePlacement }, async (request) =>
-    one(await placements(request).update(placementId(request), fields(request))),
-  );
-  app.post('/placements/:id/enable', { schema: MANAGEMENT_ROUTES.enablePlacement }, async (request) =>
-    one(await placements(request).update(placementId(request), { enabled: true })),
-  );
-  app.post('/placements/:id/disable', { schema: MANAGEMENT_ROUTES.disablePlacement }, async (request) =>
-    one(await placements(request).update(placementId(request), { enabled: false })),
+
+  app.get(
+    '/placements/:id',
+    { schema: placementSchema('getPlacement', 'Get a placement') },
+    async (request) => one(await placements(request).get(request.params.id)),
   );
 
-  app.get('/audit', { schema: MANAGEMENT_ROUTES.listAudit }, async (request) => {
-    const query = request.query as Record<string, unknown>;
-    const order = query['order'] ?? 'oldest';
+  const updatePlacement = {
+    ...placementSchema('updatePlacement', 'Describe, enable or disable a placement'),
+    body: body(
+      Type.Object({ description: Type.Optional(Type.String()), enabled: Type.Optional(Type.Boolean()) }),
+    ),
+  };
+  app.patch('/placements/:id', { schema: updatePlacement }, async (request) =>
+    one(await placements(request).update(request.params.id, request.body)),
+  );
+
+  const enablePlacement = placementSchema('enablePlacement', 'Enable a placement');
+  app.post('/placements/:id/enable', { schema: enablePlacement }, async (request) =>
+    one(await placements(request).update(request.params.id, { enabled: true })),
+  );
+
+  const disablePlacement = placementSchema(
+    'disablePlacement',
+    'Disable a placement',
+    'Fetch for it answers 400 `unknown placement` within 2 s.',
+  );
+  app.post('/placements/:id/disable', { schema: disablePlacement }, async (request) =>
+    one(await placements(request).update(request.params.id, { enabled: false })),
+  );
+
+  const listAudit = {
+    ...operation('listAudit', 'Audit', {
+      summary: 'Read the audit log',
+      description:
+        'Oldest first by default; `order=newest` gives the latest entries first, and its `nextCursor` pages towards older ones.',
+      ok: [200, Page(ref('AuditRecord'))],
+    }),
+    querystring: query(
+      Type.Intersect([
+        PageQuery,
+        Type.Object({
+          objectType: Type.Optional(Type.String()),
+          objectId: Type.Optional(Type.String()),
+          order: Type.Optional(
+            Type.Union([Type.Literal('oldest'), Type.Literal('newest')], { default: 'oldest' }),
+          ),
+        }),
+      ]),
+    ),
+  };
+  app.get('/audit', { schema: listAudit }, async (request) => {
+    const { objectType, objectId, order = 'oldest' } = request.query;
     if (order !== 'oldest' && order !== 'newest') throw invalid('order must be oldest or newest');
-    const page = { ...pageRequest(query), newestFirst: order === 'newest' };
+    const page = { ...pageRequest(request.query), newestFirst: order === 'newest' };
     const filter = {
-      ...(typeof query['objectType'] === 'string' && { objectType: query['objectType'] }),
-      ...(typeof query['objectId'] === 'string' && { objectId: query['objectId'] }),
+      ...(typeof objectType === 'string' && { objectType }),
+      ...(typeof objectId === 'string' && { objectId }),
     };
-    return pageOf(
-      await readAudit(context.store, context.actor(request), filter, page),
-      page,
-      (entry) => entry,
-    );
+    return pageOf(await context.services.audit(context.actor(request), filter, page), page, (entry) => entry);
   });
 }

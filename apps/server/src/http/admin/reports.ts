@@ -1,10 +1,11 @@
-import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
 import { invalidField } from '../../domain/errors.js';
-import { parseReportRequest } from '../../domain/report-request.js';
+import { parseReportRequest, REPORT_DIMENSIONS } from '../../domain/report-request.js';
 import { reportCsv } from '../../services/report-format.js';
-import { ReportService } from '../../services/reports.js';
-import { MANAGEMENT_ROUTES } from '../openapi/management.js';
+import { One } from '../openapi/common.js';
+import { operation, ref } from '../openapi/management.js';
 import type { AdminContext } from './context.js';
+import { query, type ManagementApp } from './typed-routes.js';
 
 /** Wants CSV: `format=csv`, or no `format` and an Accept header that names text/csv. */
 function wantsCsv(format: unknown, accept: string | undefined): boolean {
@@ -13,18 +14,52 @@ function wantsCsv(format: unknown, accept: string | undefined): boolean {
   return format === 'csv';
 }
 
+const reportSchema = {
+  ...operation('report', 'Reports', {
+    summary: 'Report impressions, clicks and CTR',
+    description:
+      'Live, from per-minute rollups. JSON, or CSV with `format=csv` or `Accept: text/csv`. Filters take a comma-separated list; `none` matches an absent country or device, or an event without a reason (`counted`). See docs/reports.md for verdicts and reasons.',
+    ok: [200, One(ref('Report'))],
+    alsoAs: {
+      'text/csv': Type.String({
+        description:
+          'A header line, then one line per row; sent as the attachment `placard-report.csv`. Each campaign, advertiser or partner id column is followed by its name (`campaignName`, `advertiserName`, `partnerName`), empty where the caller may not see it.',
+      }),
+    },
+  }),
+  querystring: query(
+    Type.Object({
+      from: Type.Optional(
+        Type.String({
+          description: 'A date (YYYY-MM-DD, in `timeZone`) or an ISO instant; default: start of today.',
+        }),
+      ),
+      to: Type.Optional(Type.String({ description: 'A date (inclusive) or an ISO instant; default: now.' })),
+      granularity: Type.Optional(
+        Type.Union([Type.Literal('minute'), Type.Literal('hour'), Type.Literal('day')], { default: 'day' }),
+      ),
+      timeZone: Type.Optional(Type.String({ default: 'UTC', description: 'IANA time zone.' })),
+      groupBy: Type.Optional(
+        Type.String({ description: `Comma-separated: ${REPORT_DIMENSIONS.join(', ')}.` }),
+      ),
+      format: Type.Optional(Type.Union([Type.Literal('json'), Type.Literal('csv')])),
+      ...Object.fromEntries(REPORT_DIMENSIONS.map((dimension) => [dimension, Type.Optional(Type.String())])),
+    }),
+  ),
+};
+
 /** GET /admin/v1/reports: live reports from the per-minute rollups, as JSON or CSV. */
-export async function reportRoutes(app: FastifyInstance, context: AdminContext): Promise<void> {
-  app.get('/reports', { schema: MANAGEMENT_ROUTES.report }, async (request, reply) => {
-    const reports = new ReportService(context.store, context.actor(request));
-    const query = request.query as Record<string, unknown>;
-    const csv = wantsCsv(query['format'], request.headers.accept);
-    const report = await reports.run(parseReportRequest(query, context.clock()));
+export async function reportRoutes(app: ManagementApp, context: AdminContext): Promise<void> {
+  app.get('/reports', { schema: reportSchema }, async (request, reply) => {
+    const actor = context.actor(request);
+    const reports = context.services.reports(actor);
+    const csv = wantsCsv(request.query.format, request.headers.accept);
+    const report = await reports.run(parseReportRequest(request.query, context.clock()));
     if (csv) {
       return reply
         .type('text/csv; charset=utf-8')
         .header('content-disposition', 'attachment; filename="placard-report.csv"')
-        .send(reportCsv(report));
+        .send(reportCsv(report, await context.services.reportNames(actor, report)));
     }
     const range = { from: new Date(report.from).toISOString(), to: new Date(report.to).toISOString() };
     return { status: 'success', data: { ...report, ...range } };

@@ -1,14 +1,14 @@
-import type { FastifyRequest } from 'fastify';
-import { invalid, invalidField } from '../../domain/errors.js';
+import { invalidField } from '../../domain/errors.js';
 import type { PageRequest } from '../../store/store.js';
 import { isoTimes } from '../../services/iso-times.js';
 
 const MAX_PAGE = 200;
 
 /** Reads `limit` (1..200, default 50) and the opaque `cursor` of the previous page. */
-export function pageRequest(
-  query: Record<string, unknown>,
-): Required<Pick<PageRequest, 'limit'>> & PageRequest {
+export function pageRequest(query: {
+  readonly limit?: unknown;
+  readonly cursor?: unknown;
+}): Required<Pick<PageRequest, 'limit'>> & PageRequest {
   const limit = query['limit'] === undefined ? 50 : Number(query['limit']);
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE) {
     throw invalidField('limit', `must be an integer between 1 and ${MAX_PAGE}`);
@@ -44,22 +44,4 @@ export function pageOf<T extends { id: number }>(
 
 export const one = (value: unknown) => ({ status: 'success', data: isoTimes(value) });
 
-/** The JSON body as an object of fields, or a 400. An absent body is an empty object. */
-export function fields(request: FastifyRequest): Record<string, unknown> {
-  const body = request.body;
-  if (body === undefined || body === null) return {};
-  if (typeof body !== 'object' || Array.isArray(body)) throw invalid('request body must be a JSON object');
-  return body as Record<string, unknown>;
-}
-
-/** Whether `value` can be a stored id: a positive safe integer (PostgreSQL refuses more than 2^63). */
-export const isId = (value: unknown): value is number =>
-  typeof value === 'number' && Number.isSafeInteger(value) && value > 0;
-
-/** A numeric path id, or a 400 (a non-number cannot name anything). */
-export function idParam(request: FastifyRequest, name = 'id'): number {
-  const raw = (request.params as Record<string, string>)[name];
-  const id = Number(raw);
-  if (!/^\d+$/.test(raw ?? '') || !isId(id)) throw invalidField(name, 'must be a positive integer');
-  return id;
-}
+export { isId } from '../../domain/ids.js';

@@ -1,40 +1,121 @@
-import type { FastifyInstance } from 'fastify';
-import { UserService, userView, type OneTimeLink } from '../../services/users.js';
-import { MANAGEMENT_ROUTES } from '../openapi/management.js';
+import { Type } from 'typebox';
+import { userView, type OneTimeLink } from '../../services/users.js';
+import { IdParams, Instant, One, Page, PageQuery } from '../openapi/common.js';
+import { operation, ref, Role } from '../openapi/management.js';
 import type { AdminContext } from './context.js';
-import { fields, idParam, one, pageOf, pageRequest } from './support.js';
+import { one, pageOf, pageRequest } from './support.js';
+import { body, query, type ManagementApp } from './typed-routes.js';
 
 const linkView = (link: OneTimeLink) => ({ link: link.url, linkExpiresAt: link.expiresAt });
 
-/** People who sign in to the dashboard (D13): the same service as `placard users` and the Users page. */
-export async function userRoutes(app: FastifyInstance, context: AdminContext): Promise<void> {
-  const users = (request: Parameters<AdminContext['actor']>[0]) =>
-    new UserService(context.store, context.actor(request), context.publicUrl, context.clock);
+/** A one-time link, given out once: the store keeps only its digest. */
+const Link = Type.Object({
+  link: Type.String({ description: 'Pass it on: it works once, until `linkExpiresAt` (72 hours).' }),
+  linkExpiresAt: Instant,
+});
 
-  app.get('/users', { schema: MANAGEMENT_ROUTES.listUsers }, async (request) => {
-    const query = request.query as Record<string, unknown>;
-    const page = pageRequest(query);
-    return pageOf(await users(request).list(query['account'], page), page, userView);
+/** A route about one user, by id, and what it answers. */
+function userSchema(
+  operationId: string,
+  doc: { summary: string; description: string; answers: 'user' | 'link' },
+) {
+  const { summary, description, answers } = doc;
+  const ok = One(answers === 'user' ? ref('User') : Link);
+  return { ...operation(operationId, 'Users', { summary, description, ok: [200, ok] }), params: IdParams };
+}
+
+/** People who sign in to the dashboard (D13): the same service as `placard users` and the Users page. */
+export async function userRoutes(app: ManagementApp, context: AdminContext): Promise<void> {
+  const users = (request: Parameters<AdminContext['actor']>[0]) =>
+    context.services.users(context.actor(request));
+
+  const listUsers = {
+    ...operation('listUsers', 'Users', {
+      summary: 'List users',
+      description:
+        "The users the caller may see: every account's for the operator, its own for an advertiser's or partner's. Users are the admins' (D13): a manager's or reporter's token gets 403.",
+      ok: [200, Page(ref('User'))],
+    }),
+    querystring: query(
+      Type.Intersect([
+        PageQuery,
+        Type.Object({
+          account: Type.Optional(
+            Type.String({
+              description:
+                'Only this account: `operator`, `advertiser:<id or name>`, `partner:<id or name>`.',
+            }),
+          ),
+        }),
+      ]),
+    ),
+  };
+  app.get('/users', { schema: listUsers }, async (request) => {
+    const page = pageRequest(request.query);
+    return pageOf(await users(request).list(request.query.account, page), page, userView);
   });
-  app.post('/users', { schema: MANAGEMENT_ROUTES.createUser }, async (request, reply) => {
-    const body = fields(request);
-    const { user, link } = await users(request).create({
-      email: body['email'],
-      account: body['account'] ?? 'operator',
-      role: body['role'],
-    });
+
+  const createUser = {
+    ...operation('createUser', 'Users', {
+      summary: 'Create a user',
+      description:
+        'Creates a user without a password and answers their one-time invitation link, shown this once. Only an admin of the account (or of the operator) may. Audited.',
+      ok: [201, One(Type.Intersect([ref('User'), Link])), 'Created; `link` is shown this once.'],
+    }),
+    body: body(
+      Type.Object({
+        email: Type.String({ format: 'email' }),
+        account: Type.Optional(
+          Type.String({
+            description: '`operator` (the default), `advertiser:<id or name>` or `partner:<id or name>`.',
+          }),
+        ),
+        role: Role,
+      }),
+    ),
+  };
+  app.post('/users', { schema: createUser }, async (request, reply) => {
+    const { email, account, role } = request.body;
+    const { user, link } = await users(request).create({ email, account: account ?? 'operator', role });
     return reply.code(201).send(one({ ...userView(user), ...linkView(link) }));
   });
-  app.get('/users/:id', { schema: MANAGEMENT_ROUTES.getUser }, async (request) =>
-    one(userView(await users(request).get(idParam(request)))),
+
+  const getUser = userSchema('getUser', {
+    summary: 'Get a user',
+    description:
+      "Another account's user is answered as missing (404); a manager's or reporter's token gets 403 (users are the admins').",
+    answers: 'user',
+  });
+  app.get('/users/:id', { schema: getUser }, async (request) =>
+    one(userView(await users(request).get(request.params.id))),
   );
-  app.post('/users/:id/invite', { schema: MANAGEMENT_ROUTES.inviteUser }, async (request) =>
-    one(linkView(await users(request).invite(idParam(request)))),
+
+  const inviteUser = userSchema('inviteUser', {
+    summary: 'A new invitation link',
+    description:
+      "For a user who has not set a password yet; earlier links stop working (409 once a password is set). An admin's only.",
+    answers: 'link',
+  });
+  app.post('/users/:id/invite', { schema: inviteUser }, async (request) =>
+    one(linkView(await users(request).invite(request.params.id))),
   );
-  app.post('/users/:id/reset', { schema: MANAGEMENT_ROUTES.resetUser }, async (request) =>
-    one(linkView(await users(request).reset(idParam(request)))),
+
+  const resetUser = userSchema('resetUser', {
+    summary: 'A password-reset link',
+    description:
+      "Using it sets a new password and ends the user's sessions; earlier links stop working. An admin's only.",
+    answers: 'link',
+  });
+  app.post('/users/:id/reset', { schema: resetUser }, async (request) =>
+    one(linkView(await users(request).reset(request.params.id))),
   );
-  app.post('/users/:id/disable', { schema: MANAGEMENT_ROUTES.disableUser }, async (request) =>
-    one(userView(await users(request).disable(idParam(request)))),
+
+  const disableUser = userSchema('disableUser', {
+    summary: 'Disable a user',
+    description: "They can no longer sign in, and their sessions end now. An admin's only. Audited.",
+    answers: 'user',
+  });
+  app.post('/users/:id/disable', { schema: disableUser }, async (request) =>
+    one(userView(await users(request).disable(request.params.id))),
   );
 }

@@ -1,36 +1,46 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { mayChange } from '../../domain/accounts.js';
 import type { Campaign } from '../../domain/campaigns.js';
-import { DomainError } from '../../domain/errors.js';
+import { DomainError, invalidField, type FieldProblem } from '../../domain/errors.js';
+import { idFromText } from '../../domain/ids.js';
 import { instantOfLocalTime, isTimeZone, localPeriod } from '../../domain/time-zones.js';
 import { notServingReasons } from '../../domain/serving-reasons.js';
-import { changesSinceApproval, type FieldChange } from '../../services/campaign-review.js';
-import { PacingPlanner } from '../../services/pacing-job.js';
-import { PlacementService } from '../../services/placements.js';
+import type { FieldChange } from '../../services/campaign-review.js';
 import { whenIn } from './pages/format.js';
 import { CAMPAIGN_ACTIONS, type CampaignAction } from '../../domain/lifecycle.js';
-import { CampaignService } from '../../services/campaigns.js';
+import { campaignListView } from './campaign-list-query.js';
 import type { SignedIn } from '../../services/sessions.js';
 import type { DashboardDeps } from './context.js';
-import { CampaignsPage, ReviewPage, type CampaignRow } from './pages/campaigns.js';
+import { setFlash } from './cookies.js';
+import { campaignDone } from './done.js';
+import { idOf, idOrNotFound } from './ids.js';
+import { refusal } from './page-routes.js';
+import type { Refused } from './pages/layout.js';
+import { CampaignsPage, type CampaignRow } from './pages/campaigns.js';
+import { ReviewPage } from './pages/review.js';
 import { CampaignFormPage, CampaignPreviewPage, type CampaignFormValues } from './pages/campaign-form.js';
-import { ErrorPage } from './pages/layout.js';
 import { sendPage } from './render.js';
+import { pageAsked, pagingOf } from './paging.js';
+import type { Paging } from './pages/parts.js';
 import { attempt, formFields, PAGE, pageContext, requireSignedIn } from './support.js';
 
 /** Campaigns and their lifecycle (D11), and the operator's review queue. */
 export async function campaignRoutes(app: FastifyInstance, deps: DashboardDeps): Promise<void> {
-  const campaigns = (signedIn: SignedIn) => new CampaignService(deps.store, signedIn.actor, deps.clock);
+  const campaigns = (signedIn: SignedIn) => deps.services.campaigns(signedIn.actor);
 
-  /** Campaigns the person may see (scoped by the service), with their advertisers' names. */
-  async function rows(signedIn: SignedIn, status?: 'pending_review'): Promise<CampaignRow[]> {
-    // Newest first; the campaign store pages in id order only, so the first 1,000 are turned around.
-    const list = (await campaigns(signedIn).list(status ? { status } : {}, { limit: 1_000 })).reverse();
-    const names = new Map<number, string>();
-    for (const id of new Set(list.map((campaign) => campaign.advertiserId))) {
-      names.set(id, (await deps.store.findAdvertiser(id))?.name ?? String(id));
-    }
-    return list.map((campaign) => ({ ...campaign, advertiserName: names.get(campaign.advertiserId)! }));
+  /**
+   * One page of the campaigns the person may see (scoped by the service), newest first, with
+   * their advertisers' names, and the pager of the list at `path`.
+   */
+  async function rows(
+    request: FastifyRequest,
+    signedIn: SignedIn,
+    path: string,
+    status?: 'pending_review',
+  ): Promise<{ campaigns: CampaignRow[]; paging: Paging }> {
+    const asked = pageAsked(request);
+    const page = await campaigns(signedIn).pageWithAdvertisers(status ? { status } : {}, asked);
+    return { campaigns: page.rows, paging: pagingOf(request, path, asked, page) };
   }
 
   async function campaignsPage(
@@ -39,12 +49,20 @@ export async function campaignRoutes(app: FastifyInstance, deps: DashboardDeps):
     signedIn: SignedIn,
     problem?: string,
   ) {
+    const asked = pageAsked(request);
+    const view = campaignListView(request);
+    const { status, search, sort } = view;
+    const list = deps.services.campaignList(signedIn.actor);
+    const found = await list.page({ ...(status && { status }), ...(search && { search }) }, asked, sort);
     return CampaignsPage({
       page: pageContext(request, reply),
-      campaigns: await rows(signedIn),
+      rows: found.rows,
+      // A form refused on another path pages the list at its own.
+      paging: pagingOf(request, '/campaigns', asked, found),
+      view,
       operator: signedIn.user.account.kind === 'operator',
       canChange: mayChange(signedIn.user.role),
-      canCreate: signedIn.user.account.kind === 'advertiser' && mayChange(signedIn.user.role),
+      canCreate: signedIn.user.account.kind !== 'partner' && mayChange(signedIn.user.role),
       ...(problem && { problem }),
     });
   }
@@ -53,13 +71,19 @@ export async function campaignRoutes(app: FastifyInstance, deps: DashboardDeps):
     request: FastifyRequest,
     reply: FastifyReply,
     signedIn: SignedIn,
-    problem?: string,
+    refused?: Refused,
   ) {
-    const campaigns = await rows(signedIn, 'pending_review');
+    const { campaigns, paging } = await rows(request, signedIn, '/review', 'pending_review');
     const changes = new Map<number, FieldChange[] | null>();
     for (const campaign of campaigns)
-      changes.set(campaign.id, await changesSinceApproval(deps.store, signedIn.actor, campaign.id));
-    return ReviewPage({ page: pageContext(request, reply), campaigns, changes, ...(problem && { problem }) });
+      changes.set(campaign.id, await deps.services.changesSinceApproval(signedIn.actor, campaign.id));
+    return ReviewPage({
+      page: pageContext(request, reply),
+      campaigns,
+      paging,
+      changes,
+      ...(refused && { problem: refused.problem, refused }),
+    });
   }
 
   app.get('/campaigns', PAGE, async (request, reply) => {
@@ -71,18 +95,20 @@ export async function campaignRoutes(app: FastifyInstance, deps: DashboardDeps):
   app.get('/review', PAGE, async (request, reply) => {
     const signedIn = requireSignedIn(request, reply);
     if (!signedIn) return reply;
-    if (signedIn.user.account.kind !== 'operator') {
-      const page = pageContext(request, reply);
-      const message = 'the review queue is the operator’s: your campaigns are under Campaigns';
-      return sendPage(reply, ErrorPage({ page, title: 'Not available', message }), 403);
-    }
     return sendPage(reply, await reviewPage(request, reply, signedIn));
   });
 
-  /** The advertiser the person creates campaigns for: their own (the operator imports instead). */
-  function ownAdvertiser(signedIn: SignedIn): number {
-    if (signedIn.user.account.kind !== 'advertiser') throw new DomainError('forbidden', NOT_AN_ADVERTISER);
-    return signedIn.user.account.id;
+  /**
+   * The advertiser a new campaign is for: the one the operator chose in the form, or the person's
+   * own (the service refuses an advertiser the person may not see as not found).
+   */
+  function advertiserOf(signedIn: SignedIn, values: CampaignFormValues): number {
+    const account = signedIn.user.account;
+    if (account.kind === 'advertiser') return account.id;
+    if (account.kind !== 'operator') throw new DomainError('forbidden', NOT_AN_ADVERTISER);
+    const chosen = idFromText(values.advertiserId ?? '');
+    if (chosen === undefined) throw invalidField('advertiserId', 'is required: choose an advertiser');
+    return chosen;
   }
 
   /** The form for a new campaign (`editing` undefined) or for a change to one. */
@@ -93,8 +119,9 @@ export async function campaignRoutes(app: FastifyInstance, deps: DashboardDeps):
     values: CampaignFormValues,
     editing?: Campaign,
     problem?: string,
+    problems?: readonly FieldProblem[],
   ) {
-    const placements = (await new PlacementService(deps.store, signedIn.actor).list()).filter(
+    const placements = (await deps.services.placements(signedIn.actor).list()).filter(
       (placement) => placement.enabled || editing?.placements.includes(placement.id),
     );
     const form = editing
@@ -105,19 +132,31 @@ export async function campaignRoutes(app: FastifyInstance, deps: DashboardDeps):
           note: EDIT_NOTE,
         }
       : { title: 'New campaign', action: '/campaigns/new', submitLabel: 'Save draft and preview' };
+    const operator =
+      signedIn.user.account.kind === 'operator'
+        ? editing
+          ? {}
+          : {
+              advertisers: await deps.services.advertisers(signedIn.actor).list({
+                limit: ADVERTISER_CHOICES,
+              }),
+              advertiserChoices: ADVERTISER_CHOICES,
+            }
+        : undefined;
     return CampaignFormPage({
       page: pageContext(request, reply),
       ...form,
       placements,
       values,
+      ...(operator && { operator }),
       ...(problem && { problem }),
+      ...(problems && { problems }),
     });
   }
 
   app.get('/campaigns/new', PAGE, async (request, reply) => {
     const signedIn = requireSignedIn(request, reply);
     if (!signedIn) return reply;
-    ownAdvertiser(signedIn);
     return sendPage(reply, await formPage(request, reply, signedIn, {}));
   });
 
@@ -128,9 +167,9 @@ export async function campaignRoutes(app: FastifyInstance, deps: DashboardDeps):
     const refused = await attempt(
       reply,
       async () => {
-        created = await campaigns(signedIn).create(ownAdvertiser(signedIn), campaignInput(values));
+        created = await campaigns(signedIn).create(advertiserOf(signedIn, values), campaignInput(values));
       },
-      (problem) => formPage(request, reply, signedIn, values, undefined, problem),
+      (problem, problems) => formPage(request, reply, signedIn, values, undefined, problem, problems),
     );
     if (refused || !created) return reply;
     return reply.redirect(`/campaigns/${created.id}`, 303);
@@ -141,18 +180,17 @@ export async function campaignRoutes(app: FastifyInstance, deps: DashboardDeps):
     if (!signedIn) return reply;
     const campaign = await campaigns(signedIn).get(campaignId(request));
     const canChange = mayChange(signedIn.user.role);
-    const enabled = (await new PlacementService(deps.store, signedIn.actor).list()).filter((p) => p.enabled);
+    const enabled = (await deps.services.placements(signedIn.actor).list()).filter((p) => p.enabled);
     const now = deps.clock();
-    const heldByPacing =
-      campaign.pacing === 'even' &&
-      campaign.status === 'running' &&
-      (await new PacingPlanner(deps.store).paceOf(campaign, now)).held;
+    // As this instance's pacing job decided at its last step (D16).
+    const pace = deps.paceOf(campaign.id);
+    const pacingHold = campaign.pacing === 'even' && pace.held ? pace.hold : undefined;
     const notServing = notServingReasons(
       campaign,
       now,
       new Set(enabled.map((placement) => placement.id)),
       (ms) => whenIn(ms, campaign.timeZone),
-      heldByPacing,
+      pacingHold,
     );
     const canEdit = canChange && !FINAL.includes(campaign.status);
     const page = pageContext(request, reply);
@@ -178,11 +216,10 @@ export async function campaignRoutes(app: FastifyInstance, deps: DashboardDeps):
       async () => {
         await campaigns(signedIn).update(id, campaignInput(values));
       },
-      async (problem) =>
-        formPage(request, reply, signedIn, values, await campaigns(signedIn).get(id), problem),
+      async (problem, problems) =>
+        formPage(request, reply, signedIn, values, await campaigns(signedIn).get(id), problem, problems),
     );
     if (refused) return reply;
-    deps.afterChange();
     return reply.redirect(`/campaigns/${id}`, 303);
   });
 
@@ -197,18 +234,21 @@ export async function campaignRoutes(app: FastifyInstance, deps: DashboardDeps):
         const known = (CAMPAIGN_ACTIONS as readonly string[]).includes(action)
           ? (action as CampaignAction)
           : 'none';
-        await campaigns(signedIn).act(/^\d{1,15}$/.test(id) ? Number(id) : 0, known, reason);
+        const done = await campaigns(signedIn).act(idOf(id, 'campaign'), known, reason);
+        setFlash(reply, campaignDone(known, done.title));
       },
-      (problem) =>
+      (problem, problems) =>
         review
-          ? reviewPage(request, reply, signedIn, problem)
+          ? reviewPage(request, reply, signedIn, refusal(request, problem, problems))
           : campaignsPage(request, reply, signedIn, problem),
     );
     if (refused) return reply;
-    deps.afterChange();
     return reply.redirect(review ? '/review' : '/campaigns', 303);
   });
 }
+
+/** Advertisers the operator's form lists to choose from; with more, it asks for the id instead. */
+const ADVERTISER_CHOICES = 1000;
 
 /** Statuses no edit applies to: the campaign's delivery is over. */
 const FINAL: readonly string[] = ['completed', 'archived'];
@@ -216,10 +256,9 @@ const FINAL: readonly string[] = ['completed', 'archived'];
 const EDIT_NOTE =
   'Changing the title, description, category or destination of an approved campaign sends it back to review; a rejected campaign returns to draft.';
 
-/** The campaign id in the path; anything but digits names no campaign. */
+/** The campaign id in the path; anything else is a 404 naming what was asked for. */
 function campaignId(request: FastifyRequest): number {
-  const { id } = request.params as { id: string };
-  return /^\d{1,15}$/.test(id) ? Number(id) : 0;
+  return idOrNotFound(request, 'campaign');
 }
 
 /** A campaign's fields as the form shows them: times on the wall clock of its own time zone. */
@@ -243,11 +282,12 @@ function formValuesOf(campaign: Campaign): CampaignFormValues {
     impressionsTotal: number(campaign.caps.impressionsTotal),
     clicksTotal: number(campaign.caps.clicksTotal),
     pacing: campaign.pacing,
+    priority: String(campaign.priority),
+    weight: String(campaign.weight),
   };
 }
 
-const NOT_AN_ADVERTISER =
-  "an advertiser's own people create its campaigns here; the operator imports them with placard campaigns import";
+const NOT_AN_ADVERTISER = "campaigns are created by an advertiser's own people or by the operator";
 
 /** The form's fields as typed, lists included (a checkbox list arrives as one value or several). */
 function campaignFormValues(request: FastifyRequest): CampaignFormValues {
@@ -299,5 +339,19 @@ function campaignInput(values: CampaignFormValues): Record<string, unknown> {
       clicksTotal: cap(values.clicksTotal),
     },
     pacing: optional(values.pacing) ?? 'asap',
+    // Only the operator's form has them; posted by anyone else, the service refuses a change (403).
+    ...operatorField('priority', values.priority),
+    ...operatorField('weight', values.weight),
   };
+}
+
+/**
+ * A priority or weight as the form gave it: left out when the form has no such field (an
+ * advertiser's), null (the default) when blank, a number when it reads as one, else as typed so the service names the field.
+ */
+function operatorField(name: 'priority' | 'weight', value: string | undefined): Record<string, unknown> {
+  if (value === undefined) return {};
+  const given = value.trim();
+  if (given === '') return { [name]: null }; // the default
+  return { [name]: /^-?\d{1,9}$/.test(given) ? Number(given) : given };
 }

@@ -17,3 +17,14 @@ export function setSessionCookie(reply: FastifyReply, secret: string): void {
 export function clearSessionCookie(reply: FastifyReply): void {
   reply.clearCookie(SESSION_COOKIE, COOKIE_OPTIONS);
 }
+
+/**
+ * What was just done ("Campaign “Spring sale” archived…"), for the page the browser is sent to next:
+ * set with the redirect after a change, read and cleared by that page (`pageContext`). A minute is
+ * long enough for the redirect and short enough that a tab opened later does not show it.
+ */
+export const FLASH_COOKIE = '__Host-placard-flash';
+
+export function setFlash(reply: FastifyReply, message: string): void {
+  reply.setCookie(FLASH_COOKIE, message, { ...COOKIE_OPTIONS, maxAge: 60 });
+}

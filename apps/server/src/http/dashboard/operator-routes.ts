@@ -1,15 +1,10 @@
 import type { FastifyInstance } from 'fastify';
-import { auditActorNames, readAudit } from '../../services/audit.js';
-import { requireOperatorAccount } from '../../services/scope.js';
 import type { DashboardDeps } from './context.js';
-import { continuesFrom, onePage } from './page-routes.js';
+import { pageAsked, pagingOf } from './paging.js';
 import { AuditPage } from './pages/audit.js';
 import { HealthPage } from './pages/health.js';
 import { sendPage } from './render.js';
 import { PAGE, pageContext, requireSignedIn } from './support.js';
-
-/** Entries in one page of the audit log. */
-const AUDIT_PAGE = 50;
 
 /** The top-level fields a change touched, comparing the record before and after it. */
 function changedFields(before: unknown, after: unknown): string[] {
@@ -21,21 +16,15 @@ function changedFields(before: unknown, after: unknown): string[] {
   );
 }
 
-/** The operator's audit log and the service's health; the operator's only, as in the management API. */
+/** The operator's audit log and the service's health; the operator's only (pages/access.ts), as in the management API. */
 export async function operatorRoutes(app: FastifyInstance, deps: DashboardDeps): Promise<void> {
   app.get('/audit', PAGE, async (request, reply) => {
     const signedIn = requireSignedIn(request, reply);
     if (!signedIn) return reply;
-    const before = continuesFrom(request, 'before');
-    const records = await readAudit(
-      deps.store,
-      signedIn.actor,
-      {},
-      { ...(before !== undefined && { after: before }), limit: AUDIT_PAGE + 1, newestFirst: true },
-    );
-    const { rows, next } = onePage(records, AUDIT_PAGE);
-    const names = await auditActorNames(
-      deps.store,
+    const asked = pageAsked(request);
+    const found = await deps.services.auditPage(signedIn.actor, asked);
+    const rows = found.rows;
+    const names = await deps.services.auditActorNames(
       signedIn.actor,
       rows.map((record) => record.actor),
     );
@@ -45,13 +34,12 @@ export async function operatorRoutes(app: FastifyInstance, deps: DashboardDeps):
       changed: changedFields(record.before, record.after),
     }));
     const page = pageContext(request, reply);
-    return sendPage(reply, AuditPage({ page, entries, olderThan: next, continued: before !== undefined }));
+    return sendPage(reply, AuditPage({ page, entries, paging: pagingOf(request, '/audit', asked, found) }));
   });
 
   app.get('/health', PAGE, async (request, reply) => {
     const signedIn = requireSignedIn(request, reply);
     if (!signedIn) return reply;
-    requireOperatorAccount(signedIn.actor, 'see the service’s health');
     const health = await deps.health(request.log);
     return sendPage(reply, HealthPage({ page: pageContext(request, reply), health }));
   });

@@ -1,11 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import { mayChange } from '../../domain/accounts.js';
 import { DomainError } from '../../domain/errors.js';
-import { keyStatus, keyView, PartnerService } from '../../services/partners.js';
-import { PlacementService } from '../../services/placements.js';
+import { keyStatus, keyView } from '../../services/partners.js';
 import type { SignedIn } from '../../services/sessions.js';
 import type { DashboardDeps } from './context.js';
 import { pageWithForms, type RenderPage } from './page-routes.js';
+import { pageAsked, pagingOf } from './paging.js';
 import { IntegrationPage } from './pages/integration.js';
 import { PartnersPage } from './pages/partners.js';
 import { sendPage } from './render.js';
@@ -22,7 +22,7 @@ const categories = (text: string | undefined): string[] =>
 
 /** Partners for the operator (create, blocked categories), and each partner's integration page. */
 export async function partnerRoutes(app: FastifyInstance, deps: DashboardDeps): Promise<void> {
-  const partners = (signedIn: SignedIn) => new PartnerService(deps.store, signedIn.actor, deps.clock);
+  const partners = (signedIn: SignedIn) => deps.services.partners(signedIn.actor);
 
   const partnersPage: RenderPage = async (request, reply, signedIn, refused) => {
     const service = partners(signedIn);
@@ -31,19 +31,19 @@ export async function partnerRoutes(app: FastifyInstance, deps: DashboardDeps): 
     for (const key of await service.listKeys()) {
       if (keyStatus(key, now) === 'active') active.set(key.partnerId, (active.get(key.partnerId) ?? 0) + 1);
     }
-    const rows = (await service.listPartners()).map((partner) => ({
-      ...partner,
-      activeKeys: active.get(partner.id) ?? 0,
-    }));
+    const asked = pageAsked(request);
+    const found = await service.partnerPage(asked);
+    const rows = found.rows.map((partner) => ({ ...partner, activeKeys: active.get(partner.id) ?? 0 }));
     return PartnersPage({
       page: pageContext(request, reply),
       partners: rows,
+      paging: pagingOf(request, '/partners', asked, found),
       canChange: signedIn.user.account.kind === 'operator' && mayChange(signedIn.user.role),
       refused,
     });
   };
 
-  const form = pageWithForms(app, deps, '/partners', partnersPage);
+  const form = pageWithForms(app, '/partners', partnersPage);
   form('/partners', (signedIn, fields) =>
     partners(signedIn).createPartner(fields['name'] ?? '', categories(fields['blockedCategories'])),
   );
@@ -59,7 +59,7 @@ export async function partnerRoutes(app: FastifyInstance, deps: DashboardDeps): 
     if (signedIn.user.account.kind !== 'partner') throw new DomainError('forbidden', NOT_A_PARTNER);
     const now = deps.clock();
     const keys = (await partners(signedIn).listKeys()).map((key) => keyView(key, now)).reverse();
-    const placements = (await new PlacementService(deps.store, signedIn.actor, deps.clock).list())
+    const placements = (await deps.services.placements(signedIn.actor).list())
       .filter((placement) => placement.enabled)
       .map(({ id, description }) => ({ id, description }));
     const asked = (request.query as Record<string, unknown>)['placement'];

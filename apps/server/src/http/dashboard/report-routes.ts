@@ -1,14 +1,14 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Account } from '../../domain/accounts.js';
 import { DomainError } from '../../domain/errors.js';
-import { CampaignService } from '../../services/campaigns.js';
-import { BREAKDOWNS, liveFigures, readFiguresQuery, type FiguresQuery } from '../../services/live-figures.js';
-import { PlacementService } from '../../services/placements.js';
+import { DATES } from '../../domain/report-windows.js';
+import { BREAKDOWNS, readFiguresQuery, type FiguresQuery } from '../../services/live-figures.js';
 import { reportCsv } from '../../services/report-format.js';
 import type { SignedIn } from '../../services/sessions.js';
 import { describeError } from '../errors.js';
 import type { DashboardDeps } from './context.js';
 import { LiveFigures, ReportsPage } from './pages/reports.js';
+import { LIST_PAGE_SIZE } from './paging.js';
 import { sendPage } from './render.js';
 import { PAGE, pageContext, requireSignedIn } from './support.js';
 
@@ -37,7 +37,7 @@ export async function reportRoutes(app: FastifyInstance, deps: DashboardDeps): P
   const queryOf = (request: FastifyRequest, signedIn: SignedIn): FiguresQuery =>
     readFiguresQuery(request.query as Record<string, unknown>, signedIn.user.account.kind);
   const figuresOf = (signedIn: SignedIn, query: FiguresQuery) =>
-    liveFigures(deps.store, signedIn.actor, query, deps.clock());
+    deps.services.liveFigures(signedIn.actor, query);
   const updatedAt = (timeZone: string) =>
     new Intl.DateTimeFormat('en-GB', {
       timeZone,
@@ -63,17 +63,21 @@ export async function reportRoutes(app: FastifyInstance, deps: DashboardDeps): P
       problem = error.message;
       status = describeError(error).status;
       // Keep what the person chose, so the form shows it beside the problem.
-      for (const name of ['timeZone', 'campaign', 'placement'] as const)
+      for (const name of ['timeZone', 'campaign', 'placement', 'from', 'to'] as const)
         if (typeof raw[name] === 'string' && raw[name] !== '') query[name] = raw[name];
+      if (raw['window'] === DATES) query.window = DATES;
     }
+    // The newest page of campaigns is suggested; any other is typed by its number.
     const campaigns =
       kind === 'partner'
         ? []
-        : (await new CampaignService(deps.store, signedIn.actor).list({}, { limit: 1_000 })).map((c) => ({
+        : (
+            await deps.services.campaigns(signedIn.actor).page({}, { offset: 0, size: LIST_PAGE_SIZE })
+          ).rows.map((c) => ({
             id: c.id,
             title: c.title,
           }));
-    const placements = (await new PlacementService(deps.store, signedIn.actor).list()).map((p) => p.id);
+    const placements = (await deps.services.placements(signedIn.actor).list()).map((p) => p.id);
     const page = ReportsPage({
       page: pageContext(request, reply),
       title: TITLES[kind],
@@ -83,6 +87,7 @@ export async function reportRoutes(app: FastifyInstance, deps: DashboardDeps): P
       placements,
       updatedAt: updatedAt(problem ? 'UTC' : query.timeZone),
       emptyHint: EMPTY[kind],
+      publicUrl: deps.publicUrl,
       ...(figures && { figures }),
       ...(problem && { problem }),
     });
@@ -120,13 +125,11 @@ export async function reportRoutes(app: FastifyInstance, deps: DashboardDeps): P
     const query = queryOf(request, signedIn);
     const { report } = await figuresOf(signedIn, query);
     const day = new Date(deps.clock()).toISOString().slice(0, 10);
+    const span = query.window === DATES ? `${query.from}-to-${query.to}` : query.window;
     return reply
       .header('content-type', 'text/csv; charset=utf-8')
-      .header(
-        'content-disposition',
-        `attachment; filename="placard-${query.window}-${query.breakdown}-${day}.csv"`,
-      )
+      .header('content-disposition', `attachment; filename="placard-${span}-${query.breakdown}-${day}.csv"`)
       .header('cache-control', 'no-store')
-      .send(reportCsv(report));
+      .send(reportCsv(report, await deps.services.reportNames(signedIn.actor, report)));
   });
 }

@@ -5,6 +5,7 @@ import { failureSource } from '../auth-failures.js';
 import type { DashboardDeps } from './context.js';
 import { clearSessionCookie, SESSION_COOKIE, setSessionCookie } from './cookies.js';
 import { SetPasswordPage, SignInPage } from './pages/sign-in.js';
+import { plainHttpElsewhere } from './plain-http.js';
 import { sendPage } from './render.js';
 import { formFields, PAGE, pageContext, safeNext } from './support.js';
 
@@ -13,7 +14,9 @@ export async function signInRoutes(app: FastifyInstance, deps: DashboardDeps): P
   app.get('/sign-in', PAGE, async (request, reply) => {
     const next = (request.query as Record<string, string | undefined>)['next'];
     if (request.signedIn) return reply.redirect(safeNext(next), 303);
-    return sendPage(reply, SignInPage({ page: pageContext(request, reply), ...(next && { next }) }));
+    const page = pageContext(request, reply);
+    const httpsNeeded = plainHttpElsewhere(request);
+    return sendPage(reply, SignInPage({ page, httpsNeeded, ...(next && { next }) }));
   });
 
   app.post('/sign-in', PAGE, async (request, reply) => {
@@ -21,7 +24,7 @@ export async function signInRoutes(app: FastifyInstance, deps: DashboardDeps): P
     const result = await deps.sessions.signIn(
       email,
       password,
-      failureSource(request.ip),
+      failureSource(deps.clientAddress(request.raw)),
       request.headers['user-agent'] ?? null,
     );
     if (result.ok) {
@@ -68,6 +71,7 @@ export async function signInRoutes(app: FastifyInstance, deps: DashboardDeps): P
         purpose,
         action: `/link/${secret}`,
         problem: error.message,
+        problems: error.problems,
       });
       return sendPage(reply, form, 400);
     }

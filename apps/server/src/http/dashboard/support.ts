@@ -1,17 +1,23 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { VNode } from 'preact';
-import { DomainError } from '../../domain/errors.js';
+import { DomainError, type FieldProblem } from '../../domain/errors.js';
 import type { SignedIn } from '../../services/sessions.js';
 import { describeError } from '../errors.js';
+import { COOKIE_OPTIONS, FLASH_COOKIE } from './cookies.js';
 import type { PageContext } from './pages/layout.js';
 import { sendPage } from './render.js';
 
 /** Every route of the dashboard is left out of the API document. */
 export const PAGE = { schema: { hide: true } } as const;
 
-/** The CSRF token for this page's forms and who is signed in. */
+/**
+ * The CSRF token for this page's forms, who is signed in, and what was just done (shown once: the
+ * page clears it).
+ */
 export function pageContext(request: FastifyRequest, reply: FastifyReply): PageContext {
-  return { csrf: reply.generateCsrf(), signedIn: request.signedIn };
+  const flash = request.cookies[FLASH_COOKIE];
+  if (flash) reply.clearCookie(FLASH_COOKIE, COOKIE_OPTIONS);
+  return { csrf: reply.generateCsrf(), signedIn: request.signedIn, ...(flash && { flash }) };
 }
 
 /** The submitted form's fields as text (a repeated field keeps its last value). */
@@ -44,21 +50,21 @@ export function requireSignedIn(request: FastifyRequest, reply: FastifyReply): S
 }
 
 /**
- * Runs a change; when the service refuses it, renders `page` with the service's message and the
- * status it deserves instead, so a person reads what went wrong beside the form they used.
- * Returns whether it answered so.
+ * Runs a change; when the service refuses it, renders `page` with the service's message, the
+ * problems it found with each field, and the status it deserves instead, so a person reads what
+ * went wrong beside the form they used. Returns whether it answered so.
  */
 export async function attempt(
   reply: FastifyReply,
   change: () => Promise<void>,
-  page: (problem: string) => Promise<VNode>,
+  page: (problem: string, problems: readonly FieldProblem[]) => Promise<VNode>,
 ): Promise<boolean> {
   try {
     await change();
     return false;
   } catch (error) {
     if (!(error instanceof DomainError) || error.kind === 'unavailable') throw error;
-    void sendPage(reply, await page(error.message), describeError(error).status);
+    void sendPage(reply, await page(error.message, error.problems), describeError(error).status);
     return true;
   }
 }

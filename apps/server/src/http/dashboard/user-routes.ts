@@ -1,28 +1,38 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { SignedIn } from '../../services/sessions.js';
-import { UserService, userView, type OneTimeLink } from '../../services/users.js';
+import { userView, type OneTimeLink } from '../../services/users.js';
 import { accountLabel } from '../../domain/accounts.js';
+import { accountIds, accountName } from '../../services/names.js';
 import type { DashboardDeps } from './context.js';
+import { refusal } from './page-routes.js';
+import { pageAsked, pagingOf } from './paging.js';
+import type { Refused } from './pages/layout.js';
 import { InvitationPage, UsersPage } from './pages/users.js';
 import { sendPage } from './render.js';
 import { attempt, formFields, PAGE, pageContext, requireSignedIn } from './support.js';
 
 /** An account's users and invitations, for its admins (D13). */
 export async function userRoutes(app: FastifyInstance, deps: DashboardDeps): Promise<void> {
-  const users = (signedIn: SignedIn) =>
-    new UserService(deps.store, signedIn.actor, deps.publicUrl, deps.clock);
+  const users = (signedIn: SignedIn) => deps.services.users(signedIn.actor);
 
   async function usersPage(
     request: FastifyRequest,
     reply: FastifyReply,
     signedIn: SignedIn,
-    problem?: string,
+    refused?: Refused,
   ) {
+    const asked = pageAsked(request);
+    const found = await users(signedIn).page(asked);
+    const names = await deps.services.namesOf(
+      signedIn.actor,
+      accountIds(found.rows.map((user) => user.account)),
+    );
     return UsersPage({
       page: pageContext(request, reply),
-      users: (await users(signedIn).list()).map(userView),
+      users: found.rows.map((user) => ({ ...userView(user), accountName: accountName(user.account, names) })),
+      paging: pagingOf(request, '/users', asked, found),
       operator: signedIn.user.account.kind === 'operator',
-      ...(problem && { problem }),
+      ...(refused && { refused }),
     });
   }
 
@@ -47,7 +57,7 @@ export async function userRoutes(app: FastifyInstance, deps: DashboardDeps): Pro
         const { user, link } = await users(signedIn).create({ email, role, account: into });
         invited = { email: user.email, link };
       },
-      (problem) => usersPage(request, reply, signedIn, problem),
+      (problem, problems) => usersPage(request, reply, signedIn, refusal(request, problem, problems)),
     );
     if (refused || !invited) return reply;
     return sendPage(reply, InvitationPage({ page: pageContext(request, reply), ...invited }), 201);

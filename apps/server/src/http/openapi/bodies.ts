@@ -1,5 +1,5 @@
 import type { FastifySchema, RouteOptions } from 'fastify';
-import { errors } from './common.js';
+import { errors, managementErrors } from './common.js';
 
 /** Methods Fastify reads no body for. */
 const BODILESS = new Set(['GET', 'HEAD']);
@@ -23,7 +23,9 @@ export function withBodyErrors({
   const methods = Array.isArray(route.method) ? route.method : [route.method];
   if (schema?.response === undefined || methods.every((method) => BODILESS.has(method)))
     return { schema, url };
-  return { schema: { ...schema, response: { ...(schema.response as object), ...errors(413, 415) } }, url };
+  // A management route's error bodies carry their code.
+  const bodyErrors = url.startsWith('/admin/') ? managementErrors(413, 415) : errors(413, 415);
+  return { schema: { ...schema, response: { ...(schema.response as object), ...bodyErrors } }, url };
 }
 
 interface JsonSchema {

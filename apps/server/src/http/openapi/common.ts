@@ -1,4 +1,5 @@
 import { Type, type TSchema } from 'typebox';
+import { ERROR_CODES, type ErrorCode } from '../../domain/errors.js';
 import { INPUT_STATUSES } from '../errors.js';
 
 /** Every error body (partner API section 7, D8). */
@@ -10,13 +11,38 @@ export const ErrorBody = Type.Object(
   { $id: 'Error', description: 'The body of every error response.', additionalProperties: false },
 );
 
+/** The management error bodies' `code`, listed with each code's meaning (`ERROR_CODES`). */
+export const ErrorCodeSchema = Type.Unsafe<ErrorCode>({
+  $id: 'ErrorCode',
+  type: 'string',
+  enum: Object.keys(ERROR_CODES),
+  description: `What went wrong, for programs: stable, never reworded; branch on it, not on \`message\`.\n\n${Object.entries(
+    ERROR_CODES,
+  )
+    .map(([code, meaning]) => `- \`${code}\`: ${meaning}`)
+    .join('\n')}`,
+});
+
+const managementErrorFields = {
+  status: Type.Literal('error'),
+  code: Type.Unsafe<ErrorCode>(Type.Ref('ErrorCode')),
+  message: Type.String({ description: 'What went wrong, for people.' }),
+};
+
+/** The management API's error body: the contract's with a machine `code`. */
+export const ManagementErrorBody = Type.Object(managementErrorFields, {
+  $id: 'ManagementError',
+  description: 'The body of a management error: the error body with its machine code.',
+  additionalProperties: false,
+});
+
 /**
- * The management API's error body: the contract's, and on 400 and 422 the problems one by one, so a
- * form can show each beside its field.
+ * The management API's body of a 400 or 422: with the problems one by one, so a form can show each
+ * beside its field.
  */
-export const ManagementErrorBody = Type.Object(
+export const ManagementInputErrorBody = Type.Object(
   {
-    status: Type.Literal('error'),
+    ...managementErrorFields,
     message: Type.String({
       description: 'What went wrong, for people: every problem, each after the field it concerns.',
     }),
@@ -40,8 +66,9 @@ export const ManagementErrorBody = Type.Object(
     ),
   },
   {
-    $id: 'ManagementError',
-    description: 'The body of a management 400 or 422: the error body with each problem and its field.',
+    $id: 'ManagementInputError',
+    description:
+      'The body of a management 400 or 422: the management error body with each problem and its field.',
     additionalProperties: false,
   },
 );
@@ -94,14 +121,15 @@ export function errors(...statuses: number[]): Record<number, unknown> {
   );
 }
 
-/** The error part of a management route's `response` schema: 400 and 422 list their problems. */
+/** The error part of a management route's `response` schema: every body has a code, 400 and 422 list their problems. */
 export function managementErrors(...statuses: number[]): Record<number, unknown> {
   return Object.fromEntries(
     statuses.map((status) => [
       status,
-      INPUT_STATUSES.has(status)
-        ? { ...Type.Ref('ManagementError'), description: ERROR_MEANINGS[status] }
-        : errors(status)[status],
+      {
+        ...Type.Ref(INPUT_STATUSES.has(status) ? 'ManagementInputError' : 'ManagementError'),
+        description: ERROR_MEANINGS[status],
+      },
     ]),
   );
 }

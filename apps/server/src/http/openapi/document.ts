@@ -4,8 +4,9 @@ import type { FastifyInstance } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';
 import { HTML_CSP } from '../security-headers.js';
 import { markOptionalBodies, withBodyErrors } from './bodies.js';
-import { ErrorBody, ManagementErrorBody } from './common.js';
+import { ErrorBody, ErrorCodeSchema, ManagementErrorBody, ManagementInputErrorBody } from './common.js';
 import { MANAGEMENT_SCHEMAS } from './management.js';
+import { DOCS_THEME } from './page.js';
 import { PARTNER_PATHS, PARTNER_SCHEMAS } from './partner.js';
 import { readOnlyOperations, serverOnly } from './server-only.js';
 
@@ -20,7 +21,9 @@ refused with 403 and reported to the operator.
 **Management API** (\`/admin/v1\`): partners, keys, advertisers, campaigns and their review,
 placements, the audit log and reports, with an admin token.
 
-Every error body is \`{"status":"error","message":"..."}\`; every response carries \`X-Request-Id\`.
+Every error body is \`{"status":"error","message":"..."}\`; the management API's add a stable
+machine \`code\` (\`not_found\`, \`already_exists\`, …: the \`ErrorCode\` schema lists them),
+to branch on instead of the message. Every response carries \`X-Request-Id\`.
 
 Sections cited as "partner API 4.1" are those of the partner API guide, \`docs/partner-api.md\` in
 Placard's repository; rules cited as D1 to D17 are its product rules, \`docs/product-rules.md\`.`;
@@ -36,7 +39,14 @@ export interface ApiDocsOptions {
  * `partner.ts`.
  */
 async function documentPlugin(app: FastifyInstance, options: ApiDocsOptions): Promise<void> {
-  for (const schema of [ErrorBody, ManagementErrorBody, ...PARTNER_SCHEMAS, ...MANAGEMENT_SCHEMAS])
+  for (const schema of [
+    ErrorBody,
+    ErrorCodeSchema,
+    ManagementErrorBody,
+    ManagementInputErrorBody,
+    ...PARTNER_SCHEMAS,
+    ...MANAGEMENT_SCHEMAS,
+  ])
     app.addSchema(schema);
   await app.register(swagger, {
     openapi: {
@@ -103,9 +113,13 @@ async function documentPlugin(app: FastifyInstance, options: ApiDocsOptions): Pr
     // swagger-ui's page loads only its own files; its default policy also allows an external
     // validator and forces https, which breaks a plain-http local instance.
     staticCSP: HTML_CSP,
+    // Placard's title, icon and header, landmarks and contrast (page.ts); no vendor top bar (its
+    // logo, its address box and its theme switch) and no links nested in the operations' buttons.
+    theme: DOCS_THEME,
     uiConfig: {
+      layout: 'BaseLayout',
       docExpansion: 'list',
-      deepLinking: true,
+      deepLinking: false,
       validatorUrl: null,
       // The partner operations are read-only there: see server-only.ts. Swagger UI takes a plugin
       // that returns a list of plugins, which its types do not describe.

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { DEVICES } from '../../domain/targeting.js';
+import { DEVICES, type Device } from '../../domain/targeting.js';
 import { MAX_USER_AGENT_LENGTH } from '../../domain/end-user.js';
 import { IDEMPOTENCY_KEY_REUSED_MESSAGE } from '../../domain/verdicts.js';
 import { MAX_SERVE_TOKEN_LENGTH } from '../../domain/serve-tokens.js';
@@ -60,15 +60,15 @@ export const FetchResponse = Type.Object(
 );
 
 /**
- * A device type in any letter case (`Mobile` is `mobile`), as the server accepts it: JSON Schema
- * patterns have no case-insensitive flag, so each letter lists both cases.
+ * A device type: the document lists the three names, so that a partner's generated types offer
+ * them and refuse any other word. The server also takes them in any letter case (`Mobile` is
+ * `mobile`); JSON Schema has no case-insensitive enum, so the description says so instead.
  */
 const deviceSchema = {
-  pattern: `^(?:${DEVICES.map((device) =>
-    [...device].map((letter) => `[${letter}${letter.toUpperCase()}]`).join(''),
-  ).join('|')})$`,
-  description: `One of ${DEVICES.join(', ')}, in any letter case.`,
-};
+  type: 'string',
+  enum: [...DEVICES],
+  description: `One of ${DEVICES.join(', ')}. The server also takes them in any letter case (\`Mobile\` is \`mobile\`).`,
+} as const;
 
 export const TrackingBody = Type.Object(
   {
@@ -78,7 +78,7 @@ export const TrackingBody = Type.Object(
       description: 'Where it was rendered: the placement it was fetched for.',
     }),
     location: Type.Optional(Type.String({ pattern: '^[A-Za-z]{2}$', description: 'ISO 3166-1 alpha-2.' })),
-    device: Type.Optional(Type.String(deviceSchema)),
+    device: Type.Optional(Type.Unsafe<Device>(deviceSchema)),
     userAgent: Type.Optional(
       Type.String({
         minLength: 1,
@@ -99,7 +99,15 @@ export const TrackingBody = Type.Object(
         minLength: 1,
         maxLength: MAX_SERVE_TOKEN_LENGTH,
         description:
-          'The campaign’s serve token from a fetch with `tokens=true` (D15), echoed. The token is billed for one impression within an hour of the fetch, and one click at least a second after that impression and within its hour; a token that does not verify for this key, campaign and placement (`bad token`), has expired (`expired token`), was used already (`token replay`), or a click before its impression (`click without impression`) or too soon after it (`click too fast`) is stored but not billed.',
+          'The campaign’s serve token from a fetch with `tokens=true` (D15), echoed. The token is billed for one impression within an hour of the fetch, and one click at least a second after that impression and within its hour; a token that does not verify for this key, campaign and placement (`bad token`), has expired (`expired token`), was used already (`token replay`; `double click` for a second click within 2 seconds of the first), or a click before its impression (`click without impression`) or too soon after it (`click too fast`) is stored but not billed.',
+      }),
+    ),
+    occurredAt: Type.Optional(
+      Type.String({
+        format: 'date-time',
+        description:
+          'When the end user saw or clicked the campaign, by the partner’s clock: an RFC 3339 UTC time ending in `Z` (D15). The event is judged on it rather than on its arrival (a token’s click speed, double clicks, the key flags’ bursts), so a backlog sent after an outage keeps its real pace. At most 5 seconds ahead of the server’s clock (read as now) and at most `PLACARD_EVENT_TIME_WINDOW_MS` (15 minutes by default) old; otherwise `400` and not stored. Reports count the event when it was received.',
+        examples: ['2026-01-31T12:00:00.000Z'],
       }),
     ),
   },
@@ -242,7 +250,7 @@ const fetchCampaigns = {
       in: 'query',
       required: false,
       description: deviceSchema.description,
-      schema: { type: 'string', pattern: deviceSchema.pattern },
+      schema: { type: deviceSchema.type, enum: deviceSchema.enum },
       example: 'mobile',
     },
     {
@@ -251,7 +259,9 @@ const fetchCampaigns = {
       required: false,
       description:
         '`true`: every returned campaign also carries a `token` for this one page view, to send back with its impression and click (D15), and the answer is not to be reused (`Cache-Control: private, no-store`). Absent or `false`: the contract’s fields only.',
-      schema: { type: 'string', enum: ['true', 'false'], default: 'false' },
+      // A boolean in the query is the word `true` or `false` (OpenAPI's form style), exactly what
+      // the server takes; generated clients then take `tokens: true`.
+      schema: { type: 'boolean', default: false },
     },
   ],
   responses: {

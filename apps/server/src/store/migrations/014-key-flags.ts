@@ -17,7 +17,7 @@ type AnyDb = Kysely<any>;
  *   a partner's flags through its keys.
  *
  * The job reads no events from the store: each instance counts what it stored in memory
- * (services/recent-traffic.ts), so no index on the events is needed for it.
+ * (serving/recent-traffic.ts), so no index on the events is needed for it.
  */
 export async function up(db: AnyDb, engine: Engine): Promise<void> {
   await idColumn(engine)(db.schema.createTable('key_flags'))

@@ -1,4 +1,4 @@
-import { DataTable, FieldForm, FormsPage, Pager, type FormsPageProps } from './parts.js';
+import { DataTable, FieldForm, FormsPage, type CreateForm, type ListPageProps } from './parts.js';
 
 export interface AdvertiserRow {
   id: number;
@@ -7,31 +7,22 @@ export interface AdvertiserRow {
   createdAt: number;
 }
 
+/** The form that creates an advertiser. */
+const CREATE_ADVERTISER: CreateForm = {
+  fields: [{ name: 'name', label: 'Name', required: true, maxLength: 100 }],
+  button: 'Create an advertiser',
+};
+
 /** The advertisers (the accounts campaigns belong to), for the operator. */
-export function AdvertisersPage(
-  props: FormsPageProps & {
-    advertisers: AdvertiserRow[];
-    /** Where the next page of advertisers starts, when there are more. */
-    moreAfter: number | undefined;
-    /** Whether this page continues a longer list (a link back to its start is shown). */
-    continued: boolean;
-  },
-) {
+export function AdvertisersPage(props: ListPageProps & { advertisers: AdvertiserRow[] }) {
   const { page, refused } = props;
   return (
-    <FormsPage
-      title="Advertisers"
-      path="/advertisers"
-      of={props}
-      create={{
-        fields: [{ name: 'name', label: 'Name', required: true, maxLength: 100 }],
-        button: 'Create an advertiser',
-      }}
-    >
+    <FormsPage title="Advertisers" path="/advertisers" of={props} create={CREATE_ADVERTISER}>
       <DataTable
         label="Advertisers"
         count={props.advertisers.length}
         noun={['One advertiser', 'advertisers']}
+        paging={props.paging}
         empty={
           props.canChange
             ? 'No advertisers yet. Create the first one above, then invite its people from Users: they create its campaigns after signing in.'
@@ -62,11 +53,6 @@ export function AdvertisersPage(
           </tr>
         ))}
       </DataTable>
-      <Pager
-        newer={props.continued ? '/advertisers' : undefined}
-        older={props.moreAfter === undefined ? undefined : `/advertisers?after=${props.moreAfter}`}
-        labels={['First advertisers', 'More advertisers']}
-      />
     </FormsPage>
   );
 }

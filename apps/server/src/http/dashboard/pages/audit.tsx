@@ -1,5 +1,5 @@
 import { Layout, type PageContext } from './layout.js';
-import { DataTable, Pager } from './parts.js';
+import { DataTable, type Paging } from './parts.js';
 import { when } from './format.js';
 
 export interface AuditRow {
@@ -21,13 +21,7 @@ const OBJECT_PAGES: Record<string, (id: string) => string> = {
 };
 
 /** The audit log, newest first: every change, who made it, to what. */
-export function AuditPage(props: {
-  page: PageContext;
-  entries: AuditRow[];
-  /** Where the next, older page starts, when there is one. */
-  olderThan: number | undefined;
-  continued: boolean;
-}) {
+export function AuditPage(props: { page: PageContext; entries: AuditRow[]; paging: Paging }) {
   return (
     <Layout title="Audit log" page={props.page} current="/audit">
       <p class="hint">
@@ -37,16 +31,9 @@ export function AuditPage(props: {
       <DataTable
         label="Audit log"
         count={props.entries.length}
-        noun={['One entry', 'entries on this page']}
-        empty={
-          props.continued ? (
-            <>
-              No older entries. <a href="/audit">Back to the newest</a>.
-            </>
-          ) : (
-            'Nothing has changed yet. Changes appear here as soon as they are made, with who made them.'
-          )
-        }
+        noun={['One entry', 'entries']}
+        paging={props.paging}
+        empty="Nothing has changed yet. Changes appear here as soon as they are made, with who made them."
         headers={['When', 'Who', 'What', 'Object']}
       >
         {props.entries.map((entry) => {
@@ -66,11 +53,6 @@ export function AuditPage(props: {
           );
         })}
       </DataTable>
-      <Pager
-        newer={props.continued ? '/audit' : undefined}
-        older={props.olderThan === undefined ? undefined : `/audit?before=${props.olderThan}`}
-        labels={['Newest entries', 'Older entries']}
-      />
     </Layout>
   );
 }

@@ -1,6 +1,17 @@
-import type { Campaign } from '../../../domain/campaigns.js';
+import {
+  DEFAULT_PRIORITY,
+  DEFAULT_WEIGHT,
+  MAX_PRIORITY,
+  MAX_WEIGHT,
+  MIN_PRIORITY,
+  type Campaign,
+} from '../../../domain/campaigns.js';
 import { DEVICES } from '../../../domain/targeting.js';
-import { CsrfField, Layout, Problem, type PageContext } from './layout.js';
+import { createContext } from 'preact';
+import { useContext } from 'preact/hooks';
+import type { FieldProblem } from '../../../domain/errors.js';
+import { FieldMessage, invalidAttributes, ProblemSummary, wordProblems } from './form-problems.js';
+import { CsrfField, Layout, type PageContext } from './layout.js';
 import { flight } from './format.js';
 
 /** What the form shows: the values typed so far (kept when the service refuses them). */
@@ -20,6 +31,18 @@ export interface CampaignFormValues {
   impressionsTotal?: string;
   clicksTotal?: string;
   pacing?: string;
+  /** The operator's fields: whose campaign a new one is, and its place in delivery order. */
+  advertiserId?: string;
+  priority?: string;
+  weight?: string;
+}
+
+/** What only the operator's people are given in the form (D13): advertisers never see these inputs. */
+export interface OperatorFormFields {
+  /** For a new campaign: the advertisers to choose from (an edit keeps its advertiser). */
+  advertisers?: Array<{ id: number; name: string }>;
+  /** How many advertisers a list may hold: a full list may leave some out, so the id is typed. */
+  advertiserChoices?: number;
 }
 
 /** How each pacing reads in the form (D16). */
@@ -31,18 +54,45 @@ const PACING_CHOICES = [
   ],
 ] as const;
 
+/** Each field's label, which the problems with it speak too ("Ends must be after Starts"). */
+const LABELS: Record<keyof CampaignFormValues, string> = {
+  title: 'Title',
+  description: 'Description',
+  category: 'Category',
+  destinationUrl: 'Destination URL',
+  placements: 'Placements',
+  countries: 'Countries',
+  devices: 'Devices',
+  timeZone: 'Time zone',
+  startAt: 'Starts',
+  endAt: 'Ends',
+  impressionsDaily: 'Daily impression cap',
+  clicksDaily: 'Daily click cap',
+  impressionsTotal: 'Total impression cap',
+  clicksTotal: 'Total click cap',
+  pacing: 'Pacing',
+  advertiserId: 'Advertiser',
+  priority: 'Priority',
+  weight: 'Weight',
+};
+
+/** The problems the service found with a refused form, by field, in the form's words. */
+const FieldProblems = createContext<ReadonlyMap<string, string>>(new Map());
+
 function Field(props: {
   name: keyof CampaignFormValues;
-  label: string;
   values: CampaignFormValues;
   hint?: string;
   type?: 'text' | 'url' | 'number' | 'datetime-local';
   required?: boolean;
+  min?: number;
+  max?: number;
 }) {
   const value = props.values[props.name];
+  const problem = useContext(FieldProblems).get(props.name);
   return (
     <>
-      <label for={props.name}>{props.label}</label>
+      <label for={props.name}>{LABELS[props.name]}</label>
       <input
         id={props.name}
         name={props.name}
@@ -50,14 +100,35 @@ function Field(props: {
         {...({ type: props.type ?? 'text' } as Record<string, string>)}
         value={typeof value === 'string' ? value : ''}
         required={props.required}
-        aria-describedby={props.hint ? `${props.name}-hint` : undefined}
+        min={props.min}
+        max={props.max}
+        {...invalidAttributes(props.name, problem, props.hint ? `${props.name}-hint` : undefined)}
       />
+      <FieldMessage fieldId={props.name} message={problem} />
       {props.hint && (
         <p class="hint" id={`${props.name}-hint`}>
           {props.hint}
         </p>
       )}
     </>
+  );
+}
+
+/**
+ * A whole-number field: a cap, or priority and weight with their `range` and the value a new
+ * campaign starts with (`start`, shown while the form has none).
+ */
+function NumberField(props: {
+  name: keyof CampaignFormValues;
+  values: CampaignFormValues;
+  hint: string;
+  range?: [number, number];
+  start?: number;
+}) {
+  const { name, range, start } = props;
+  const values = start === undefined ? props.values : { [name]: String(start), ...props.values };
+  return (
+    <Field name={name} type="number" min={range?.[0]} max={range?.[1]} values={values} hint={props.hint} />
   );
 }
 
@@ -74,111 +145,179 @@ export function CampaignFormPage(props: {
   note?: string;
   placements: Array<{ id: string; description: string }>;
   values: CampaignFormValues;
+  /** Present for the operator's people only: the advertiser choice and priority and weight. */
+  operator?: OperatorFormFields;
   problem?: string;
+  /** The problems the service found with each field of a refused form. */
+  problems?: readonly FieldProblem[];
 }) {
   const { values } = props;
   const checked = (list: string[] | undefined, item: string) => list?.includes(item) ?? false;
+  const worded =
+    props.problem === undefined ? undefined : wordProblems(props.problem, props.problems, LABELS);
+  const problems = worded?.fields ?? new Map<string, string>();
+  /** A group of choices with a problem names it, below its legend. */
+  const group = (name: keyof CampaignFormValues) => ({
+    id: name,
+    'aria-describedby': problems.has(name) ? `${name}-problem` : undefined,
+  });
   return (
     <Layout title={props.title} page={props.page} current="/campaigns">
-      <Problem message={props.problem} />
+      <ProblemSummary worded={worded} idOf={(name) => name} />
       {props.note && <p class="note">{props.note}</p>}
-      <form method="post" action={props.action} class="stack wide">
-        <CsrfField token={props.page.csrf} />
-        <Field name="title" label="Title" values={values} required />
-        <Field
-          name="description"
-          label="Description"
-          values={values}
-          hint="Optional: one or two sentences."
-        />
-        <Field
-          name="category"
-          label="Category"
-          values={values}
-          hint="Optional: a lower-case word such as travel."
-        />
-        <Field name="destinationUrl" label="Destination URL" type="url" values={values} required />
-        <fieldset>
-          <legend>Placements</legend>
-          {props.placements.map((placement) => (
-            <label class="choice" key={placement.id}>
-              <input
-                type="checkbox"
-                name="placements"
-                value={placement.id}
-                checked={checked(values.placements, placement.id)}
-              />{' '}
-              {placement.id} <span class="hint">{placement.description}</span>
-            </label>
-          ))}
-        </fieldset>
-        <Field
-          name="countries"
-          label="Countries"
-          values={values}
-          hint="Two-letter codes separated by commas, such as US, CA; empty for every country."
-        />
-        <fieldset>
-          <legend>Devices (none checked: every device)</legend>
-          {DEVICES.map((device) => (
-            <label class="choice" key={device}>
-              <input
-                type="checkbox"
-                name="devices"
-                value={device}
-                checked={checked(values.devices, device)}
-              />{' '}
-              {device}
-            </label>
-          ))}
-        </fieldset>
-        <Field
-          name="timeZone"
-          label="Time zone"
-          values={{ timeZone: 'UTC', ...values }}
-          hint="An IANA time zone such as Europe/Paris: flight times and daily caps follow it."
-        />
-        <Field
-          name="startAt"
-          label="Starts"
-          type="datetime-local"
-          values={values}
-          hint="Optional: local time in the campaign's time zone."
-        />
-        <Field name="endAt" label="Ends" type="datetime-local" values={values} hint="Optional." />
-        <Field
-          name="impressionsDaily"
-          label="Daily impression cap"
-          type="number"
-          values={values}
-          hint="Optional: counted per local day."
-        />
-        <Field name="clicksDaily" label="Daily click cap" type="number" values={values} hint="Optional." />
-        <Field
-          name="impressionsTotal"
-          label="Total impression cap"
-          type="number"
-          values={values}
-          hint="Optional: over the whole flight; reaching it completes the campaign."
-        />
-        <Field name="clicksTotal" label="Total click cap" type="number" values={values} hint="Optional." />
-        <fieldset>
-          <legend>Pacing of the caps</legend>
-          {PACING_CHOICES.map(([pacing, label]) => (
-            <label class="choice" key={pacing}>
-              <input
-                type="radio"
-                name="pacing"
-                value={pacing}
-                checked={(values.pacing ?? 'asap') === pacing}
-              />{' '}
-              {label}
-            </label>
-          ))}
-        </fieldset>
-        <button type="submit">{props.submitLabel}</button>
-      </form>
+      <FieldProblems.Provider value={problems}>
+        <form method="post" action={props.action} class="stack wide">
+          <CsrfField token={props.page.csrf} />
+          {props.operator?.advertisers && (
+            <AdvertiserChoice
+              advertisers={props.operator.advertisers}
+              complete={props.operator.advertisers.length < (props.operator.advertiserChoices ?? Infinity)}
+              values={values}
+            />
+          )}
+          <Field name="title" values={values} required />
+          <Field name="description" values={values} hint="Optional: one or two sentences." />
+          <Field name="category" values={values} hint="Optional: a lower-case word such as travel." />
+          <Field name="destinationUrl" type="url" values={values} required />
+          <fieldset {...group('placements')}>
+            <legend>Placements</legend>
+            <FieldMessage fieldId="placements" message={problems.get('placements')} />
+            {props.placements.map((placement) => (
+              <label class="choice" key={placement.id}>
+                <input
+                  type="checkbox"
+                  name="placements"
+                  value={placement.id}
+                  checked={checked(values.placements, placement.id)}
+                />{' '}
+                {placement.id} <span class="hint">{placement.description}</span>
+              </label>
+            ))}
+          </fieldset>
+          <Field
+            name="countries"
+            values={values}
+            hint="Two-letter codes separated by commas, such as US, CA; empty for every country."
+          />
+          <fieldset {...group('devices')}>
+            <legend>Devices (none checked: every device)</legend>
+            <FieldMessage fieldId="devices" message={problems.get('devices')} />
+            {DEVICES.map((device) => (
+              <label class="choice" key={device}>
+                <input
+                  type="checkbox"
+                  name="devices"
+                  value={device}
+                  checked={checked(values.devices, device)}
+                />{' '}
+                {device}
+              </label>
+            ))}
+          </fieldset>
+          <Field
+            name="timeZone"
+            values={{ timeZone: 'UTC', ...values }}
+            hint="An IANA time zone such as Europe/Paris: flight times and daily caps follow it."
+          />
+          <Field
+            name="startAt"
+            type="datetime-local"
+            values={values}
+            hint="Optional: local time in the campaign's time zone."
+          />
+          <Field name="endAt" type="datetime-local" values={values} hint="Optional." />
+          <NumberField name="impressionsDaily" values={values} hint="Optional: counted per local day." />
+          <NumberField name="clicksDaily" values={values} hint="Optional." />
+          <NumberField
+            name="impressionsTotal"
+            values={values}
+            hint="Optional: over the whole flight; reaching it completes the campaign."
+          />
+          <NumberField name="clicksTotal" values={values} hint="Optional." />
+          <fieldset {...group('pacing')}>
+            <legend>Pacing of the caps</legend>
+            <FieldMessage fieldId="pacing" message={problems.get('pacing')} />
+            {PACING_CHOICES.map(([pacing, label]) => (
+              <label class="choice" key={pacing}>
+                <input
+                  type="radio"
+                  name="pacing"
+                  value={pacing}
+                  checked={(values.pacing ?? 'asap') === pacing}
+                />{' '}
+                {label}
+              </label>
+            ))}
+          </fieldset>
+          {props.operator && <DeliveryOrder values={values} />}
+          <button type="submit">{props.submitLabel}</button>
+        </form>
+      </FieldProblems.Provider>
     </Layout>
+  );
+}
+
+/**
+ * The advertiser a new campaign is for, chosen by the operator among every advertiser, or typed as
+ * its id when there are too many to list.
+ */
+function AdvertiserChoice(props: {
+  advertisers: Array<{ id: number; name: string }>;
+  complete: boolean;
+  values: CampaignFormValues;
+}) {
+  if (!props.complete)
+    return (
+      <Field
+        name="advertiserId"
+        values={props.values}
+        required
+        hint="The advertiser's number, as the Advertisers page lists it."
+      />
+    );
+  const chosen = props.values.advertiserId;
+  return (
+    <>
+      <label for="advertiserId">Advertiser</label>
+      <select id="advertiserId" name="advertiserId" required>
+        <option value="">Choose an advertiser</option>
+        {props.advertisers.map((advertiser) => (
+          <option
+            key={advertiser.id}
+            value={String(advertiser.id)}
+            selected={chosen === String(advertiser.id)}
+          >
+            {advertiser.name} (#{advertiser.id})
+          </option>
+        ))}
+      </select>
+    </>
+  );
+}
+
+/**
+ * Priority and weight (the operator's alone): which campaign a fetch returns first, and how often
+ * among equals. Changing them never sends a campaign back to review.
+ */
+function DeliveryOrder({ values }: { values: CampaignFormValues }) {
+  return (
+    <fieldset>
+      <legend>Delivery order (the operator’s)</legend>
+      <NumberField
+        name="priority"
+        range={[MIN_PRIORITY, MAX_PRIORITY]}
+        start={DEFAULT_PRIORITY}
+        values={values}
+        hint={`From ${MIN_PRIORITY} to ${MAX_PRIORITY}: a fetch returns the highest priority first. Does not send the campaign to review.`}
+      />
+      <NumberField
+        name="weight"
+        range={[1, MAX_WEIGHT]}
+        start={DEFAULT_WEIGHT}
+        values={values}
+        hint="Among campaigns of one priority, how often this one is drawn relative to the others."
+      />
+    </fieldset>
   );
 }
 

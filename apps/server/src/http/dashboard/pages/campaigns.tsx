@@ -1,9 +1,11 @@
-import type { Campaign } from '../../../domain/campaigns.js';
+import { CAMPAIGN_STATUSES, type Campaign, type Totals } from '../../../domain/campaigns.js';
+import type { CampaignListRow, PacingProgress } from '../../../services/campaign-list.js';
+import type { CampaignSortKey } from '../../../store/store.js';
+import { campaignListHref, sortedBy, type CampaignListView } from '../campaign-list-query.js';
 import { allowedActions, type CampaignAction } from '../../../domain/lifecycle.js';
 import { CsrfField, Layout, Problem, type PageContext } from './layout.js';
-import { DataTable } from './parts.js';
-import { flight } from './format.js';
-import type { FieldChange } from '../../../services/campaign-review.js';
+import { DataTable, type Paging, type SortHeader } from './parts.js';
+import { flight, when } from './format.js';
 
 const ACTION_LABELS: Record<CampaignAction, string> = {
   submit: 'Submit for review',
@@ -16,22 +18,32 @@ const ACTION_LABELS: Record<CampaignAction, string> = {
 
 export type CampaignRow = Campaign & { advertiserName: string };
 
-/** One form per action, so each works without JavaScript. */
+/**
+ * One form per action, so each works without JavaScript; archiving cannot be undone, so its button
+ * opens a page that says so and asks first.
+ */
 function Actions(props: { campaign: CampaignRow; csrf: string; actions: CampaignAction[] }) {
   return (
     <div class="actions">
-      {props.actions.map((action) => (
-        <form method="post" action={`/campaigns/${props.campaign.id}/${action}`} key={action}>
-          <CsrfField token={props.csrf} />
-          <button
-            type="submit"
-            class={action === 'archive' ? 'danger' : undefined}
+      {props.actions.map((action) =>
+        action === 'archive' ? (
+          <a
+            class="button danger"
+            href={`/campaigns/${props.campaign.id}/archive`}
+            key={action}
             aria-label={`${ACTION_LABELS[action]}: ${props.campaign.title}`}
           >
             {ACTION_LABELS[action]}
-          </button>
-        </form>
-      ))}
+          </a>
+        ) : (
+          <form method="post" action={`/campaigns/${props.campaign.id}/${action}`} key={action}>
+            <CsrfField token={props.csrf} />
+            <button type="submit" aria-label={`${ACTION_LABELS[action]}: ${props.campaign.title}`}>
+              {ACTION_LABELS[action]}
+            </button>
+          </form>
+        ),
+      )}
     </div>
   );
 }
@@ -47,19 +59,112 @@ function Status({ campaign }: { campaign: CampaignRow }) {
   );
 }
 
+/** A count as the list shows it: 1,234. */
+const figure = (n: number): string => n.toLocaleString('en-US');
+
+/** The statuses the filter offers, in lifecycle order, as people read them. */
+const STATUS_CHOICES = CAMPAIGN_STATUSES.map((status) => [status, status.replace('_', ' ')] as const);
+
+/** A count with its noun, singular for one: "1 click", "0 clicks", "1,234 impressions". */
+const counted = (n: number, noun: string): string => `${figure(n)} ${noun}${n === 1 ? '' : 's'}`;
+
+/** Impressions and clicks, one line each. */
+function Figures({ totals }: { totals: Totals }) {
+  return (
+    <>
+      {counted(totals.impressions, 'impression')}
+      <br />
+      {counted(totals.clicks, 'click')}
+    </>
+  );
+}
+
+/** Each cap's progress ("412 of 1,000 impressions today") with a meter, and even pacing's state. */
+function Limits({ row }: { row: CampaignListRow }) {
+  if (row.caps.length === 0 && !row.pacing) return <span class="note">no caps</span>;
+  return (
+    <ul class="limits-list">
+      {row.caps.map((cap) => {
+        const words = `${figure(cap.used)} of ${figure(cap.cap)} ${cap.units} ${cap.period === 'today' ? 'today' : 'in total'}`;
+        return (
+          <li key={`${cap.units}-${cap.period}`}>
+            {words}
+            <meter min={0} max={cap.cap} value={Math.min(cap.used, cap.cap)} aria-label={words} />
+          </li>
+        );
+      })}
+      {row.pacing && (
+        <li>
+          <PacingWords pacing={row.pacing} />
+        </li>
+      )}
+    </ul>
+  );
+}
+
+function PacingWords({ pacing }: { pacing: PacingProgress }) {
+  if (pacing.state === 'held')
+    return (
+      <>
+        Even pacing: ahead of plan ({figure(pacing.delivered)} delivered, {figure(pacing.planned)} planned by
+        now), held until {when(pacing.releasedAt)}
+      </>
+    );
+  if (pacing.state === 'behind') return <>Even pacing: behind plan, drawn {pacing.weightFactor}× as often</>;
+  return <>Even pacing: on plan</>;
+}
+
+/**
+ * Search by name or number and the status filter, as a form that loads the list (GET), so it works
+ * without scripts; the sort chosen in the headers goes along.
+ */
+function Filters({ view }: { view: CampaignListView }) {
+  const sortOnly = campaignListHref({ sort: view.sort });
+  const sortParams = new URL(sortOnly, 'http://dashboard').searchParams;
+  const filtered = view.status !== undefined || view.search !== undefined;
+  return (
+    <form method="get" action="/campaigns" class="inline filters" role="search" aria-label="Campaigns">
+      <label for="q">Name or number</label>
+      <input id="q" name="q" type="search" value={view.search ?? ''} maxLength={200} />
+      <label for="status">Status</label>
+      <select id="status" name="status">
+        <option value="">every status</option>
+        {STATUS_CHOICES.map(([status, label]) => (
+          <option key={status} value={status} selected={view.status === status}>
+            {label}
+          </option>
+        ))}
+      </select>
+      {[...sortParams].map(([name, value]) => (
+        <input key={name} type="hidden" name={name} value={value} />
+      ))}
+      <button type="submit">Show</button>
+      {filtered && <a href={sortOnly}>Show every campaign</a>}
+    </form>
+  );
+}
+
 export function CampaignsPage(props: {
   page: PageContext;
-  campaigns: CampaignRow[];
+  rows: CampaignListRow[];
+  paging: Paging;
+  view: CampaignListView;
   operator: boolean;
   canChange: boolean;
-  /** An advertiser's people who may change things create campaigns here. */
+  /** The people of an advertiser or of the operator who may change things create campaigns here. */
   canCreate: boolean;
   problem?: string;
 }) {
-  const { campaigns, page } = props;
+  const { rows, page, view } = props;
   // Review is on its own page; here the advertiser's own lifecycle actions.
   const actionsOf = (campaign: CampaignRow) =>
     allowedActions(campaign.status).filter((action) => action !== 'approve' && action !== 'reject');
+  const sortable = (text: string, by: CampaignSortKey): SortHeader => ({
+    text,
+    href: campaignListHref(sortedBy(view, by)),
+    ...(view.sort.by === by && { sorted: view.sort.descending ? 'descending' : 'ascending' }),
+  });
+  const filtered = view.status !== undefined || view.search !== undefined;
   return (
     <Layout title="Campaigns" page={page} current="/campaigns">
       <Problem message={props.problem} />
@@ -70,133 +175,71 @@ export function CampaignsPage(props: {
           </a>
         </p>
       )}
+      <Filters view={view} />
+      {(view.sort.by === 'impressions' || view.sort.by === 'clicks') && (
+        <p class="note">
+          Sorted by delivery up to the last quarter hour summed (every few minutes); the figures shown include
+          the minutes since.
+        </p>
+      )}
       <DataTable
         label="Campaigns"
-        count={campaigns.length}
+        count={rows.length}
         noun={['One campaign', 'campaigns']}
+        paging={props.paging}
         empty={
-          props.operator
-            ? 'No campaigns yet. Advertisers create them after signing in, or import them with placard campaigns import.'
-            : 'No campaigns yet. Create one with New campaign: it waits here as a draft until you submit it for review.'
+          filtered
+            ? 'No campaign matches: change the name or the status, or show every campaign.'
+            : props.operator
+              ? 'No campaigns yet. Create one with New campaign, or import them with placard campaigns import; advertisers create theirs after signing in.'
+              : props.canCreate
+                ? 'No campaigns yet. Create one with New campaign: it waits here as a draft until you submit it for review.'
+                : 'No campaigns to show.'
         }
         headers={[
-          'Campaign',
+          sortable('Campaign', 'name'),
           props.operator && 'Advertiser',
           'Status',
-          'Placements',
+          'Today',
+          sortable('Impressions in total', 'impressions'),
+          sortable('Clicks in total', 'clicks'),
+          'Caps and pacing',
           'Flight',
+          sortable('Created', 'newest'),
           props.canChange && 'Actions',
         ]}
       >
-        {campaigns.map((campaign) => (
-          <tr key={campaign.id}>
-            <td>
-              <a href={`/campaigns/${campaign.id}`}>{campaign.title}</a>
-              <p class="note">#{campaign.id}</p>
-            </td>
-            {props.operator && <td>{campaign.advertiserName}</td>}
-            <td>
-              <Status campaign={campaign} />
-            </td>
-            <td>{campaign.placements.join(', ')}</td>
-            <td>{flight(campaign.startAt, campaign.endAt, campaign.timeZone)}</td>
-            {props.canChange && (
+        {rows.map((row) => {
+          const campaign = { ...row.campaign, advertiserName: row.advertiserName };
+          return (
+            <tr key={campaign.id}>
               <td>
-                <Actions campaign={campaign} csrf={page.csrf} actions={actionsOf(campaign)} />
+                <a href={`/campaigns/${campaign.id}`}>{campaign.title}</a>
+                <p class="note">#{campaign.id}</p>
               </td>
-            )}
-          </tr>
-        ))}
+              {props.operator && <td>{campaign.advertiserName}</td>}
+              <td>
+                <Status campaign={campaign} />
+              </td>
+              <td>
+                <Figures totals={row.delivery.today} />
+              </td>
+              <td>{figure(row.delivery.total.impressions)}</td>
+              <td>{figure(row.delivery.total.clicks)}</td>
+              <td>
+                <Limits row={row} />
+              </td>
+              <td>{flight(campaign.startAt, campaign.endAt, campaign.timeZone)}</td>
+              <td>{when(campaign.createdAt)}</td>
+              {props.canChange && (
+                <td>
+                  <Actions campaign={campaign} csrf={page.csrf} actions={actionsOf(campaign)} />
+                </td>
+              )}
+            </tr>
+          );
+        })}
       </DataTable>
-    </Layout>
-  );
-}
-
-/** The operator's review queue: each campaign waiting for review, to approve or reject with a reason. */
-/** A field's value as a reviewer reads it. */
-function shown(value: unknown): string {
-  if (value === null || value === undefined || value === '') return 'none';
-  if (Array.isArray(value)) return value.length === 0 ? 'none (every one)' : value.join(', ');
-  if (typeof value === 'object')
-    return (
-      Object.entries(value as Record<string, unknown>)
-        .filter(([, v]) => v !== null)
-        .map(([k, v]) => `${k} ${String(v)}`)
-        .join(', ') || 'none'
-    );
-  return typeof value === 'string' ? value : JSON.stringify(value);
-}
-
-/** What changed since the operator last approved the campaign, or that this is its first review. */
-function Changes({ changes }: { changes: FieldChange[] | null | undefined }) {
-  if (changes === null || changes === undefined)
-    return <p class="note">First review: it was never approved.</p>;
-  if (changes.length === 0) return <p class="note">Nothing changed since its last approval.</p>;
-  return (
-    <>
-      <h3>Changed since its last approval</h3>
-      <ul class="changes">
-        {changes.map((change) => (
-          <li key={change.field}>
-            <strong>{change.field}</strong>: {shown(change.approved)} → {shown(change.now)}
-          </li>
-        ))}
-      </ul>
-    </>
-  );
-}
-
-export function ReviewPage(props: {
-  page: PageContext;
-  campaigns: CampaignRow[];
-  /** Per campaign, what changed since its last approval (null: never approved). */
-  changes: Map<number, FieldChange[] | null>;
-  problem?: string;
-}) {
-  const { page } = props;
-  return (
-    <Layout title="Review queue" page={page} current="/review">
-      <Problem message={props.problem} />
-      {props.campaigns.length === 0 ? (
-        <p class="empty">Nothing to review: campaigns appear here when an advertiser submits them.</p>
-      ) : (
-        <ul class="cards">
-          {props.campaigns.map((campaign) => (
-            <li key={campaign.id} class="card">
-              <h2>{campaign.title}</h2>
-              <Changes changes={props.changes.get(campaign.id)} />
-              <dl>
-                <dt>Advertiser</dt>
-                <dd>{campaign.advertiserName}</dd>
-                <dt>Destination</dt>
-                <dd class="mono">{campaign.destinationUrl}</dd>
-                <dt>Placements</dt>
-                <dd>{campaign.placements.join(', ')}</dd>
-                <dt>Countries</dt>
-                <dd>{campaign.countries.length > 0 ? campaign.countries.join(', ') : 'all'}</dd>
-                <dt>Devices</dt>
-                <dd>{campaign.devices.length > 0 ? campaign.devices.join(', ') : 'all'}</dd>
-              </dl>
-              <div class="actions">
-                <form method="post" action={`/campaigns/${campaign.id}/approve`}>
-                  <CsrfField token={page.csrf} />
-                  <button type="submit" aria-label={`Approve: ${campaign.title}`}>
-                    Approve
-                  </button>
-                </form>
-                <form method="post" action={`/campaigns/${campaign.id}/reject`} class="inline">
-                  <CsrfField token={page.csrf} />
-                  <label for={`reason-${campaign.id}`}>Reason</label>
-                  <input id={`reason-${campaign.id}`} name="reason" required maxLength={500} />
-                  <button type="submit" class="danger" aria-label={`Reject: ${campaign.title}`}>
-                    Reject
-                  </button>
-                </form>
-              </div>
-            </li>
-          ))}
-        </ul>
-      )}
     </Layout>
   );
 }

@@ -12,6 +12,12 @@ function Code(props: { label: string; text: string }) {
   );
 }
 
+/**
+ * A new idempotency key at each run, in any POSIX shell: 32 random hex digits from od and tr, which
+ * every Unix-like system has (uuidgen is missing from many, and curl then leaves the header out).
+ */
+export const NEW_IDEMPOTENCY_KEY = "$(od -An -N16 -tx1 /dev/urandom | tr -d ' \\n')";
+
 /** The three calls of the delivery API as curl commands for this server and placement. */
 export function curlCommands(baseUrl: string, placement: string) {
   const auth = '  -H "Authorization: Bearer $PLACARD_API_KEY"';
@@ -20,7 +26,7 @@ export function curlCommands(baseUrl: string, placement: string) {
       `curl -s -X POST "${baseUrl}/api/v1/campaigns/${kind}" \\`,
       `${auth} \\`,
       '  -H "Content-Type: application/json" \\',
-      '  -H "Idempotency-Key: $(uuidgen)" \\',
+      `  -H "Idempotency-Key: ${NEW_IDEMPOTENCY_KEY}" \\`,
       `  -d "{\\"campaignId\\": $CAMPAIGN_ID, \\"placement\\": \\"${placement}\\"}"`,
     ].join('\n');
   return {
@@ -133,8 +139,9 @@ export function IntegrationPage(props: {
           <Code label="Fetch command" text={commands.fetch} />
           <p>
             2. Set <code>CAMPAIGN_ID</code> to the <code>id</code> of a campaign in the answer, and report
-            that it was displayed. Each run sends a new <code>Idempotency-Key</code>; your server makes one
-            per display and sends it again with every retry of that display, so it counts once.
+            that it was displayed. Each run sends a new <code>Idempotency-Key</code> (32 random hex digits,
+            made by <code>od</code> in any shell); your server makes one per display and sends it again with
+            every retry of that display, so it counts once.
           </p>
           <Code label="Impression command" text={commands.impression} />
           <p>3. When a person clicks it, report the click, then send them to its destinationUrl:</p>

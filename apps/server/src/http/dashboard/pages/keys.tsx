@@ -1,7 +1,18 @@
 import type { keyView } from '../../../services/partners.js';
-import { Layout, type PageContext, type Refused } from './layout.js';
-import { ButtonForm, DataTable, FieldForm, FormsPage, SecretField, type FormsPageProps } from './parts.js';
+import { Fragment } from 'preact';
+import { CsrfField, Layout, type PageContext, type Refused } from './layout.js';
+import {
+  ButtonForm,
+  DataTable,
+  FieldForm,
+  FormsPage,
+  SecretField,
+  typed,
+  type ListPageProps,
+} from './parts.js';
 import { when } from './format.js';
+import { FieldMessage, fieldIdOf, invalidAttributes, wordProblems } from './form-problems.js';
+import { DEFAULT_POLICIES, MAX_LIMIT_SETTING, type KeyLimitSettings } from '../../../domain/rate-limits.js';
 
 type KeyRow = ReturnType<typeof keyView> & { partnerName: string };
 
@@ -31,13 +42,11 @@ function KeyActions({
       {apiKey.expiresAt === null && (
         <ButtonForm action={`/keys/${apiKey.id}/rotate`} csrf={csrf} text="Rotate" label={`Rotate ${key}`} />
       )}
-      <ButtonForm
-        action={`/keys/${apiKey.id}/revoke`}
-        csrf={csrf}
-        text="Revoke"
-        label={`Revoke ${key}`}
-        look="danger"
-      />
+      {/* Revoking cannot be undone: the button opens a page that says what happens and asks first. */}
+      <a class="button danger" href={`/keys/${apiKey.id}/revoke`} aria-label={`Revoke ${key}`}>
+        Revoke
+      </a>
+      {operator && <LimitsForm apiKey={apiKey} csrf={csrf} refused={refused} />}
       {operator && (
         <FieldForm
           action={`/keys/${apiKey.id}/suspend`}
@@ -53,6 +62,74 @@ function KeyActions({
         />
       )}
     </div>
+  );
+}
+
+/** The four limits of a key (D7), as the form names them, with the default each falls back to. */
+const LIMIT_FIELDS: ReadonlyArray<{ name: keyof KeyLimitSettings; label: string; fallback: number }> = [
+  { name: 'fetchRate', label: 'Fetches per second', fallback: DEFAULT_POLICIES.fetch.perSecond },
+  { name: 'fetchBurst', label: 'Fetch burst', fallback: DEFAULT_POLICIES.fetch.burst },
+  { name: 'eventsRate', label: 'Events per second', fallback: DEFAULT_POLICIES.events.perSecond },
+  { name: 'eventsBurst', label: 'Event burst', fallback: DEFAULT_POLICIES.events.burst },
+];
+
+/** The limits' labels by field name, for the problems of a refused form. */
+const LIMIT_LABELS: Readonly<Record<string, string>> = Object.fromEntries(
+  LIMIT_FIELDS.map((field) => [field.name, field.label]),
+);
+
+/** A key's limits in a few words: its own where set, the defaults otherwise. */
+export function limitsInWords(limits: KeyLimitSettings): string {
+  const fetch = `${limits.fetchRate ?? DEFAULT_POLICIES.fetch.perSecond}/s, burst ${limits.fetchBurst ?? DEFAULT_POLICIES.fetch.burst}`;
+  const events = `${limits.eventsRate ?? DEFAULT_POLICIES.events.perSecond}/s, burst ${limits.eventsBurst ?? DEFAULT_POLICIES.events.burst}`;
+  const own = Object.values(limits).some((value) => value !== null);
+  return `fetch ${fetch}; events ${events}${own ? '' : ' (defaults)'}`;
+}
+
+/**
+ * The operator's form for a key's rate limits (D7), folded away until opened: each field blank
+ * puts that limit back to its default. Refused, it opens again with the fields as typed.
+ */
+function LimitsForm(props: { apiKey: KeyRow; csrf: string; refused: Refused | undefined }) {
+  const { apiKey, refused } = props;
+  const action = `/keys/${apiKey.id}/rate-limits`;
+  const current = (name: keyof KeyLimitSettings) => {
+    const value = apiKey.rateLimits[name];
+    return value === null ? '' : String(value);
+  };
+  const worded =
+    refused?.action === action ? wordProblems(refused.problem, refused.problems, LIMIT_LABELS) : undefined;
+  return (
+    <details class="limits" open={refused?.action === action}>
+      <summary aria-label={`Rate limits of key ${apiKey.prefix}`}>Rate limits</summary>
+      <form method="post" action={action} class="stack">
+        <CsrfField token={props.csrf} />
+        {LIMIT_FIELDS.map((field) => {
+          const id = fieldIdOf(action, field.name);
+          const message = worded?.fields.get(field.name);
+          return (
+            <Fragment key={field.name}>
+              <label for={id}>{field.label}</label>
+              <input
+                id={id}
+                name={field.name}
+                type="number"
+                min={1}
+                max={MAX_LIMIT_SETTING}
+                placeholder={`default ${field.fallback}`}
+                value={typed(refused, action, field.name, current(field.name))}
+                {...invalidAttributes(id, message)}
+              />
+              <FieldMessage fieldId={id} message={message} />
+            </Fragment>
+          );
+        })}
+        <p class="hint">Blank: the default. Refused requests are answered 429 with Retry-After.</p>
+        <button type="submit" aria-label={`Save limits of key ${apiKey.prefix}`}>
+          Save limits
+        </button>
+      </form>
+    </details>
   );
 }
 
@@ -76,10 +153,12 @@ function Status({ apiKey }: { apiKey: KeyRow }) {
 }
 
 export function KeysPage(
-  props: FormsPageProps & {
+  props: ListPageProps & {
     keys: KeyRow[];
     /** The partner whose keys these are (a partner's people), or undefined for the operator. */
     partnerId: number | undefined;
+    /** Why the partner's people may not create a key now (one of its keys is suspended). */
+    creationHold?: string | undefined;
   },
 ) {
   const { keys, page, refused } = props;
@@ -88,17 +167,23 @@ export function KeysPage(
       title="API keys"
       path="/keys"
       of={props}
+      rowLabels={LIMIT_LABELS}
       create={
-        props.partnerId !== undefined && {
+        props.partnerId !== undefined &&
+        props.creationHold === undefined && {
           fields: [{ name: 'label', label: 'Label', maxLength: 100, placeholder: 'production web server' }],
           button: 'Create a key',
         }
       }
     >
+      {props.canChange && props.creationHold !== undefined && (
+        <p class="note warning">New keys: {props.creationHold}.</p>
+      )}
       <DataTable
         label="API keys"
         count={keys.length}
         noun={['One key', 'keys']}
+        paging={props.paging}
         empty={
           props.partnerId !== undefined
             ? 'No API keys yet. Create one above: your server sends it with every request to the delivery API.'
@@ -109,6 +194,7 @@ export function KeysPage(
           props.partnerId === undefined && 'Partner',
           'Label',
           'Status',
+          props.partnerId === undefined && 'Rate limits',
           'Created',
           'Last used',
           props.canChange && 'Actions',
@@ -124,6 +210,7 @@ export function KeysPage(
             <td>
               <Status apiKey={apiKey} />
             </td>
+            {props.partnerId === undefined && <td>{limitsInWords(apiKey.rateLimits)}</td>}
             <td>{when(apiKey.createdAt)}</td>
             <td>{when(apiKey.lastUsedAt)}</td>
             {props.canChange && (

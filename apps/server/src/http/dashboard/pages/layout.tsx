@@ -1,54 +1,58 @@
 import type { ComponentChildren } from 'preact';
+import type { FieldProblem } from '../../../domain/errors.js';
 import type { SignedIn } from '../../../services/sessions.js';
+import { mayOpen, type Viewer } from './access.js';
 
 /** Every page has the CSRF token its forms carry and, once signed in, who is signed in. */
 export interface PageContext {
   csrf: string;
   signedIn: SignedIn | null;
+  /** What the person just did, said once on the page they come to next ("Key plc_ab… revoked…"). */
+  flash?: string;
 }
 
-/** The sections each kind of account has, in the order of the menu. */
-function sections(signedIn: SignedIn): Array<[string, string]> {
-  const kind = signedIn.user.account.kind;
-  const own: Array<[string, string]> =
-    kind === 'operator'
-      ? [
-          ['/review', 'Review queue'],
-          ['/campaigns', 'Campaigns'],
-          ['/reports', 'Reports'],
-          ['/partners', 'Partners'],
-          ['/keys', 'API keys'],
-          ['/flags', 'Flags'],
-          ['/advertisers', 'Advertisers'],
-          ['/placements', 'Placements'],
-          ['/audit', 'Audit log'],
-          ['/health', 'Health'],
-        ]
-      : kind === 'advertiser'
-        ? [
-            ['/campaigns', 'Campaigns'],
-            ['/reports', 'Reports'],
-          ]
-        : [
-            ['/keys', 'API keys'],
-            ['/flags', 'Flags'],
-            ['/placements', 'Placements'],
-            ['/integration', 'Integration'],
-            ['/reports', 'Reports'],
-          ];
-  return signedIn.user.role === 'admin' ? [...own, ['/users', 'Users']] : own;
-}
+/** Who is signed in, as the table of who may open each page reads them. */
+export const viewerOf = (signedIn: SignedIn): Viewer => ({
+  kind: signedIn.user.account.kind,
+  role: signedIn.user.role,
+});
+
+/**
+ * The menu, in order: each person sees the pages they may open (pages/access.ts), so an operator
+ * sees every one of them but Integration, an advertiser Campaigns and Reports, a partner its keys,
+ * flags, placements, integration and reports; admins also Users.
+ */
+const MENU: ReadonlyArray<[string, string]> = [
+  ['/review', 'Review queue'],
+  ['/campaigns', 'Campaigns'],
+  ['/keys', 'API keys'],
+  ['/flags', 'Flags'],
+  ['/placements', 'Placements'],
+  ['/integration', 'Integration'],
+  ['/reports', 'Reports'],
+  ['/partners', 'Partners'],
+  ['/advertisers', 'Advertisers'],
+  ['/audit', 'Audit log'],
+  ['/health', 'Health'],
+  ['/users', 'Users'],
+];
+
+const sections = (signedIn: SignedIn) => MENU.filter(([href]) => mayOpen(href, viewerOf(signedIn)));
 
 /** The hidden field that carries the CSRF token in every form. */
 export function CsrfField({ token }: { token: string }) {
   return <input type="hidden" name="_csrf" value={token} />;
 }
 
-/** A form the service refused: where it was posted, the service's message, the fields as typed. */
+/**
+ * A form the service refused: where it was posted, the service's message, the fields as typed and
+ * the problems the service found with each field (`pages/form-problems.tsx` words them).
+ */
 export interface Refused {
   action: string;
   problem: string;
   fields: Record<string, string>;
+  problems?: readonly FieldProblem[];
 }
 
 /** A problem to show above a form: the service's own message, in words. */
@@ -118,6 +122,11 @@ export function Layout(props: {
         </header>
         <main>
           <h1>{props.title}</h1>
+          {props.page.flash && (
+            <p class="flash" role="status">
+              {props.page.flash}
+            </p>
+          )}
           {props.children}
         </main>
       </body>

@@ -1,4 +1,4 @@
-import { DataTable, FieldForm, FormsPage, type FormsPageProps } from './parts.js';
+import { DataTable, FieldForm, FormsPage, type CreateForm, type ListPageProps } from './parts.js';
 
 export interface PartnerRow {
   id: number;
@@ -7,26 +7,20 @@ export interface PartnerRow {
   activeKeys: number;
 }
 
+/** The form that creates a partner, with the categories it refuses from the start. */
+const CREATE_PARTNER: CreateForm = {
+  fields: [
+    { name: 'name', label: 'Name', required: true, maxLength: 100 },
+    { name: 'blockedCategories', label: 'Blocked categories', placeholder: 'politics, health' },
+  ],
+  button: 'Create a partner',
+};
+
 /** The partners (the publishers that call the delivery API), for the operator. */
-export function PartnersPage(
-  props: FormsPageProps & {
-    partners: PartnerRow[];
-  },
-) {
+export function PartnersPage(props: ListPageProps & { partners: PartnerRow[] }) {
   const { page, refused } = props;
   return (
-    <FormsPage
-      title="Partners"
-      path="/partners"
-      of={props}
-      create={{
-        fields: [
-          { name: 'name', label: 'Name', required: true, maxLength: 100 },
-          { name: 'blockedCategories', label: 'Blocked categories', placeholder: 'politics, health' },
-        ],
-        button: 'Create a partner',
-      }}
-    >
+    <FormsPage title="Partners" path="/partners" of={props} create={CREATE_PARTNER}>
       <p class="hint">
         Campaigns in a partner's blocked categories are never served to it. Categories are lower-case words,
         separated by commas.
@@ -35,6 +29,7 @@ export function PartnersPage(
         label="Partners"
         count={props.partners.length}
         noun={['One partner', 'partners']}
+        paging={props.paging}
         empty={
           props.canChange
             ? 'No partners yet. Create the first one above, then invite its people from Users: they create their API keys after signing in.'

@@ -1,10 +1,44 @@
-import { Fragment, type ComponentChildren } from 'preact';
-import { CsrfField, Layout, Problem, type PageContext, type Refused } from './layout.js';
+import { cloneElement, Fragment, isValidElement, toChildArray, type ComponentChildren } from 'preact';
+import {
+  FieldMessage,
+  fieldIdOf,
+  invalidAttributes,
+  ProblemSummary,
+  wordProblems,
+  type Labels,
+} from './form-problems.js';
+import { CsrfField, Layout, type PageContext, type Refused } from './layout.js';
+
+/** Where a list's page sits in the whole list, and the links to its neighbours (`paging.ts`). */
+export interface Paging {
+  /** The rows shown, counted from 1 (0 and 0 on a page past the end). */
+  from: number;
+  to: number;
+  total: number;
+  number: number;
+  last: number;
+  first?: string;
+  previous?: string;
+  next?: string;
+  lastHref?: string;
+}
+
+const count = (n: number): string => n.toLocaleString('en-US');
+
+/** A column header that sorts the list: a link to the list sorted by it, and how it is sorted now. */
+export interface SortHeader {
+  text: string;
+  href: string;
+  sorted?: 'ascending' | 'descending';
+}
 
 /**
- * A list as a table, or what to do next when it is empty. The table scrolls sideways inside its
- * frame on a narrow screen rather than the page, and the frame takes focus so keyboard users can
- * scroll it too. `headers` left false are columns this person does not get.
+ * A list as a table, or what to do next when it is empty. On a phone's narrow screen each row
+ * stands as a card of its cells, each cell under its column's name (`data-label`, which the
+ * stylesheet shows), so no column (the actions least of all) is off the screen; the frame still
+ * scrolls sideways if a cell is too wide, and takes focus so keyboard users can scroll it too.
+ * `headers` left false are columns this person does not get. A list read one page at a time passes
+ * `paging`: the caption then says which rows of how many, and the pager follows.
  */
 export function DataTable(props: {
   label: string;
@@ -12,20 +46,119 @@ export function DataTable(props: {
   /** The caption's words for one and for many items: `['One key', 'keys']`. */
   noun: [string, string];
   empty: ComponentChildren;
-  headers: Array<string | false>;
+  headers: Array<string | SortHeader | false>;
+  paging?: Paging;
   children: ComponentChildren;
 }) {
+  const { paging } = props;
+  if (paging && paging.total > 0 && props.count === 0) {
+    return (
+      <>
+        <p class="empty">
+          Page {paging.number} is past the end of the list ({count(paging.total)} {props.noun[1]}).
+        </p>
+        <PageLinks paging={paging} label={props.label} />
+      </>
+    );
+  }
   if (props.count === 0) return <p class="empty">{props.empty}</p>;
+  const columns = props.headers
+    .filter((header) => header !== false)
+    .map((header) => (typeof header === 'string' ? header : header.text));
+  // One row in all reads "1 key", not "1–1 of 1 keys".
+  const caption =
+    paging && paging.total > 1
+      ? `${count(paging.from)}–${count(paging.to)} of ${count(paging.total)} ${props.noun[1]}`
+      : props.count === 1
+        ? props.noun[0]
+        : `${props.count} ${props.noun[1]}`;
   return (
-    <div class="table-wrap" tabIndex={0} role="region" aria-label={props.label}>
-      <table>
-        <caption>{props.count === 1 ? props.noun[0] : `${props.count} ${props.noun[1]}`}</caption>
-        <thead>
-          <tr>{props.headers.map((header) => header !== false && <th scope="col">{header}</th>)}</tr>
-        </thead>
-        <tbody>{props.children}</tbody>
-      </table>
-    </div>
+    <>
+      <div class="table-wrap cards-on-phone" tabIndex={0} role="region" aria-label={props.label}>
+        <table>
+          <caption>{caption}</caption>
+          <thead>
+            <tr>
+              {props.headers.map(
+                (header) =>
+                  header !== false &&
+                  (typeof header === 'string' ? (
+                    <th scope="col">{header}</th>
+                  ) : (
+                    <th scope="col" aria-sort={header.sorted}>
+                      <a href={header.href}>
+                        {header.text}
+                        {header.sorted && (
+                          <span aria-hidden="true">{header.sorted === 'ascending' ? ' ▲' : ' ▼'}</span>
+                        )}
+                      </a>
+                    </th>
+                  )),
+              )}
+            </tr>
+          </thead>
+          <tbody>{labelled(props.children, columns)}</tbody>
+        </table>
+      </div>
+      {paging && <PageLinks paging={paging} label={props.label} />}
+    </>
+  );
+}
+
+/** Each row's cells with the name of their column, in order, for the stacked rows on a phone. */
+function labelled(rows: ComponentChildren, columns: string[]): ComponentChildren {
+  return toChildArray(rows).map((row) => {
+    if (!isValidElement(row)) return row;
+    const cells = toChildArray((row.props as { children?: ComponentChildren }).children).map((cell, i) =>
+      isValidElement(cell) && columns[i] !== undefined
+        ? cloneElement(cell, { 'data-label': columns[i] })
+        : cell,
+    );
+    return cloneElement(row, {}, ...cells);
+  });
+}
+
+/** A paged list that is not a table (cards): which items of how many, the items, then the pager. */
+export function PagedList(props: {
+  label: string;
+  noun: string;
+  paging: Paging;
+  children: ComponentChildren;
+}) {
+  const { paging } = props;
+  return (
+    <>
+      <p class="note">
+        {count(paging.from)}–{count(paging.to)} of {count(paging.total)} {props.noun}
+      </p>
+      {props.children}
+      <PageLinks paging={paging} label={props.label} />
+    </>
+  );
+}
+
+/** First, previous, next and last page links under a paged list; a link that goes nowhere is left out. */
+function PageLinks(props: { paging: Paging; label: string }) {
+  const { paging } = props;
+  if (paging.last <= 1 && paging.number === 1) return null;
+  return (
+    <nav class="pager" aria-label={`Pages of ${props.label.toLowerCase()}`}>
+      {paging.first !== undefined && <a href={paging.first}>First page</a>}
+      {paging.previous !== undefined && (
+        <a href={paging.previous} rel="prev">
+          Previous page
+        </a>
+      )}
+      <span aria-current="page">
+        Page {count(paging.number)} of {count(paging.last)}
+      </span>
+      {paging.next !== undefined && (
+        <a href={paging.next} rel="next">
+          Next page
+        </a>
+      )}
+      {paging.lastHref !== undefined && <a href={paging.lastHref}>Last page</a>}
+    </nav>
   );
 }
 
@@ -72,7 +205,7 @@ export function ButtonForm(props: {
 
 /**
  * A form of one text field and its button, for a row of a list (a reason, a new name); refused,
- * it keeps what was typed and is marked invalid.
+ * it keeps what was typed, is marked invalid and says why beside the field.
  */
 export function FieldForm(props: {
   action: string;
@@ -90,39 +223,31 @@ export function FieldForm(props: {
   danger?: boolean;
   refused: Refused | undefined;
 }) {
-  const invalid = props.refused?.action === props.action;
+  const { refused } = props;
+  const id = fieldIdOf(props.action, props.name);
+  let message: string | undefined;
+  if (refused?.action === props.action) {
+    const worded = wordProblems(refused.problem, refused.problems);
+    message = worded.fields.get(props.name) ?? [...worded.fields.values(), ...worded.others].join(' ');
+  }
   return (
     <form method="post" action={props.action} class="field-form">
       <CsrfField token={props.csrf} />
       <input
+        id={id}
         name={props.name}
         aria-label={props.label}
-        value={typed(props.refused, props.action, props.name, props.value)}
+        value={typed(refused, props.action, props.name, props.value)}
         placeholder={props.placeholder}
         required={props.required}
         maxLength={props.maxLength}
-        aria-invalid={invalid ? 'true' : undefined}
+        {...invalidAttributes(id, message)}
       />
       <button type="submit" class={props.danger ? 'danger' : undefined} aria-label={props.buttonLabel}>
         {props.button}
       </button>
+      <FieldMessage fieldId={id} message={message} />
     </form>
-  );
-}
-
-/** Links to the start of a long list and to its next page, where there is one. */
-export function Pager(props: {
-  newer: string | undefined;
-  older: string | undefined;
-  /** The links' words: back to the start, and on. */
-  labels: [string, string];
-}) {
-  if (props.newer === undefined && props.older === undefined) return null;
-  return (
-    <nav class="pager" aria-label="Pages">
-      {props.newer !== undefined && <a href={props.newer}>{props.labels[0]}</a>}
-      {props.older !== undefined && <a href={props.older}>{props.labels[1]}</a>}
-    </nav>
   );
 }
 
@@ -137,7 +262,8 @@ export interface InlineField {
 
 /**
  * A form of a few labelled text fields on one line, wrapping on a narrow screen (to create a
- * partner, a placement…); refused, it keeps what was typed.
+ * partner, a placement…); refused, it keeps what was typed and says beside each field what is
+ * wrong with it.
  */
 export function InlineForm(props: {
   action: string;
@@ -146,25 +272,46 @@ export function InlineForm(props: {
   button: string;
   refused: Refused | undefined;
 }) {
+  const { refused } = props;
+  const worded =
+    refused?.action === props.action
+      ? wordProblems(refused.problem, refused.problems, labelsOf(props.fields))
+      : undefined;
   return (
     <form method="post" action={props.action} class="inline">
       <CsrfField token={props.csrf} />
-      {props.fields.map((field) => (
-        <Fragment key={field.name}>
-          <label for={field.name}>{field.label}</label>
-          <input
-            id={field.name}
-            name={field.name}
-            required={field.required}
-            maxLength={field.maxLength}
-            placeholder={field.placeholder}
-            value={typed(props.refused, props.action, field.name)}
-          />
-        </Fragment>
-      ))}
+      {props.fields.map((field) => {
+        const message = worded?.fields.get(field.name);
+        return (
+          <Fragment key={field.name}>
+            <span class="field">
+              <label for={field.name}>{field.label}</label>
+              <input
+                id={field.name}
+                name={field.name}
+                required={field.required}
+                maxLength={field.maxLength}
+                placeholder={field.placeholder}
+                value={typed(refused, props.action, field.name)}
+                {...invalidAttributes(field.name, message)}
+              />
+              <FieldMessage fieldId={field.name} message={message} />
+            </span>
+          </Fragment>
+        );
+      })}
       <button type="submit">{props.button}</button>
     </form>
   );
+}
+
+const labelsOf = (fields: InlineField[]): Labels =>
+  Object.fromEntries(fields.map((field) => [field.name, field.label]));
+
+/** The form at the top of a list page that creates an item in it: its fields and its button's words. */
+export interface CreateForm {
+  fields: InlineField[];
+  button: string;
 }
 
 /** What every list page with forms is given: who is signed in, what they may do, a form just refused. */
@@ -175,21 +322,37 @@ export interface FormsPageProps {
   refused?: Refused | undefined;
 }
 
+/** What a paged list page with forms is given: the above, and where its page sits in the list. */
+export interface ListPageProps extends FormsPageProps {
+  paging: Paging;
+}
+
 /**
- * The frame of a list page with forms at `path`: the service's message when a form was refused,
- * the form that creates an item there (for those who may change things), then the list.
+ * The frame of a list page with forms at `path`: when a form was refused, a summary of its problems
+ * linking to the fields, then the form that creates an item there (for those who may change
+ * things), then the list.
  */
 export function FormsPage(props: {
   title: string;
   path: string;
   of: FormsPageProps;
-  create?: { fields: InlineField[]; button: string } | false;
+  create?: CreateForm | false;
+  /** The labels of the fields of the forms in the list's rows, for the summary of a refused one. */
+  rowLabels?: Labels;
   children: ComponentChildren;
 }) {
   const { page, refused, canChange } = props.of;
   return (
     <Layout title={props.title} page={page} current={props.path}>
-      <Problem message={refused?.problem} />
+      {refused && (
+        <ProblemSummary
+          worded={wordProblems(refused.problem, refused.problems, {
+            ...props.rowLabels,
+            ...(props.create ? labelsOf(props.create.fields) : {}),
+          })}
+          idOf={(name) => (refused.action === props.path ? name : fieldIdOf(refused.action, name))}
+        />
+      )}
       {canChange && props.create && (
         <InlineForm action={props.path} csrf={page.csrf} refused={refused} {...props.create} />
       )}

@@ -1,5 +1,14 @@
 import type { Placement } from '../../../store/store.js';
-import { ButtonForm, DataTable, FieldForm, FormsPage, type FormsPageProps } from './parts.js';
+import { ButtonForm, DataTable, FieldForm, FormsPage, type CreateForm, type ListPageProps } from './parts.js';
+
+/** The form that adds a placement to the registry. */
+const ADD_PLACEMENT: CreateForm = {
+  fields: [
+    { name: 'id', label: 'Id', required: true, maxLength: 64, placeholder: 'video_preroll' },
+    { name: 'description', label: 'Description', required: true, maxLength: 200 },
+  ],
+  button: 'Add a placement',
+};
 
 /**
  * The placement registry (D1): the operator's people see every placement, and its admins and
@@ -7,25 +16,14 @@ import { ButtonForm, DataTable, FieldForm, FormsPage, type FormsPageProps } from
  * the placements a partner's server may ask for.
  */
 export function PlacementsPage(
-  props: FormsPageProps & {
+  props: ListPageProps & {
     placements: Placement[];
     operator: boolean;
   },
 ) {
   const { page, refused, canChange } = props;
   return (
-    <FormsPage
-      title="Placements"
-      path="/placements"
-      of={props}
-      create={{
-        fields: [
-          { name: 'id', label: 'Id', required: true, maxLength: 64, placeholder: 'video_preroll' },
-          { name: 'description', label: 'Description', required: true, maxLength: 200 },
-        ],
-        button: 'Add a placement',
-      }}
-    >
+    <FormsPage title="Placements" path="/placements" of={props} create={ADD_PLACEMENT}>
       <p class="hint">
         {props.operator
           ? 'A disabled placement is answered like an unknown one: partners get 400 and campaigns are not served in it.'
@@ -35,6 +33,7 @@ export function PlacementsPage(
         label="Placements"
         count={props.placements.length}
         noun={['One placement', 'placements']}
+        paging={props.paging}
         empty={
           canChange
             ? 'No placements yet. Add the first one above: partners ask for campaigns by its id.'

@@ -1,4 +1,5 @@
-import { REPORT_WINDOW_LABELS, REPORT_WINDOWS } from '../../../domain/report-windows.js';
+import { DATES, DATES_LABEL, REPORT_WINDOW_LABELS, REPORT_WINDOWS } from '../../../domain/report-windows.js';
+import { localPeriod } from '../../../domain/time-zones.js';
 import type { Figures, FiguresQuery } from '../../../services/live-figures.js';
 import type { ReportCounts } from '../../../services/reports.js';
 import { Layout, Problem, type PageContext } from './layout.js';
@@ -25,11 +26,13 @@ const periodText = (label: string) => label.slice(0, 16).replace('T', ' ');
 
 /** The query string of a report page, for its live fragment, its CSV export and its links. */
 export function reportQueryString(query: FiguresQuery): string {
-  const params = new URLSearchParams({
-    window: query.window,
-    breakdown: query.breakdown,
-    timeZone: query.timeZone,
-  });
+  const params = new URLSearchParams({ window: query.window });
+  if (query.window === DATES) {
+    params.set('from', query.from ?? '');
+    params.set('to', query.to ?? '');
+  }
+  params.set('breakdown', query.breakdown);
+  params.set('timeZone', query.timeZone);
   if (query.campaign !== undefined) params.set('campaign', query.campaign);
   if (query.placement !== undefined) params.set('placement', query.placement);
   return params.toString();
@@ -48,6 +51,49 @@ function Counts({ counts }: { counts: ReportCounts }) {
 
 const COUNT_HEADERS = ['Impressions', 'Clicks', 'Click-through rate', 'Not billed'];
 
+const percent = new Intl.NumberFormat('en-US', { maximumFractionDigits: 1, signDisplay: 'exceptZero' });
+const points = new Intl.NumberFormat('en-US', {
+  minimumFractionDigits: 2,
+  maximumFractionDigits: 2,
+  signDisplay: 'exceptZero',
+});
+
+/** How a count changed on the previous period's, in percent of that one. */
+export function change(now: number, before: number): string {
+  if (before === 0) return now === 0 ? 'no change' : 'none before';
+  return `${percent.format(((now - before) / before) * 100)}%`;
+}
+
+/** How the click-through rate changed, in percentage points (a change in % of a rate misleads). */
+function ctrChange(now: ReportCounts, before: ReportCounts): string {
+  if (now.ctr === null || before.ctr === null) return '–';
+  return `${points.format((now.ctr - before.ctr) * 100)} points`;
+}
+
+/** A span of time as a reader reads it: dates for whole days, local times for the others. */
+function spanText(span: { from: number; to: number; days?: number }, timeZone: string): string {
+  if (span.days !== undefined) {
+    const first = localPeriod(span.from, 'day', timeZone);
+    const last = localPeriod(span.to - 1, 'day', timeZone);
+    return first === last ? first : `${first} to ${last}`;
+  }
+  const at = (ms: number) => periodText(localPeriod(ms, 'minute', timeZone));
+  return `${at(span.from)} to ${at(span.to)}`;
+}
+
+/** One total of the report, with its value in the previous period and the change. */
+function Total(props: { name: string; total?: string; value: string; change: string; before: string }) {
+  return (
+    <div>
+      <dt>{props.name}</dt>
+      <dd data-total={props.total}>{props.value}</dd>
+      <dd class="change" data-change={props.total}>
+        {props.change} <span class="note">(previous period: {props.before})</span>
+      </dd>
+    </div>
+  );
+}
+
 /**
  * The live part of a report page: totals, the chart and the same numbers as a table, and the
  * breakdown. It asks for itself again every few seconds (htmx) and is replaced whole; the chart
@@ -58,37 +104,43 @@ export function LiveFigures(props: { figures: Figures; updatedAt: string; emptyH
   const { query, totals } = figures;
   const per = PERIOD_WORD[figures.plan.granularity];
   const breakdownName = NAMES[query.breakdown] ?? query.breakdown;
+  const before = figures.previous.totals;
   const quiet = totals.impressions + totals.clicks + notBilled(totals) === 0;
+  const count = (now: number, then: number) => ({
+    value: number.format(now),
+    change: change(now, then),
+    before: number.format(then),
+  });
   return (
     <section
       id="live-figures"
       aria-label="Figures"
-      hx-get={`/reports/figures?${reportQueryString(query)}`}
-      hx-trigger={`every ${REFRESH_SECONDS}s`}
-      hx-swap="outerHTML"
+      // A report that ended shows the same figures at every load: only a current one refreshes.
+      {...(figures.live && {
+        'hx-get': `/reports/figures?${reportQueryString(query)}`,
+        'hx-trigger': `every ${REFRESH_SECONDS}s`,
+        'hx-swap': 'outerHTML',
+      })}
     >
+      <p class="period">
+        {spanText(figures.plan, query.timeZone)} ({query.timeZone}), compared with the period of the same
+        length before it, {spanText(figures.previous, query.timeZone)}.
+      </p>
       <dl class="totals">
-        <div>
-          <dt>Impressions</dt>
-          <dd data-total="impressions">{number.format(totals.impressions)}</dd>
-        </div>
-        <div>
-          <dt>Clicks</dt>
-          <dd data-total="clicks">{number.format(totals.clicks)}</dd>
-        </div>
-        <div>
-          <dt>Click-through rate</dt>
-          <dd>{ctr(totals)}</dd>
-        </div>
-        <div>
-          <dt>Not billed</dt>
-          <dd>{number.format(notBilled(totals))}</dd>
-        </div>
+        <Total name="Impressions" total="impressions" {...count(totals.impressions, before.impressions)} />
+        <Total name="Clicks" total="clicks" {...count(totals.clicks, before.clicks)} />
+        <Total
+          name="Click-through rate"
+          value={ctr(totals)}
+          change={ctrChange(totals, before)}
+          before={ctr(before)}
+        />
+        <Total name="Not billed" total="not-billed" {...count(notBilled(totals), notBilled(before))} />
       </dl>
       <p class="note">
         Billable events only, except “not billed” (repeated requests and other events that are answered but
         never charged). Updated {props.updatedAt}
-        <span class="live-note"> · refreshes every {REFRESH_SECONDS} seconds</span>.
+        {figures.live && <span class="live-note"> · refreshes every {REFRESH_SECONDS} seconds</span>}.
       </p>
       {quiet && <p class="empty">{props.emptyHint}</p>}
       <div class="legend" aria-hidden="true">
@@ -189,21 +241,109 @@ function Choice(props: {
   );
 }
 
+/**
+ * The campaign to narrow the report to, by its number: any campaign the person sees can be typed
+ * (a list of every one would not fit a page), and the browser suggests the newest, titles beside
+ * their numbers (a datalist: no script needed). Empty is every campaign.
+ */
+function CampaignField(props: {
+  value: string | undefined;
+  campaigns: Array<{ id: number; title: string }>;
+}) {
+  return (
+    <div>
+      <label for="report-campaign">Campaign</label>
+      <input
+        id="report-campaign"
+        name="campaign"
+        value={props.value ?? ''}
+        list="report-campaigns"
+        inputMode="numeric"
+        placeholder="Every campaign"
+        aria-describedby="report-campaign-hint"
+      />
+      <datalist id="report-campaigns">
+        {props.campaigns.map((c) => (
+          <option key={c.id} value={String(c.id)}>{`${c.title} (#${c.id})`}</option>
+        ))}
+      </datalist>
+      <p class="hint" id="report-campaign-hint">
+        Its number (#), as Campaigns shows it; every campaign's page also links to its report.
+      </p>
+    </div>
+  );
+}
+
+/**
+ * A date of the form's span, in the report's time zone: the browser's date picker, or typed as
+ * `YYYY-MM-DD` where there is none. It shows the dates of the report on the page, whatever its period.
+ */
+function DateField(props: { name: 'from' | 'to'; label: string; value: string }) {
+  return (
+    <div>
+      <label for={`report-${props.name}`}>{props.label}</label>
+      <input
+        id={`report-${props.name}`}
+        name={props.name}
+        type="date"
+        value={props.value}
+        aria-describedby="report-dates-hint"
+      />
+      {props.name === 'from' && (
+        <p class="hint" id="report-dates-hint">
+          Local days, for “{DATES_LABEL}”.
+        </p>
+      )}
+    </div>
+  );
+}
+
+/**
+ * The report's address with every choice in its query string, to bookmark or send: it opens the
+ * same report. A copy button where scripts run (copy.js); without them, the field is selected and
+ * copied by hand.
+ */
+function ReportLink(props: { url: string; rolling: boolean }) {
+  return (
+    <>
+      <div class="secret report-link">
+        <label for="report-link">Link to this report</label>
+        <input id="report-link" readonly value={props.url} class="mono" aria-describedby="report-link-hint" />
+        <button type="button" id="copy-key" data-copy="report-link" hidden>
+          Copy link
+        </button>
+        <span id="copy-status" role="status"></span>
+      </div>
+      <p class="hint" id="report-link-hint">
+        {props.rolling
+          ? 'It shows the same period up to the moment it is opened; for fixed days, choose the dates.'
+          : 'It opens these dates with the same choices.'}{' '}
+        <a href={props.url}>Open the link</a>
+      </p>
+      <script src="/assets/copy.js" defer></script>
+    </>
+  );
+}
+
 /** A live report: what to show (a form that works without scripts), the figures, the CSV export. */
 export function ReportsPage(props: {
   page: PageContext;
   title: string;
   query: FiguresQuery;
   breakdowns: readonly string[];
-  /** Campaigns the person may narrow the report to (none for a partner). */
+  /** The newest campaigns the person may narrow the report to, suggested (none for a partner). */
   campaigns: Array<{ id: number; title: string }>;
   placements: string[];
   figures?: Figures;
   updatedAt: string;
   emptyHint: string;
   problem?: string;
+  /** Where the dashboard is reached (`PLACARD_PUBLIC_URL`), for the report's link. */
+  publicUrl: string;
 }) {
   const { query } = props;
+  const dates = props.figures?.dates ?? { from: query.from ?? '', to: query.to ?? '' };
+  const link = `${props.publicUrl.replace(/\/+$/, '')}/reports?${reportQueryString(query)}`;
   return (
     <Layout
       title={props.title}
@@ -218,25 +358,20 @@ export function ReportsPage(props: {
           name="window"
           label="Period"
           value={query.window}
-          options={REPORT_WINDOWS.map((window) => [window, REPORT_WINDOW_LABELS[window]])}
+          options={[
+            ...REPORT_WINDOWS.map((window): [string, string] => [window, REPORT_WINDOW_LABELS[window]]),
+            [DATES, DATES_LABEL],
+          ]}
         />
+        <DateField name="from" label="From" value={dates.from} />
+        <DateField name="to" label="To" value={dates.to} />
         <Choice
           name="breakdown"
           label="Break down by"
           value={query.breakdown}
           options={props.breakdowns.map((dimension) => [dimension, NAMES[dimension] ?? dimension])}
         />
-        {props.campaigns.length > 0 && (
-          <Choice
-            name="campaign"
-            label="Campaign"
-            value={query.campaign}
-            options={[
-              ['', 'Every campaign'],
-              ...props.campaigns.map((c): [string, string] => [String(c.id), `${c.title} (#${c.id})`]),
-            ]}
-          />
-        )}
+        {props.campaigns.length > 0 && <CampaignField value={query.campaign} campaigns={props.campaigns} />}
         <Choice
           name="placement"
           label="Placement"
@@ -259,6 +394,7 @@ export function ReportsPage(props: {
               (every row of this report, by {PERIOD_WORD[props.figures.plan.granularity]})
             </span>
           </p>
+          <ReportLink url={link} rolling={query.window !== DATES} />
           <LiveFigures figures={props.figures} updatedAt={props.updatedAt} emptyHint={props.emptyHint} />
         </>
       )}

@@ -1,8 +1,19 @@
+import type { FieldProblem } from '../../../domain/errors.js';
+import { FieldMessage, invalidAttributes, ProblemSummary, wordProblems } from './form-problems.js';
+import { HTTPS_NEEDED } from '../plain-http.js';
 import { CsrfField, Layout, Problem, type PageContext } from './layout.js';
 
-export function SignInPage(props: { page: PageContext; email?: string; problem?: string; next?: string }) {
+export function SignInPage(props: {
+  page: PageContext;
+  email?: string;
+  problem?: string;
+  next?: string;
+  /** Opened over plain HTTP away from localhost, where browsers refuse the dashboard's cookies. */
+  httpsNeeded?: boolean;
+}) {
   return (
     <Layout title="Sign in" page={props.page}>
+      {props.httpsNeeded && <p class="problem">{HTTPS_NEEDED}</p>}
       <Problem message={props.problem} />
       <form method="post" action="/sign-in" class="stack">
         <CsrfField token={props.page.csrf} />
@@ -34,14 +45,21 @@ export function SetPasswordPage(props: {
   purpose: 'invitation' | 'reset';
   action: string;
   problem?: string;
+  /** The problem with the password, by field, as the service found it. */
+  problems?: readonly FieldProblem[];
 }) {
   const title = props.purpose === 'invitation' ? 'Welcome to Placard' : 'Choose a new password';
+  const worded =
+    props.problem === undefined
+      ? undefined
+      : wordProblems(props.problem, props.problems, { password: 'New password' });
+  const problem = worded?.fields.get('password');
   return (
     <Layout title={title} page={props.page}>
       <p>
         Choose a password for <strong>{props.email}</strong>: at least 12 characters, not a commonly used one.
       </p>
-      <Problem message={props.problem} />
+      <ProblemSummary worded={worded} idOf={(name) => name} />
       <form method="post" action={props.action} class="stack">
         <CsrfField token={props.page.csrf} />
         <input type="email" name="username" autocomplete="username" value={props.email} hidden readonly />
@@ -53,7 +71,9 @@ export function SetPasswordPage(props: {
           autocomplete="new-password"
           minLength={12}
           required
+          {...invalidAttributes('password', problem)}
         />
+        <FieldMessage fieldId="password" message={problem} />
         <button type="submit">Set password and sign in</button>
       </form>
     </Layout>

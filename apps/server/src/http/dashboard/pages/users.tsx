@@ -1,43 +1,78 @@
 import { ROLES } from '../../../domain/accounts.js';
 import type { OneTimeLink, userView } from '../../../services/users.js';
-import { CsrfField, Layout, Problem, type PageContext } from './layout.js';
-import { DataTable, SecretField } from './parts.js';
+import { FieldMessage, invalidAttributes, ProblemSummary, wordProblems } from './form-problems.js';
+import { CsrfField, Layout, type PageContext, type Refused } from './layout.js';
+import { DataTable, SecretField, typed, type Paging } from './parts.js';
 import { when } from './format.js';
 
-type UserRow = ReturnType<typeof userView>;
+/** A user as listed, with the name of their account (its advertiser's or partner's) when known. */
+type UserRow = ReturnType<typeof userView> & { accountName: string | undefined };
+
+/** An account by its name, its label (`advertiser:3`) beside it: the name to read, the label to type. */
+function AccountCell({ user }: { user: UserRow }) {
+  if (user.accountName === undefined || user.account === 'operator') return <td>{user.account}</td>;
+  return (
+    <td>
+      {user.accountName} <span class="note">{user.account}</span>
+    </td>
+  );
+}
+
+const INVITATION_LABELS = { email: 'E-mail address', role: 'Role', account: 'Account' } as const;
 
 export function UsersPage(props: {
   page: PageContext;
   users: UserRow[];
+  paging: Paging;
   operator: boolean;
-  problem?: string;
+  /** The invitation form, refused: kept as typed, with what is wrong beside each field. */
+  refused?: Refused;
 }) {
-  const { page } = props;
+  const { page, refused } = props;
+  const worded = refused && wordProblems(refused.problem, refused.problems, INVITATION_LABELS);
+  const value = (name: string, otherwise: string) => typed(refused, '/users', name, otherwise);
+  const role = value('role', 'admin');
+  const problem = (name: string) => worded?.fields.get(name);
   return (
     <Layout title="Users" page={page} current="/users">
-      <Problem message={props.problem} />
+      <ProblemSummary worded={worded} idOf={(name) => name} />
       <form method="post" action="/users" class="inline">
         <CsrfField token={page.csrf} />
-        <label for="email">E-mail address</label>
-        <input id="email" name="email" type="email" required />
-        <label for="role">Role</label>
-        <select id="role" name="role">
-          {ROLES.map((role) => (
-            <option value={role} key={role}>
-              {role}
-            </option>
-          ))}
-        </select>
+        <span class="field">
+          <label for="email">{INVITATION_LABELS.email}</label>
+          <input
+            id="email"
+            name="email"
+            type="email"
+            required
+            value={value('email', '')}
+            {...invalidAttributes('email', problem('email'))}
+          />
+          <FieldMessage fieldId="email" message={problem('email')} />
+        </span>
+        <span class="field">
+          <label for="role">{INVITATION_LABELS.role}</label>
+          <select id="role" name="role" {...invalidAttributes('role', problem('role'))}>
+            {ROLES.map((choice) => (
+              <option value={choice} key={choice} selected={choice === role}>
+                {choice}
+              </option>
+            ))}
+          </select>
+          <FieldMessage fieldId="role" message={problem('role')} />
+        </span>
         {props.operator && (
-          <>
-            <label for="account">Account</label>
+          <span class="field">
+            <label for="account">{INVITATION_LABELS.account}</label>
             <input
               id="account"
               name="account"
-              value="operator"
+              value={value('account', 'operator')}
               placeholder="operator, advertiser:Acme, partner:7"
+              {...invalidAttributes('account', problem('account'))}
             />
-          </>
+            <FieldMessage fieldId="account" message={problem('account')} />
+          </span>
         )}
         <button type="submit">Invite</button>
       </form>
@@ -49,13 +84,14 @@ export function UsersPage(props: {
         label="Users"
         count={props.users.length}
         noun={['One user', 'users']}
+        paging={props.paging}
         empty="No users yet: invite the first one above."
         headers={['E-mail', props.operator && 'Account', 'Role', 'Status', 'Since']}
       >
         {props.users.map((user) => (
           <tr key={user.id}>
             <td>{user.email}</td>
-            {props.operator && <td>{user.account}</td>}
+            {props.operator && <AccountCell user={user} />}
             <td>{user.role}</td>
             <td>{user.status}</td>
             <td>{when(user.createdAt)}</td>

@@ -1,0 +1,123 @@
+import type { Pace } from '../domain/pacing.js';
+import type { CampaignIndex } from '../serving/campaign-index.js';
+import type { ServingChanges } from '../serving/serving-changes.js';
+import type { NumberedPageRequest, PageRequest, Store } from '../store/store.js';
+import { AdvertiserService } from './advertisers.js';
+import { auditActorNames, readAudit, readAuditPage, type Actor } from './audit.js';
+import { CampaignList } from './campaign-list.js';
+import { changesSinceApproval } from './campaign-review.js';
+import { CampaignService } from './campaigns.js';
+import { KeyFlagService } from './key-flags.js';
+import { liveFigures, type FiguresQuery } from './live-figures.js';
+import { namesOf, type NameRequest } from './names.js';
+import { PartnerService } from './partners.js';
+import { PlacementService } from './placements.js';
+import { reportNames } from './report-format.js';
+import { ReportService, type Report } from './reports.js';
+import { explainCampaign, type WhyQuery } from './serving-explainer.js';
+import { UserService } from './users.js';
+
+/** What an instance's management services share, given once by `wiring.ts`. */
+export interface ManagementDeps {
+  store: Store;
+  clock: () => number;
+  /** Where people reach the dashboard: the start of one-time links. */
+  publicUrl: string;
+  /** This instance's serving state, told of each change fetches read once it commits. */
+  serving: ServingChanges;
+  /** The serving index of this instance, as fetches see it now (the explainer draws against it). */
+  index: () => CampaignIndex;
+  /** Each campaign's pace as this instance's pacing job last decided it (D16). */
+  paceOf: (id: number) => Pace;
+}
+
+/** The constructor of a service that changes what fetches read. */
+type ServedService<T> = new (store: Store, actor: Actor, clock: () => number, serving: ServingChanges) => T;
+
+/**
+ * The services the management API and the dashboard call, each for one actor: the only way their
+ * routes reach the store, so scope, validation, audit and telling the serving index of a change
+ * (`serving/serving-changes.ts`) happen in the service, once, whichever page or route asked.
+ */
+export class ManagementServices {
+  constructor(private readonly deps: ManagementDeps) {}
+
+  /** A service whose changes fetches read: told to the serving state once each commits. */
+  private serving<T>(Service: ServedService<T>, actor: Actor): T {
+    return new Service(this.deps.store, actor, this.deps.clock, this.deps.serving);
+  }
+
+  campaigns(actor: Actor): CampaignService {
+    return this.serving(CampaignService, actor);
+  }
+
+  /** The campaigns list with each campaign's delivery, caps' progress and pacing. */
+  campaignList(actor: Actor): CampaignList {
+    return new CampaignList(this.deps.store, actor, this.deps.clock, this.deps.paceOf);
+  }
+
+  advertisers(actor: Actor): AdvertiserService {
+    return new AdvertiserService(this.deps.store, actor, this.deps.clock);
+  }
+
+  placements(actor: Actor): PlacementService {
+    return this.serving(PlacementService, actor);
+  }
+
+  partners(actor: Actor): PartnerService {
+    return this.serving(PartnerService, actor);
+  }
+
+  keyFlags(actor: Actor): KeyFlagService {
+    return this.serving(KeyFlagService, actor);
+  }
+
+  users(actor: Actor): UserService {
+    return new UserService(this.deps.store, actor, this.deps.publicUrl, this.deps.clock);
+  }
+
+  reports(actor: Actor): ReportService {
+    return new ReportService(this.deps.store, actor);
+  }
+
+  /** The names behind a report's ids, as far as the actor may see them. */
+  reportNames(actor: Actor, report: Report) {
+    return reportNames(this.deps.store, actor, report);
+  }
+
+  /** The figures of a live report page, now. */
+  liveFigures(actor: Actor, query: FiguresQuery) {
+    return liveFigures(this.deps.store, actor, query, this.deps.clock());
+  }
+
+  /** The names of accounts, as far as the actor may see them. */
+  namesOf(actor: Actor, request: NameRequest) {
+    return namesOf(this.deps.store, actor, request);
+  }
+
+  /** The audit log, for the operator's people. */
+  audit(actor: Actor, filter: { objectType?: string; objectId?: string }, request: PageRequest) {
+    return readAudit(this.deps.store, actor, filter, request);
+  }
+
+  /** One numbered page of the audit log, for the operator's people. */
+  auditPage(actor: Actor, request: NumberedPageRequest) {
+    return readAuditPage(this.deps.store, actor, request);
+  }
+
+  /** Who each audit actor is, in words. */
+  auditActorNames(actor: Actor, ids: readonly string[]) {
+    return auditActorNames(this.deps.store, actor, ids);
+  }
+
+  /** What changed in a campaign since it was last approved, for its review. */
+  changesSinceApproval(actor: Actor, id: number) {
+    return changesSinceApproval(this.deps.store, actor, id);
+  }
+
+  /** Why a campaign is or is not served, against this instance's index and paces. */
+  explain(actor: Actor, id: number, query: WhyQuery) {
+    const { store, index, clock, paceOf } = this.deps;
+    return explainCampaign(store, actor, index(), clock(), id, query, paceOf);
+  }
+}

@@ -1,0 +1,167 @@
+import { randomBytes } from 'node:crypto';
+import { invalid, notFound } from '../domain/errors.js';
+import { DEFAULT_EVENT_TIME_WINDOW_MS, eventTime } from '../domain/event-time.js';
+import { SERVE_TOKEN_NONCE_BYTES } from '../domain/serve-tokens.js';
+import type { KeyPolicies } from '../domain/rate-limits.js';
+import { MAX_LIMIT, type FetchQuery, type TrackingRequest } from '../domain/requests.js';
+import type { EventSink } from '../ingest/event-sink.js';
+import { REASONS, type Verdict } from '../domain/verdicts.js';
+import type { EventKind } from '../store/store.js';
+import type { ServedCampaign } from './campaign-index.js';
+import type { ServingState } from './serving-state.js';
+import { RecentTraffic } from './recent-traffic.js';
+import { TrafficJudge } from './traffic-judge.js';
+
+const ENVELOPE_OPEN = Buffer.from('{"status":"success","data":[');
+const COMMA = Buffer.from(',');
+/** What ends a campaign object that carries a serve token, before the token and after it. */
+const TOKEN_OPEN = Buffer.from(',"token":"');
+const TOKEN_CLOSE = Buffer.from('"}');
+/** The end of a fetch body for each possible count, built once. */
+const ENVELOPE_CLOSE = Array.from({ length: MAX_LIMIT + 1 }, (_, count) =>
+  Buffer.from(`],"count":${count}}`),
+);
+
+/** Who is calling, as established by authentication. */
+export interface Caller {
+  partnerId: number;
+  apiKeyId: number;
+  /** Categories this partner never receives. */
+  blockedCategories: readonly string[];
+  /** The key's rate limits (D7). */
+  policies: KeyPolicies;
+}
+
+/**
+ * The three partner operations. Fetch reads only the in-memory index; tracking validates against
+ * the same index and then waits for the event to be stored.
+ */
+export class DeliveryService {
+  constructor(
+    private readonly state: ServingState,
+    private readonly events: EventSink,
+    private readonly clock: () => number = Date.now,
+    private readonly judge: TrafficJudge = new TrafficJudge(),
+    /** Told of every event stored but replays, for the key flag job (D15). */
+    private readonly traffic: RecentTraffic = new RecentTraffic(),
+    /** How old a partner's `occurredAt` may be (`PLACARD_EVENT_TIME_WINDOW_MS`). */
+    private readonly eventTimeWindowMs: number = DEFAULT_EVENT_TIME_WINDOW_MS,
+  ) {}
+
+  /** The request in flight for each (API key, Idempotency-Key), which later ones wait for. */
+  private readonly claims = new Map<string, Promise<void>>();
+
+  /**
+   * The fetch response body (partner API 2.3), as UTF-8 JSON bytes. With `tokens=true` (D15) each
+   * campaign object also carries its serve token, spliced in before its closing brace (base64url
+   * needs no escaping); without, the pre-serialised objects are sent as they are.
+   */
+  fetch(query: FetchQuery, caller: Caller): Buffer {
+    const index = this.state.index;
+    if (!index.hasPlacement(query.placement)) throw invalid(`unknown placement: ${query.placement}`);
+    const now = this.clock();
+    const campaigns = index.select(query, now, caller.blockedCategories);
+    const parts: Buffer[] = [ENVELOPE_OPEN];
+    const nonces = query.tokens === true ? randomBytes(SERVE_TOKEN_NONCE_BYTES * campaigns.length) : null;
+    for (let i = 0; i < campaigns.length; i++) {
+      if (i > 0) parts.push(COMMA);
+      const campaign = campaigns[i] as ServedCampaign;
+      if (nonces === null) parts.push(campaign.json);
+      else {
+        const nonce = nonces.subarray(i * SERVE_TOKEN_NONCE_BYTES, (i + 1) * SERVE_TOKEN_NONCE_BYTES);
+        const token = this.judge.tokens.issue(caller.apiKeyId, campaign.id, query.placement, now, nonce);
+        parts.push(campaign.json.subarray(0, -1), TOKEN_OPEN, Buffer.from(token, 'latin1'), TOKEN_CLOSE);
+      }
+    }
+    parts.push(ENVELOPE_CLOSE[campaigns.length] as Buffer);
+    return Buffer.concat(parts);
+  }
+
+  /**
+   * Records an impression or click; resolves once it is durably stored. A request repeating an
+   * `idempotencyKey` already used with the same API key in 24 hours is stored as a duplicate (D9),
+   * or, if it asks for something else than the key's first request, refused (422) and not stored;
+   * requests sharing a key in flight wait for one another, so only the key's first is judged.
+   * Every other event gets its verdict from the traffic judge (D15): `counted`, or `invalid` with
+   * a reason. Whatever the verdict, the answer is the same. The event is judged, and counted for
+   * the key flag job, at its `occurredAt` when the partner gave one (bounded, `domain/event-time.ts`),
+   * so a backlog sent late keeps its real pace; the raw event keeps its receipt time too.
+   */
+  async track(
+    kind: EventKind,
+    request: TrackingRequest,
+    caller: Caller,
+    idempotencyKey: string | null = null,
+  ): Promise<void> {
+    const now = this.clock();
+    const index = this.state.index;
+    if (!index.hasPlacement(request.placement)) throw invalid(`unknown placement: ${request.placement}`);
+    const campaign = index.campaign(request.campaignId, now);
+    // A campaign in a category the partner blocks is one it can never have been shown.
+    if (!campaign || (campaign.category !== null && caller.blockedCategories.includes(campaign.category))) {
+      throw notFound('campaign not found');
+    }
+    if (!campaign.placements.includes(request.placement)) {
+      throw invalid(`campaign ${request.campaignId} is not served in placement ${request.placement}`);
+    }
+    if (idempotencyKey === null)
+      return this.judgeAndStore(kind, request, caller, null, campaign.hasCaps, now);
+    // Requests sharing a key are taken one at a time, so only the one that claims the key is judged
+    // as itself: one refused later (422) never left a credit a concurrent click could bill against.
+    const claim = `${caller.apiKeyId}:${idempotencyKey}`;
+    for (let ahead = this.claims.get(claim); ahead !== undefined; ahead = this.claims.get(claim)) {
+      await ahead.catch(() => undefined);
+    }
+    const mine = this.judgeAndStore(kind, request, caller, idempotencyKey, campaign.hasCaps, this.clock());
+    this.claims.set(claim, mine);
+    try {
+      await mine;
+    } finally {
+      if (this.claims.get(claim) === mine) this.claims.delete(claim);
+    }
+  }
+
+  /** `track` once the request is valid: judges the event (D15) and stores it with its verdict. */
+  private async judgeAndStore(
+    kind: EventKind,
+    request: TrackingRequest,
+    caller: Caller,
+    idempotencyKey: string | null,
+    mayHitCap: boolean,
+    now: number,
+  ): Promise<void> {
+    const at = eventTime(request.occurredAt, now, this.eventTimeWindowMs);
+    const judging = this.judge.judge(kind, request, caller.apiKeyId, now, at);
+    const judged = judging instanceof Promise ? await judging : judging;
+    let stored: Verdict | null = null;
+    try {
+      stored = await this.events.record({
+        kind,
+        campaignId: request.campaignId,
+        placement: request.placement,
+        country: request.location ?? null,
+        device: request.device ?? null,
+        partnerId: caller.partnerId,
+        apiKeyId: caller.apiKeyId,
+        occurredAt: now,
+        eventAt: request.occurredAt === undefined ? null : at,
+        verdict: judged.verdict,
+        reason: judged.reason,
+        idempotencyKey,
+        userAddress: judged.userAddress,
+        mayHitCap,
+      });
+      if (stored !== 'duplicate') {
+        const reason = stored === 'counted' ? '' : (judged.reason ?? REASONS.pastCap);
+        const { apiKeyId, partnerId } = caller;
+        const event = { apiKeyId, partnerId, placement: request.placement, kind, reason };
+        this.traffic.record(event, at, judged.userAddress);
+      }
+    } finally {
+      // Also when the store refused or failed it (422, 503): a click's impression is given back,
+      // so the partner's retry is judged as the first attempt would have been.
+      // A serve token's claim likewise (D15).
+      if (judged.pair !== null || judged.token !== null) await this.judge.settle(kind, judged, stored, at);
+    }
+  }
+}

@@ -1,0 +1,160 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium } from '../../../scripts/chromium.mjs';
+import { tempDir } from './helpers/engines.js';
+import { ensureBuilt, managementClient, startServerProcess, type ServerProcess } from './helpers/process.js';
+import { fillSignIn, pageProblems } from './helpers/browser-checks.js';
+
+const DESKTOP = { width: 1280, height: 800 };
+const PHONE = { width: 390, height: 844 };
+
+/**
+ * The operator's campaign and key forms and the campaigns list in Debian's Chromium, against the
+ * built server started with the demo data: what the management API allows, done from the pages.
+ */
+describe('campaigns and keys in a real browser', () => {
+  let server: ServerProcess;
+  let browser: Browser;
+  let admin: ReturnType<typeof managementClient>;
+  const shots = process.env['PLACARD_SHOTS'] ?? tempDir('placard-campaigns-shots-');
+  const contexts: BrowserContext[] = [];
+  const consoleErrors: string[] = [];
+
+  beforeAll(async () => {
+    ensureBuilt();
+    server = await startServerProcess({ PLACARD_DATA_DIR: tempDir('placard-campaigns-data-') }, ['--demo']);
+    admin = managementClient(server.url, server.summary.adminToken!);
+    browser = await launchChromium();
+    fs.mkdirSync(shots, { recursive: true });
+  });
+  afterAll(async () => {
+    for (const context of contexts) await context.close();
+    await browser?.close();
+    await server?.stop();
+  });
+
+  let operatorContext: BrowserContext | undefined;
+
+  /** A page signed in as the demo operator (one sign-in, reused); without scripts, a browser of its own. */
+  async function operatorPage(viewport = DESKTOP, javaScriptEnabled = true): Promise<Page> {
+    const reuse = javaScriptEnabled ? operatorContext : undefined;
+    const context = reuse ?? (await browser.newContext({ viewport, javaScriptEnabled }));
+    if (!reuse) contexts.push(context);
+    const page = await context.newPage();
+    await page.setViewportSize(viewport);
+    page.setDefaultTimeout(8_000);
+    page.on('console', (message) => {
+      if (message.type() === 'error') consoleErrors.push(`${page.url()}: ${message.text()}`);
+    });
+    await page.goto(`${server.url}/campaigns`);
+    if (reuse) return page;
+    const user = server.summary.demoSignIns!.find((signIn) => signIn.kind === 'operator')!;
+    await fillSignIn(page, user);
+    await page.waitForURL((url) => url.pathname === '/campaigns');
+    if (javaScriptEnabled) operatorContext = context;
+    return page;
+  }
+
+  /** Screenshots of `page` at desktop and phone size, each checked by axe. */
+  async function shoot(page: Page, name: string): Promise<string[]> {
+    const problems: string[] = [];
+    for (const [size, viewport] of [
+      ['desktop', DESKTOP],
+      ['phone', PHONE],
+    ] as const) {
+      await page.setViewportSize(viewport);
+      await page.screenshot({ path: path.join(shots, `${name}-${size}.png`), fullPage: true });
+      for (const problem of await pageProblems(page)) problems.push(`${name} ${size}: ${problem}`);
+    }
+    await page.setViewportSize(DESKTOP);
+    return problems;
+  }
+
+  let createdId = 0;
+
+  it('the operator creates a campaign for an advertiser it chooses, with priority and weight', async () => {
+    const page = await operatorPage();
+    await page.getByRole('link', { name: 'New campaign' }).click();
+    await page.waitForURL(/\/campaigns\/new$/);
+    const advertiser = page.getByLabel('Advertiser');
+    const choice = await advertiser.locator('option').nth(1).getAttribute('value');
+    await advertiser.selectOption(choice);
+    await page.getByLabel('Title').fill('Operator’s harbour offer');
+    await page.getByLabel('Destination URL').fill('https://harbour.example/offer');
+    await page.getByRole('checkbox', { name: /header_banner/ }).check();
+    await page.getByLabel('Daily impression cap').fill('1000');
+    await page.getByLabel('Priority').fill('5');
+    await page.getByLabel('Weight').fill('3');
+    await page.getByRole('button', { name: 'Save draft and preview' }).click();
+    await page.waitForURL(/\/campaigns\/\d+$/);
+    createdId = Number(/\/campaigns\/(\d+)$/.exec(page.url())![1]);
+    const created = await admin<{ advertiserId: number; priority: number; weight: number; status: string }>(
+      'GET',
+      `/campaigns/${createdId}`,
+    );
+    expect(created).toMatchObject({ advertiserId: Number(choice), priority: 5, weight: 3, status: 'draft' });
+    await page.goto(`${server.url}/campaigns/new`);
+    expect(await shoot(page, 'campaign-new-operator')).toEqual([]);
+  });
+
+  it('the operator finds it by name and status, sorts the list from its headers, and the view is in the address', async () => {
+    const page = await operatorPage();
+    expect(await shoot(page, 'campaigns-list')).toEqual([]);
+    await page.getByLabel('Name or number').fill('harbour');
+    await page.getByLabel('Status').selectOption('draft');
+    await page.getByRole('button', { name: 'Show' }).click();
+    await page.waitForURL(/status=draft/);
+    expect(new URL(page.url()).searchParams.get('q')).toBe('harbour');
+    const row = page.getByRole('row').filter({ hasText: 'Operator’s harbour offer' });
+    await expect(row.textContent()).resolves.toContain('0 of 1,000 impressions today');
+    await page.getByRole('link', { name: 'Campaign', exact: true }).click();
+    await page.waitForURL(/sort=name/);
+    await page.getByRole('link', { name: 'Campaign', exact: true }).click();
+    await page.waitForURL(/order=desc/);
+    const url = new URL(page.url());
+    expect(Object.fromEntries(url.searchParams)).toEqual({
+      q: 'harbour',
+      status: 'draft',
+      sort: 'name',
+      order: 'desc',
+    });
+    expect(await page.locator('th[aria-sort]').getAttribute('aria-sort')).toBe('descending');
+    expect(await shoot(page, 'campaigns-list-filtered')).toEqual([]);
+
+    // Sorted by delivery over the demo's campaigns, with no script at all.
+    const plain = await operatorPage(PHONE, false);
+    await plain.goto(`${server.url}/campaigns?sort=impressions`);
+    await plain.getByLabel('Status').selectOption('running');
+    await plain.getByRole('button', { name: 'Show' }).click();
+    await plain.waitForURL(/status=running/);
+    expect(new URL(plain.url()).searchParams.get('sort')).toBe('impressions');
+    await expect(plain.getByRole('row').count()).resolves.toBeGreaterThan(1);
+    // Axe runs as a script: the same view, in the browser with scripts, is what it checks.
+    await page.goto(plain.url());
+    expect(await shoot(page, 'campaigns-list-by-delivery')).toEqual([]);
+  });
+
+  it('the operator changes a key’s rate limits', async () => {
+    const page = await operatorPage();
+    await page.goto(`${server.url}/keys`);
+    const summary = page
+      .getByText('Rate limits', { exact: true })
+      .locator('xpath=ancestor-or-self::summary')
+      .first();
+    await summary.click();
+    const form = page.locator('details.limits[open] form').first();
+    await form.getByLabel('Fetches per second').fill('50');
+    await form.getByLabel('Fetch burst').fill('80');
+    expect(await shoot(page, 'keys-rate-limits')).toEqual([]);
+    const action = await form.getAttribute('action');
+    await form.getByRole('button').click();
+    await page.waitForURL(`${server.url}/keys`);
+    const keyId = Number(/\/keys\/(\d+)\/rate-limits/.exec(action!)![1]);
+    const key = await admin<{ rateLimits: Record<string, number | null> }>('GET', `/keys/${keyId}`);
+    expect(key.rateLimits).toMatchObject({ fetchRate: 50, fetchBurst: 80 });
+    await expect(page.locator('main').innerText()).resolves.toContain('fetch 50/s, burst 80');
+    expect(consoleErrors).toEqual([]);
+  });
+});

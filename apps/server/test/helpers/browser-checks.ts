@@ -1,0 +1,59 @@
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import type { Page } from 'playwright-core';
+
+const AXE_SOURCE = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/** One rule axe-core finds broken on a page: its id, how much it matters, and its first element. */
+export interface AxeFinding {
+  id: string;
+  impact: string | null;
+  target: string;
+}
+
+/** Every rule axe-core finds broken on the page, whatever its impact. */
+export async function axeFindings(page: Page): Promise<AxeFinding[]> {
+  // Injected through the debugging protocol, so the page's strict CSP stays as it is.
+  await page.evaluate(AXE_SOURCE);
+  return page.evaluate(async () => {
+    const { violations } = await (
+      window as unknown as {
+        axe: {
+          run(): Promise<{
+            violations: Array<{ id: string; impact: string | null; nodes: Array<{ target: string[] }> }>;
+          }>;
+        };
+      }
+    ).axe.run();
+    return violations.map((violation) => ({
+      id: violation.id,
+      impact: violation.impact,
+      target: violation.nodes[0]?.target.join(' ') ?? '',
+    }));
+  });
+}
+
+/** The ids of the serious and critical rules axe-core finds broken on the page. */
+export async function seriousAxeFindings(page: Page): Promise<string[]> {
+  return (await axeFindings(page))
+    .filter((finding) => finding.impact === 'serious' || finding.impact === 'critical')
+    .map((finding) => finding.id);
+}
+
+/** How many pixels the page itself scrolls sideways (0 when it fits the screen). */
+export const sidewaysScroll = (page: Page): Promise<number> =>
+  page.evaluate(() => Math.max(0, document.documentElement.scrollWidth - window.innerWidth));
+
+/** The serious and critical axe-core findings on the page, and any sideways scrolling of it. */
+export async function pageProblems(page: Page): Promise<string[]> {
+  const findings = await seriousAxeFindings(page);
+  const overflow = await sidewaysScroll(page);
+  return [...findings, ...(overflow > 0 ? [`${overflow}px of sideways scrolling`] : [])];
+}
+
+/** Fills in the sign-in form the page shows and submits it, as a person does. */
+export async function fillSignIn(page: Page, user: { email: string; password: string }): Promise<void> {
+  await page.getByLabel('E-mail address').fill(user.email);
+  await page.getByLabel('Password').fill(user.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+}

@@ -1,0 +1,115 @@
+import path from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium } from '../../../scripts/chromium.mjs';
+import { tempDir } from './helpers/engines.js';
+import { ensureBuilt, managementClient, startServerProcess, type ServerProcess } from './helpers/process.js';
+import { axeFindings, sidewaysScroll } from './helpers/browser-checks.js';
+
+const SCREENS = [
+  { name: 'desktop', width: 1280, height: 800 },
+  { name: 'phone', width: 390, height: 844 },
+] as const;
+
+/**
+ * The operator's review queue and Users page in Debian's Chromium, against the built server with
+ * the demo data: a new campaign and an edit of an approved one, each shown whole; each user's
+ * account by name; at a desktop's and a phone's size, without an accessibility problem (D14).
+ */
+describe('the review queue and the users page in a real browser', () => {
+  let server: ServerProcess;
+  let browser: Browser;
+  const shots = process.env['PLACARD_SHOTS_DIR'] ?? tempDir('placard-review-');
+
+  beforeAll(async () => {
+    ensureBuilt();
+    server = await startServerProcess({ PLACARD_DATA_DIR: tempDir('placard-review-data-') }, ['--demo']);
+    browser = await launchChromium();
+    const admin = managementClient(server.url, server.summary.adminToken!);
+    const advertisers = await admin<Array<{ id: number; name: string }>>('GET', '/advertisers');
+    const created = await admin('POST', '/campaigns', {
+      advertiserId: advertisers[0].id,
+      title: 'Trail shoes for the autumn',
+      description: 'Grip on wet rock, 15% off until the end of the month.',
+      category: 'lifestyle',
+      destinationUrl: 'https://northwind.example/trail?utm_source=placard&utm_campaign=autumn-trail-shoes',
+      placements: ['header_banner', 'sidebar_top'],
+      countries: ['FR', 'BE'],
+      devices: ['mobile', 'tablet'],
+      timeZone: 'Europe/Paris',
+      startAt: '2026-10-01T06:00:00Z',
+      endAt: '2026-10-31T22:00:00Z',
+      caps: { impressionsDaily: 5000, clicksTotal: 400 },
+    });
+    await admin('POST', `/campaigns/${created.id}/submit`);
+    // An approved demo campaign edited since: the queue shows what changed.
+    const running = await admin<Array<{ id: number; title: string }>>('GET', '/campaigns?status=running');
+    await admin('PATCH', `/campaigns/${running[0].id}`, {
+      title: `${running[0].title}, now with free returns`,
+      countries: ['US', 'CA', 'GB'],
+      caps: { impressionsDaily: 2000 },
+    });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+  });
+
+  async function operatorPage(viewport: { width: number; height: number }): Promise<Page> {
+    const user = server.summary.demoSignIns!.find((signIn) => signIn.kind === 'operator')!;
+    const page = await (await browser.newContext({ viewport })).newPage();
+    page.setDefaultTimeout(8_000);
+    await page.goto(`${server.url}/sign-in`);
+    await page.getByLabel('E-mail address').fill(user.email);
+    await page.getByLabel('Password').fill(user.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL((url) => url.pathname === '/review');
+    return page;
+  }
+
+  it.each(SCREENS)(
+    "names each user's account on the Users page on a $name screen, axe-clean",
+    async (screen) => {
+      const page = await operatorPage(screen);
+      await page.goto(`${server.url}/users`);
+      const advertiserUser = server.summary.demoSignIns!.find((signIn) => signIn.kind === 'advertiser')!;
+      const row = page.getByRole('row').filter({ hasText: advertiserUser.email });
+      // The demo's advertiser user belongs to a named advertiser: its name, then its label.
+      const account = row.locator('td').filter({ hasText: /advertiser:\d+/ });
+      await expect(account.textContent()).resolves.toMatch(/^\S[^\n]* advertiser:\d+$/);
+      expect(await sidewaysScroll(page)).toBe(0);
+      expect((await axeFindings(page)).map((finding) => `${finding.id} (${finding.impact})`)).toEqual([]);
+      await page.screenshot({ path: path.join(shots, `users-${screen.name}.png`), fullPage: true });
+      await page.context().close();
+    },
+  );
+
+  it.each(SCREENS)(
+    'shows each campaign whole with its changes on a $name screen, axe-clean',
+    async (screen) => {
+      const page = await operatorPage(screen);
+      const main = page.locator('main');
+      const fresh = main.getByRole('listitem').filter({ hasText: 'Trail shoes for the autumn' });
+      const freshText = await fresh.innerText();
+      expect(freshText).toContain('New campaign, never approved.');
+      expect(freshText).toContain('Grip on wet rock, 15% off until the end of the month.');
+      expect(freshText).toContain('2026-10-01 08:00 Europe/Paris to 2026-10-31 23:00 Europe/Paris');
+      expect(freshText).toContain(
+        '5000 impressions and no clicks a day; no impressions and 400 clicks in total',
+      );
+      // The click-through URL is there to read, not to follow.
+      await expect(fresh.getByRole('link').count()).resolves.toBe(0);
+      const edited = main.getByRole('listitem').filter({ hasText: 'now with free returns' }).first();
+      const editedText = await edited.innerText();
+      expect(editedText).toContain('Changed since its last approval');
+      expect(editedText).toMatch(/Countries: .+ → CA, GB, US/);
+
+      expect(await sidewaysScroll(page)).toBe(0);
+      expect((await axeFindings(page)).map((finding) => `${finding.id} (${finding.impact})`)).toEqual([]);
+      await page.screenshot({ path: path.join(shots, `review-${screen.name}.png`), fullPage: true });
+      await fresh.screenshot({ path: path.join(shots, `review-${screen.name}-new.png`) });
+      await edited.screenshot({ path: path.join(shots, `review-${screen.name}-changed.png`) });
+      await page.context().close();
+    },
+  );
+});
