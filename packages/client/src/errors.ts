@@ -18,17 +18,25 @@ export class PlacardError extends Error {
   }
 }
 
-/** 401: the key is missing, malformed, unknown, revoked or expired. Never retried: fix the key. */
-export class AuthenticationError extends PlacardError {
-  override name = 'AuthenticationError';
-  override readonly code = 'unauthorized';
+/**
+ * The base of an error class that always has one code. Its name is written out, not read from the
+ * class, so that it survives a bundler that renames classes.
+ */
+function errorOfCode<Code extends PlacardErrorCode>(
+  name: string,
+  code: Code,
+): new (...args: ConstructorParameters<typeof PlacardError>) => PlacardError & { readonly code: Code } {
+  return class extends PlacardError {
+    override name = name;
+    override readonly code: Code = code;
+  };
 }
 
+/** 401: the key is missing, malformed, unknown, revoked or expired. Never retried: fix the key. */
+export class AuthenticationError extends errorOfCode('AuthenticationError', 'unauthorized') {}
+
 /** 403 `api key suspended`: the operator suspended the key (for click fraud). Never retried. */
-export class KeySuspendedError extends PlacardError {
-  override name = 'KeySuspendedError';
-  override readonly code = 'key_suspended';
-}
+export class KeySuspendedError extends errorOfCode('KeySuspendedError', 'key_suspended') {}
 
 /** 403 for another reason, e.g. the key was sent by a browser (`sent_from_browser`). Never retried. */
 export class ForbiddenError extends PlacardError {
@@ -53,16 +61,10 @@ export class RateLimitedError extends PlacardError {
 }
 
 /** 400 (or refused locally before any request): an argument breaks the server's rules. */
-export class ValidationError extends PlacardError {
-  override name = 'ValidationError';
-  override readonly code = 'invalid_request';
-}
+export class ValidationError extends errorOfCode('ValidationError', 'invalid_request') {}
 
 /** 404: the campaign does not exist or is no longer running. */
-export class NotFoundError extends PlacardError {
-  override name = 'NotFoundError';
-  override readonly code = 'not_found';
-}
+export class NotFoundError extends errorOfCode('NotFoundError', 'not_found') {}
 
 /**
  * 5xx after the retries allowed (`server_error`), a network failure (`network_error`), a timeout
@@ -82,7 +84,4 @@ export class ServerError extends PlacardError {
 }
 
 /** A display-handle rule was broken (impression twice, click before impression, wrong placement). */
-export class UsageError extends PlacardError {
-  override name = 'UsageError';
-  override readonly code = 'usage';
-}
+export class UsageError extends errorOfCode('UsageError', 'usage') {}

@@ -7,17 +7,8 @@ export {
 } from './client.js';
 export type { PlacardErrorCode } from './codes.js';
 export { Display, type TrackOptions } from './display.js';
-export {
-  AuthenticationError,
-  ForbiddenError,
-  KeySuspendedError,
-  NotFoundError,
-  PlacardError,
-  RateLimitedError,
-  ServerError,
-  UsageError,
-  ValidationError,
-} from './errors.js';
+// Every error class the client throws, each with its stable `code`.
+export * from './errors.js';
 export type {
   Acknowledgement,
   Campaign,
