@@ -1,4 +1,4 @@
-import { DataTable, FieldForm, FormsPage, type CreateForm, type ListPageProps } from './parts.js';
+import { FieldForm, FormsPage, ListTable, type CreateForm, type ListPageProps } from './parts.js';
 
 export interface AdvertiserRow {
   id: number;
@@ -18,41 +18,37 @@ export function AdvertisersPage(props: ListPageProps & { advertisers: Advertiser
   const { page, refused } = props;
   return (
     <FormsPage title="Advertisers" path="/advertisers" of={props} create={CREATE_ADVERTISER}>
-      <DataTable
-        label="Advertisers"
-        count={props.advertisers.length}
+      <ListTable
         noun={['One advertiser', 'advertisers']}
+        rows={props.advertisers}
         paging={props.paging}
         empty={
           props.canChange
             ? 'No advertisers yet. Create the first one above, then invite its people from Users: they create its campaigns after signing in.'
             : 'No advertisers to show.'
         }
-        headers={['Advertiser', 'Campaigns', props.canChange && 'Rename']}
-      >
-        {props.advertisers.map((advertiser) => (
-          <tr key={advertiser.id}>
-            <td>{advertiser.name}</td>
-            <td>{advertiser.campaigns}</td>
-            {props.canChange && (
-              <td>
-                <FieldForm
-                  action={`/advertisers/${advertiser.id}`}
-                  csrf={page.csrf}
-                  name="name"
-                  label={`New name of ${advertiser.name}`}
-                  placeholder="new name"
-                  required
-                  maxLength={100}
-                  button="Rename"
-                  buttonLabel={`Rename ${advertiser.name}`}
-                  refused={refused}
-                />
-              </td>
-            )}
-          </tr>
-        ))}
-      </DataTable>
+        columns={[
+          { header: 'Advertiser', cell: (advertiser) => advertiser.name },
+          { header: 'Campaigns', cell: (advertiser) => advertiser.campaigns },
+          props.canChange && {
+            header: 'Rename',
+            cell: (advertiser) => (
+              <FieldForm
+                action={`/advertisers/${advertiser.id}`}
+                csrf={page.csrf}
+                name="name"
+                label={`New name of ${advertiser.name}`}
+                placeholder="new name"
+                required
+                maxLength={100}
+                button="Rename"
+                buttonLabel={`Rename ${advertiser.name}`}
+                refused={refused}
+              />
+            ),
+          },
+        ]}
+      />
     </FormsPage>
   );
 }

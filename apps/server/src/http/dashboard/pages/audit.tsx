@@ -1,5 +1,5 @@
 import { Layout, type PageContext } from './layout.js';
-import { DataTable, type Paging } from './parts.js';
+import { ListTable, type Paging } from './parts.js';
 import { when } from './format.js';
 
 export interface AuditRow {
@@ -20,6 +20,13 @@ const OBJECT_PAGES: Record<string, (id: string) => string> = {
   campaign: (id) => `/campaigns/${id}`,
 };
 
+/** What an entry changed, linked when it has a page of its own: "campaign 4", "api key 9". */
+function AuditObject({ entry }: { entry: AuditRow }) {
+  const link = OBJECT_PAGES[entry.objectType]?.(entry.objectId);
+  const object = `${entry.objectType.replace('_', ' ')} ${entry.objectId}`;
+  return link ? <a href={link}>{object}</a> : <>{object}</>;
+}
+
 /** The audit log, newest first: every change, who made it, to what. */
 export function AuditPage(props: { page: PageContext; entries: AuditRow[]; paging: Paging }) {
   return (
@@ -28,31 +35,28 @@ export function AuditPage(props: { page: PageContext; entries: AuditRow[]; pagin
         Every change made in the dashboard, through the management API or with the placard command, newest
         first.
       </p>
-      <DataTable
+      <ListTable
         label="Audit log"
-        count={props.entries.length}
         noun={['One entry', 'entries']}
+        rows={props.entries}
         paging={props.paging}
         empty="Nothing has changed yet. Changes appear here as soon as they are made, with who made them."
-        headers={['When', 'Who', 'What', 'Object']}
-      >
-        {props.entries.map((entry) => {
-          const link = OBJECT_PAGES[entry.objectType]?.(entry.objectId);
-          const object = `${entry.objectType.replace('_', ' ')} ${entry.objectId}`;
-          return (
-            <tr key={entry.id}>
-              <td>{when(entry.at)}</td>
-              <td>{entry.who}</td>
-              <td>
+        columns={[
+          { header: 'When', cell: (entry) => when(entry.at) },
+          { header: 'Who', cell: (entry) => entry.who },
+          {
+            header: 'What',
+            cell: (entry) => (
+              <>
                 {entry.action.replaceAll('_', ' ')}
                 {entry.reason && <p class="note">Reason: {entry.reason}</p>}
                 {entry.changed.length > 0 && <p class="note">Changed: {entry.changed.join(', ')}</p>}
-              </td>
-              <td>{link ? <a href={link}>{object}</a> : object}</td>
-            </tr>
-          );
-        })}
-      </DataTable>
+              </>
+            ),
+          },
+          { header: 'Object', cell: (entry) => <AuditObject entry={entry} /> },
+        ]}
+      />
     </Layout>
   );
 }

@@ -4,7 +4,7 @@ import type { CampaignSortKey } from '../../../store/store.js';
 import { campaignListHref, sortedBy, type CampaignListView } from '../campaign-list-query.js';
 import { allowedActions, type CampaignAction } from '../../../domain/lifecycle.js';
 import { CsrfField, Layout, Problem, type PageContext } from './layout.js';
-import { DataTable, type Paging, type SortHeader } from './parts.js';
+import { ListTable, type Paging, type SortHeader } from './parts.js';
 import { flight, when } from './format.js';
 
 const ACTION_LABELS: Record<CampaignAction, string> = {
@@ -22,7 +22,7 @@ export type CampaignRow = Campaign & { advertiserName: string };
  * One form per action, so each works without JavaScript; archiving cannot be undone, so its button
  * opens a page that says so and asks first.
  */
-function Actions(props: { campaign: CampaignRow; csrf: string; actions: CampaignAction[] }) {
+function Actions(props: { campaign: Campaign; csrf: string; actions: CampaignAction[] }) {
   return (
     <div class="actions">
       {props.actions.map((action) =>
@@ -48,7 +48,7 @@ function Actions(props: { campaign: CampaignRow; csrf: string; actions: Campaign
   );
 }
 
-function Status({ campaign }: { campaign: CampaignRow }) {
+function Status({ campaign }: { campaign: Campaign }) {
   return (
     <>
       <span class={`status status-${campaign.status}`}>{campaign.status.replace('_', ' ')}</span>
@@ -157,7 +157,7 @@ export function CampaignsPage(props: {
 }) {
   const { rows, page, view } = props;
   // Review is on its own page; here the advertiser's own lifecycle actions.
-  const actionsOf = (campaign: CampaignRow) =>
+  const actionsOf = (campaign: Campaign) =>
     allowedActions(campaign.status).filter((action) => action !== 'approve' && action !== 'reject');
   const sortable = (text: string, by: CampaignSortKey): SortHeader => ({
     text,
@@ -182,10 +182,9 @@ export function CampaignsPage(props: {
           the minutes since.
         </p>
       )}
-      <DataTable
-        label="Campaigns"
-        count={rows.length}
+      <ListTable
         noun={['One campaign', 'campaigns']}
+        rows={rows}
         paging={props.paging}
         empty={
           filtered
@@ -196,50 +195,38 @@ export function CampaignsPage(props: {
                 ? 'No campaigns yet. Create one with New campaign: it waits here as a draft until you submit it for review.'
                 : 'No campaigns to show.'
         }
-        headers={[
-          sortable('Campaign', 'name'),
-          props.operator && 'Advertiser',
-          'Status',
-          'Today',
-          sortable('Impressions in total', 'impressions'),
-          sortable('Clicks in total', 'clicks'),
-          'Caps and pacing',
-          'Flight',
-          sortable('Created', 'newest'),
-          props.canChange && 'Actions',
-        ]}
-      >
-        {rows.map((row) => {
-          const campaign = { ...row.campaign, advertiserName: row.advertiserName };
-          return (
-            <tr key={campaign.id}>
-              <td>
+        columns={[
+          {
+            header: sortable('Campaign', 'name'),
+            cell: ({ campaign }) => (
+              <>
                 <a href={`/campaigns/${campaign.id}`}>{campaign.title}</a>
                 <p class="note">#{campaign.id}</p>
-              </td>
-              {props.operator && <td>{campaign.advertiserName}</td>}
-              <td>
-                <Status campaign={campaign} />
-              </td>
-              <td>
-                <Figures totals={row.delivery.today} />
-              </td>
-              <td>{figure(row.delivery.total.impressions)}</td>
-              <td>{figure(row.delivery.total.clicks)}</td>
-              <td>
-                <Limits row={row} />
-              </td>
-              <td>{flight(campaign.startAt, campaign.endAt, campaign.timeZone)}</td>
-              <td>{when(campaign.createdAt)}</td>
-              {props.canChange && (
-                <td>
-                  <Actions campaign={campaign} csrf={page.csrf} actions={actionsOf(campaign)} />
-                </td>
-              )}
-            </tr>
-          );
-        })}
-      </DataTable>
+              </>
+            ),
+          },
+          props.operator && { header: 'Advertiser', cell: (row) => row.advertiserName },
+          { header: 'Status', cell: (row) => <Status campaign={row.campaign} /> },
+          { header: 'Today', cell: (row) => <Figures totals={row.delivery.today} /> },
+          {
+            header: sortable('Impressions in total', 'impressions'),
+            cell: (row) => figure(row.delivery.total.impressions),
+          },
+          { header: sortable('Clicks in total', 'clicks'), cell: (row) => figure(row.delivery.total.clicks) },
+          { header: 'Caps and pacing', cell: (row) => <Limits row={row} /> },
+          {
+            header: 'Flight',
+            cell: ({ campaign }) => flight(campaign.startAt, campaign.endAt, campaign.timeZone),
+          },
+          { header: sortable('Created', 'newest'), cell: (row) => when(row.campaign.createdAt) },
+          props.canChange && {
+            header: 'Actions',
+            cell: ({ campaign }) => (
+              <Actions campaign={campaign} csrf={page.csrf} actions={actionsOf(campaign)} />
+            ),
+          },
+        ]}
+      />
     </Layout>
   );
 }

@@ -3,9 +3,9 @@ import { Fragment } from 'preact';
 import { CsrfField, Layout, type PageContext, type Refused } from './layout.js';
 import {
   ButtonForm,
-  DataTable,
   FieldForm,
   FormsPage,
+  ListTable,
   SecretField,
   typed,
   type ListPageProps,
@@ -162,6 +162,7 @@ export function KeysPage(
   },
 ) {
   const { keys, page, refused } = props;
+  const operator = props.partnerId === undefined;
   return (
     <FormsPage
       title="API keys"
@@ -179,53 +180,32 @@ export function KeysPage(
       {props.canChange && props.creationHold !== undefined && (
         <p class="note warning">New keys: {props.creationHold}.</p>
       )}
-      <DataTable
+      <ListTable
         label="API keys"
-        count={keys.length}
         noun={['One key', 'keys']}
+        rows={keys}
         paging={props.paging}
         empty={
           props.partnerId !== undefined
             ? 'No API keys yet. Create one above: your server sends it with every request to the delivery API.'
             : 'No API keys yet. A partner creates its keys after signing in, or an operator creates one with placard keys create.'
         }
-        headers={[
-          'Key',
-          props.partnerId === undefined && 'Partner',
-          'Label',
-          'Status',
-          props.partnerId === undefined && 'Rate limits',
-          'Created',
-          'Last used',
-          props.canChange && 'Actions',
+        columns={[
+          { header: 'Key', cell: (apiKey) => <code>{apiKey.prefix}…</code> },
+          operator && { header: 'Partner', cell: (apiKey) => apiKey.partnerName },
+          { header: 'Label', cell: (apiKey) => apiKey.label ?? '—' },
+          { header: 'Status', cell: (apiKey) => <Status apiKey={apiKey} /> },
+          operator && { header: 'Rate limits', cell: (apiKey) => limitsInWords(apiKey.rateLimits) },
+          { header: 'Created', cell: (apiKey) => when(apiKey.createdAt) },
+          { header: 'Last used', cell: (apiKey) => when(apiKey.lastUsedAt) },
+          props.canChange && {
+            header: 'Actions',
+            cell: (apiKey) => (
+              <KeyActions apiKey={apiKey} csrf={page.csrf} operator={operator} refused={refused} />
+            ),
+          },
         ]}
-      >
-        {keys.map((apiKey) => (
-          <tr key={apiKey.id}>
-            <td>
-              <code>{apiKey.prefix}…</code>
-            </td>
-            {props.partnerId === undefined && <td>{apiKey.partnerName}</td>}
-            <td>{apiKey.label ?? '—'}</td>
-            <td>
-              <Status apiKey={apiKey} />
-            </td>
-            {props.partnerId === undefined && <td>{limitsInWords(apiKey.rateLimits)}</td>}
-            <td>{when(apiKey.createdAt)}</td>
-            <td>{when(apiKey.lastUsedAt)}</td>
-            {props.canChange && (
-              <td>
-                <KeyActions
-                  apiKey={apiKey}
-                  csrf={page.csrf}
-                  operator={props.partnerId === undefined}
-                  refused={refused}
-                />
-              </td>
-            )}
-          </tr>
-        ))}
-      </DataTable>
+      />
     </FormsPage>
   );
 }

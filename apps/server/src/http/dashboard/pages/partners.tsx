@@ -1,4 +1,4 @@
-import { DataTable, FieldForm, FormsPage, type CreateForm, type ListPageProps } from './parts.js';
+import { FieldForm, FormsPage, ListTable, type CreateForm, type ListPageProps } from './parts.js';
 
 export interface PartnerRow {
   id: number;
@@ -25,23 +25,21 @@ export function PartnersPage(props: ListPageProps & { partners: PartnerRow[] }) 
         Campaigns in a partner's blocked categories are never served to it. Categories are lower-case words,
         separated by commas.
       </p>
-      <DataTable
-        label="Partners"
-        count={props.partners.length}
+      <ListTable
         noun={['One partner', 'partners']}
+        rows={props.partners}
         paging={props.paging}
         empty={
           props.canChange
             ? 'No partners yet. Create the first one above, then invite its people from Users: they create their API keys after signing in.'
             : 'No partners to show.'
         }
-        headers={['Partner', 'Blocked categories', 'Active keys']}
-      >
-        {props.partners.map((partner) => (
-          <tr key={partner.id}>
-            <td>{partner.name}</td>
-            <td>
-              {props.canChange ? (
+        columns={[
+          { header: 'Partner', cell: (partner) => partner.name },
+          {
+            header: 'Blocked categories',
+            cell: (partner) =>
+              props.canChange ? (
                 <FieldForm
                   action={`/partners/${partner.id}`}
                   csrf={page.csrf}
@@ -55,16 +53,18 @@ export function PartnersPage(props: ListPageProps & { partners: PartnerRow[] }) 
                 />
               ) : (
                 partner.blockedCategories.join(', ') || 'none'
-              )}
-            </td>
-            <td>
+              ),
+          },
+          {
+            header: 'Active keys',
+            cell: (partner) => (
               <a href="/keys" aria-label={`${partner.activeKeys} active keys of ${partner.name}`}>
                 {partner.activeKeys}
               </a>
-            </td>
-          </tr>
-        ))}
-      </DataTable>
+            ),
+          },
+        ]}
+      />
     </FormsPage>
   );
 }

@@ -25,11 +25,25 @@ export interface Paging {
 
 const count = (n: number): string => n.toLocaleString('en-US');
 
+const capitalised = (words: string): string => words.charAt(0).toUpperCase() + words.slice(1);
+
 /** A column header that sorts the list: a link to the list sorted by it, and how it is sorted now. */
 export interface SortHeader {
   text: string;
   href: string;
   sorted?: 'ascending' | 'descending';
+}
+
+/** What a `DataTable` shows: its rows (`children`) under `headers`, named and counted. */
+interface DataTableProps {
+  label: string;
+  count: number;
+  /** The caption's words for one and for many items: `['One key', 'keys']`. */
+  noun: [string, string];
+  empty: ComponentChildren;
+  headers: Array<string | SortHeader | false>;
+  paging?: Paging;
+  children: ComponentChildren;
 }
 
 /**
@@ -40,16 +54,7 @@ export interface SortHeader {
  * `headers` left false are columns this person does not get. A list read one page at a time passes
  * `paging`: the caption then says which rows of how many, and the pager follows.
  */
-export function DataTable(props: {
-  label: string;
-  count: number;
-  /** The caption's words for one and for many items: `['One key', 'keys']`. */
-  noun: [string, string];
-  empty: ComponentChildren;
-  headers: Array<string | SortHeader | false>;
-  paging?: Paging;
-  children: ComponentChildren;
-}) {
+export function DataTable(props: DataTableProps) {
   const { paging } = props;
   if (paging && paging.total > 0 && props.count === 0) {
     return (
@@ -102,6 +107,45 @@ export function DataTable(props: {
       </div>
       {paging && <PageLinks paging={paging} label={props.label} />}
     </>
+  );
+}
+
+/** A column of a `ListTable`: its header, and what its cell shows for each row. */
+export interface Column<Row> {
+  header: string | SortHeader;
+  cell: (row: Row) => ComponentChildren;
+}
+
+/**
+ * A `DataTable` of `rows` from the definitions of its columns: a row each, a cell per column. A
+ * column left `false` is one this person does not get. The table is named by its noun for many,
+ * capitalised ("Advertisers"), unless given a `label`.
+ */
+export function ListTable<Row>(
+  props: Omit<DataTableProps, 'label' | 'count' | 'headers' | 'children'> & {
+    label?: string;
+    rows: readonly Row[];
+    columns: Array<Column<Row> | false>;
+  },
+) {
+  const { rows, columns, noun, label = capitalised(noun[1]), ...table } = props;
+  const shown = columns.filter((column) => column !== false);
+  return (
+    <DataTable
+      {...table}
+      label={label}
+      noun={noun}
+      count={rows.length}
+      headers={shown.map((column) => column.header)}
+    >
+      {rows.map((row) => (
+        <tr>
+          {shown.map((column) => (
+            <td>{column.cell(row)}</td>
+          ))}
+        </tr>
+      ))}
+    </DataTable>
   );
 }
 

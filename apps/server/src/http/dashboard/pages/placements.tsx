@@ -1,5 +1,5 @@
 import type { Placement } from '../../../store/store.js';
-import { ButtonForm, DataTable, FieldForm, FormsPage, type CreateForm, type ListPageProps } from './parts.js';
+import { ButtonForm, FieldForm, FormsPage, ListTable, type CreateForm, type ListPageProps } from './parts.js';
 
 /** The form that adds a placement to the registry. */
 const ADD_PLACEMENT: CreateForm = {
@@ -29,25 +29,21 @@ export function PlacementsPage(
           ? 'A disabled placement is answered like an unknown one: partners get 400 and campaigns are not served in it.'
           : 'The placements your server may ask for: send the id as placement when fetching campaigns and reporting events.'}
       </p>
-      <DataTable
-        label="Placements"
-        count={props.placements.length}
+      <ListTable
         noun={['One placement', 'placements']}
+        rows={props.placements}
         paging={props.paging}
         empty={
           canChange
             ? 'No placements yet. Add the first one above: partners ask for campaigns by its id.'
             : 'No placement is enabled yet: the operator adds and enables them.'
         }
-        headers={['Placement', 'Description', props.operator && 'Status', canChange && 'Serving']}
-      >
-        {props.placements.map((placement) => (
-          <tr key={placement.id}>
-            <td>
-              <code>{placement.id}</code>
-            </td>
-            <td>
-              {canChange ? (
+        columns={[
+          { header: 'Placement', cell: (placement) => <code>{placement.id}</code> },
+          {
+            header: 'Description',
+            cell: (placement) =>
+              canChange ? (
                 <FieldForm
                   action={`/placements/${placement.id}`}
                   csrf={page.csrf}
@@ -62,29 +58,30 @@ export function PlacementsPage(
                 />
               ) : (
                 placement.description
-              )}
-            </td>
-            {props.operator && (
-              <td>
-                <span class={`status status-${placement.enabled ? 'enabled' : 'disabled'}`}>
-                  {placement.enabled ? 'enabled' : 'disabled'}
-                </span>
-              </td>
-            )}
-            {canChange && (
-              <td>
-                <ButtonForm
-                  action={`/placements/${placement.id}/${placement.enabled ? 'disable' : 'enable'}`}
-                  csrf={page.csrf}
-                  text={placement.enabled ? 'Disable' : 'Enable'}
-                  label={`${placement.enabled ? 'Disable' : 'Enable'} ${placement.id}`}
-                  look="secondary"
-                />
-              </td>
-            )}
-          </tr>
-        ))}
-      </DataTable>
+              ),
+          },
+          props.operator && {
+            header: 'Status',
+            cell: (placement) => (
+              <span class={`status status-${placement.enabled ? 'enabled' : 'disabled'}`}>
+                {placement.enabled ? 'enabled' : 'disabled'}
+              </span>
+            ),
+          },
+          canChange && {
+            header: 'Serving',
+            cell: (placement) => (
+              <ButtonForm
+                action={`/placements/${placement.id}/${placement.enabled ? 'disable' : 'enable'}`}
+                csrf={page.csrf}
+                text={placement.enabled ? 'Disable' : 'Enable'}
+                label={`${placement.enabled ? 'Disable' : 'Enable'} ${placement.id}`}
+                look="secondary"
+              />
+            ),
+          },
+        ]}
+      />
     </FormsPage>
   );
 }

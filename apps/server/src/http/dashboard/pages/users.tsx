@@ -2,19 +2,19 @@ import { ROLES } from '../../../domain/accounts.js';
 import type { OneTimeLink, userView } from '../../../services/users.js';
 import { FieldMessage, invalidAttributes, ProblemSummary, wordProblems } from './form-problems.js';
 import { CsrfField, Layout, type PageContext, type Refused } from './layout.js';
-import { DataTable, SecretField, typed, type Paging } from './parts.js';
+import { ListTable, SecretField, typed, type Paging } from './parts.js';
 import { when } from './format.js';
 
 /** A user as listed, with the name of their account (its advertiser's or partner's) when known. */
 type UserRow = ReturnType<typeof userView> & { accountName: string | undefined };
 
 /** An account by its name, its label (`advertiser:3`) beside it: the name to read, the label to type. */
-function AccountCell({ user }: { user: UserRow }) {
-  if (user.accountName === undefined || user.account === 'operator') return <td>{user.account}</td>;
+function Account({ user }: { user: UserRow }) {
+  if (user.accountName === undefined || user.account === 'operator') return <>{user.account}</>;
   return (
-    <td>
+    <>
       {user.accountName} <span class="note">{user.account}</span>
-    </td>
+    </>
   );
 }
 
@@ -80,24 +80,19 @@ export function UsersPage(props: {
         admin: everything the account may do, its users included; manager: everything but users; reporter:
         read only.
       </p>
-      <DataTable
-        label="Users"
-        count={props.users.length}
+      <ListTable
         noun={['One user', 'users']}
+        rows={props.users}
         paging={props.paging}
         empty="No users yet: invite the first one above."
-        headers={['E-mail', props.operator && 'Account', 'Role', 'Status', 'Since']}
-      >
-        {props.users.map((user) => (
-          <tr key={user.id}>
-            <td>{user.email}</td>
-            {props.operator && <AccountCell user={user} />}
-            <td>{user.role}</td>
-            <td>{user.status}</td>
-            <td>{when(user.createdAt)}</td>
-          </tr>
-        ))}
-      </DataTable>
+        columns={[
+          { header: 'E-mail', cell: (user) => user.email },
+          props.operator && { header: 'Account', cell: (user) => <Account user={user} /> },
+          { header: 'Role', cell: (user) => user.role },
+          { header: 'Status', cell: (user) => user.status },
+          { header: 'Since', cell: (user) => when(user.createdAt) },
+        ]}
+      />
     </Layout>
   );
 }
