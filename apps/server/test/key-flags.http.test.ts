@@ -153,6 +153,22 @@ describe.each(ENGINES)('key flags on %s', (engine) => {
     reviewedBy: string | null;
   }
 
+  /**
+   * An honest key and one clicking 20 times its placements' baseline: 2,000 displays in the last
+   * 200 s, 1% clicked; then, through the partner API, 200 displays in 100 s, 20% clicked. One pass
+   * of the job must flag the second key's click-through rate alone; its flag is returned.
+   */
+  async function twentyTimesBeside() {
+    const honestKey = await newKey('Honest Partner');
+    const fraud = await newKey('Twenty Times');
+    await lastHours(honestKey, 200_000, 100, 100);
+    await honest(fraud, 200, 500, 5);
+    const pass = await job();
+    expect(pass.raised.map((flag) => [flag.apiKeyId, flag.signal])).toEqual([[fraud.id, 'ctr']]);
+    const [flag] = await flagsOf(fraud);
+    return { honestKey, fraud, flag };
+  }
+
   beforeEach(async () => {
     ended = false;
     now = Date.parse('2026-06-01T12:00:00Z');
@@ -166,15 +182,7 @@ describe.each(ENGINES)('key flags on %s', (engine) => {
   });
 
   it('flags a key clicking 20 times its placements’ baseline, with the evidence, and never an honest key', async () => {
-    const honestKey = await newKey('Honest Partner');
-    const fraud = await newKey('Twenty Times');
-    // 2,000 displays in the last 200 s, 1% clicked; then, through the partner API, 200 displays in
-    // 100 s, 20% clicked.
-    await lastHours(honestKey, 200_000, 100, 100);
-    await honest(fraud, 200, 500, 5);
-    const pass = await job();
-    expect(pass.raised.map((flag) => [flag.apiKeyId, flag.signal])).toEqual([[fraud.id, 'ctr']]);
-    const [flag] = await flagsOf(fraud);
+    const { honestKey, fraud, flag } = await twentyTimesBeside();
     expect(flag).toMatchObject({ signal: 'ctr', status: 'open', partnerId: fraud.partnerId });
     expect(flag.summary).toMatch(/^click-through rate 20% is 20× its placements' baseline of 1%/);
     expect(flag.evidence).toMatchObject({
@@ -206,13 +214,7 @@ describe.each(ENGINES)('key flags on %s', (engine) => {
     for (let i = 0; i < 4_000; i++) events.push(stored(refused, 'click', at(i), 'click without impression'));
     await storeDirectly(events);
 
-    const honestKey = await newKey('Honest Partner');
-    const fraud = await newKey('Twenty Times');
-    await lastHours(honestKey, 200_000, 100, 100);
-    await honest(fraud, 200, 500, 5);
-    const pass = await job();
-    expect(pass.raised.map((flag) => [flag.apiKeyId, flag.signal])).toEqual([[fraud.id, 'ctr']]);
-    const [flag] = await flagsOf(fraud);
+    const { honestKey, flag } = await twentyTimesBeside();
     expect(flag.evidence).toMatchObject({
       baselineCtr: 0.01,
       baselineImpressions: 22_000, // billable only: the baseline partner's and the honest one's
