@@ -153,6 +153,10 @@ describe.each(ENGINES)('key flags on %s', (engine) => {
     reviewedBy: string | null;
   }
 
+  /** The operator's person who reviews flags, signed in to the dashboard. */
+  const signedInOperator = (role: 'admin' | 'manager' = 'admin') =>
+    signedInPerson(t, now, { email: 'ops@example.com', account: 'operator', role });
+
   /**
    * An honest key and one clicking 20 times its placements' baseline: 2,000 displays in the last
    * 200 s, 1% clicked; then, through the partner API, 200 displays in 100 s, 20% clicked. One pass
@@ -334,11 +338,7 @@ describe.each(ENGINES)('key flags on %s', (engine) => {
     expect(second.suspended).toEqual([]);
 
     // The operator reads it in the dashboard, with every key, and suspends them all at once.
-    const operator = await signedInPerson(t, now, {
-      email: 'ops@example.com',
-      account: 'operator',
-      role: 'admin',
-    });
+    const operator = await signedInOperator();
     const queue = await operator.get('/flags');
     expect(queue.body).toContain('Partner click-through rate');
     expect(queue.body).toContain('Spread Over Keys');
@@ -430,11 +430,7 @@ describe.each(ENGINES)('key flags on %s', (engine) => {
 
     // The operator reads the addresses on the Flags page, and suspending the flag suspends the
     // partner's keys it names.
-    const operator = await signedInPerson(t, now, {
-      email: 'ops@example.com',
-      account: 'operator',
-      role: 'admin',
-    });
+    const operator = await signedInOperator();
     const queue = await operator.get('/flags');
     expect(queue.body).toContain('Shared end-user addresses');
     expect(queue.body).toContain(
@@ -486,11 +482,7 @@ describe.each(ENGINES)('key flags on %s', (engine) => {
     expect(clicked.evidence['ratio']).toBeGreaterThanOrEqual(20);
     expect(await flagsOf(honestKey)).toEqual([]);
     // The dashboard's queue names the day, not the 5 minutes of a window's flag.
-    const operator = await signedInPerson(t, now, {
-      email: 'ops@example.com',
-      account: 'operator',
-      role: 'admin',
-    });
+    const operator = await signedInOperator();
     const queue = await operator.get('/flags');
     expect(queue.body).toContain(
       // Pooled: the 20× key and the loop left it, so two partners remain, too few for a median.
@@ -686,11 +678,7 @@ describe.each(ENGINES)('key flags on %s', (engine) => {
     await send(key, 'click', 25, 2_000);
     await job();
     const [flag] = await flagsOf(key);
-    const operator = await signedInPerson(t, now, {
-      email: 'ops@example.com',
-      account: 'operator',
-      role: 'manager',
-    });
+    const operator = await signedInOperator('manager');
     const queue = await operator.get('/flags');
     expect(queue.status).toBe(200);
     expect(queue.body).toContain('25 of its 25 clicks (100%) had no impression to go with them');
