@@ -6,6 +6,7 @@ import { serveTokenSecret } from '../src/serving/serve-token-secret.js';
 import { campaign, createTestApp, expectTracked, failingEventStore, storedVerdicts } from './helpers/app.js';
 import { ENGINES } from './helpers/engines.js';
 import { eachTestFrozenApp } from './helpers/frozen-app.js';
+import { expectContract400, expectImpressionRefused } from './helpers/refusals.js';
 import { otherSpellings } from './helpers/token-spellings.js';
 
 /** The contract's campaign fields (partner API 2.1), in the order Placard writes them. */
@@ -109,9 +110,7 @@ describe.each(ENGINES)('serve tokens on %s (D15)', (engine) => {
     ['tokens=TRUE', 'tokens must be true or false'],
     ['tokens=true&tokens=true', 'tokens parameter must be given only once'],
   ])('refuses %s with the contract 400', async (query, message) => {
-    const res = await t.fetch(`placement=header_banner&${query}`);
-    expect(res.statusCode).toBe(400);
-    expect(res.json()).toEqual({ status: 'error', message });
+    expectContract400(await t.fetch(`placement=header_banner&${query}`), message);
   });
 
   it('bills an honest page view: one impression per token, and a click a person made after it', async () => {
@@ -267,9 +266,7 @@ describe.each(ENGINES)('serve tokens on %s (D15)', (engine) => {
     [{ token: null }, 'token must be a string of 1 to 256 characters'],
     [{ token: 'x'.repeat(257) }, 'token must be a string of 1 to 256 characters'],
   ])('refuses %j with the contract 400', async (fields, message) => {
-    const res = await t.track('impression', { campaignId: id, placement: 'header_banner', ...fields });
-    expect(res.statusCode).toBe(400);
-    expect(res.json()).toEqual({ status: 'error', message });
+    await expectImpressionRefused(t, id, fields, message);
     expect(await stored()).toEqual([]);
   });
 
