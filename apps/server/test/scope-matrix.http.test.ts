@@ -85,6 +85,20 @@ async function accountObjects(t: TestApp, target: Target) {
   };
 }
 
+/**
+ * Both sides of the matrix in `t`: their ids assigned into `objects` (declared before the tests, which
+ * read them once set up), and the keys' plaintexts by side.
+ */
+async function bothSides(t: TestApp, objects: Record<Target, object>): Promise<Record<Target, string>> {
+  const plaintexts = { own: '', foreign: '' };
+  for (const target of ['own', 'foreign'] as const) {
+    const { plaintext, ...ids } = await accountObjects(t, target);
+    Object.assign(objects[target], ids);
+    plaintexts[target] = plaintext;
+  }
+  return plaintexts;
+}
+
 const CALLERS: Caller[] = (['operator', 'advertiser', 'partner'] as const).flatMap((kind) =>
   (['admin', 'manager', 'reporter'] as const).map((role) => ({ kind, role })),
 );
@@ -153,10 +167,8 @@ describe('the scope matrix', () => {
 
   beforeAll(async () => {
     t = await createTestApp();
+    Object.assign(keys, await bothSides(t, objects));
     for (const target of ['own', 'foreign'] as const) {
-      const { plaintext, ...ids } = await accountObjects(t, target);
-      Object.assign(objects[target], ids);
-      keys[target] = plaintext;
       for (const kind of ['operator', 'advertiser', 'partner'] as const) {
         const users = new UserService(t.store, undefined, t.url);
         const email = `${kind}-${target}@matrix.example`;
@@ -474,11 +486,7 @@ describe('the scope matrix of the dashboard', () => {
 
   beforeAll(async () => {
     t = await createTestApp();
-    for (const target of ['own', 'foreign'] as const) {
-      const { plaintext, ...ids } = await accountObjects(t, target);
-      Object.assign(objects[target], ids);
-      plaintexts[target] = plaintext;
-    }
+    Object.assign(plaintexts, await bothSides(t, objects));
     // Traffic of each partner for each advertiser's campaign, so a report that leaked would show it.
     await t.state.refresh();
     for (const target of ['own', 'foreign'] as const) {
