@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Store, TrackedEvent } from '../src/store/store.js';
 import { campaignInput } from './helpers/campaign-input.js';
-import { trackedEvent } from './helpers/tracked-event.js';
+import { newPartnerKey, trackedEvent } from './helpers/tracked-event.js';
 import { createDatabase, ENGINES, type TestDatabase } from './helpers/engines.js';
 
 const at = (iso: string) => Date.parse(iso);
@@ -15,20 +15,8 @@ describe.each(ENGINES)('campaign list on %s', (engine) => {
   beforeAll(async () => {
     database = await createDatabase(engine);
     store = await database.open();
-    const partner = await store.createPartner('List partner');
-    const key = await store.createApiKey({
-      partnerId: partner.id,
-      label: null,
-      displayPrefix: 'p',
-      digest: 'l',
-    });
-    event = (fields) =>
-      trackedEvent({
-        partnerId: partner.id,
-        apiKeyId: key.id,
-        occurredAt: at('2026-06-02T10:00:00Z'),
-        ...fields,
-      });
+    const source = await newPartnerKey(store, 'List partner', 'l');
+    event = (fields) => trackedEvent({ ...source, occurredAt: at('2026-06-02T10:00:00Z'), ...fields });
   });
   afterAll(async () => {
     await store?.close();

@@ -135,21 +135,30 @@ describe.each(ENGINES)('caps on %s', (name) => {
     expect(answers).toEqual([200, 200, 200, 200]);
   });
 
+  /**
+   * From `at`, a campaign of `timeZone` capped at two impressions a day, beside a free one: shown
+   * twice, it is held (still running) until `midnight`, its next local midnight, and served from then.
+   */
+  async function heldAtDailyCap(timeZone: string, at: string, midnight: string): Promise<[number, number]> {
+    await start(at);
+    const [capped, free] = (await t.addCampaigns([
+      campaign({ timeZone, caps: { impressionsDaily: 2 } }),
+      campaign(),
+    ])) as [number, number];
+    await impression(capped);
+    expect(await served()).toContain(capped);
+    await impression(capped);
+    const held = (await t.admin('GET', `/campaigns/${capped}`)).json().data;
+    expect(held).toMatchObject({ status: 'running', cappedUntil: new Date(midnight).toISOString() });
+    expect(await servedAt()).toEqual([free]);
+    expect(await servedAt(new Date(Date.parse(midnight) - 1_000).toISOString())).toEqual([free]);
+    expect(await servedAt(midnight)).toEqual([capped, free].sort());
+    return [capped, free];
+  }
+
   it('holds a campaign at its daily cap until local midnight in its own time zone', async () => {
     // 23:50 in Tokyo (UTC+9) is 14:50 UTC; the Tokyo day ends at 15:00 UTC.
-    await start('2026-06-01T14:50:00Z');
-    const [tokyo, free] = await t.addCampaigns([
-      campaign({ timeZone: 'Asia/Tokyo', caps: { impressionsDaily: 2 } }),
-      campaign(),
-    ]);
-    await impression(tokyo);
-    expect(await served()).toContain(tokyo);
-    await impression(tokyo);
-    const held = (await t.admin('GET', `/campaigns/${tokyo}`)).json().data;
-    expect(held).toMatchObject({ status: 'running', cappedUntil: '2026-06-01T15:00:00.000Z' });
-    expect(await servedAt()).toEqual([free]);
-    expect(await servedAt('2026-06-01T14:59:59Z')).toEqual([free]);
-    expect(await servedAt('2026-06-01T15:00:00Z')).toEqual([tokyo, free].sort());
+    const [tokyo, free] = await heldAtDailyCap('Asia/Tokyo', '2026-06-01T14:50:00Z', '2026-06-01T15:00:00Z');
     // A new local day: two more before the next hold.
     await impression(tokyo);
     expect(await servedAt()).toContain(tokyo);
@@ -163,19 +172,7 @@ describe.each(ENGINES)('caps on %s', (name) => {
   it('holds a campaign at its daily cap in the last hour before a midnight that daylight saving skips', async () => {
     // Santiago goes from 23:59:59 at -04:00 straight to 01:00 at -03:00 on 6 September 2026, at
     // 04:00 UTC: that instant begins the next local day. 03:30 UTC is 23:30 on 5 September.
-    await start('2026-09-06T03:30:00Z');
-    const [santiago, free] = await t.addCampaigns([
-      campaign({ timeZone: 'America/Santiago', caps: { impressionsDaily: 2 } }),
-      campaign(),
-    ]);
-    await impression(santiago);
-    await impression(santiago);
-    expect((await t.admin('GET', `/campaigns/${santiago}`)).json().data.cappedUntil).toBe(
-      '2026-09-06T04:00:00.000Z',
-    );
-    expect(await servedAt()).toEqual([free]);
-    expect(await servedAt('2026-09-06T03:59:59Z')).toEqual([free]);
-    expect(await servedAt('2026-09-06T04:00:00Z')).toEqual([santiago, free].sort());
+    await heldAtDailyCap('America/Santiago', '2026-09-06T03:30:00Z', '2026-09-06T04:00:00Z');
   });
 
   it('stops serving a campaign at its cap on this instance without waiting for a poll', async () => {

@@ -2,18 +2,18 @@ import { sql } from 'kysely';
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { campaignInput } from './helpers/campaign-input.js';
-import { trackedEvent } from './helpers/tracked-event.js';
+import { newPartnerKey, trackedEvent } from './helpers/tracked-event.js';
 import { RetentionJob } from '../src/jobs/retention-job.js';
 import { connect } from '../src/store/connect.js';
 import { dayOf, PARTITION_DAYS_AHEAD, partitionName } from '../src/store/event-partitions.js';
 import { Store, type TrackedEvent } from '../src/store/store.js';
 import { campaign, createTestApp } from './helpers/app.js';
 import { createDatabase, type TestDatabase } from './helpers/engines.js';
+import { withFreshStore } from './helpers/fresh-store.js';
 
 const DAY = 24 * 60 * 60 * 1000;
 const silent = pino({ level: 'silent' });
 
-/** A campaign and a partner's key on `store`, and events of theirs at a given time. */
 /**
  * Events stored by a release before migration 016 (its columns only: this release's ledger also
  * writes `event_at`, which migration 017 adds).
@@ -40,23 +40,12 @@ async function storedBefore016(store: Store, events: TrackedEvent[]): Promise<vo
     .execute();
 }
 
+/** A campaign and a partner's key on `store`, and events of theirs at a given time. */
 async function eventsOf(store: Store) {
   const advertiser = await store.createAdvertiser(`Advertiser ${Math.random()}`);
   const campaignId = await store.createCampaign(advertiser.id, campaignInput());
-  const partner = await store.createPartner(`Partner ${Math.random()}`);
-  const key = await store.createApiKey({
-    partnerId: partner.id,
-    label: null,
-    displayPrefix: 'p',
-    digest: `d${Math.random()}`,
-  });
-  return (occurredAt: number): TrackedEvent =>
-    trackedEvent({
-      campaignId,
-      partnerId: partner.id,
-      apiKeyId: key.id,
-      occurredAt,
-    });
+  const source = await newPartnerKey(store, `Partner ${Math.random()}`, `d${Math.random()}`);
+  return (occurredAt: number): TrackedEvent => trackedEvent({ ...source, campaignId, occurredAt });
 }
 
 /** The partitions of `events`, by name, sorted. */
@@ -258,18 +247,13 @@ describe('raw events in daily partitions on postgres', () => {
 
 describe('raw events on sqlite', () => {
   it('stay in one table, pruned in chunks', async () => {
-    const database = await createDatabase('sqlite');
-    const store = await database.open();
-    try {
+    await withFreshStore('sqlite', async (store) => {
       const event = await eventsOf(store);
       const now = Date.now();
       expect(await store.ensureEventPartitions(now, 1)).toEqual([]);
       await store.insertEvents([event(now - 3 * DAY), event(now)]);
       const pass = await new RetentionJob(store, silent, 1, () => now).runOnce();
       expect(pass).toEqual({ events: 1, idempotencyKeys: 0, dropped: [], created: [] });
-    } finally {
-      await store.close();
-      await database.drop();
-    }
+    });
   });
 });

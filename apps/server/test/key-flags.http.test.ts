@@ -153,6 +153,26 @@ describe.each(ENGINES)('key flags on %s', (engine) => {
     reviewedBy: string | null;
   }
 
+  /** The operator's person who reviews flags, signed in to the dashboard. */
+  const signedInOperator = (role: 'admin' | 'manager' = 'admin') =>
+    signedInPerson(t, now, { email: 'ops@example.com', account: 'operator', role });
+
+  /**
+   * An honest key and one clicking 20 times its placements' baseline: 2,000 displays in the last
+   * 200 s, 1% clicked; then, through the partner API, 200 displays in 100 s, 20% clicked. One pass
+   * of the job must flag the second key's click-through rate alone; its flag is returned.
+   */
+  async function twentyTimesBeside() {
+    const honestKey = await newKey('Honest Partner');
+    const fraud = await newKey('Twenty Times');
+    await lastHours(honestKey, 200_000, 100, 100);
+    await honest(fraud, 200, 500, 5);
+    const pass = await job();
+    expect(pass.raised.map((flag) => [flag.apiKeyId, flag.signal])).toEqual([[fraud.id, 'ctr']]);
+    const [flag] = await flagsOf(fraud);
+    return { honestKey, fraud, flag };
+  }
+
   beforeEach(async () => {
     ended = false;
     now = Date.parse('2026-06-01T12:00:00Z');
@@ -166,15 +186,7 @@ describe.each(ENGINES)('key flags on %s', (engine) => {
   });
 
   it('flags a key clicking 20 times its placements’ baseline, with the evidence, and never an honest key', async () => {
-    const honestKey = await newKey('Honest Partner');
-    const fraud = await newKey('Twenty Times');
-    // 2,000 displays in the last 200 s, 1% clicked; then, through the partner API, 200 displays in
-    // 100 s, 20% clicked.
-    await lastHours(honestKey, 200_000, 100, 100);
-    await honest(fraud, 200, 500, 5);
-    const pass = await job();
-    expect(pass.raised.map((flag) => [flag.apiKeyId, flag.signal])).toEqual([[fraud.id, 'ctr']]);
-    const [flag] = await flagsOf(fraud);
+    const { honestKey, fraud, flag } = await twentyTimesBeside();
     expect(flag).toMatchObject({ signal: 'ctr', status: 'open', partnerId: fraud.partnerId });
     expect(flag.summary).toMatch(/^click-through rate 20% is 20× its placements' baseline of 1%/);
     expect(flag.evidence).toMatchObject({
@@ -206,13 +218,7 @@ describe.each(ENGINES)('key flags on %s', (engine) => {
     for (let i = 0; i < 4_000; i++) events.push(stored(refused, 'click', at(i), 'click without impression'));
     await storeDirectly(events);
 
-    const honestKey = await newKey('Honest Partner');
-    const fraud = await newKey('Twenty Times');
-    await lastHours(honestKey, 200_000, 100, 100);
-    await honest(fraud, 200, 500, 5);
-    const pass = await job();
-    expect(pass.raised.map((flag) => [flag.apiKeyId, flag.signal])).toEqual([[fraud.id, 'ctr']]);
-    const [flag] = await flagsOf(fraud);
+    const { honestKey, flag } = await twentyTimesBeside();
     expect(flag.evidence).toMatchObject({
       baselineCtr: 0.01,
       baselineImpressions: 22_000, // billable only: the baseline partner's and the honest one's
@@ -332,11 +338,7 @@ describe.each(ENGINES)('key flags on %s', (engine) => {
     expect(second.suspended).toEqual([]);
 
     // The operator reads it in the dashboard, with every key, and suspends them all at once.
-    const operator = await signedInPerson(t, now, {
-      email: 'ops@example.com',
-      account: 'operator',
-      role: 'admin',
-    });
+    const operator = await signedInOperator();
     const queue = await operator.get('/flags');
     expect(queue.body).toContain('Partner click-through rate');
     expect(queue.body).toContain('Spread Over Keys');
@@ -428,11 +430,7 @@ describe.each(ENGINES)('key flags on %s', (engine) => {
 
     // The operator reads the addresses on the Flags page, and suspending the flag suspends the
     // partner's keys it names.
-    const operator = await signedInPerson(t, now, {
-      email: 'ops@example.com',
-      account: 'operator',
-      role: 'admin',
-    });
+    const operator = await signedInOperator();
     const queue = await operator.get('/flags');
     expect(queue.body).toContain('Shared end-user addresses');
     expect(queue.body).toContain(
@@ -484,11 +482,7 @@ describe.each(ENGINES)('key flags on %s', (engine) => {
     expect(clicked.evidence['ratio']).toBeGreaterThanOrEqual(20);
     expect(await flagsOf(honestKey)).toEqual([]);
     // The dashboard's queue names the day, not the 5 minutes of a window's flag.
-    const operator = await signedInPerson(t, now, {
-      email: 'ops@example.com',
-      account: 'operator',
-      role: 'admin',
-    });
+    const operator = await signedInOperator();
     const queue = await operator.get('/flags');
     expect(queue.body).toContain(
       // Pooled: the 20× key and the loop left it, so two partners remain, too few for a median.
@@ -684,11 +678,7 @@ describe.each(ENGINES)('key flags on %s', (engine) => {
     await send(key, 'click', 25, 2_000);
     await job();
     const [flag] = await flagsOf(key);
-    const operator = await signedInPerson(t, now, {
-      email: 'ops@example.com',
-      account: 'operator',
-      role: 'manager',
-    });
+    const operator = await signedInOperator('manager');
     const queue = await operator.get('/flags');
     expect(queue.status).toBe(200);
     expect(queue.body).toContain('25 of its 25 clicks (100%) had no impression to go with them');

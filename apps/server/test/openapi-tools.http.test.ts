@@ -7,7 +7,7 @@ import createClient from 'openapi-fetch';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { paths } from './generated/placard-api.js';
-import { createTestApp, type TestApp } from './helpers/app.js';
+import { campaign, createTestApp, type TestApp } from './helpers/app.js';
 import { ROOT } from './helpers/process.js';
 
 const PRISM = path.join(ROOT, 'node_modules/.bin/prism');
@@ -77,12 +77,7 @@ describe('the API document with third-party tools', () => {
   beforeAll(async () => {
     t = await createTestApp();
     [campaignId] = (await t.addCampaigns([
-      {
-        title: 'Proxied',
-        destinationUrl: 'https://advertiser.example/',
-        status: 'running',
-        placements: ['header_banner'],
-      },
+      campaign({ title: 'Proxied', destinationUrl: 'https://advertiser.example/' }),
     ])) as [number];
     directory = fs.mkdtempSync(path.join(os.tmpdir(), 'placard-prism-'));
     const document = path.join(directory, 'openapi.json');

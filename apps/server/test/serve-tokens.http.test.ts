@@ -6,6 +6,7 @@ import { serveTokenSecret } from '../src/serving/serve-token-secret.js';
 import { campaign, createTestApp, expectTracked, failingEventStore, storedVerdicts } from './helpers/app.js';
 import { ENGINES } from './helpers/engines.js';
 import { eachTestFrozenApp } from './helpers/frozen-app.js';
+import { expectContract400, expectImpressionRefused } from './helpers/refusals.js';
 import { otherSpellings } from './helpers/token-spellings.js';
 
 /** The contract's campaign fields (partner API 2.1), in the order Placard writes them. */
@@ -48,6 +49,21 @@ describe.each(ENGINES)('serve tokens on %s (D15)', (engine) => {
   ) {
     const res = await t.track(kind, { campaignId: id, placement: 'header_banner', ...fields }, headers);
     expectTracked(res, kind);
+  }
+
+  /**
+   * One page view: a fetch with tokens, then impressions and clicks of the campaigns it served (A
+   * unless another is named), each carrying its campaign's token.
+   */
+  async function pageView() {
+    const served = await tokens();
+    const withToken = (campaignId: number) => ({ campaignId, token: served.get(campaignId) });
+    return {
+      show: (campaignId = id, headers?: Record<string, string>) =>
+        send('impression', withToken(campaignId), headers),
+      click: (campaignId = id, headers?: Record<string, string>) =>
+        send('click', withToken(campaignId), headers),
+    };
   }
 
   const stored = async () =>
@@ -109,37 +125,35 @@ describe.each(ENGINES)('serve tokens on %s (D15)', (engine) => {
     ['tokens=TRUE', 'tokens must be true or false'],
     ['tokens=true&tokens=true', 'tokens parameter must be given only once'],
   ])('refuses %s with the contract 400', async (query, message) => {
-    const res = await t.fetch(`placement=header_banner&${query}`);
-    expect(res.statusCode).toBe(400);
-    expect(res.json()).toEqual({ status: 'error', message });
+    expectContract400(await t.fetch(`placement=header_banner&${query}`), message);
   });
 
   it('bills an honest page view: one impression per token, and a click a person made after it', async () => {
-    const served = await tokens();
-    await send('impression', { token: served.get(id) });
-    await send('impression', { campaignId: other, token: served.get(other) });
+    const page = await pageView();
+    await page.show();
+    await page.show(other);
     t.now += 2_000;
-    await send('click', { token: served.get(id) });
+    await page.click();
     expect(await stored()).toEqual(['impression:A:counted:', 'impression:B:counted:', 'click:A:counted:']);
   });
 
   it('does not bill a replayed impression, a click without the token’s impression, a second click or a too fast one', async () => {
-    const first = await tokens();
-    const second = await tokens();
-    await send('click', { token: first.get(id) }); // before its impression
-    await send('impression', { token: first.get(id) });
-    await send('impression', { token: first.get(id) }); // the answer reused for another page view
+    const first = await pageView();
+    const second = await pageView();
+    await first.click(); // before its impression
+    await first.show();
+    await first.show(); // the answer reused for another page view
     t.now += MIN_CLICK_DELAY_MS;
-    await send('click', { token: first.get(id) });
+    await first.click();
     t.now += 300;
-    await send('click', { token: first.get(id) }); // the second click of a double click
+    await first.click(); // the second click of a double click
     t.now += DOUBLE_CLICK_WINDOW_MS;
-    await send('click', { token: first.get(id) }); // a later one: the token is used up
-    await send('impression', { token: second.get(id) });
+    await first.click(); // a later one: the token is used up
+    await second.show();
     t.now += MIN_CLICK_DELAY_MS - 1;
-    await send('click', { token: second.get(id) }); // faster than a person
+    await second.click(); // faster than a person
     t.now += 5_000;
-    await send('click', { token: second.get(id) }); // its one click was the fast one
+    await second.click(); // its one click was the fast one
     expect(await stored()).toEqual([
       'click:A:invalid:click without impression',
       'impression:A:counted:',
@@ -207,14 +221,14 @@ describe.each(ENGINES)('serve tokens on %s (D15)', (engine) => {
   });
 
   it('bills a token’s click for the hour after its impression, then calls it expired', async () => {
-    const served = await tokens();
+    const page = await pageView();
     t.now += SERVE_TOKEN_TTL_MS - 1; // the last moment its impression is billed
-    await send('impression', { token: served.get(id) });
-    await send('impression', { campaignId: other, token: served.get(other) });
+    await page.show();
+    await page.show(other);
     t.now += CLICK_WINDOW_MS - 1;
-    await send('click', { token: served.get(id) });
+    await page.click();
     t.now += 1;
-    await send('click', { campaignId: other, token: served.get(other) });
+    await page.click(other);
     expect(await stored()).toEqual([
       'impression:A:counted:',
       'impression:B:counted:',
@@ -224,15 +238,15 @@ describe.each(ENGINES)('serve tokens on %s (D15)', (engine) => {
   });
 
   it('keeps tokened and untokened displays apart: neither clicks the other’s impression', async () => {
-    const served = await tokens();
-    await send('impression', { token: served.get(id) });
+    const page = await pageView();
+    await page.show();
     t.now += 2_000;
     await send('click'); // no untokened impression to click
     await send('impression');
-    await send('click', { campaignId: other, token: served.get(other) }); // B's token had no impression
+    await page.click(other); // B's token had no impression
     t.now += DOUBLE_CLICK_WINDOW_MS; // not a double click of the first
     await send('click'); // the untokened impression is still there to click
-    await send('click', { token: served.get(id) });
+    await page.click();
     expect(await stored()).toEqual([
       'impression:A:counted:',
       'click:A:invalid:click without impression',
@@ -244,14 +258,14 @@ describe.each(ENGINES)('serve tokens on %s (D15)', (engine) => {
   });
 
   it('stores an idempotent retry as a duplicate, and its token keeps its one impression and one click', async () => {
-    const served = await tokens();
-    await send('impression', { token: served.get(id) }, { 'idempotency-key': 'shown-1' });
-    await send('impression', { token: served.get(id) }, { 'idempotency-key': 'shown-1' });
+    const page = await pageView();
+    await page.show(id, { 'idempotency-key': 'shown-1' });
+    await page.show(id, { 'idempotency-key': 'shown-1' });
     t.now += 2_000;
-    await send('click', { token: served.get(id) }, { 'idempotency-key': 'click-1' });
-    await send('click', { token: served.get(id) }, { 'idempotency-key': 'click-1' });
+    await page.click(id, { 'idempotency-key': 'click-1' });
+    await page.click(id, { 'idempotency-key': 'click-1' });
     t.now += DOUBLE_CLICK_WINDOW_MS;
-    await send('click', { token: served.get(id) });
+    await page.click();
     expect(await stored()).toEqual([
       'impression:A:counted:',
       'impression:A:duplicate:idempotent replay',
@@ -267,16 +281,14 @@ describe.each(ENGINES)('serve tokens on %s (D15)', (engine) => {
     [{ token: null }, 'token must be a string of 1 to 256 characters'],
     [{ token: 'x'.repeat(257) }, 'token must be a string of 1 to 256 characters'],
   ])('refuses %j with the contract 400', async (fields, message) => {
-    const res = await t.track('impression', { campaignId: id, placement: 'header_banner', ...fields });
-    expect(res.statusCode).toBe(400);
-    expect(res.json()).toEqual({ status: 'error', message });
+    await expectImpressionRefused(t, id, fields, message);
     expect(await stored()).toEqual([]);
   });
 
   it('counts the new reasons in reports', async () => {
-    const served = await tokens();
-    await send('impression', { token: served.get(id) });
-    await send('impression', { token: served.get(id) });
+    const page = await pageView();
+    await page.show();
+    await page.show();
     const res = await t.admin(
       'GET',
       `/reports?from=2026-11-22&to=2026-11-22&groupBy=reason&reason=${encodeURIComponent('token replay')}`,

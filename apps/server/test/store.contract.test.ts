@@ -7,7 +7,7 @@ import { DEFAULT_POLICIES } from '../src/domain/rate-limits.js';
 import { isDataError } from '../src/store/errors.js';
 import { Store, type TrackedEvent } from '../src/store/store.js';
 import { campaignInput } from './helpers/campaign-input.js';
-import { trackedEvent } from './helpers/tracked-event.js';
+import { newPartnerKey, trackedEvent } from './helpers/tracked-event.js';
 import {
   createDatabase,
   eachBlockStore,
@@ -16,6 +16,7 @@ import {
   type TestDatabase,
 } from './helpers/engines.js';
 import { eventually } from './helpers/eventually.js';
+import { withFreshStore } from './helpers/fresh-store.js';
 
 /** The same behaviour is required of every engine; each runs this whole suite. */
 describe.each(ENGINES)('store contract on %s', (engine) => {
@@ -25,15 +26,9 @@ describe.each(ENGINES)('store contract on %s', (engine) => {
 
   /** A new partner and key, and events of theirs: `fields` over a counted impression. */
   async function eventMaker(digest: string) {
-    const partner = await store.createPartner(`Partner ${digest}`);
-    const key = await store.createApiKey({ partnerId: partner.id, label: null, displayPrefix: 'p', digest });
+    const source = await newPartnerKey(store, `Partner ${digest}`, digest);
     return (fields: Partial<TrackedEvent> & { campaignId: number }): TrackedEvent =>
-      trackedEvent({
-        partnerId: partner.id,
-        apiKeyId: key.id,
-        occurredAt: Date.parse('2026-06-01T12:00:00Z'),
-        ...fields,
-      });
+      trackedEvent({ ...source, occurredAt: Date.parse('2026-06-01T12:00:00Z'), ...fields });
   }
 
   it('seeds the 15 placements of D1, enabled', async () => {
@@ -50,23 +45,27 @@ describe.each(ENGINES)('store contract on %s', (engine) => {
 
   it('round-trips a campaign with every field', async () => {
     const start = Date.parse('2030-01-01T00:00:00.000Z');
+    // Fields that come back as given; the others come back sorted, in milliseconds or filled in.
+    const asGiven = {
+      description: 'd',
+      category: 'retail',
+      priority: 7,
+      weight: 3,
+      devices: ['mobile'],
+      pacing: 'even',
+    };
     const { campaignIds } = await store.importCampaigns(
       [
         {
           name: 'Round Trip',
           campaigns: [
             campaignInput({
-              description: 'd',
-              category: 'retail',
-              priority: 7,
-              weight: 3,
+              ...asGiven,
               placements: ['header_banner', 'article_inline'],
               countries: ['US', 'CA'],
-              devices: ['mobile'],
               startAt: '2030-01-01T00:00:00Z',
               endAt: '2030-02-01T00:00:00Z',
               caps: { impressionsDaily: 100 },
-              pacing: 'even',
             }),
           ],
         },
@@ -78,20 +77,15 @@ describe.each(ENGINES)('store contract on %s', (engine) => {
       id: campaignIds[0],
       advertiserId: expect.any(Number),
       title: 'T',
-      description: 'd',
-      category: 'retail',
+      ...asGiven,
       destinationUrl: 'https://a.example/',
       status: 'running',
-      priority: 7,
-      weight: 3,
       placements: ['article_inline', 'header_banner'],
       countries: ['CA', 'US'],
-      devices: ['mobile'],
       startAt: start,
       endAt: Date.parse('2030-02-01T00:00:00.000Z'),
       timeZone: 'UTC',
       caps: { impressionsTotal: null, clicksTotal: null, impressionsDaily: 100, clicksDaily: null },
-      pacing: 'even',
       cappedUntil: null,
       rejectionReason: null,
       createdAt: 1_700_000_000_123,
@@ -294,19 +288,11 @@ describe.each(ENGINES)('store contract on %s', (engine) => {
 
   it('stores events and counts them', async () => {
     const { campaignIds } = await store.importCampaigns([{ name: 'Events', campaigns: [campaignInput()] }]);
-    const partner = await store.createPartner('Events Partner');
-    const key = await store.createApiKey({
-      partnerId: partner.id,
-      label: null,
-      displayPrefix: 'p',
-      digest: 'd-events',
-    });
     const event = trackedEvent({
+      ...(await newPartnerKey(store, 'Events Partner', 'd-events')),
       campaignId: campaignIds[0],
       country: 'US',
       device: 'mobile' as const,
-      partnerId: partner.id,
-      apiKeyId: key.id,
       occurredAt: 1_800_000_000_000,
     });
     // The events are in the future: on PostgreSQL, their days need partitions (a no-op on SQLite).
@@ -624,29 +610,10 @@ describe.each(ENGINES)('store contract on %s', (engine) => {
       },
     ]);
     const [total, daily, free] = campaignIds as [number, number, number];
-    const partner = await store.createPartner('Caps Partner');
-    const key = await store.createApiKey({
-      partnerId: partner.id,
-      label: null,
-      displayPrefix: 'p',
-      digest: 'd-caps',
-    });
+    const source = await newPartnerKey(store, 'Caps Partner', 'd-caps');
     const at = Date.parse('2026-06-01T12:00:00Z');
-    const event = (campaignId: number, kind: 'impression' | 'click'): TrackedEvent => ({
-      kind,
-      campaignId,
-      placement: 'header_banner',
-      country: null,
-      device: null,
-      partnerId: partner.id,
-      apiKeyId: key.id,
-      occurredAt: at,
-      verdict: 'counted',
-      reason: null,
-      idempotencyKey: null,
-      userAddress: null,
-      mayHitCap: true,
-    });
+    const event = (campaignId: number, kind: 'impression' | 'click'): TrackedEvent =>
+      trackedEvent({ ...source, kind, campaignId, occurredAt: at, mayHitCap: true });
     expect(await store.insertEvents([event(total, 'impression'), event(free, 'impression')])).toEqual({
       refused: [],
       replayed: [],
@@ -818,9 +785,7 @@ describe.each(ENGINES)('store contract on %s', (engine) => {
 
 describe('SQLite connection settings', () => {
   it('puts every connection in WAL mode with synchronous=FULL, foreign keys on and a busy timeout', async () => {
-    const database = await createDatabase('sqlite');
-    const store = await database.open();
-    try {
+    await withFreshStore('sqlite', async (store, database) => {
       // A second, independent connection to the same file must carry the same settings.
       const second = openSqliteFile(database.url.slice('sqlite:'.length));
       expect(second.pragma('journal_mode', { simple: true })).toBe('wal');
@@ -830,10 +795,7 @@ describe('SQLite connection settings', () => {
       second.close();
       const viaKysely = await sql<{ synchronous: number }>`pragma synchronous`.execute(store.db);
       expect(viaKysely.rows[0]?.synchronous).toBe(2);
-    } finally {
-      await store.close();
-      await database.drop();
-    }
+    });
   });
 });
 
@@ -863,18 +825,13 @@ describe('PostgreSQL connection settings', () => {
   });
 
   it('commits synchronously on every pooled connection', async () => {
-    const database = await createDatabase('postgres');
-    const store = await database.open();
-    try {
+    await withFreshStore('postgres', async (store) => {
       const results = await Promise.all(
         Array.from({ length: 5 }, () =>
           sql<{ synchronous_commit: string }>`show synchronous_commit`.execute(store.db),
         ),
       );
       for (const result of results) expect(result.rows[0]?.synchronous_commit).toBe('on');
-    } finally {
-      await store.close();
-      await database.drop();
-    }
+    });
   });
 });

@@ -9,6 +9,7 @@ import {
 import { campaign, createTestApp, expectTracked, failingEventStore, storedVerdicts } from './helpers/app.js';
 import { ENGINES } from './helpers/engines.js';
 import { eachTestFrozenApp } from './helpers/frozen-app.js';
+import { expectImpressionRefused } from './helpers/refusals.js';
 
 const BROWSER =
   'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36';
@@ -203,9 +204,7 @@ describe.each(ENGINES)('verdicts and reasons on %s (D15)', (engine) => {
     [{ userIp: '1' }, 'userIp must be an IPv4 or IPv6 address'],
     [{ userIp: null }, 'userIp must be an IPv4 or IPv6 address'],
   ])('refuses %j with the contract 400', async (fields, message) => {
-    const res = await t.track('impression', { campaignId: id, placement: 'header_banner', ...fields });
-    expect(res.statusCode).toBe(400);
-    expect(res.json()).toEqual({ status: 'error', message });
+    await expectImpressionRefused(t, id, fields, message);
     expect(await stored()).toEqual([]);
   });
 

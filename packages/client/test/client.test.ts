@@ -104,25 +104,33 @@ describe('retries', () => {
     expect(sleeps).toEqual([3_000]);
   });
 
-  it('gives up after maxAttempts with the typed error of the last answer', async () => {
-    const { client, sent } = scripted(Array(10).fill(fail(503, 'service unavailable')), {
+  // Where the client gives up: the typed error of the last answer, with its fields, after so many attempts.
+  for (const { title, script, retry, type, fields, attempts } of [
+    {
+      title: 'gives up after maxAttempts with the typed error of the last answer',
+      script: Array<Scripted>(10).fill(fail(503, 'service unavailable')),
       retry: { maxAttempts: 3 },
-    });
-    const error = await client.fetchCampaigns({ placement: 'header_banner' }).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(ServerError);
-    expect((error as ServerError).status).toBe(503);
-    expect(sent).toHaveLength(3);
-  });
-
-  it('gives up when the next wait would pass maxElapsedMs, reporting the server’s retry time', async () => {
-    const { client, sent } = scripted([fail(429, 'Rate limit exceeded', { 'retry-after': '30' })], {
+      type: ServerError,
+      fields: { status: 503 },
+      attempts: 3,
+    },
+    {
+      title: 'gives up when the next wait would pass maxElapsedMs, reporting the server’s retry time',
+      script: [fail(429, 'Rate limit exceeded', { 'retry-after': '30' })],
       retry: { maxElapsedMs: 10_000 },
+      type: RateLimitedError,
+      fields: { retryAfterMs: 30_000 },
+      attempts: 1,
+    },
+  ]) {
+    it(title, async () => {
+      const { client, sent } = scripted(script, { retry });
+      const error = await client.fetchCampaigns({ placement: 'header_banner' }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(type);
+      expect(error).toMatchObject(fields);
+      expect(sent).toHaveLength(attempts);
     });
-    const error = await client.fetchCampaigns({ placement: 'header_banner' }).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(RateLimitedError);
-    expect((error as RateLimitedError).retryAfterMs).toBe(30_000);
-    expect(sent).toHaveLength(1);
-  });
+  }
 
   it('stops at once on 401 and never retries it', async () => {
     const { client, sent } = scripted([fail(401, 'unauthorized')]);

@@ -4,6 +4,13 @@ import { datesOf, planDates, planWindow, previousPeriod } from './report-windows
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
+/**
+ * `count` instants, one a day from `date` at `time` UTC: a zone's local midnights on days over which
+ * its offset holds.
+ */
+const dailyAt = (date: string, time: string, count: number) =>
+  Array.from({ length: count }, (_, i) => iso(Date.parse(`${date}T${time}Z`) + i * 24 * 3_600_000));
+
 describe('report windows', () => {
   const now = Date.parse('2026-03-29T10:17:42Z');
 
@@ -27,15 +34,7 @@ describe('report windows', () => {
     // Europe/Paris moved to summer time on 2026-03-29: that day has 23 hours.
     const plan = planWindow('week', now, 'Europe/Paris');
     expect(plan.granularity).toBe('day');
-    expect(plan.starts.map(iso)).toEqual([
-      '2026-03-22T23:00:00.000Z',
-      '2026-03-23T23:00:00.000Z',
-      '2026-03-24T23:00:00.000Z',
-      '2026-03-25T23:00:00.000Z',
-      '2026-03-26T23:00:00.000Z',
-      '2026-03-27T23:00:00.000Z',
-      '2026-03-28T23:00:00.000Z',
-    ]);
+    expect(plan.starts.map(iso)).toEqual(dailyAt('2026-03-22', '23:00:00.000', 7)); // 2026-03-23 to 29, local
     expect(iso(plan.to)).toBe('2026-03-29T22:00:00.000Z');
   });
 
@@ -75,12 +74,7 @@ describe('reports by dates', () => {
   it('covers longer spans by local day, both dates included', () => {
     const plan = planDates('2026-02-27', '2026-03-02', 'America/New_York');
     expect(plan.granularity).toBe('day');
-    expect(plan.starts.map(iso)).toEqual([
-      '2026-02-27T05:00:00.000Z',
-      '2026-02-28T05:00:00.000Z',
-      '2026-03-01T05:00:00.000Z',
-      '2026-03-02T05:00:00.000Z',
-    ]);
+    expect(plan.starts.map(iso)).toEqual(dailyAt('2026-02-27', '05:00:00.000', 4)); // through a 28-day February
     expect(iso(plan.to)).toBe('2026-03-03T05:00:00.000Z');
     const before = previousPeriod(plan, 'America/New_York');
     expect(iso(before.from)).toBe('2026-02-23T05:00:00.000Z');

@@ -1,7 +1,7 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../helpers/app.js';
+import { campaign, createTestApp, type TestApp } from '../helpers/app.js';
 
 /**
  * A full disk: SQLite's `max_page_count`, lowered to the pages the file has, makes every write that
@@ -19,12 +19,7 @@ describe('a full disk under the SQLite store', () => {
     const logger = pino({ level: 'info' }, { write: (line: string) => lines.push(JSON.parse(line)) });
     t = await createTestApp({ logger });
     [campaignId] = (await t.addCampaigns([
-      {
-        title: 'Full',
-        destinationUrl: 'https://a.example/',
-        status: 'running',
-        placements: ['header_banner'],
-      },
+      campaign({ title: 'Full', destinationUrl: 'https://a.example/' }),
     ])) as [number];
     // The serving connection itself: max_page_count belongs to a connection.
     sqlite = (t.store as unknown as { connection: { sqlite: BetterSqlite3.Database } }).connection.sqlite;

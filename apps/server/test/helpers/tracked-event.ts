@@ -1,4 +1,4 @@
-import type { TrackedEvent } from '../../src/store/store.js';
+import type { Store, TrackedEvent } from '../../src/store/store.js';
 
 /**
  * An event as the store takes it: a counted impression in the header banner with no location,
@@ -19,4 +19,18 @@ export function trackedEvent(
     mayHitCap: false,
     ...fields,
   };
+}
+
+/**
+ * A new partner named `name` with one key (its digest `digest`) in `store`: the two ids an event of
+ * theirs carries, to spread into `trackedEvent`.
+ */
+export async function newPartnerKey(
+  store: Store,
+  name: string,
+  digest: string,
+): Promise<Pick<TrackedEvent, 'partnerId' | 'apiKeyId'>> {
+  const partner = await store.createPartner(name);
+  const key = await store.createApiKey({ partnerId: partner.id, label: null, displayPrefix: 'p', digest });
+  return { partnerId: partner.id, apiKeyId: key.id };
 }
