@@ -2,6 +2,7 @@
 // StoreContext.
 import { toAdminToken, type AdminTokenRecord, type PageRequest } from './rows.js';
 import { page, type StoreContext } from './context.js';
+import { updateRow } from './table-rows.js';
 
 /** Every column of an admin token but its digest, which never leaves the store. */
 const ADMIN_TOKEN_COLUMNS = [
@@ -76,14 +77,10 @@ export async function updateAdminToken(
   id: number,
   changes: { revokedAt?: number; lastUsedAt?: number },
 ): Promise<void> {
-  await ctx.db
-    .updateTable('admin_tokens')
-    .set({
-      ...(changes.revokedAt !== undefined && { revoked_at: changes.revokedAt }),
-      ...(changes.lastUsedAt !== undefined && { last_used_at: changes.lastUsedAt }),
-    })
-    .where('id', '=', id)
-    .execute();
+  await updateRow(ctx, 'admin_tokens', id, {
+    revoked_at: changes.revokedAt,
+    last_used_at: changes.lastUsedAt,
+  });
 }
 
 /**

@@ -6,6 +6,7 @@ import type { FlagSignal, FlagStatus } from '../domain/key-flags.js';
 import type { EventKind, NumberedPage, NumberedPageRequest, PageRequest } from './rows.js';
 import { numberedPage, page, type StoreContext } from './context.js';
 import type { KeyFlagTable } from './schema.js';
+import { rowWhere } from './table-rows.js';
 
 export interface KeyFlagRecord {
   id: number;
@@ -146,7 +147,7 @@ export async function flaggedKeys(
 }
 
 export async function getKeyFlag(ctx: StoreContext, id: number): Promise<KeyFlagRecord | undefined> {
-  const row = await ctx.db.selectFrom('key_flags').selectAll().where('id', '=', id).executeTakeFirst();
+  const row = await rowWhere(ctx, 'key_flags', 'id', id);
   return row && toRecord(row);
 }
 
@@ -169,8 +170,7 @@ export async function keyFlagPage(
   filter: FlagFilter,
   request: NumberedPageRequest,
 ): Promise<NumberedPage<KeyFlagRecord>> {
-  const found = await numberedPage<Selectable<KeyFlagTable>>(flagsOf(ctx, filter), 'id', request);
-  return { rows: found.rows.map(toRecord), total: found.total };
+  return numberedPage(flagsOf(ctx, filter), 'id', request, toRecord);
 }
 
 type FlagFilter = {

@@ -3,6 +3,7 @@
 // their secret; the secrets themselves are never stored.
 import type { Account } from '../domain/accounts.js';
 import { numberedPage, page, type StoreContext } from './context.js';
+import { insertRow, rowWhere, updateRow } from './table-rows.js';
 import {
   toSession,
   toUser,
@@ -26,16 +27,17 @@ export async function createUser(
   user: { email: string; account: Account; role: string },
   now = Date.now(),
 ): Promise<UserRecord> {
-  const row = await ctx.db
-    .insertInto('users')
-    .values({ email: user.email, ...accountColumns(user.account), role: user.role, created_at: now })
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  const row = await insertRow(ctx, 'users', {
+    email: user.email,
+    ...accountColumns(user.account),
+    role: user.role,
+    created_at: now,
+  });
   return toUser(row);
 }
 
 export async function getUser(ctx: StoreContext, id: number): Promise<UserRecord | undefined> {
-  const row = await ctx.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+  const row = await rowWhere(ctx, 'users', 'id', id);
   return row && toUser(row);
 }
 
@@ -44,7 +46,7 @@ export async function findUserForSignIn(
   ctx: StoreContext,
   email: string,
 ): Promise<{ user: UserRecord; passwordHash: string | null } | undefined> {
-  const row = await ctx.db.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirst();
+  const row = await rowWhere(ctx, 'users', 'email', email);
   return row && { user: toUser(row), passwordHash: row.password_hash };
 }
 
@@ -63,8 +65,7 @@ export async function userPage(
   account: Account | undefined,
   request: NumberedPageRequest,
 ): Promise<NumberedPage<UserRecord>> {
-  const found = await numberedPage<Parameters<typeof toUser>[0]>(usersOf(ctx, account), 'id', request);
-  return { rows: found.rows.map(toUser), total: found.total };
+  return numberedPage(usersOf(ctx, account), 'id', request, toUser);
 }
 
 function usersOf(ctx: StoreContext, account: Account | undefined) {
@@ -83,18 +84,12 @@ export async function updateUser(
   changes: { passwordHash?: string; role?: string; disabledAt?: number | null },
   now = Date.now(),
 ): Promise<void> {
-  await ctx.db
-    .updateTable('users')
-    .set({
-      ...(changes.passwordHash !== undefined && {
-        password_hash: changes.passwordHash,
-        password_changed_at: now,
-      }),
-      ...(changes.role !== undefined && { role: changes.role }),
-      ...(changes.disabledAt !== undefined && { disabled_at: changes.disabledAt }),
-    })
-    .where('id', '=', id)
-    .execute();
+  await updateRow(ctx, 'users', id, {
+    password_hash: changes.passwordHash,
+    password_changed_at: changes.passwordHash === undefined ? undefined : now,
+    role: changes.role,
+    disabled_at: changes.disabledAt,
+  });
 }
 
 /** Stores a new link; earlier unused links of the user are void from now on (one valid link at a time). */
