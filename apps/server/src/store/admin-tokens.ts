@@ -2,7 +2,7 @@
 // StoreContext.
 import { toAdminToken, type AdminTokenRecord, type PageRequest } from './rows.js';
 import { page, type StoreContext } from './context.js';
-import { updateRow } from './table-rows.js';
+import { insertRow, updateRow } from './table-rows.js';
 
 /** Every column of an admin token but its digest, which never leaves the store. */
 const ADMIN_TOKEN_COLUMNS = [
@@ -29,20 +29,17 @@ export async function createAdminToken(
   },
   now = Date.now(),
 ): Promise<AdminTokenRecord> {
-  const row = await ctx.db
-    .insertInto('admin_tokens')
-    .values({
-      digest: token.digest,
-      display_prefix: token.displayPrefix,
-      label: token.label,
-      created_at: now,
-      revoked_at: null,
-      expires_at: token.expiresAt ?? null,
-      scope: token.scope ?? 'operator',
-      role: token.role ?? 'admin',
-    })
-    .returning(ADMIN_TOKEN_COLUMNS)
-    .executeTakeFirstOrThrow();
+  const values = {
+    digest: token.digest,
+    display_prefix: token.displayPrefix,
+    label: token.label,
+    created_at: now,
+    revoked_at: null,
+    expires_at: token.expiresAt ?? null,
+    scope: token.scope ?? 'operator',
+    role: token.role ?? 'admin',
+  };
+  const row = await insertRow(ctx, 'admin_tokens', values, ADMIN_TOKEN_COLUMNS);
   return toAdminToken(row);
 }
 

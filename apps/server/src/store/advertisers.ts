@@ -3,7 +3,7 @@ import type { Selectable } from 'kysely';
 import type { NumberedPage, NumberedPageRequest, PageRequest, Advertiser } from './rows.js';
 import type { AdvertiserTable } from './schema.js';
 import { numberedPage, page, type StoreContext } from './context.js';
-import { insertRow, rowWhere, updateRow } from './table-rows.js';
+import { insertRow, findRow, updateRow } from './table-rows.js';
 
 const toAdvertiser = (row: Selectable<AdvertiserTable>): Advertiser => ({
   id: row.id,
@@ -20,12 +20,11 @@ export async function createAdvertiser(
   return toAdvertiser(await insertRow(ctx, 'advertisers', { name, created_at: now, updated_at: now }));
 }
 
-export async function findAdvertiser(
+export function findAdvertiser(
   ctx: StoreContext,
   idOrName: number | string,
 ): Promise<Advertiser | undefined> {
-  const row = await rowWhere(ctx, 'advertisers', typeof idOrName === 'number' ? 'id' : 'name', idOrName);
-  return row && toAdvertiser(row);
+  return findRow(ctx, 'advertisers', typeof idOrName === 'number' ? 'id' : 'name', idOrName, toAdvertiser);
 }
 
 export async function listAdvertisers(ctx: StoreContext, request: PageRequest = {}): Promise<Advertiser[]> {

@@ -14,18 +14,14 @@ import {
   type LiveKey,
 } from './rows.js';
 import { numberedPage, page, type StoreContext } from './context.js';
-import { insertRow, rowWhere, updateRow } from './table-rows.js';
+import { insertRow, findRow, updateRow } from './table-rows.js';
 
 export async function createPartner(ctx: StoreContext, name: string, now = Date.now()): Promise<Partner> {
   return toPartner(await insertRow(ctx, 'partners', { name, created_at: now, updated_at: now }));
 }
 
-export async function findPartner(
-  ctx: StoreContext,
-  idOrName: number | string,
-): Promise<Partner | undefined> {
-  const row = await rowWhere(ctx, 'partners', typeof idOrName === 'number' ? 'id' : 'name', idOrName);
-  return row && toPartner(row);
+export function findPartner(ctx: StoreContext, idOrName: number | string): Promise<Partner | undefined> {
+  return findRow(ctx, 'partners', typeof idOrName === 'number' ? 'id' : 'name', idOrName, toPartner);
 }
 
 export async function listPartners(

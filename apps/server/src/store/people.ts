@@ -3,7 +3,7 @@
 // their secret; the secrets themselves are never stored.
 import type { Account } from '../domain/accounts.js';
 import { numberedPage, page, type StoreContext } from './context.js';
-import { insertRow, rowWhere, updateRow } from './table-rows.js';
+import { insertRow, findRow, updateRow } from './table-rows.js';
 import {
   toSession,
   toUser,
@@ -36,18 +36,19 @@ export async function createUser(
   return toUser(row);
 }
 
-export async function getUser(ctx: StoreContext, id: number): Promise<UserRecord | undefined> {
-  const row = await rowWhere(ctx, 'users', 'id', id);
-  return row && toUser(row);
+export function getUser(ctx: StoreContext, id: number): Promise<UserRecord | undefined> {
+  return findRow(ctx, 'users', 'id', id, toUser);
 }
 
 /** The user with this (lower-case) e-mail address, with the password hash sign-in checks. */
-export async function findUserForSignIn(
+export function findUserForSignIn(
   ctx: StoreContext,
   email: string,
 ): Promise<{ user: UserRecord; passwordHash: string | null } | undefined> {
-  const row = await rowWhere(ctx, 'users', 'email', email);
-  return row && { user: toUser(row), passwordHash: row.password_hash };
+  return findRow(ctx, 'users', 'email', email, (row) => ({
+    user: toUser(row),
+    passwordHash: row.password_hash,
+  }));
 }
 
 /** Users, in one account when `account` is given. */
@@ -92,6 +93,9 @@ export async function updateUser(
   });
 }
 
+/** Every column of a link but its digest, which never leaves the store. */
+const LINK_COLUMNS = ['id', 'user_id', 'purpose', 'created_at', 'expires_at', 'used_at'] as const;
+
 /** Stores a new link; earlier unused links of the user are void from now on (one valid link at a time). */
 export async function createUserLink(
   ctx: StoreContext,
@@ -104,17 +108,14 @@ export async function createUserLink(
     .where('user_id', '=', link.userId)
     .where('used_at', 'is', null)
     .execute();
-  const row = await ctx.db
-    .insertInto('user_links')
-    .values({
-      digest: link.digest,
-      user_id: link.userId,
-      purpose: link.purpose,
-      created_at: now,
-      expires_at: link.expiresAt,
-    })
-    .returning(['id', 'user_id', 'purpose', 'created_at', 'expires_at', 'used_at'])
-    .executeTakeFirstOrThrow();
+  const values = {
+    digest: link.digest,
+    user_id: link.userId,
+    purpose: link.purpose,
+    created_at: now,
+    expires_at: link.expiresAt,
+  };
+  const row = await insertRow(ctx, 'user_links', values, LINK_COLUMNS);
   return toUserLink(row);
 }
 
@@ -122,7 +123,7 @@ export async function createUserLink(
 export async function findUserLink(ctx: StoreContext, digest: string): Promise<UserLinkRecord | undefined> {
   const row = await ctx.db
     .selectFrom('user_links')
-    .select(['id', 'user_id', 'purpose', 'created_at', 'expires_at', 'used_at'])
+    .select(LINK_COLUMNS)
     .where('digest', '=', digest)
     .executeTakeFirst();
   return row && toUserLink(row);
@@ -144,18 +145,15 @@ export async function createSession(
   session: { digest: string; userId: number; expiresAt: number; userAgent: string | null },
   now = Date.now(),
 ): Promise<SessionRecord> {
-  const row = await ctx.db
-    .insertInto('sessions')
-    .values({
-      digest: session.digest,
-      user_id: session.userId,
-      created_at: now,
-      last_seen_at: now,
-      expires_at: session.expiresAt,
-      user_agent: session.userAgent,
-    })
-    .returning(SESSION_COLUMNS)
-    .executeTakeFirstOrThrow();
+  const values = {
+    digest: session.digest,
+    user_id: session.userId,
+    created_at: now,
+    last_seen_at: now,
+    expires_at: session.expiresAt,
+    user_agent: session.userAgent,
+  };
+  const row = await insertRow(ctx, 'sessions', values, SESSION_COLUMNS);
   return toSession(row);
 }
 

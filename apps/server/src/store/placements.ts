@@ -1,7 +1,7 @@
 // The placement registry (D1). Part of the Store façade (store.ts): functions over a StoreContext.
 import type { NumberedPage, NumberedPageRequest, Placement } from './rows.js';
 import { numberedPage, type StoreContext } from './context.js';
-import { rowWhere } from './table-rows.js';
+import { findRow } from './table-rows.js';
 
 type PlacementRow = { id: string; description: string; enabled: number };
 const toPlacement = (row: PlacementRow): Placement => ({
@@ -30,9 +30,8 @@ export async function placementPage(
   return numberedPage(query, ['created_at', 'id'], request, toPlacement);
 }
 
-export async function getPlacement(ctx: StoreContext, id: string): Promise<Placement | undefined> {
-  const row = await rowWhere(ctx, 'placements', 'id', id);
-  return row && toPlacement(row);
+export function getPlacement(ctx: StoreContext, id: string): Promise<Placement | undefined> {
+  return findRow(ctx, 'placements', 'id', id, toPlacement);
 }
 
 export async function addPlacement(ctx: StoreContext, placement: Placement, now = Date.now()): Promise<void> {

@@ -10,25 +10,46 @@ type Table = keyof Database;
    over a table named by a type parameter. The signatures keep the callers' rows and columns typed. */
 /* eslint-disable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-call, @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-return */
 
-/** Inserts one row and returns it as stored (every column, defaults included). */
+/**
+ * Inserts one row and returns it as stored, defaults included: every column, or only `columns` (a
+ * row holding a secret's digest returns the others, as the digest never leaves the store).
+ */
 export function insertRow<T extends Table>(
   ctx: StoreContext,
   table: T,
   values: Insertable<Database[T]>,
-): Promise<Selectable<Database[T]>> {
-  const db = ctx.db as any;
-  return db.insertInto(table).values(values).returningAll().executeTakeFirstOrThrow();
+): Promise<Selectable<Database[T]>>;
+export function insertRow<T extends Table, C extends keyof Selectable<Database[T]> & string>(
+  ctx: StoreContext,
+  table: T,
+  values: Insertable<Database[T]>,
+  columns: readonly C[],
+): Promise<Pick<Selectable<Database[T]>, C>>;
+export function insertRow(
+  ctx: StoreContext,
+  table: Table,
+  values: unknown,
+  columns?: readonly string[],
+): Promise<unknown> {
+  const inserted = (ctx.db as any).insertInto(table).values(values);
+  return (columns ? inserted.returning(columns) : inserted.returningAll()).executeTakeFirstOrThrow();
 }
 
-/** The row whose `column` holds `value` (every column), or undefined; the column is unique. */
-export function rowWhere<T extends Table>(
+/** The row whose `column` holds `value`, made a record by `toRecord`, or undefined; the column is unique. */
+export async function findRow<T extends Table, Record>(
   ctx: StoreContext,
   table: T,
   column: keyof Database[T] & string,
   value: string | number,
-): Promise<Selectable<Database[T]> | undefined> {
+  toRecord: (row: Selectable<Database[T]>) => Record,
+): Promise<Record | undefined> {
   const db = ctx.db as any;
-  return db.selectFrom(table).selectAll().where(column, '=', value).executeTakeFirst();
+  const row: Selectable<Database[T]> | undefined = await db
+    .selectFrom(table)
+    .selectAll()
+    .where(column, '=', value)
+    .executeTakeFirst();
+  return row && toRecord(row);
 }
 
 /** Sets the columns given on the row with this id; a column whose value is undefined is left as it is. */
