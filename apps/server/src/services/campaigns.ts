@@ -340,9 +340,13 @@ export class CampaignService extends ServedService {
       throw invalidField('reason', 'must be a string');
     const why = typeof reason === 'string' && reason.trim() !== '' ? reason.trim() : null;
     if (action === 'reject' && why === null) throw invalidField('reason', 'is required to reject a campaign');
-    const now = this.clock();
-    return commitServed(this.store, this.serving, async (tx) => {
-      const current = await this.visibleCampaign(tx, id);
+    const campaign = {
+      type: 'campaign',
+      id,
+      find: (store: Store) => this.visibleCampaign(store, id),
+      view: campaignToJson,
+    } as const;
+    return this.changeAudited(campaign, action, async (current, tx, now) => {
       // Review is the operator's; the advertiser's people submit, pause, resume and archive.
       if (action === 'approve' || action === 'reject')
         requireOperator(this.actor, 'approve or reject campaigns');
@@ -357,20 +361,7 @@ export class CampaignService extends ServedService {
         },
         now,
       ))!;
-      await audit(
-        tx,
-        this.actor,
-        {
-          objectType: 'campaign',
-          objectId: id,
-          action,
-          reason: why,
-          before: campaignToJson(current),
-          after: campaignToJson(updated),
-        },
-        now,
-      );
-      return updated;
+      return { after: updated, reason: why };
     });
   }
 }

@@ -12,7 +12,7 @@ import type { KeyFlagRecord, NumberedPage, NumberedPageRequest, PageRequest, Sto
 import { audit } from './audit.js';
 import { keyStatus, PartnerService } from './partners.js';
 import { requireOperator, requireOperatorAccount, sees } from './scope.js';
-import { commitServed, UNSERVED } from '../serving/serving-changes.js';
+import { UNSERVED } from '../serving/serving-changes.js';
 import { ServedService } from './served-service.js';
 
 /** The `meta` key of the operator's policy (JSON); absent means the default: off. */
@@ -177,30 +177,25 @@ export class KeyFlagService extends ServedService {
     action: 'dismiss' | 'suspend',
     change: (before: KeyFlagRecord, tx: Store, now: number) => Promise<string>,
   ): Promise<KeyFlagRecord> {
-    const now = this.clock();
+    const flag = {
+      type: 'key_flag',
+      id,
+      find: (store: Store) => this.visible(store, id),
+      view: flagView,
+    } as const;
     // A dismissal changes nothing fetches read.
     const serving = action === 'suspend' ? this.serving : UNSERVED;
-    return commitServed(this.store, serving, async (tx) => {
-      const before = await this.visible(tx, id);
-      requireOperator(this.actor, 'review flags');
-      if (before.status !== 'open') throw alreadyDone(`flag ${id} was already reviewed (${before.status})`);
-      const reason = await change(before, tx, now);
-      const after = (await tx.getKeyFlag(id))!;
-      await audit(
-        tx,
-        this.actor,
-        {
-          objectType: 'key_flag',
-          objectId: id,
-          action,
-          reason,
-          before: flagView(before),
-          after: flagView(after),
-        },
-        now,
-      );
-      return after;
-    });
+    return this.changeAudited(
+      flag,
+      action,
+      async (before, tx, now) => {
+        requireOperator(this.actor, 'review flags');
+        if (before.status !== 'open') throw alreadyDone(`flag ${id} was already reviewed (${before.status})`);
+        const reason = await change(before, tx, now);
+        return { after: (await tx.getKeyFlag(id))!, reason };
+      },
+      serving,
+    );
   }
 
   async policy(): Promise<FlagPolicy> {

@@ -297,9 +297,13 @@ export class PartnerService extends ServedService {
     reason: string | null,
     change: (before: ApiKeyRecord, tx: Store, now: number) => Promise<void>,
   ): Promise<ApiKeyRecord> {
-    const now = this.clock();
-    return commitServed(this.store, this.serving, async (tx) => {
-      const before = await this.visibleKey(tx, id);
+    const key = {
+      type: 'api_key',
+      id,
+      find: (store: Store) => this.visibleKey(store, id),
+      view: keyView,
+    } as const;
+    return this.changeAudited(key, action, async (before, tx, now) => {
       // The partner's people create, rotate and revoke their keys; suspensions and limits are the operator's.
       // A suspended key stays as the operator left it: revoked by its partner, it would no longer
       // hold the partner's new keys for the operator (keyCreationHold).
@@ -307,21 +311,7 @@ export class PartnerService extends ServedService {
       else if (action === 'revoke') requireOperator(this.actor, 'revoke a suspended key');
       else requireOperator(this.actor, 'suspend, reinstate or limit keys');
       await change(before, tx, now);
-      const after = (await tx.getApiKey(id))!;
-      await audit(
-        tx,
-        this.actor,
-        {
-          objectType: 'api_key',
-          objectId: id,
-          action,
-          reason,
-          before: keyView(before, now),
-          after: keyView(after, now),
-        },
-        now,
-      );
-      return after;
+      return { after: (await tx.getApiKey(id))!, reason };
     });
   }
 
