@@ -2,7 +2,7 @@
 // StoreContext.
 import { toAdminToken, type AdminTokenRecord, type PageRequest } from './rows.js';
 import { page, type StoreContext } from './context.js';
-import { insertRow, updateRow } from './table-rows.js';
+import { findRow, insertRow, updateRow } from './table-rows.js';
 
 /** Every column of an admin token but its digest, which never leaves the store. */
 const ADMIN_TOKEN_COLUMNS = [
@@ -45,20 +45,11 @@ export async function createAdminToken(
 
 /** The token with this digest, revoked and expired ones included: the caller decides. */
 export function findAdminToken(ctx: StoreContext, digest: string): Promise<AdminTokenRecord | undefined> {
-  return oneAdminToken(ctx, 'digest', digest);
+  return findRow(ctx, 'admin_tokens', 'digest', digest, toAdminToken, ADMIN_TOKEN_COLUMNS);
 }
 
 export function getAdminToken(ctx: StoreContext, id: number): Promise<AdminTokenRecord | undefined> {
-  return oneAdminToken(ctx, 'id', id);
-}
-
-async function oneAdminToken(ctx: StoreContext, column: 'id' | 'digest', value: number | string) {
-  const row = await ctx.db
-    .selectFrom('admin_tokens')
-    .select(ADMIN_TOKEN_COLUMNS)
-    .where(column, '=', value)
-    .executeTakeFirst();
-  return row && toAdminToken(row);
+  return findRow(ctx, 'admin_tokens', 'id', id, toAdminToken, ADMIN_TOKEN_COLUMNS);
 }
 
 export async function listAdminTokens(

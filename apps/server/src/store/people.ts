@@ -120,13 +120,8 @@ export async function createUserLink(
 }
 
 /** The link with this digest, used and expired ones included: the caller decides. */
-export async function findUserLink(ctx: StoreContext, digest: string): Promise<UserLinkRecord | undefined> {
-  const row = await ctx.db
-    .selectFrom('user_links')
-    .select(LINK_COLUMNS)
-    .where('digest', '=', digest)
-    .executeTakeFirst();
-  return row && toUserLink(row);
+export function findUserLink(ctx: StoreContext, digest: string): Promise<UserLinkRecord | undefined> {
+  return findRow(ctx, 'user_links', 'digest', digest, toUserLink, LINK_COLUMNS);
 }
 
 /** Marks the link used; false when it already was (two browsers racing for one link: one wins). */
@@ -167,13 +162,8 @@ const SESSION_COLUMNS = [
   'user_agent',
 ] as const;
 
-export async function findSession(ctx: StoreContext, digest: string): Promise<SessionRecord | undefined> {
-  const row = await ctx.db
-    .selectFrom('sessions')
-    .select(SESSION_COLUMNS)
-    .where('digest', '=', digest)
-    .executeTakeFirst();
-  return row && toSession(row);
+export function findSession(ctx: StoreContext, digest: string): Promise<SessionRecord | undefined> {
+  return findRow(ctx, 'sessions', 'digest', digest, toSession, SESSION_COLUMNS);
 }
 
 /** A user's sessions that have not ended, newest first. */

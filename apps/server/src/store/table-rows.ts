@@ -35,18 +35,35 @@ export function insertRow(
   return (columns ? inserted.returning(columns) : inserted.returningAll()).executeTakeFirstOrThrow();
 }
 
-/** The row whose `column` holds `value`, made a record by `toRecord`, or undefined; the column is unique. */
-export async function findRow<T extends Table, Record>(
+/**
+ * The row whose `column` holds `value` (the column is unique), made a record by `toRecord`, or
+ * undefined: every column of it, or only `columns` (as `insertRow` returns them).
+ */
+export function findRow<T extends Table, Record>(
   ctx: StoreContext,
   table: T,
   column: keyof Database[T] & string,
   value: string | number,
   toRecord: (row: Selectable<Database[T]>) => Record,
-): Promise<Record | undefined> {
-  const db = ctx.db as any;
-  const row: Selectable<Database[T]> | undefined = await db
-    .selectFrom(table)
-    .selectAll()
+): Promise<Record | undefined>;
+export function findRow<T extends Table, C extends keyof Selectable<Database[T]> & string, Record>(
+  ctx: StoreContext,
+  table: T,
+  column: keyof Database[T] & string,
+  value: string | number,
+  toRecord: (row: Pick<Selectable<Database[T]>, C>) => Record,
+  columns: readonly C[],
+): Promise<Record | undefined>;
+export async function findRow(
+  ctx: StoreContext,
+  table: Table,
+  column: string,
+  value: string | number,
+  toRecord: (row: any) => unknown,
+  columns?: readonly string[],
+): Promise<unknown> {
+  const from = (ctx.db as any).selectFrom(table);
+  const row = await (columns ? from.select(columns) : from.selectAll())
     .where(column, '=', value)
     .executeTakeFirst();
   return row && toRecord(row);
