@@ -102,6 +102,13 @@ function visibleAscii<T>(
   return raw;
 }
 
+/** A value `pattern` matches, said in `what` when it does not; unset or empty: undefined. */
+function matching(env: string, raw: string | undefined, pattern: RegExp, what: string): string | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  if (!pattern.test(raw)) throw new ConfigError(`${env} must be ${what}`);
+  return raw;
+}
+
 function boolean(env: string, raw: string | undefined, fallback: boolean): boolean {
   if (raw === undefined || raw === '') return fallback;
   const value = raw.toLowerCase();
@@ -187,13 +194,13 @@ export const SETTINGS: ReadonlyArray<Setting<keyof Config>> = [
     description:
       'Admin token for the management API (`pla_` + 40 letters and digits), e.g. from a secret store. Without it, a token is generated at first start and printed once.',
     defaultText: '(generated)',
-    parse: (raw) => {
-      if (raw === undefined || raw === '') return undefined;
-      if (!/^pla_[0-9A-Za-z]{40}$/.test(raw)) {
-        throw new ConfigError('PLACARD_ADMIN_TOKEN must be "pla_" followed by 40 letters and digits');
-      }
-      return raw;
-    },
+    parse: (raw) =>
+      matching(
+        'PLACARD_ADMIN_TOKEN',
+        raw,
+        /^pla_[0-9A-Za-z]{40}$/,
+        '"pla_" followed by 40 letters and digits',
+      ),
   },
   {
     key: 'revokePreviousAdminTokens',
@@ -233,13 +240,7 @@ export const SETTINGS: ReadonlyArray<Setting<keyof Config>> = [
     description:
       '`redis://[user:password@]host:port[/db]` (or `rediss://`) to share rate limits between instances. If Redis becomes unreachable, each instance limits on its own until it is back. Unset: limits in memory.',
     defaultText: '(unset)',
-    parse: (raw) => {
-      if (raw === undefined || raw === '') return undefined;
-      if (!/^rediss?:\/\/[^\s]+$/.test(raw)) {
-        throw new ConfigError('PLACARD_REDIS_URL must be a redis:// or rediss:// URL');
-      }
-      return raw;
-    },
+    parse: (raw) => matching('PLACARD_REDIS_URL', raw, /^rediss?:\/\/[^\s]+$/, 'a redis:// or rediss:// URL'),
   },
   {
     key: 'redisKeyPrefix',

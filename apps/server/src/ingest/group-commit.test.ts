@@ -1,16 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { DomainError } from '../domain/errors.js';
-import type { BatchOutcome, TrackedEvent } from '../store/store.js';
+import { emptyBatchOutcome, type BatchOutcome, type TrackedEvent } from '../store/store.js';
 import { DEFAULT_GROUP_COMMIT, GroupCommitSink } from './group-commit.js';
 
-const NO_EFFECTS: BatchOutcome = {
-  refused: [],
-  replayed: [],
-  pastCap: [],
-  completed: [],
-  cappedForTheDay: [],
-  stored: new Map(),
-};
+const NO_EFFECTS = emptyBatchOutcome();
 
 function event(campaignId: number): TrackedEvent {
   return {
@@ -244,14 +237,7 @@ describe('group commit (D9)', () => {
 
   it('reports cap effects so serving can react', async () => {
     const seen: BatchOutcome[] = [];
-    const effects: BatchOutcome = {
-      refused: [],
-      replayed: [],
-      pastCap: [],
-      completed: [7],
-      cappedForTheDay: [],
-      stored: new Map(),
-    };
+    const effects: BatchOutcome = { ...emptyBatchOutcome(), completed: [7] };
     const sink = new GroupCommitSink(
       { insertEvents: async () => effects },
       () => undefined,

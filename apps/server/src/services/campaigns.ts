@@ -32,7 +32,7 @@ import type {
 import { requireChange, requireOperator, requireOperatorAccount, sees } from './scope.js';
 import { audit, type Actor } from './audit.js';
 import { commitServed } from '../serving/serving-changes.js';
-import { ServedService } from './served-service.js';
+import { ServedService, type AuditedObject } from './served-service.js';
 
 /** The JSON form of a campaign in an import file or an update (times as ISO 8601 strings). */
 export function campaignToJson(campaign: Campaign): Record<string, unknown> {
@@ -115,6 +115,13 @@ const IMPORTED = [...EDITABLE, 'status'];
 
 /** Advertisers' campaigns: bulk import, creation, editing under review rules, lifecycle actions. */
 export class CampaignService extends ServedService {
+  /** A campaign as its lifecycle actions are audited. */
+  private readonly audited: AuditedObject<Campaign> = {
+    type: 'campaign',
+    find: (store, id) => this.visibleCampaign(store, id),
+    view: campaignToJson,
+  };
+
   private async knownPlacements(store: Store = this.store): Promise<Set<string>> {
     return new Set((await store.listPlacements()).map((p) => p.id));
   }
@@ -340,9 +347,7 @@ export class CampaignService extends ServedService {
       throw invalidField('reason', 'must be a string');
     const why = typeof reason === 'string' && reason.trim() !== '' ? reason.trim() : null;
     if (action === 'reject' && why === null) throw invalidField('reason', 'is required to reject a campaign');
-    const now = this.clock();
-    return commitServed(this.store, this.serving, async (tx) => {
-      const current = await this.visibleCampaign(tx, id);
+    return this.changeAudited(this.audited, id, action, async (current, tx, now) => {
       // Review is the operator's; the advertiser's people submit, pause, resume and archive.
       if (action === 'approve' || action === 'reject')
         requireOperator(this.actor, 'approve or reject campaigns');
@@ -357,20 +362,7 @@ export class CampaignService extends ServedService {
         },
         now,
       ))!;
-      await audit(
-        tx,
-        this.actor,
-        {
-          objectType: 'campaign',
-          objectId: id,
-          action,
-          reason: why,
-          before: campaignToJson(current),
-          after: campaignToJson(updated),
-        },
-        now,
-      );
-      return updated;
+      return { after: updated, reason: why };
     });
   }
 }

@@ -12,8 +12,8 @@ import type { KeyFlagRecord, NumberedPage, NumberedPageRequest, PageRequest, Sto
 import { audit } from './audit.js';
 import { keyStatus, PartnerService } from './partners.js';
 import { requireOperator, requireOperatorAccount, sees } from './scope.js';
-import { commitServed, UNSERVED } from '../serving/serving-changes.js';
-import { ServedService } from './served-service.js';
+import { UNSERVED } from '../serving/serving-changes.js';
+import { ServedService, type AuditedObject } from './served-service.js';
 
 /** The `meta` key of the operator's policy (JSON); absent means the default: off. */
 export const FLAG_POLICY_KEY = 'flag_policy';
@@ -100,6 +100,13 @@ export async function readFlagPolicy(store: Store): Promise<FlagPolicy> {
  * integration before it is suspended). Scope as everywhere: another partner's flag reads as missing.
  */
 export class KeyFlagService extends ServedService {
+  /** A flag as its reviews are audited. */
+  private readonly audited: AuditedObject<KeyFlagRecord> = {
+    type: 'key_flag',
+    find: (store, id) => this.visible(store, id),
+    view: flagView,
+  };
+
   /** Newest first; a partner's people get their own, an advertiser's none. */
   async list(filter: { status?: unknown } = {}, request: PageRequest = {}): Promise<KeyFlagRecord[]> {
     const status = checkFlagStatus(filter.status);
@@ -177,30 +184,20 @@ export class KeyFlagService extends ServedService {
     action: 'dismiss' | 'suspend',
     change: (before: KeyFlagRecord, tx: Store, now: number) => Promise<string>,
   ): Promise<KeyFlagRecord> {
-    const now = this.clock();
     // A dismissal changes nothing fetches read.
     const serving = action === 'suspend' ? this.serving : UNSERVED;
-    return commitServed(this.store, serving, async (tx) => {
-      const before = await this.visible(tx, id);
-      requireOperator(this.actor, 'review flags');
-      if (before.status !== 'open') throw alreadyDone(`flag ${id} was already reviewed (${before.status})`);
-      const reason = await change(before, tx, now);
-      const after = (await tx.getKeyFlag(id))!;
-      await audit(
-        tx,
-        this.actor,
-        {
-          objectType: 'key_flag',
-          objectId: id,
-          action,
-          reason,
-          before: flagView(before),
-          after: flagView(after),
-        },
-        now,
-      );
-      return after;
-    });
+    return this.changeAudited(
+      this.audited,
+      id,
+      action,
+      async (before, tx, now) => {
+        requireOperator(this.actor, 'review flags');
+        if (before.status !== 'open') throw alreadyDone(`flag ${id} was already reviewed (${before.status})`);
+        const reason = await change(before, tx, now);
+        return { after: (await tx.getKeyFlag(id))!, reason };
+      },
+      serving,
+    );
   }
 
   async policy(): Promise<FlagPolicy> {

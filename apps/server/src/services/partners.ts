@@ -24,7 +24,7 @@ import type {
 import { audit } from './audit.js';
 import { requireChange, requireOperator, sees } from './scope.js';
 import { commitServed } from '../serving/serving-changes.js';
-import { ServedService } from './served-service.js';
+import { ServedService, type AuditedObject } from './served-service.js';
 import { trimmedText } from './text-field.js';
 
 export interface CreatedKey {
@@ -144,6 +144,13 @@ export function keyCreationHold(keys: readonly ApiKeyRecord[]): string | undefin
  * audited; changes to keys reach every instance's key registry within 2 s through the change feed.
  */
 export class PartnerService extends ServedService {
+  /** An API key as its changes are audited. */
+  private readonly auditedKey: AuditedObject<ApiKeyRecord> = {
+    type: 'api_key',
+    find: (store, id) => this.visibleKey(store, id),
+    view: keyView,
+  };
+
   async createPartner(name: unknown, blockedCategories: unknown = []): Promise<Partner> {
     requireOperator(this.actor, 'create partners');
     const checked = trimmedText('name', name);
@@ -297,9 +304,7 @@ export class PartnerService extends ServedService {
     reason: string | null,
     change: (before: ApiKeyRecord, tx: Store, now: number) => Promise<void>,
   ): Promise<ApiKeyRecord> {
-    const now = this.clock();
-    return commitServed(this.store, this.serving, async (tx) => {
-      const before = await this.visibleKey(tx, id);
+    return this.changeAudited(this.auditedKey, id, action, async (before, tx, now) => {
       // The partner's people create, rotate and revoke their keys; suspensions and limits are the operator's.
       // A suspended key stays as the operator left it: revoked by its partner, it would no longer
       // hold the partner's new keys for the operator (keyCreationHold).
@@ -307,21 +312,7 @@ export class PartnerService extends ServedService {
       else if (action === 'revoke') requireOperator(this.actor, 'revoke a suspended key');
       else requireOperator(this.actor, 'suspend, reinstate or limit keys');
       await change(before, tx, now);
-      const after = (await tx.getApiKey(id))!;
-      await audit(
-        tx,
-        this.actor,
-        {
-          objectType: 'api_key',
-          objectId: id,
-          action,
-          reason,
-          before: keyView(before, now),
-          after: keyView(after, now),
-        },
-        now,
-      );
-      return after;
+      return { after: (await tx.getApiKey(id))!, reason };
     });
   }
 

@@ -79,41 +79,15 @@ export class RecentTraffic {
 
   /** Events in the slices that start in [from, to), by key, placement, kind and reason. */
   keyEventCounts(from: number, to: number): KeyEventCount[] {
-    const totals = new Map<string, number>();
-    for (const [start, counts] of this.slices) {
-      if (start < from - (from % BURST_SLICE_MS) || start >= to) continue;
-      for (const [key, count] of counts) totals.set(key, (totals.get(key) ?? 0) + count);
-    }
-    return [...totals].map(([key, count]) => {
-      const [apiKeyId, partnerId, placementId, kind, reason] = key.split('|') as [
-        string,
-        string,
-        string,
-        EventKind,
-        string,
-      ];
-      return { apiKeyId: Number(apiKeyId), partnerId: Number(partnerId), placementId, kind, reason, count };
-    });
+    return [...sumSlices(this.slices, from, to)].map(([key, count]) => keyEventCount(key, count));
   }
 
   /** Events with an end user's address in the slices that start in [from, to), by address, key, placement, kind and reason. */
   addressEventCounts(from: number, to: number): AddressEventCount[] {
-    const totals = new Map<string, number>();
-    for (const [start, counts] of this.addressSlices) {
-      if (start < from - (from % BURST_SLICE_MS) || start >= to) continue;
-      for (const [key, count] of counts) totals.set(key, (totals.get(key) ?? 0) + count);
-    }
-    return [...totals].map(([key, count]) => {
-      const [address, apiKeyId, partnerId, placementId, kind, reason] = key.split('|') as [
-        string,
-        string,
-        string,
-        string,
-        EventKind,
-        string,
-      ];
-      const ids = { apiKeyId: Number(apiKeyId), partnerId: Number(partnerId) };
-      return { address, ...ids, placementId, kind, reason, count };
+    return [...sumSlices(this.addressSlices, from, to)].map(([key, count]) => {
+      // `address|` before a key of `slices`: an address (a /24 or /48) holds no `|`.
+      const cut = key.indexOf('|');
+      return { address: key.slice(0, cut), ...keyEventCount(key.slice(cut + 1), count) };
     });
   }
 
@@ -169,4 +143,26 @@ function add(buckets: Map<number, Map<string, number>>, start: number, key: stri
   let counts = buckets.get(start);
   if (!counts) buckets.set(start, (counts = new Map<string, number>()));
   counts.set(key, (counts.get(key) ?? 0) + 1);
+}
+
+/** The counts of the slices that start in [from, to) (`from`'s own slice included), summed by key. */
+function sumSlices(slices: Map<number, Map<string, number>>, from: number, to: number): Map<string, number> {
+  const totals = new Map<string, number>();
+  for (const [start, counts] of slices) {
+    if (start < from - (from % BURST_SLICE_MS) || start >= to) continue;
+    for (const [key, count] of counts) totals.set(key, (totals.get(key) ?? 0) + count);
+  }
+  return totals;
+}
+
+/** The count of an `apiKeyId|partnerId|placement|kind|reason` key. */
+function keyEventCount(key: string, count: number): KeyEventCount {
+  const [apiKeyId, partnerId, placementId, kind, reason] = key.split('|') as [
+    string,
+    string,
+    string,
+    EventKind,
+    string,
+  ];
+  return { apiKeyId: Number(apiKeyId), partnerId: Number(partnerId), placementId, kind, reason, count };
 }

@@ -2,6 +2,7 @@
 // StoreContext.
 import { toAdminToken, type AdminTokenRecord, type PageRequest } from './rows.js';
 import { page, type StoreContext } from './context.js';
+import { findRow, insertRow, updateRow } from './table-rows.js';
 
 /** Every column of an admin token but its digest, which never leaves the store. */
 const ADMIN_TOKEN_COLUMNS = [
@@ -28,39 +29,27 @@ export async function createAdminToken(
   },
   now = Date.now(),
 ): Promise<AdminTokenRecord> {
-  const row = await ctx.db
-    .insertInto('admin_tokens')
-    .values({
-      digest: token.digest,
-      display_prefix: token.displayPrefix,
-      label: token.label,
-      created_at: now,
-      revoked_at: null,
-      expires_at: token.expiresAt ?? null,
-      scope: token.scope ?? 'operator',
-      role: token.role ?? 'admin',
-    })
-    .returning(ADMIN_TOKEN_COLUMNS)
-    .executeTakeFirstOrThrow();
+  const values = {
+    digest: token.digest,
+    display_prefix: token.displayPrefix,
+    label: token.label,
+    created_at: now,
+    revoked_at: null,
+    expires_at: token.expiresAt ?? null,
+    scope: token.scope ?? 'operator',
+    role: token.role ?? 'admin',
+  };
+  const row = await insertRow(ctx, 'admin_tokens', values, ADMIN_TOKEN_COLUMNS);
   return toAdminToken(row);
 }
 
 /** The token with this digest, revoked and expired ones included: the caller decides. */
 export function findAdminToken(ctx: StoreContext, digest: string): Promise<AdminTokenRecord | undefined> {
-  return oneAdminToken(ctx, 'digest', digest);
+  return findRow(ctx, 'admin_tokens', 'digest', digest, toAdminToken, ADMIN_TOKEN_COLUMNS);
 }
 
 export function getAdminToken(ctx: StoreContext, id: number): Promise<AdminTokenRecord | undefined> {
-  return oneAdminToken(ctx, 'id', id);
-}
-
-async function oneAdminToken(ctx: StoreContext, column: 'id' | 'digest', value: number | string) {
-  const row = await ctx.db
-    .selectFrom('admin_tokens')
-    .select(ADMIN_TOKEN_COLUMNS)
-    .where(column, '=', value)
-    .executeTakeFirst();
-  return row && toAdminToken(row);
+  return findRow(ctx, 'admin_tokens', 'id', id, toAdminToken, ADMIN_TOKEN_COLUMNS);
 }
 
 export async function listAdminTokens(
@@ -76,14 +65,10 @@ export async function updateAdminToken(
   id: number,
   changes: { revokedAt?: number; lastUsedAt?: number },
 ): Promise<void> {
-  await ctx.db
-    .updateTable('admin_tokens')
-    .set({
-      ...(changes.revokedAt !== undefined && { revoked_at: changes.revokedAt }),
-      ...(changes.lastUsedAt !== undefined && { last_used_at: changes.lastUsedAt }),
-    })
-    .where('id', '=', id)
-    .execute();
+  await updateRow(ctx, 'admin_tokens', id, {
+    revoked_at: changes.revokedAt,
+    last_used_at: changes.lastUsedAt,
+  });
 }
 
 /**

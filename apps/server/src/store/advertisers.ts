@@ -3,6 +3,7 @@ import type { Selectable } from 'kysely';
 import type { NumberedPage, NumberedPageRequest, PageRequest, Advertiser } from './rows.js';
 import type { AdvertiserTable } from './schema.js';
 import { numberedPage, page, type StoreContext } from './context.js';
+import { insertRow, findRow, updateRow } from './table-rows.js';
 
 const toAdvertiser = (row: Selectable<AdvertiserTable>): Advertiser => ({
   id: row.id,
@@ -16,24 +17,14 @@ export async function createAdvertiser(
   name: string,
   now = Date.now(),
 ): Promise<Advertiser> {
-  const row = await ctx.db
-    .insertInto('advertisers')
-    .values({ name, created_at: now, updated_at: now })
-    .returningAll()
-    .executeTakeFirstOrThrow();
-  return toAdvertiser(row);
+  return toAdvertiser(await insertRow(ctx, 'advertisers', { name, created_at: now, updated_at: now }));
 }
 
-export async function findAdvertiser(
+export function findAdvertiser(
   ctx: StoreContext,
   idOrName: number | string,
 ): Promise<Advertiser | undefined> {
-  const row = await ctx.db
-    .selectFrom('advertisers')
-    .selectAll()
-    .where(typeof idOrName === 'number' ? 'id' : 'name', '=', idOrName)
-    .executeTakeFirst();
-  return row && toAdvertiser(row);
+  return findRow(ctx, 'advertisers', typeof idOrName === 'number' ? 'id' : 'name', idOrName, toAdvertiser);
 }
 
 export async function listAdvertisers(ctx: StoreContext, request: PageRequest = {}): Promise<Advertiser[]> {
@@ -46,12 +37,7 @@ export async function advertiserPage(
   ctx: StoreContext,
   request: NumberedPageRequest,
 ): Promise<NumberedPage<Advertiser>> {
-  const found = await numberedPage<Selectable<AdvertiserTable>>(
-    ctx.db.selectFrom('advertisers'),
-    'id',
-    request,
-  );
-  return { rows: found.rows.map(toAdvertiser), total: found.total };
+  return numberedPage(ctx.db.selectFrom('advertisers'), 'id', request, toAdvertiser);
 }
 
 export async function renameAdvertiser(
@@ -60,7 +46,7 @@ export async function renameAdvertiser(
   name: string,
   now = Date.now(),
 ): Promise<void> {
-  await ctx.db.updateTable('advertisers').set({ name, updated_at: now }).where('id', '=', id).execute();
+  await updateRow(ctx, 'advertisers', id, { name, updated_at: now });
 }
 
 /** How many campaigns each of these advertisers has; one left out of the answer has none. */

@@ -70,6 +70,5 @@ export async function auditPage(
   filter: { objectType?: string; objectId?: string },
   request: NumberedPageRequest,
 ): Promise<NumberedPage<AuditRecord>> {
-  const found = await numberedPage<Selectable<AuditLogTable>>(auditWhere(ctx, filter), 'id', request);
-  return { rows: found.rows.map(toAuditRecord), total: found.total };
+  return numberedPage(auditWhere(ctx, filter), 'id', request, toAuditRecord);
 }

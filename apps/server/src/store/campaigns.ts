@@ -263,10 +263,11 @@ export async function campaignPage(
   sort: CampaignSort = { by: 'newest', descending: true },
 ): Promise<NumberedPage<Campaign>> {
   if (sort.by === 'newest' && sort.descending) {
-    const page = await numberedPage<Selectable<CampaignTable>>(
+    const page = await numberedPage(
       campaignsWhere(ctx, filter),
       'campaigns.id',
       request,
+      (row: Selectable<CampaignTable>) => row,
     );
     return { rows: await withPlacements(ctx, page.rows), total: page.total };
   }

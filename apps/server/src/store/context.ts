@@ -61,17 +61,18 @@ export function page<T extends { where: (...args: never[]) => T }>(
 
 /**
  * One numbered page of the rows of `filtered`, newest (highest `order` column, the next column
- * breaking ties) first, and how many rows it selects: every list the dashboard pages through reads
- * this way. `filtered` is a query with its conditions and nothing selected (every column is read),
+ * breaking ties) first, each made a record by `toRecord`, and how many rows it selects: every list
+ * the dashboard pages through reads this way. `filtered` is a query with its conditions and nothing selected (every column is read),
  * or, with `selected`, one whose columns are already chosen (a join such as the keys' usage): its
  * count clears that choice, so the join must not multiply rows.
  */
-export async function numberedPage<Row>(
+export async function numberedPage<Row, Record>(
   filtered: unknown,
   order: string | readonly string[],
   request: NumberedPageRequest,
+  toRecord: (row: Row) => Record,
   { selected = false }: { selected?: boolean } = {},
-): Promise<NumberedPage<Row>> {
+): Promise<NumberedPage<Record>> {
   // Typed loosely for the reason `page` is: Kysely's types cannot say a generic query has `id`.
   /* eslint-disable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-call, @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-return */
   const query = filtered as any;
@@ -82,6 +83,6 @@ export async function numberedPage<Row>(
     rows.limit(request.size).offset(request.offset).execute(),
     counting.select((eb: any) => eb.fn.countAll().as('total')).executeTakeFirstOrThrow(),
   ]);
-  return { rows: found, total: Number(counted.total) };
+  return { rows: (found as Row[]).map(toRecord), total: Number(counted.total) };
   /* eslint-enable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-call, @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-return */
 }

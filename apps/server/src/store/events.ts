@@ -3,9 +3,13 @@
 import { NO_CAPS, totalCapReached, type Caps, type Totals } from '../domain/campaigns.js';
 import { REASONS } from '../domain/verdicts.js';
 import { localDate, startOfNextLocalDay } from '../domain/time-zones.js';
-import { pruneIdempotencyKeys as pruneOldIdempotencyKeys, type SettledBatch } from './event-ledger.js';
+import {
+  pruneIdempotencyKeys as pruneOldIdempotencyKeys,
+  type EventPartitioning,
+  type SettledBatch,
+} from './event-ledger.js';
 import type { EventPartitions } from './event-partitions.js';
-import { capsOf, type EventKind, type TrackedEvent, type BatchOutcome } from './rows.js';
+import { capsOf, emptyBatchOutcome, type EventKind, type TrackedEvent, type BatchOutcome } from './rows.js';
 import { transact, type StoreContext } from './context.js';
 import { appendAudit } from './audit.js';
 
@@ -22,14 +26,7 @@ export async function insertEvents(
   ctx: StoreContext,
   events: readonly TrackedEvent[],
 ): Promise<BatchOutcome> {
-  const effects: BatchOutcome = {
-    refused: [],
-    replayed: [],
-    pastCap: [],
-    completed: [],
-    cappedForTheDay: [],
-    stored: new Map(),
-  };
+  const effects = emptyBatchOutcome();
   if (events.length === 0) return effects;
   const count = ({ stored, refused }: SettledBatch): void => {
     effects.refused = refused;
@@ -80,9 +77,9 @@ export async function ensureEventPartitions(
   retentionDays: number,
   lockTimeoutMs = 0,
 ): Promise<string[]> {
-  const { partitions } = ctx.ledger;
-  if (!partitions) return [];
-  return transact(ctx, (tx) => partitions.create(tx.db, now, retentionDays, lockTimeoutMs));
+  return changePartitions(ctx, (partitions, tx) =>
+    partitions.create(tx.db, now, retentionDays, lockTimeoutMs),
+  );
 }
 
 /** PostgreSQL: the event partitions as they are now; SQLite: null (one table). */
@@ -100,9 +97,17 @@ export async function dropExpiredEventPartitions(
   before: number,
   lockTimeoutMs = 0,
 ): Promise<string[]> {
+  return changePartitions(ctx, (partitions, tx) => partitions.drop(tx.db, before, lockTimeoutMs));
+}
+
+/** Runs `change` on the engine's event partitions in one transaction; without partitions, nothing. */
+async function changePartitions(
+  ctx: StoreContext,
+  change: (partitions: EventPartitioning, tx: StoreContext) => Promise<string[]>,
+): Promise<string[]> {
   const { partitions } = ctx.ledger;
   if (!partitions) return [];
-  return transact(ctx, (tx) => partitions.drop(tx.db, before, lockTimeoutMs));
+  return transact(ctx, (tx) => change(partitions, tx));
 }
 
 /** Forgets up to `limit` idempotency keys past their 24-hour window; returns how many. */

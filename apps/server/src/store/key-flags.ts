@@ -6,6 +6,7 @@ import type { FlagSignal, FlagStatus } from '../domain/key-flags.js';
 import type { EventKind, NumberedPage, NumberedPageRequest, PageRequest } from './rows.js';
 import { numberedPage, page, type StoreContext } from './context.js';
 import type { KeyFlagTable } from './schema.js';
+import { findRow } from './table-rows.js';
 
 export interface KeyFlagRecord {
   id: number;
@@ -145,9 +146,8 @@ export async function flaggedKeys(
   return { flagged: new Set([...flags.map((row) => Number(row.api_key_id)), ...suspended]), suspended };
 }
 
-export async function getKeyFlag(ctx: StoreContext, id: number): Promise<KeyFlagRecord | undefined> {
-  const row = await ctx.db.selectFrom('key_flags').selectAll().where('id', '=', id).executeTakeFirst();
-  return row && toRecord(row);
+export function getKeyFlag(ctx: StoreContext, id: number): Promise<KeyFlagRecord | undefined> {
+  return findRow(ctx, 'key_flags', 'id', id, toRecord);
 }
 
 /** Flags, newest first unless the page asks otherwise; of one partner, in one status, when given. */
@@ -169,8 +169,7 @@ export async function keyFlagPage(
   filter: FlagFilter,
   request: NumberedPageRequest,
 ): Promise<NumberedPage<KeyFlagRecord>> {
-  const found = await numberedPage<Selectable<KeyFlagTable>>(flagsOf(ctx, filter), 'id', request);
-  return { rows: found.rows.map(toRecord), total: found.total };
+  return numberedPage(flagsOf(ctx, filter), 'id', request, toRecord);
 }
 
 type FlagFilter = {

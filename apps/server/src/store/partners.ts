@@ -14,26 +14,14 @@ import {
   type LiveKey,
 } from './rows.js';
 import { numberedPage, page, type StoreContext } from './context.js';
+import { insertRow, findRow, updateRow } from './table-rows.js';
 
 export async function createPartner(ctx: StoreContext, name: string, now = Date.now()): Promise<Partner> {
-  const row = await ctx.db
-    .insertInto('partners')
-    .values({ name, created_at: now, updated_at: now })
-    .returningAll()
-    .executeTakeFirstOrThrow();
-  return toPartner(row);
+  return toPartner(await insertRow(ctx, 'partners', { name, created_at: now, updated_at: now }));
 }
 
-export async function findPartner(
-  ctx: StoreContext,
-  idOrName: number | string,
-): Promise<Partner | undefined> {
-  const row = await ctx.db
-    .selectFrom('partners')
-    .selectAll()
-    .where(typeof idOrName === 'number' ? 'id' : 'name', '=', idOrName)
-    .executeTakeFirst();
-  return row && toPartner(row);
+export function findPartner(ctx: StoreContext, idOrName: number | string): Promise<Partner | undefined> {
+  return findRow(ctx, 'partners', typeof idOrName === 'number' ? 'id' : 'name', idOrName, toPartner);
 }
 
 export async function listPartners(
@@ -48,12 +36,7 @@ export async function partnerPage(
   ctx: StoreContext,
   request: NumberedPageRequest,
 ): Promise<NumberedPage<Partner>> {
-  const found = await numberedPage<Parameters<typeof toPartner>[0]>(
-    ctx.db.selectFrom('partners'),
-    'id',
-    request,
-  );
-  return { rows: found.rows.map(toPartner), total: found.total };
+  return numberedPage(ctx.db.selectFrom('partners'), 'id', request, toPartner);
 }
 
 export async function updatePartner(
@@ -62,17 +45,12 @@ export async function updatePartner(
   changes: { name?: string; blockedCategories?: string[] },
   now = Date.now(),
 ) {
-  await ctx.db
-    .updateTable('partners')
-    .set({
-      ...(changes.name !== undefined && { name: changes.name }),
-      ...(changes.blockedCategories !== undefined && {
-        blocked_categories: JSON.stringify(changes.blockedCategories),
-      }),
-      updated_at: now,
-    })
-    .where('id', '=', id)
-    .execute();
+  await updateRow(ctx, 'partners', id, {
+    name: changes.name,
+    blocked_categories:
+      changes.blockedCategories === undefined ? undefined : JSON.stringify(changes.blockedCategories),
+    updated_at: now,
+  });
 }
 
 export async function createApiKey(
@@ -80,19 +58,15 @@ export async function createApiKey(
   key: { partnerId: number; label: string | null; displayPrefix: string; digest: string },
   now = Date.now(),
 ): Promise<ApiKeyRecord> {
-  const row = await ctx.db
-    .insertInto('api_keys')
-    .values({
-      partner_id: key.partnerId,
-      label: key.label,
-      display_prefix: key.displayPrefix,
-      digest: key.digest,
-      status: 'active',
-      created_at: now,
-      revoked_at: null,
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  const row = await insertRow(ctx, 'api_keys', {
+    partner_id: key.partnerId,
+    label: key.label,
+    display_prefix: key.displayPrefix,
+    digest: key.digest,
+    status: 'active',
+    created_at: now,
+    revoked_at: null,
+  });
   return toApiKey(row);
 }
 
@@ -132,10 +106,7 @@ export async function apiKeyPage(
   let query = keysWithUsage(ctx);
   if (partnerId !== undefined) query = query.where('api_keys.partner_id', '=', partnerId);
   // A key has at most one usage row, so the join does not change the count.
-  const found = await numberedPage<Parameters<typeof toApiKey>[0]>(query, 'api_keys.id', request, {
-    selected: true,
-  });
-  return { rows: found.rows.map(toApiKey), total: found.total };
+  return numberedPage(query, 'api_keys.id', request, toApiKey, { selected: true });
 }
 
 /** Changes a key's lifecycle columns; returns it, or undefined when no such key exists. */

@@ -3,6 +3,7 @@
 // their secret; the secrets themselves are never stored.
 import type { Account } from '../domain/accounts.js';
 import { numberedPage, page, type StoreContext } from './context.js';
+import { insertRow, findRow, updateRow } from './table-rows.js';
 import {
   toSession,
   toUser,
@@ -26,26 +27,28 @@ export async function createUser(
   user: { email: string; account: Account; role: string },
   now = Date.now(),
 ): Promise<UserRecord> {
-  const row = await ctx.db
-    .insertInto('users')
-    .values({ email: user.email, ...accountColumns(user.account), role: user.role, created_at: now })
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  const row = await insertRow(ctx, 'users', {
+    email: user.email,
+    ...accountColumns(user.account),
+    role: user.role,
+    created_at: now,
+  });
   return toUser(row);
 }
 
-export async function getUser(ctx: StoreContext, id: number): Promise<UserRecord | undefined> {
-  const row = await ctx.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
-  return row && toUser(row);
+export function getUser(ctx: StoreContext, id: number): Promise<UserRecord | undefined> {
+  return findRow(ctx, 'users', 'id', id, toUser);
 }
 
 /** The user with this (lower-case) e-mail address, with the password hash sign-in checks. */
-export async function findUserForSignIn(
+export function findUserForSignIn(
   ctx: StoreContext,
   email: string,
 ): Promise<{ user: UserRecord; passwordHash: string | null } | undefined> {
-  const row = await ctx.db.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirst();
-  return row && { user: toUser(row), passwordHash: row.password_hash };
+  return findRow(ctx, 'users', 'email', email, (row) => ({
+    user: toUser(row),
+    passwordHash: row.password_hash,
+  }));
 }
 
 /** Users, in one account when `account` is given. */
@@ -63,8 +66,7 @@ export async function userPage(
   account: Account | undefined,
   request: NumberedPageRequest,
 ): Promise<NumberedPage<UserRecord>> {
-  const found = await numberedPage<Parameters<typeof toUser>[0]>(usersOf(ctx, account), 'id', request);
-  return { rows: found.rows.map(toUser), total: found.total };
+  return numberedPage(usersOf(ctx, account), 'id', request, toUser);
 }
 
 function usersOf(ctx: StoreContext, account: Account | undefined) {
@@ -83,19 +85,16 @@ export async function updateUser(
   changes: { passwordHash?: string; role?: string; disabledAt?: number | null },
   now = Date.now(),
 ): Promise<void> {
-  await ctx.db
-    .updateTable('users')
-    .set({
-      ...(changes.passwordHash !== undefined && {
-        password_hash: changes.passwordHash,
-        password_changed_at: now,
-      }),
-      ...(changes.role !== undefined && { role: changes.role }),
-      ...(changes.disabledAt !== undefined && { disabled_at: changes.disabledAt }),
-    })
-    .where('id', '=', id)
-    .execute();
+  await updateRow(ctx, 'users', id, {
+    password_hash: changes.passwordHash,
+    password_changed_at: changes.passwordHash === undefined ? undefined : now,
+    role: changes.role,
+    disabled_at: changes.disabledAt,
+  });
 }
+
+/** Every column of a link but its digest, which never leaves the store. */
+const LINK_COLUMNS = ['id', 'user_id', 'purpose', 'created_at', 'expires_at', 'used_at'] as const;
 
 /** Stores a new link; earlier unused links of the user are void from now on (one valid link at a time). */
 export async function createUserLink(
@@ -109,28 +108,20 @@ export async function createUserLink(
     .where('user_id', '=', link.userId)
     .where('used_at', 'is', null)
     .execute();
-  const row = await ctx.db
-    .insertInto('user_links')
-    .values({
-      digest: link.digest,
-      user_id: link.userId,
-      purpose: link.purpose,
-      created_at: now,
-      expires_at: link.expiresAt,
-    })
-    .returning(['id', 'user_id', 'purpose', 'created_at', 'expires_at', 'used_at'])
-    .executeTakeFirstOrThrow();
+  const values = {
+    digest: link.digest,
+    user_id: link.userId,
+    purpose: link.purpose,
+    created_at: now,
+    expires_at: link.expiresAt,
+  };
+  const row = await insertRow(ctx, 'user_links', values, LINK_COLUMNS);
   return toUserLink(row);
 }
 
 /** The link with this digest, used and expired ones included: the caller decides. */
-export async function findUserLink(ctx: StoreContext, digest: string): Promise<UserLinkRecord | undefined> {
-  const row = await ctx.db
-    .selectFrom('user_links')
-    .select(['id', 'user_id', 'purpose', 'created_at', 'expires_at', 'used_at'])
-    .where('digest', '=', digest)
-    .executeTakeFirst();
-  return row && toUserLink(row);
+export function findUserLink(ctx: StoreContext, digest: string): Promise<UserLinkRecord | undefined> {
+  return findRow(ctx, 'user_links', 'digest', digest, toUserLink, LINK_COLUMNS);
 }
 
 /** Marks the link used; false when it already was (two browsers racing for one link: one wins). */
@@ -149,18 +140,15 @@ export async function createSession(
   session: { digest: string; userId: number; expiresAt: number; userAgent: string | null },
   now = Date.now(),
 ): Promise<SessionRecord> {
-  const row = await ctx.db
-    .insertInto('sessions')
-    .values({
-      digest: session.digest,
-      user_id: session.userId,
-      created_at: now,
-      last_seen_at: now,
-      expires_at: session.expiresAt,
-      user_agent: session.userAgent,
-    })
-    .returning(SESSION_COLUMNS)
-    .executeTakeFirstOrThrow();
+  const values = {
+    digest: session.digest,
+    user_id: session.userId,
+    created_at: now,
+    last_seen_at: now,
+    expires_at: session.expiresAt,
+    user_agent: session.userAgent,
+  };
+  const row = await insertRow(ctx, 'sessions', values, SESSION_COLUMNS);
   return toSession(row);
 }
 
@@ -174,13 +162,8 @@ const SESSION_COLUMNS = [
   'user_agent',
 ] as const;
 
-export async function findSession(ctx: StoreContext, digest: string): Promise<SessionRecord | undefined> {
-  const row = await ctx.db
-    .selectFrom('sessions')
-    .select(SESSION_COLUMNS)
-    .where('digest', '=', digest)
-    .executeTakeFirst();
-  return row && toSession(row);
+export function findSession(ctx: StoreContext, digest: string): Promise<SessionRecord | undefined> {
+  return findRow(ctx, 'sessions', 'digest', digest, toSession, SESSION_COLUMNS);
 }
 
 /** A user's sessions that have not ended, newest first. */

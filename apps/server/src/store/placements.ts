@@ -1,6 +1,7 @@
 // The placement registry (D1). Part of the Store façade (store.ts): functions over a StoreContext.
 import type { NumberedPage, NumberedPageRequest, Placement } from './rows.js';
 import { numberedPage, type StoreContext } from './context.js';
+import { findRow } from './table-rows.js';
 
 type PlacementRow = { id: string; description: string; enabled: number };
 const toPlacement = (row: PlacementRow): Placement => ({
@@ -26,13 +27,11 @@ export async function placementPage(
 ): Promise<NumberedPage<Placement>> {
   let query = ctx.db.selectFrom('placements');
   if (filter.enabledOnly) query = query.where('enabled', '=', 1);
-  const found = await numberedPage<PlacementRow>(query, ['created_at', 'id'], request);
-  return { rows: found.rows.map(toPlacement), total: found.total };
+  return numberedPage(query, ['created_at', 'id'], request, toPlacement);
 }
 
-export async function getPlacement(ctx: StoreContext, id: string): Promise<Placement | undefined> {
-  const row = await ctx.db.selectFrom('placements').selectAll().where('id', '=', id).executeTakeFirst();
-  return row && toPlacement(row);
+export function getPlacement(ctx: StoreContext, id: string): Promise<Placement | undefined> {
+  return findRow(ctx, 'placements', 'id', id, toPlacement);
 }
 
 export async function addPlacement(ctx: StoreContext, placement: Placement, now = Date.now()): Promise<void> {

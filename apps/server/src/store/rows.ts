@@ -326,6 +326,11 @@ export interface BatchOutcome {
   stored: Map<string, number>;
 }
 
+/** The outcome of a batch before anything in it is counted: nothing refused, replayed or capped. */
+export function emptyBatchOutcome(): BatchOutcome {
+  return { refused: [], replayed: [], pastCap: [], completed: [], cappedForTheDay: [], stored: new Map() };
+}
+
 export type CampaignPatch = Partial<CampaignInput> & {
   rejectionReason?: string | null;
   cappedUntil?: number | null;

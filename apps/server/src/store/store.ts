@@ -47,7 +47,7 @@ export type {
   UserRecord,
 } from './rows.js';
 export type { Db } from './schema.js';
-export { CAMPAIGN_SORTS } from './rows.js';
+export { CAMPAIGN_SORTS, emptyBatchOutcome } from './rows.js';
 export type { CampaignDelivery } from './campaign-delivery.js';
 export type { KeyEventCount, KeyFlagRecord, KeySliceCount } from './key-flags.js';
 
