@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FlagSignal } from '../src/domain/key-flags.js';
 import { campaign, createTestApp, type TestApp } from './helpers/app.js';
 import type { BrowserClient } from './helpers/browser-client.js';
 import { ENGINES } from './helpers/engines.js';
@@ -27,25 +28,25 @@ function pagerOf(body: string, label: string): string {
 }
 
 /**
- * A list of `total` rows (51 to 100) at `path` shows the first 50 with the count and links to its
- * second page, which shows the rest: `newest` is on the first page, `older` (the 51st newest) is
- * not, and `oldest` is on the second.
+ * A list of `total` rows (51 to 100) at `path`, 55 of them added by the test (the nth shown as
+ * `row(n)`), shows the first 50 with the count and links to its second page, which shows the rest:
+ * the 55th added is on the first page, the 5th (the 51st newest) is not, and the 1st is on the second.
  */
 async function expectTwoPages(
   client: BrowserClient,
   list: { path: string; noun: string; total: number },
-  rows: { newest: string; older: string; oldest: string },
+  row: (n: number) => string,
 ): Promise<string> {
   const { path, noun, total } = list;
   const first = await client.get(path);
   expect(first.status).toBe(200);
   expect(first.body).toContain(`<caption>1–50 of ${total} ${noun}</caption>`);
-  expect(first.body).toContain(rows.newest);
-  expect(first.body).not.toContain(rows.older);
+  expect(first.body).toContain(row(55));
+  expect(first.body).not.toContain(row(5));
   expect(links(first.body)).toEqual({ 'Next page': `${path}?page=2`, 'Last page': `${path}?page=2` });
   const second = await client.get(`${path}?page=2`);
   expect(second.body).toContain(`<caption>51–${total} of ${total} ${noun}</caption>`);
-  expect(second.body).toContain(rows.oldest);
+  expect(second.body).toContain(row(1));
   return first.body;
 }
 
@@ -144,11 +145,7 @@ describe.each(ENGINES)('dashboard paging on %s', (engine) => {
     await expectTwoPages(
       operator,
       { path: '/advertisers', noun: 'advertisers', total },
-      {
-        newest: '>Paged advertiser 55</td>',
-        older: '>Paged advertiser 5</td>',
-        oldest: '>Paged advertiser 1</td>',
-      },
+      (n) => `>Paged advertiser ${n}</td>`,
     );
   });
 
@@ -158,7 +155,7 @@ describe.each(ENGINES)('dashboard paging on %s', (engine) => {
     await expectTwoPages(
       operator,
       { path: '/partners', noun: 'partners', total },
-      { newest: 'Paged partner 55', older: 'Paged partner 5<', oldest: 'Paged partner 1<' },
+      (n) => `Paged partner ${n}<`,
     );
   });
 });
@@ -178,30 +175,53 @@ describe.each(ENGINES)('dashboard paging of keys, placements, users and flags on
   }, 120_000);
   afterAll(async () => t?.close());
 
+  /**
+   * Flags each of 55 new keys of a new partner with `signal`: the nth key labelled `${keys} ${n}`,
+   * its flag summed up as `${flags} ${n}`. The flags, in the order they were raised.
+   */
+  async function flagKeys(partnerName: string, signal: FlagSignal, labels: { keys: string; flags: string }) {
+    const partner = await t.partners.createPartner(partnerName);
+    const at = new Date(now).toISOString();
+    const flags = [];
+    for (let n = 1; n <= 55; n++) {
+      const { key } = await t.partners.createKey(partner.id, `${labels.keys} ${n}`);
+      const evidence = {
+        summary: `${labels.flags} ${n}`,
+        windowStart: at,
+        windowEnd: at,
+        measure: 1,
+        threshold: 0.2,
+      };
+      const { flag } = await t.store.saveKeyFlag(
+        { apiKeyId: key.id, partnerId: partner.id, signal, evidence },
+        now,
+      );
+      flags.push(flag);
+    }
+    return flags;
+  }
+
   it('pages the API keys newest first (a query joined to their usage)', async () => {
     const partner = await t.partners.createPartner('Key pager');
     for (let n = 1; n <= 55; n++) await t.partners.createKey(partner.id, `paged key ${n}`);
     const total = (await t.store.listApiKeys()).length;
-    await expectTwoPages(
-      operator,
-      { path: '/keys', noun: 'keys', total },
-      { newest: '>paged key 55</td>', older: '>paged key 5</td>', oldest: '>paged key 1</td>' },
-    );
+    await expectTwoPages(operator, { path: '/keys', noun: 'keys', total }, (n) => `>paged key ${n}</td>`);
   });
 
   it('pages the placements newest first by the time each was added, not by name', async () => {
     // Names run against the order they are added in, so an alphabetical list fails this.
     const added = Date.now() + 60_000;
-    for (let n = 1; n <= 55; n++) {
-      const id = `paged_${String(100 - n).padStart(3, '0')}`;
-      await t.store.addPlacement({ id, description: `Paged placement ${n}`, enabled: true }, added + n);
-    }
+    const idOf = (n: number) => `paged_${String(100 - n).padStart(3, '0')}`;
+    for (let n = 1; n <= 55; n++)
+      await t.store.addPlacement(
+        { id: idOf(n), description: `Paged placement ${n}`, enabled: true },
+        added + n,
+      );
     const total = (await t.store.listPlacements()).length;
     const first = await expectTwoPages(
       operator,
       { path: '/placements', noun: 'placements', total },
-      // Added last, the 51st newest, added first.
-      { newest: '<code>paged_045</code>', older: '<code>paged_095</code>', oldest: '<code>paged_099</code>' },
+      (n) => `<code>${idOf(n)}</code>`, // added last paged_045, the 51st newest paged_095, added first paged_099
     );
     expect(first).toContain('<code>paged_094</code>'); // the 50th newest
   });
@@ -217,56 +237,26 @@ describe.each(ENGINES)('dashboard paging of keys, placements, users and flags on
     await expectTwoPages(
       operator,
       { path: '/users', noun: 'users', total },
-      {
-        newest: '>paged-55@example.com</td>',
-        older: '>paged-5@example.com</td>',
-        oldest: '>paged-1@example.com</td>',
-      },
+      (n) => `>paged-${n}@example.com</td>`,
     );
   });
 
   it('pages the open flags newest first', async () => {
-    const partner = await t.partners.createPartner('Flag pager');
-    const at = new Date(now).toISOString();
-    for (let n = 1; n <= 55; n++) {
-      const { key } = await t.partners.createKey(partner.id, `flagged key ${n}`);
-      const evidence = {
-        summary: `paged flag ${n}`,
-        windowStart: at,
-        windowEnd: at,
-        measure: 1,
-        threshold: 0.2,
-      };
-      await t.store.saveKeyFlag(
-        { apiKeyId: key.id, partnerId: partner.id, signal: 'clicks without impressions', evidence },
-        now,
-      );
-    }
+    await flagKeys('Flag pager', 'clicks without impressions', { keys: 'flagged key', flags: 'paged flag' });
     await expectTwoPages(
       operator,
       { path: '/flags', noun: 'open flags', total: 55 },
-      { newest: 'paged flag 55<', older: 'paged flag 5<', oldest: 'paged flag 1<' },
+      (n) => `paged flag ${n}<`,
     );
   });
 
   it('pages the reviewed flags newest first, on their own, keeping the open flags’ page', async () => {
-    const partner = await t.partners.createPartner('Reviewed flag pager');
-    const at = new Date(now).toISOString();
-    for (let n = 1; n <= 55; n++) {
-      const { key } = await t.partners.createKey(partner.id, `reviewed key ${n}`);
-      const evidence = {
-        summary: `reviewed flag ${n}`,
-        windowStart: at,
-        windowEnd: at,
-        measure: 1,
-        threshold: 0.2,
-      };
-      const { flag } = await t.store.saveKeyFlag(
-        { apiKeyId: key.id, partnerId: partner.id, signal: 'burst', evidence },
-        now,
-      );
+    const flags = await flagKeys('Reviewed flag pager', 'burst', {
+      keys: 'reviewed key',
+      flags: 'reviewed flag',
+    });
+    for (const flag of flags)
       await t.store.reviewKeyFlag(flag.id, { status: 'dismissed', at: now, by: 'cli', note: null });
-    }
     const first = await operator.get('/flags');
     expect(first.status).toBe(200);
     expect(first.body).toContain('<caption>1–50 of 55 reviewed flags</caption>');
