@@ -2,6 +2,7 @@ import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../../../scripts/chromium.mjs';
+import { WHOLE_CAMPAIGN } from './helpers/dashboard-fixtures.js';
 import { tempDir } from './helpers/engines.js';
 import { ensureBuilt, managementClient, startServerProcess, type ServerProcess } from './helpers/process.js';
 import { axeFindings, sidewaysScroll } from './helpers/browser-checks.js';
@@ -27,20 +28,7 @@ describe('the review queue and the users page in a real browser', () => {
     browser = await launchChromium();
     const admin = managementClient(server.url, server.summary.adminToken!);
     const advertisers = await admin<Array<{ id: number; name: string }>>('GET', '/advertisers');
-    const created = await admin('POST', '/campaigns', {
-      advertiserId: advertisers[0].id,
-      title: 'Trail shoes for the autumn',
-      description: 'Grip on wet rock, 15% off until the end of the month.',
-      category: 'lifestyle',
-      destinationUrl: 'https://northwind.example/trail?utm_source=placard&utm_campaign=autumn-trail-shoes',
-      placements: ['header_banner', 'sidebar_top'],
-      countries: ['FR', 'BE'],
-      devices: ['mobile', 'tablet'],
-      timeZone: 'Europe/Paris',
-      startAt: '2026-10-01T06:00:00Z',
-      endAt: '2026-10-31T22:00:00Z',
-      caps: { impressionsDaily: 5000, clicksTotal: 400 },
-    });
+    const created = await admin('POST', '/campaigns', { advertiserId: advertisers[0].id, ...WHOLE_CAMPAIGN });
     await admin('POST', `/campaigns/${created.id}/submit`);
     // An approved demo campaign edited since: the queue shows what changed.
     const running = await admin<Array<{ id: number; title: string }>>('GET', '/campaigns?status=running');
@@ -89,13 +77,13 @@ describe('the review queue and the users page in a real browser', () => {
     async (screen) => {
       const page = await operatorPage(screen);
       const main = page.locator('main');
-      const fresh = main.getByRole('listitem').filter({ hasText: 'Trail shoes for the autumn' });
+      const fresh = main.getByRole('listitem').filter({ hasText: WHOLE_CAMPAIGN.title });
       const freshText = await fresh.innerText();
       expect(freshText).toContain('New campaign, never approved.');
-      expect(freshText).toContain('Grip on wet rock, 15% off until the end of the month.');
-      expect(freshText).toContain('2026-10-01 08:00 Europe/Paris to 2026-10-31 23:00 Europe/Paris');
+      expect(freshText).toContain(WHOLE_CAMPAIGN.description);
+      expect(freshText).toContain('2026-07-01 09:00 Europe/Paris to 2026-07-31 22:00 Europe/Paris');
       expect(freshText).toContain(
-        '5000 impressions and no clicks a day; no impressions and 400 clicks in total',
+        '500 impressions and no clicks a day; no impressions and 40 clicks in total',
       );
       // The click-through URL is there to read, not to follow.
       await expect(fresh.getByRole('link').count()).resolves.toBe(0);
