@@ -1,11 +1,9 @@
 import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '../../../scripts/chromium.mjs';
+import type { Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { axeFindings, fillSignIn, sidewaysScroll } from './helpers/browser-checks.js';
 import { WHOLE_CAMPAIGN } from './helpers/dashboard-fixtures.js';
-import { tempDir } from './helpers/engines.js';
-import { ensureBuilt, managementClient, startServerProcess, type ServerProcess } from './helpers/process.js';
-import { axeFindings, sidewaysScroll } from './helpers/browser-checks.js';
+import { demoInBrowser } from './helpers/demo-in-browser.js';
 
 const SCREENS = [
   { name: 'desktop', width: 1280, height: 800 },
@@ -18,15 +16,10 @@ const SCREENS = [
  * account by name; at a desktop's and a phone's size, without an accessibility problem (D14).
  */
 describe('the review queue and the users page in a real browser', () => {
-  let server: ServerProcess;
-  let browser: Browser;
-  const shots = process.env['PLACARD_SHOTS_DIR'] ?? tempDir('placard-review-');
+  const demo = demoInBrowser('review');
 
   beforeAll(async () => {
-    ensureBuilt();
-    server = await startServerProcess({ PLACARD_DATA_DIR: tempDir('placard-review-data-') }, ['--demo']);
-    browser = await launchChromium();
-    const admin = managementClient(server.url, server.summary.adminToken!);
+    const admin = demo.admin;
     const advertisers = await admin<Array<{ id: number; name: string }>>('GET', '/advertisers');
     const created = await admin('POST', '/campaigns', { advertiserId: advertisers[0].id, ...WHOLE_CAMPAIGN });
     await admin('POST', `/campaigns/${created.id}/submit`);
@@ -38,19 +31,12 @@ describe('the review queue and the users page in a real browser', () => {
       caps: { impressionsDaily: 2000 },
     });
   });
-  afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
-  });
 
   async function operatorPage(viewport: { width: number; height: number }): Promise<Page> {
-    const user = server.summary.demoSignIns!.find((signIn) => signIn.kind === 'operator')!;
-    const page = await (await browser.newContext({ viewport })).newPage();
+    const page = await (await demo.newContext({ viewport })).newPage();
     page.setDefaultTimeout(8_000);
-    await page.goto(`${server.url}/sign-in`);
-    await page.getByLabel('E-mail address').fill(user.email);
-    await page.getByLabel('Password').fill(user.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.goto(`${demo.server.url}/sign-in`);
+    await fillSignIn(page, demo.demoUser('operator'));
     await page.waitForURL((url) => url.pathname === '/review');
     return page;
   }
@@ -59,15 +45,15 @@ describe('the review queue and the users page in a real browser', () => {
     "names each user's account on the Users page on a $name screen, axe-clean",
     async (screen) => {
       const page = await operatorPage(screen);
-      await page.goto(`${server.url}/users`);
-      const advertiserUser = server.summary.demoSignIns!.find((signIn) => signIn.kind === 'advertiser')!;
+      await page.goto(`${demo.server.url}/users`);
+      const advertiserUser = demo.demoUser('advertiser');
       const row = page.getByRole('row').filter({ hasText: advertiserUser.email });
       // The demo's advertiser user belongs to a named advertiser: its name, then its label.
       const account = row.locator('td').filter({ hasText: /advertiser:\d+/ });
       await expect(account.textContent()).resolves.toMatch(/^\S[^\n]* advertiser:\d+$/);
       expect(await sidewaysScroll(page)).toBe(0);
       expect((await axeFindings(page)).map((finding) => `${finding.id} (${finding.impact})`)).toEqual([]);
-      await page.screenshot({ path: path.join(shots, `users-${screen.name}.png`), fullPage: true });
+      await page.screenshot({ path: path.join(demo.shots, `users-${screen.name}.png`), fullPage: true });
       await page.context().close();
     },
   );
@@ -94,9 +80,9 @@ describe('the review queue and the users page in a real browser', () => {
 
       expect(await sidewaysScroll(page)).toBe(0);
       expect((await axeFindings(page)).map((finding) => `${finding.id} (${finding.impact})`)).toEqual([]);
-      await page.screenshot({ path: path.join(shots, `review-${screen.name}.png`), fullPage: true });
-      await fresh.screenshot({ path: path.join(shots, `review-${screen.name}-new.png`) });
-      await edited.screenshot({ path: path.join(shots, `review-${screen.name}-changed.png`) });
+      await page.screenshot({ path: path.join(demo.shots, `review-${screen.name}.png`), fullPage: true });
+      await fresh.screenshot({ path: path.join(demo.shots, `review-${screen.name}-new.png`) });
+      await edited.screenshot({ path: path.join(demo.shots, `review-${screen.name}-changed.png`) });
       await page.context().close();
     },
   );
