@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FlagSignal } from '../src/domain/key-flags.js';
 import { campaign, createTestApp, type TestApp } from './helpers/app.js';
 import type { BrowserClient } from './helpers/browser-client.js';
-import { ENGINES } from './helpers/engines.js';
+import { ENGINES, type Engine } from './helpers/engines.js';
 import { signedInPerson } from './helpers/people.js';
 
 /** The hrefs of the pager's links, by their words. */
@@ -50,26 +50,29 @@ async function expectTwoPages(
   return first.body;
 }
 
+/** The time the apps' clocks stand at. */
+const NOW = Date.parse('2026-06-01T12:00:00Z');
+
+/** An app on `engine` with its clock standing at `NOW`, and the operator's person `email` signed in with `role`. */
+async function appWithOperator(engine: Engine, email: string, role: string) {
+  const t = await createTestApp({ engine, clock: () => NOW });
+  return { t, operator: await signedInPerson(t, NOW, { email, account: 'operator', role }) };
+}
+
 /** The dashboard's lists page through everything, newest first, with a count and plain links. */
 describe.each(ENGINES)('dashboard paging on %s', (engine) => {
   let t: TestApp;
-  const now = Date.parse('2026-06-01T12:00:00Z');
   let operator: BrowserClient;
   let ids: number[];
   /** More than the 1,000 the campaigns page once read, and not a multiple of a page. */
   const CAMPAIGNS = 1_060;
 
   beforeAll(async () => {
-    t = await createTestApp({ engine, clock: () => now });
+    ({ t, operator } = await appWithOperator(engine, `pager-${engine}@example.com`, 'manager'));
     ids = await t.addCampaigns(
       Array.from({ length: CAMPAIGNS }, (_, n) => campaign({ title: `Paged ${n + 1}` })),
       'Paging Ads',
     );
-    operator = await signedInPerson(t, now, {
-      email: `pager-${engine}@example.com`,
-      account: 'operator',
-      role: 'manager',
-    });
   }, 120_000);
   afterAll(async () => t?.close());
 
@@ -140,7 +143,7 @@ describe.each(ENGINES)('dashboard paging on %s', (engine) => {
   });
 
   it('pages the advertisers newest first', async () => {
-    for (let n = 1; n <= 55; n++) await t.store.createAdvertiser(`Paged advertiser ${n}`, now);
+    for (let n = 1; n <= 55; n++) await t.store.createAdvertiser(`Paged advertiser ${n}`, NOW);
     const total = (await t.store.listAdvertisers({ limit: 1_000 })).length;
     await expectTwoPages(
       operator,
@@ -162,16 +165,10 @@ describe.each(ENGINES)('dashboard paging on %s', (engine) => {
 
 describe.each(ENGINES)('dashboard paging of keys, placements, users and flags on %s', (engine) => {
   let t: TestApp;
-  const now = Date.parse('2026-06-01T12:00:00Z');
   let operator: BrowserClient;
 
   beforeAll(async () => {
-    t = await createTestApp({ engine, clock: () => now });
-    operator = await signedInPerson(t, now, {
-      email: `lists-${engine}@example.com`,
-      account: 'operator',
-      role: 'admin',
-    });
+    ({ t, operator } = await appWithOperator(engine, `lists-${engine}@example.com`, 'admin'));
   }, 120_000);
   afterAll(async () => t?.close());
 
@@ -181,7 +178,7 @@ describe.each(ENGINES)('dashboard paging of keys, placements, users and flags on
    */
   async function flagKeys(partnerName: string, signal: FlagSignal, labels: { keys: string; flags: string }) {
     const partner = await t.partners.createPartner(partnerName);
-    const at = new Date(now).toISOString();
+    const at = new Date(NOW).toISOString();
     const flags = [];
     for (let n = 1; n <= 55; n++) {
       const { key } = await t.partners.createKey(partner.id, `${labels.keys} ${n}`);
@@ -194,7 +191,7 @@ describe.each(ENGINES)('dashboard paging of keys, placements, users and flags on
       };
       const { flag } = await t.store.saveKeyFlag(
         { apiKeyId: key.id, partnerId: partner.id, signal, evidence },
-        now,
+        NOW,
       );
       flags.push(flag);
     }
@@ -230,7 +227,7 @@ describe.each(ENGINES)('dashboard paging of keys, placements, users and flags on
     for (let n = 1; n <= 55; n++) {
       await t.store.createUser(
         { email: `paged-${n}@example.com`, account: { kind: 'operator' }, role: 'viewer' },
-        now,
+        NOW,
       );
     }
     const total = (await t.store.listUsers()).length;
@@ -256,7 +253,7 @@ describe.each(ENGINES)('dashboard paging of keys, placements, users and flags on
       flags: 'reviewed flag',
     });
     for (const flag of flags)
-      await t.store.reviewKeyFlag(flag.id, { status: 'dismissed', at: now, by: 'cli', note: null });
+      await t.store.reviewKeyFlag(flag.id, { status: 'dismissed', at: NOW, by: 'cli', note: null });
     const first = await operator.get('/flags');
     expect(first.status).toBe(200);
     expect(first.body).toContain('<caption>1–50 of 55 reviewed flags</caption>');
