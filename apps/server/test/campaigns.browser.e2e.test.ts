@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { fillSignIn, pageProblems } from './helpers/browser-checks.js';
+import { fillLabelled, fillSignIn, pageProblems } from './helpers/browser-checks.js';
 import { demoInBrowser } from './helpers/demo-in-browser.js';
 
 const DESKTOP = { width: 1280, height: 800 };
@@ -59,12 +59,14 @@ describe('campaigns and keys in a real browser', () => {
     const advertiser = page.getByLabel('Advertiser');
     const choice = await advertiser.locator('option').nth(1).getAttribute('value');
     await advertiser.selectOption(choice);
-    await page.getByLabel('Title').fill('Operator’s harbour offer');
-    await page.getByLabel('Destination URL').fill('https://harbour.example/offer');
+    await fillLabelled(page, {
+      Title: 'Operator’s harbour offer',
+      'Destination URL': 'https://harbour.example/offer',
+      'Daily impression cap': '1000',
+      Priority: '5',
+      Weight: '3',
+    });
     await page.getByRole('checkbox', { name: /header_banner/ }).check();
-    await page.getByLabel('Daily impression cap').fill('1000');
-    await page.getByLabel('Priority').fill('5');
-    await page.getByLabel('Weight').fill('3');
     await page.getByRole('button', { name: 'Save draft and preview' }).click();
     await page.waitForURL(/\/campaigns\/\d+$/);
     createdId = Number(/\/campaigns\/(\d+)$/.exec(page.url())![1]);

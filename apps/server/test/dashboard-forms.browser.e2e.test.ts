@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { fillSignIn, pageProblems } from './helpers/browser-checks.js';
+import { fillLabelled, fillSignIn, pageProblems } from './helpers/browser-checks.js';
 import { demoInBrowser } from './helpers/demo-in-browser.js';
 
 type Kind = 'operator' | 'advertiser' | 'partner';
@@ -97,12 +97,14 @@ describe('dashboard forms in a real browser', () => {
     ] as const) {
       const page = await signIn('advertiser', viewport);
       await page.goto(`${demo.server.url}/campaigns/new`);
-      await page.getByLabel('Title').fill('Backwards flight');
-      await page.getByLabel('Destination URL').fill('https://northwind.example/back');
+      await fillLabelled(page, {
+        Title: 'Backwards flight',
+        'Destination URL': 'https://northwind.example/back',
+        Starts: '2030-02-01T09:00',
+        Ends: '2030-01-01T09:00',
+        'Daily click cap': '-3',
+      });
       await page.getByRole('checkbox', { name: /header_banner/ }).check();
-      await page.getByLabel('Starts').fill('2030-02-01T09:00');
-      await page.getByLabel('Ends').fill('2030-01-01T09:00');
-      await page.getByLabel('Daily click cap').fill('-3');
       await page.getByRole('button', { name: 'Save draft and preview' }).click();
       await page.getByRole('alert').waitFor();
       await expect(page.getByLabel('Title').inputValue()).resolves.toBe('Backwards flight');

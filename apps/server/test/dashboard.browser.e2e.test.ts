@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { seriousAxeFindings } from './helpers/browser-checks.js';
+import { fillLabelled, fillSignIn, seriousAxeFindings } from './helpers/browser-checks.js';
 import { demoInBrowser } from './helpers/demo-in-browser.js';
 import { eventually, PROPAGATION_MS } from './helpers/eventually.js';
 
@@ -72,9 +72,7 @@ describe('the dashboard in a real browser', () => {
     await page.goto(`${demo.server.url}/`);
     if (reused) return page;
     expect(new URL(page.url()).pathname).toBe('/sign-in');
-    await page.getByLabel('E-mail address').fill(user.email);
-    await page.getByLabel('Password').fill(user.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await fillSignIn(page, user);
     await page.waitForURL((url) => url.pathname !== '/sign-in');
     if (javaScriptEnabled) signedIn.set(kind, context);
     return page;
@@ -156,17 +154,19 @@ describe('the dashboard in a real browser', () => {
   it('2. an advertiser creates a campaign with targeting, a flight and a daily cap in its time zone, previews and submits it', async () => {
     const page = await signIn('advertiser');
     await page.getByRole('link', { name: 'New campaign' }).click();
-    await page.getByLabel('Title').fill('Browser-approved offer');
-    await page.getByLabel('Description').fill('Made in a real browser.');
-    await page.getByLabel('Destination URL').fill('https://northwind.example/approved');
+    await fillLabelled(page, {
+      Title: 'Browser-approved offer',
+      Description: 'Made in a real browser.',
+      'Destination URL': 'https://northwind.example/approved',
+      Countries: 'us, CA',
+      'Time zone': 'Europe/Paris',
+      Starts: '2026-01-01T09:00',
+      Ends: '2099-12-31T18:30',
+      'Daily impression cap': '1000',
+    });
     await page.getByRole('checkbox', { name: /header_banner/ }).check();
     await page.getByRole('checkbox', { name: /sidebar_top/ }).check();
-    await page.getByLabel('Countries').fill('us, CA');
     await page.getByRole('checkbox', { name: 'mobile', exact: true }).check();
-    await page.getByLabel('Time zone').fill('Europe/Paris');
-    await page.getByLabel('Starts').fill('2026-01-01T09:00');
-    await page.getByLabel('Ends').fill('2099-12-31T18:30');
-    await page.getByLabel('Daily impression cap').fill('1000');
     await page.getByRole('button', { name: 'Save draft and preview' }).click();
     await page.waitForURL(/\/campaigns\/\d+$/);
     const preview = await page.locator('main').innerText();
