@@ -1,11 +1,8 @@
-import fs from 'node:fs';
 import path from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '../../../scripts/chromium.mjs';
-import { tempDir } from './helpers/engines.js';
-import { ensureBuilt, managementClient, startServerProcess, type ServerProcess } from './helpers/process.js';
-import { fillSignIn, pageProblems } from './helpers/browser-checks.js';
+import type { BrowserContext, Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { fillLabelled, fillSignIn, pageProblems } from './helpers/browser-checks.js';
+import { demoInBrowser } from './helpers/demo-in-browser.js';
 
 const DESKTOP = { width: 1280, height: 800 };
 const PHONE = { width: 390, height: 844 };
@@ -15,43 +12,24 @@ const PHONE = { width: 390, height: 844 };
  * built server started with the demo data: what the management API allows, done from the pages.
  */
 describe('campaigns and keys in a real browser', () => {
-  let server: ServerProcess;
-  let browser: Browser;
-  let admin: ReturnType<typeof managementClient>;
-  const shots = process.env['PLACARD_SHOTS'] ?? tempDir('placard-campaigns-shots-');
-  const contexts: BrowserContext[] = [];
+  const demo = demoInBrowser('campaigns');
   const consoleErrors: string[] = [];
-
-  beforeAll(async () => {
-    ensureBuilt();
-    server = await startServerProcess({ PLACARD_DATA_DIR: tempDir('placard-campaigns-data-') }, ['--demo']);
-    admin = managementClient(server.url, server.summary.adminToken!);
-    browser = await launchChromium();
-    fs.mkdirSync(shots, { recursive: true });
-  });
-  afterAll(async () => {
-    for (const context of contexts) await context.close();
-    await browser?.close();
-    await server?.stop();
-  });
 
   let operatorContext: BrowserContext | undefined;
 
   /** A page signed in as the demo operator (one sign-in, reused); without scripts, a browser of its own. */
   async function operatorPage(viewport = DESKTOP, javaScriptEnabled = true): Promise<Page> {
     const reuse = javaScriptEnabled ? operatorContext : undefined;
-    const context = reuse ?? (await browser.newContext({ viewport, javaScriptEnabled }));
-    if (!reuse) contexts.push(context);
+    const context = reuse ?? (await demo.newContext({ viewport, javaScriptEnabled }));
     const page = await context.newPage();
     await page.setViewportSize(viewport);
     page.setDefaultTimeout(8_000);
     page.on('console', (message) => {
       if (message.type() === 'error') consoleErrors.push(`${page.url()}: ${message.text()}`);
     });
-    await page.goto(`${server.url}/campaigns`);
+    await page.goto(`${demo.server.url}/campaigns`);
     if (reuse) return page;
-    const user = server.summary.demoSignIns!.find((signIn) => signIn.kind === 'operator')!;
-    await fillSignIn(page, user);
+    await fillSignIn(page, demo.demoUser('operator'));
     await page.waitForURL((url) => url.pathname === '/campaigns');
     if (javaScriptEnabled) operatorContext = context;
     return page;
@@ -65,7 +43,7 @@ describe('campaigns and keys in a real browser', () => {
       ['phone', PHONE],
     ] as const) {
       await page.setViewportSize(viewport);
-      await page.screenshot({ path: path.join(shots, `${name}-${size}.png`), fullPage: true });
+      await page.screenshot({ path: path.join(demo.shots, `${name}-${size}.png`), fullPage: true });
       for (const problem of await pageProblems(page)) problems.push(`${name} ${size}: ${problem}`);
     }
     await page.setViewportSize(DESKTOP);
@@ -81,21 +59,25 @@ describe('campaigns and keys in a real browser', () => {
     const advertiser = page.getByLabel('Advertiser');
     const choice = await advertiser.locator('option').nth(1).getAttribute('value');
     await advertiser.selectOption(choice);
-    await page.getByLabel('Title').fill('Operator’s harbour offer');
-    await page.getByLabel('Destination URL').fill('https://harbour.example/offer');
+    await fillLabelled(page, {
+      Title: 'Operator’s harbour offer',
+      'Destination URL': 'https://harbour.example/offer',
+      'Daily impression cap': '1000',
+      Priority: '5',
+      Weight: '3',
+    });
     await page.getByRole('checkbox', { name: /header_banner/ }).check();
-    await page.getByLabel('Daily impression cap').fill('1000');
-    await page.getByLabel('Priority').fill('5');
-    await page.getByLabel('Weight').fill('3');
     await page.getByRole('button', { name: 'Save draft and preview' }).click();
     await page.waitForURL(/\/campaigns\/\d+$/);
     createdId = Number(/\/campaigns\/(\d+)$/.exec(page.url())![1]);
-    const created = await admin<{ advertiserId: number; priority: number; weight: number; status: string }>(
-      'GET',
-      `/campaigns/${createdId}`,
-    );
+    const created = await demo.admin<{
+      advertiserId: number;
+      priority: number;
+      weight: number;
+      status: string;
+    }>('GET', `/campaigns/${createdId}`);
     expect(created).toMatchObject({ advertiserId: Number(choice), priority: 5, weight: 3, status: 'draft' });
-    await page.goto(`${server.url}/campaigns/new`);
+    await page.goto(`${demo.server.url}/campaigns/new`);
     expect(await shoot(page, 'campaign-new-operator')).toEqual([]);
   });
 
@@ -125,7 +107,7 @@ describe('campaigns and keys in a real browser', () => {
 
     // Sorted by delivery over the demo's campaigns, with no script at all.
     const plain = await operatorPage(PHONE, false);
-    await plain.goto(`${server.url}/campaigns?sort=impressions`);
+    await plain.goto(`${demo.server.url}/campaigns?sort=impressions`);
     await plain.getByLabel('Status').selectOption('running');
     await plain.getByRole('button', { name: 'Show' }).click();
     await plain.waitForURL(/status=running/);
@@ -138,7 +120,7 @@ describe('campaigns and keys in a real browser', () => {
 
   it('the operator changes a key’s rate limits', async () => {
     const page = await operatorPage();
-    await page.goto(`${server.url}/keys`);
+    await page.goto(`${demo.server.url}/keys`);
     const summary = page
       .getByText('Rate limits', { exact: true })
       .locator('xpath=ancestor-or-self::summary')
@@ -150,9 +132,9 @@ describe('campaigns and keys in a real browser', () => {
     expect(await shoot(page, 'keys-rate-limits')).toEqual([]);
     const action = await form.getAttribute('action');
     await form.getByRole('button').click();
-    await page.waitForURL(`${server.url}/keys`);
+    await page.waitForURL(`${demo.server.url}/keys`);
     const keyId = Number(/\/keys\/(\d+)\/rate-limits/.exec(action!)![1]);
-    const key = await admin<{ rateLimits: Record<string, number | null> }>('GET', `/keys/${keyId}`);
+    const key = await demo.admin<{ rateLimits: Record<string, number | null> }>('GET', `/keys/${keyId}`);
     expect(key.rateLimits).toMatchObject({ fetchRate: 50, fetchBurst: 80 });
     await expect(page.locator('main').innerText()).resolves.toContain('fetch 50/s, burst 80');
     expect(consoleErrors).toEqual([]);

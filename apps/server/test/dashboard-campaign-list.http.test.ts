@@ -26,6 +26,11 @@ describe('the campaigns list', () => {
   let operator: BrowserClient;
   let advertiser: BrowserClient;
   const ids: Record<string, number> = {};
+  /** Every campaign's title, in the order of their names. */
+  const BY_NAME = ['Busy offer', 'Capped offer', 'Other advertiser’s offer', 'Quiet offer'];
+
+  const person = (email: string, account: string) =>
+    signedInPerson(t, now, { email, account, role: 'manager' });
 
   const impression = async (id: number, kind: 'impression' | 'click' = 'impression') => {
     const answer = await t.track(kind, { campaignId: id, placement: 'header_banner' });
@@ -54,16 +59,8 @@ describe('the campaigns list', () => {
     await impression(busy);
     now = Date.parse('2026-06-01T12:00:00Z');
     const advertiserId = (await t.campaigns.get(capped)).advertiserId;
-    operator = await signedInPerson(t, now, {
-      email: 'list-ops@example.com',
-      account: 'operator',
-      role: 'manager',
-    });
-    advertiser = await signedInPerson(t, now, {
-      email: 'list-ads@example.com',
-      account: `advertiser:${advertiserId}`,
-      role: 'manager',
-    });
+    operator = await person('list-ops@example.com', 'operator');
+    advertiser = await person('list-ads@example.com', `advertiser:${advertiserId}`);
   });
   afterAll(async () => t?.close());
 
@@ -101,22 +98,12 @@ describe('the campaigns list', () => {
 
   it('sorts by the headers, each link reversing the order it shows', async () => {
     const byName = await operator.get('/campaigns?sort=name');
-    expect(titles(byName.body)).toEqual([
-      'Busy offer',
-      'Capped offer',
-      'Other advertiser’s offer',
-      'Quiet offer',
-    ]);
+    expect(titles(byName.body)).toEqual(BY_NAME);
     expect(byName.body).toContain(
       '<th scope="col" aria-sort="ascending"><a href="/campaigns?sort=name&amp;order=desc">',
     );
     const reversed = await operator.get('/campaigns?sort=name&order=desc');
-    expect(titles(reversed.body)).toEqual([
-      'Quiet offer',
-      'Other advertiser’s offer',
-      'Capped offer',
-      'Busy offer',
-    ]);
+    expect(titles(reversed.body)).toEqual(BY_NAME.toReversed());
     // A filter stays when the sort changes, and the sort when the filter form is sent.
     const filtered = await operator.get('/campaigns?status=running&sort=name');
     expect(filtered.body).toContain('href="/campaigns?status=running&amp;sort=name&amp;order=desc"');

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { campaign, createTestApp, type TestApp } from './helpers/app.js';
 import type { BrowserClient } from './helpers/browser-client.js';
+import { campaignForm, WHOLE_CAMPAIGN } from './helpers/dashboard-fixtures.js';
 import { ENGINES } from './helpers/engines.js';
 import { signedInPerson } from './helpers/people.js';
 
@@ -51,13 +52,11 @@ describe.each(ENGINES)('dashboard campaigns on %s', (engine) => {
       [campaign({ title: 'Summer offer', countries: ['US'] })],
       'Editing Ads',
     );
-    const saved = await advertiser.submit(`/campaigns/${id}/edit`, `/campaigns/${id}/edit`, {
-      title: 'Summer offer, now 20% off',
-      destinationUrl: 'https://advertiser.example/landing',
-      placements: 'header_banner',
-      countries: 'US, CA',
-      timeZone: 'UTC',
-    });
+    const saved = await advertiser.submit(
+      `/campaigns/${id}/edit`,
+      `/campaigns/${id}/edit`,
+      campaignForm({ title: 'Summer offer, now 20% off', countries: 'US, CA' }),
+    );
     expect(saved.status).toBe(303);
     expect(saved.headers.location).toBe(`/campaigns/${id}`);
     expect((await t.campaigns.get(id)).status).toBe('pending_review');
@@ -76,20 +75,7 @@ describe.each(ENGINES)('dashboard campaigns on %s', (engine) => {
   });
 
   it('shows the reviewer the whole ad: as a partner shows it, with its flight, caps and targeting', async () => {
-    const created = await t.campaigns.create(advertiserId, {
-      title: 'Autumn walks',
-      description: 'Boots for wet paths, 15% off this month.',
-      category: 'lifestyle',
-      destinationUrl: 'https://advertiser.example/boots?utm_source=placard',
-      placements: ['header_banner', 'sidebar_top'],
-      countries: ['FR', 'BE'],
-      devices: ['mobile'],
-      timeZone: 'Europe/Paris',
-      startAt: '2026-07-01T07:00:00Z',
-      endAt: '2026-07-31T20:00:00Z',
-      caps: { impressionsDaily: 500, clicksTotal: 40 },
-      pacing: 'even',
-    });
+    const created = await t.campaigns.create(advertiserId, WHOLE_CAMPAIGN);
     await t.campaigns.act(created.id, 'submit');
     const review = await operator.get('/review');
     const card = review.body.slice(review.body.indexOf('<h2>Autumn walks</h2>'));
@@ -98,17 +84,20 @@ describe.each(ENGINES)('dashboard campaigns on %s', (engine) => {
     expect(text).toContain(
       '<p class="ad-title">Autumn walks</p><p>Boots for wet paths, 15% off this month.</p>',
     );
-    expect(text).toContain('<dt>Category</dt><dd>lifestyle</dd>');
-    expect(text).toContain('<dt>Placements</dt><dd>header_banner, sidebar_top</dd>');
-    expect(text).toContain('<dt>Countries</dt><dd>BE, FR</dd>');
-    expect(text).toContain('<dt>Devices</dt><dd>mobile</dd>');
-    // The flight on the campaign's own wall clock: 07:00 UTC is 09:00 in Paris in July.
-    expect(text).toContain('2026-07-01 09:00 Europe/Paris to 2026-07-31 22:00 Europe/Paris');
-    expect(text).toContain('500 impressions and no clicks a day; no impressions and 40 clicks in total');
-    expect(text).toContain('evenly over each cap’s period');
-    expect(text).toContain('Editing Ads <span class="note">#' + String(advertiserId) + '</span>');
-    // The click-through URL is read, never followed: text, not a link.
-    expect(text).toContain('https://advertiser.example/boots?utm_source=placard');
+    for (const shown of [
+      '<dt>Category</dt><dd>lifestyle</dd>',
+      '<dt>Placements</dt><dd>header_banner, sidebar_top</dd>',
+      '<dt>Countries</dt><dd>BE, FR</dd>',
+      '<dt>Devices</dt><dd>mobile</dd>',
+      // The flight on the campaign's own wall clock: 07:00 UTC is 09:00 in Paris in July.
+      '2026-07-01 09:00 Europe/Paris to 2026-07-31 22:00 Europe/Paris',
+      '500 impressions and no clicks a day; no impressions and 40 clicks in total',
+      'evenly over each cap’s period',
+      'Editing Ads <span class="note">#' + String(advertiserId) + '</span>',
+      // The click-through URL is read, never followed: text, not a link.
+      'https://advertiser.example/boots?utm_source=placard',
+    ])
+      expect(text).toContain(shown);
     expect(text).not.toContain('href="https://advertiser.example');
   });
 
@@ -153,12 +142,11 @@ describe.each(ENGINES)('dashboard campaigns on %s', (engine) => {
 
   it('keeps a refused edit as typed with the service’s message, and changes nothing', async () => {
     const [id] = await t.addCampaigns([campaign({ title: 'Steady' })], 'Editing Ads');
-    const refused = await advertiser.submit(`/campaigns/${id}/edit`, `/campaigns/${id}/edit`, {
-      title: 'Steady',
-      destinationUrl: 'ftp://nowhere',
-      placements: 'header_banner',
-      timeZone: 'UTC',
-    });
+    const refused = await advertiser.submit(
+      `/campaigns/${id}/edit`,
+      `/campaigns/${id}/edit`,
+      campaignForm({ title: 'Steady', destinationUrl: 'ftp://nowhere' }),
+    );
     expect(refused.status).toBe(422);
     expect(refused.body).toContain('destinationUrl');
     expect(refused.body).toContain('value="ftp://nowhere"');

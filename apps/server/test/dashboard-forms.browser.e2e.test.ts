@@ -1,12 +1,8 @@
-import fs from 'node:fs';
 import path from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '../../../scripts/chromium.mjs';
-import { tempDir } from './helpers/engines.js';
-import { freePort } from './helpers/free-port.js';
-import { ensureBuilt, managementClient, startServerProcess, type ServerProcess } from './helpers/process.js';
-import { fillSignIn, pageProblems } from './helpers/browser-checks.js';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { fillLabelled, fillSignIn, pageProblems } from './helpers/browser-checks.js';
+import { demoInBrowser } from './helpers/demo-in-browser.js';
 
 type Kind = 'operator' | 'advertiser' | 'partner';
 const DESKTOP = { width: 1280, height: 800 };
@@ -18,50 +14,27 @@ const PHONE = { width: 390, height: 844 };
  * without it (D14).
  */
 describe('dashboard forms in a real browser', () => {
-  let server: ServerProcess;
-  let browser: Browser;
-  let admin: ReturnType<typeof managementClient>;
-  const shots = process.env['PLACARD_SHOTS_DIR'] ?? tempDir('placard-forms-');
-  const contexts: BrowserContext[] = [];
-
-  beforeAll(async () => {
-    ensureBuilt();
-    server = await startServerProcess(
-      { PLACARD_DATA_DIR: tempDir('placard-forms-data-'), PLACARD_PORT: String(await freePort()) },
-      ['--demo'],
-    );
-    admin = managementClient(server.url, server.summary.adminToken!);
-    browser = await launchChromium();
-    fs.mkdirSync(shots, { recursive: true });
-  });
-  afterAll(async () => {
-    for (const context of contexts) await context.close();
-    await browser?.close();
-    await server?.stop();
-  });
+  const demo = demoInBrowser('forms');
 
   /** A new browser signed in as the demo user of `kind`, with scripts on or off. */
   async function signIn(kind: Kind, viewport = DESKTOP, javaScriptEnabled = true): Promise<Page> {
-    const user = server.summary.demoSignIns!.find((signIn) => signIn.kind === kind)!;
-    const context = await browser.newContext({ viewport, javaScriptEnabled });
-    contexts.push(context);
-    const page = await context.newPage();
+    const page = await (await demo.newContext({ viewport, javaScriptEnabled })).newPage();
     page.setDefaultTimeout(8_000);
-    await page.goto(`${server.url}/sign-in`);
-    await fillSignIn(page, user);
+    await page.goto(`${demo.server.url}/sign-in`);
+    await fillSignIn(page, demo.demoUser(kind));
     await page.waitForURL((url) => url.pathname !== '/sign-in');
     return page;
   }
 
   async function shoot(page: Page, name: string) {
-    await page.screenshot({ path: path.join(shots, `${name}.png`), fullPage: true });
+    await page.screenshot({ path: path.join(demo.shots, `${name}.png`), fullPage: true });
   }
 
   /** A campaign of the demo advertiser Northwind, as a draft. */
   async function draft(title: string): Promise<number> {
-    const advertisers = await admin<Array<{ id: number; name: string }>>('GET', '/advertisers');
+    const advertisers = await demo.admin<Array<{ id: number; name: string }>>('GET', '/advertisers');
     const northwind = advertisers.find((advertiser) => advertiser.name === 'Northwind Outfitters')!;
-    const created = await admin<{ id: number }>('POST', '/campaigns', {
+    const created = await demo.admin<{ id: number }>('POST', '/campaigns', {
       advertiserId: northwind.id,
       title,
       destinationUrl: 'https://northwind.example/offer',
@@ -73,14 +46,14 @@ describe('dashboard forms in a real browser', () => {
   it('archives a campaign after a page that says it is final, without JavaScript, and says it was done', async () => {
     const id = await draft('Offer to archive');
     const page = await signIn('advertiser', DESKTOP, false);
-    await page.goto(`${server.url}/campaigns`);
+    await page.goto(`${demo.server.url}/campaigns`);
     await page.getByRole('link', { name: 'Archive: Offer to archive' }).click();
-    await page.waitForURL(`${server.url}/campaigns/${id}/archive`);
+    await page.waitForURL(`${demo.server.url}/campaigns/${id}/archive`);
     expect(await page.locator('main').innerText()).toContain('cannot be resumed, edited or submitted again');
     // No axe-core here: it runs as a script, and this browser runs none.
     await shoot(page, 'archive-confirm-desktop');
     await page.getByRole('button', { name: 'Archive for good' }).click();
-    await page.waitForURL(`${server.url}/campaigns`);
+    await page.waitForURL(`${demo.server.url}/campaigns`);
     await expect(page.getByRole('status').innerText()).resolves.toContain(
       'Campaign “Offer to archive” archived',
     );
@@ -94,7 +67,7 @@ describe('dashboard forms in a real browser', () => {
     await page.getByLabel('Label').fill('phone key');
     await page.getByRole('button', { name: 'Create a key' }).click();
     await page.getByRole('link', { name: 'I have stored it' }).click();
-    await page.waitForURL(`${server.url}/keys`);
+    await page.waitForURL(`${demo.server.url}/keys`);
     await shoot(page, 'keys-phone');
     expect(await pageProblems(page)).toEqual([]);
     // Every row's actions are within the screen, with no sideways scrolling to reach them.
@@ -111,7 +84,7 @@ describe('dashboard forms in a real browser', () => {
     expect(await pageProblems(page)).toEqual([]);
     await shoot(page, 'revoke-confirm-phone');
     await page.getByRole('button', { name: 'Revoke for good' }).click();
-    await page.waitForURL(`${server.url}/keys`);
+    await page.waitForURL(`${demo.server.url}/keys`);
     await expect(page.getByRole('status').innerText()).resolves.toMatch(/^Key plc_\w+… revoked/);
     await expect(row.textContent()).resolves.toContain('revoked');
     await shoot(page, 'revoke-done-phone');
@@ -123,13 +96,15 @@ describe('dashboard forms in a real browser', () => {
       [PHONE, 'phone'],
     ] as const) {
       const page = await signIn('advertiser', viewport);
-      await page.goto(`${server.url}/campaigns/new`);
-      await page.getByLabel('Title').fill('Backwards flight');
-      await page.getByLabel('Destination URL').fill('https://northwind.example/back');
+      await page.goto(`${demo.server.url}/campaigns/new`);
+      await fillLabelled(page, {
+        Title: 'Backwards flight',
+        'Destination URL': 'https://northwind.example/back',
+        Starts: '2030-02-01T09:00',
+        Ends: '2030-01-01T09:00',
+        'Daily click cap': '-3',
+      });
       await page.getByRole('checkbox', { name: /header_banner/ }).check();
-      await page.getByLabel('Starts').fill('2030-02-01T09:00');
-      await page.getByLabel('Ends').fill('2030-01-01T09:00');
-      await page.getByLabel('Daily click cap').fill('-3');
       await page.getByRole('button', { name: 'Save draft and preview' }).click();
       await page.getByRole('alert').waitFor();
       await expect(page.getByLabel('Title').inputValue()).resolves.toBe('Backwards flight');
@@ -163,7 +138,7 @@ describe('dashboard forms in a real browser', () => {
     for (const [kind, pathname] of visits) {
       if (!pages.has(kind)) pages.set(kind, await signIn(kind, PHONE));
       const page = pages.get(kind)!;
-      await page.goto(`${server.url}${pathname}`);
+      await page.goto(`${demo.server.url}${pathname}`);
       for (const problem of await pageProblems(page)) problems.push(`${kind} ${pathname}: ${problem}`);
       const offScreen = await page.evaluate(() =>
         [...document.querySelectorAll('main td a, main td button, main td input')]
@@ -176,7 +151,7 @@ describe('dashboard forms in a real browser', () => {
     const advertiser = pages.get('advertiser')!;
     // The reports' table of figures scrolls in a frame that ends between two rows, not through one.
     await advertiser.setViewportSize(DESKTOP);
-    await advertiser.goto(`${server.url}/reports?window=day`);
+    await advertiser.goto(`${demo.server.url}/reports?window=day`);
     const cut = await advertiser.evaluate(() => {
       const frame = document.querySelector('#series')!.closest('.table-wrap')!;
       const bottom = frame.getBoundingClientRect().bottom;
@@ -188,7 +163,7 @@ describe('dashboard forms in a real browser', () => {
     await shoot(advertiser, 'reports-desktop');
     expect(cut).toBe(false);
     await advertiser.setViewportSize(PHONE);
-    const missing = await advertiser.goto(`${server.url}/campaigns/abc`);
+    const missing = await advertiser.goto(`${demo.server.url}/campaigns/abc`);
     expect(missing?.status()).toBe(404);
     await expect(advertiser.locator('main').innerText()).resolves.toContain('there is no campaign “abc”');
     await shoot(advertiser, 'not-found-phone');

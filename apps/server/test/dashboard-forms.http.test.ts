@@ -58,6 +58,20 @@ describe('dashboard forms', () => {
     expect(page.body).toContain(`href="#${id}"`);
   }
 
+  /**
+   * A form refused with 400 that shows each value typed in its field (`kept`, by the field's id),
+   * and `problem` beside the field it names.
+   */
+  function expectRefusedAsTyped(
+    page: Page,
+    kept: Record<string, string>,
+    problem?: readonly [id: string, message: string],
+  ) {
+    expect(page.status).toBe(400);
+    for (const [id, value] of Object.entries(kept)) expect(tag(page, id), id).toContain(`value="${value}"`);
+    if (problem) expectProblemBeside(page, ...problem);
+  }
+
   describe('a refused form keeps everything typed', () => {
     it('the invitation: e-mail address, role and account', async () => {
       const refused = await operator.submit('/users', '/users', {
@@ -65,16 +79,12 @@ describe('dashboard forms', () => {
         role: 'reporter',
         account: 'advertiser:Lighthouse Goods',
       });
-      expect(refused.status).toBe(400);
-      expect(tag(refused, 'email')).toContain('value="not an address"');
-      expect(refused.body).toMatch(/<option value="reporter" selected>/);
-      expect(refused.body).not.toMatch(/<option value="admin" selected>/);
-      expect(tag(refused, 'account')).toContain('value="advertiser:Lighthouse Goods"');
-      expectProblemBeside(
-        refused,
+      expectRefusedAsTyped(refused, { email: 'not an address', account: 'advertiser:Lighthouse Goods' }, [
         'email',
         'E-mail address must be an e-mail address such as name@example.com',
-      );
+      ]);
+      expect(refused.body).toMatch(/<option value="reporter" selected>/);
+      expect(refused.body).not.toMatch(/<option value="admin" selected>/);
 
       const wrongAccount = await operator.submit('/users', '/users', {
         email: 'someone@example.com',
@@ -145,59 +155,45 @@ describe('dashboard forms', () => {
     it('a new key, a suspension reason, a partner, an advertiser and a placement', async () => {
       const longLabel = 'l'.repeat(101);
       const key = await partner.submit('/keys', '/keys', { label: longLabel });
-      expect(key.status).toBe(400);
-      expect(tag(key, 'label')).toContain(`value="${longLabel}"`);
-      expectProblemBeside(key, 'label', 'Label must be a string of at most 100 characters');
+      expectRefusedAsTyped(key, { label: longLabel }, [
+        'label',
+        'Label must be a string of at most 100 characters',
+      ]);
 
       const { key: active } = await t.partners.createKey(partnerId, 'kept reason');
       const suspend = await operator.submit('/keys', `/keys/${active.id}/suspend`, { reason: '   ' });
-      expect(suspend.status).toBe(400);
       const reasonId = `keys-${active.id}-suspend-reason`;
-      expect(tag(suspend, reasonId)).toContain('value="   "');
-      expectProblemBeside(suspend, reasonId, 'Reason is required to suspend a key');
-
-      const newPartner = await operator.submit('/partners', '/partners', {
-        name: 'Quay Weekly',
-        blockedCategories: 'Politics!',
-      });
-      expect(newPartner.status).toBe(400);
-      expect(tag(newPartner, 'name')).toContain('value="Quay Weekly"');
-      expect(tag(newPartner, 'blockedCategories')).toContain('value="Politics!"');
-      expectProblemBeside(
-        newPartner,
-        'blockedCategories',
-        'Blocked categories must be a list of lower-case category words',
-      );
+      expectRefusedAsTyped(suspend, { [reasonId]: '   ' }, [reasonId, 'Reason is required to suspend a key']);
 
       const longName = 'n'.repeat(101);
       const newAdvertiser = await operator.submit('/advertisers', '/advertisers', { name: longName });
-      expect(newAdvertiser.status).toBe(400);
-      expect(tag(newAdvertiser, 'name')).toContain(`value="${longName}"`);
+      expectRefusedAsTyped(newAdvertiser, { name: longName });
       const rename = await operator.submit('/advertisers', `/advertisers/${advertiserId}`, {
         name: longName,
       });
-      expect(rename.status).toBe(400);
-      expect(tag(rename, `advertisers-${advertiserId}-name`)).toContain(`value="${longName}"`);
-      expectProblemBeside(rename, `advertisers-${advertiserId}-name`, 'Name must be 1 to 100 characters');
+      const renameId = `advertisers-${advertiserId}-name`;
+      expectRefusedAsTyped(rename, { [renameId]: longName }, [renameId, 'Name must be 1 to 100 characters']);
 
-      const placement = await operator.submit('/placements', '/placements', {
-        id: 'Video Preroll',
-        description: 'Before the video',
-      });
-      expect(placement.status).toBe(400);
-      expect(tag(placement, 'id')).toContain('value="Video Preroll"');
-      expect(tag(placement, 'description')).toContain('value="Before the video"');
-      expectProblemBeside(
-        placement,
-        'id',
-        'Id must be a lower-case slug such as "video_preroll" (at most 64 characters)',
-      );
+      // A new partner and a new placement, each sent from its list's page.
+      for (const [path, form, problem] of [
+        [
+          '/partners',
+          { name: 'Quay Weekly', blockedCategories: 'Politics!' },
+          ['blockedCategories', 'Blocked categories must be a list of lower-case category words'],
+        ],
+        [
+          '/placements',
+          { id: 'Video Preroll', description: 'Before the video' },
+          ['id', 'Id must be a lower-case slug such as "video_preroll" (at most 64 characters)'],
+        ],
+      ] as const)
+        expectRefusedAsTyped(await operator.submit(path, path, form), form, problem);
+
       const longDescription = 'd'.repeat(201);
       const describe = await operator.submit('/placements', '/placements/header_banner', {
         description: longDescription,
       });
-      expect(describe.status).toBe(400);
-      expect(tag(describe, 'placements-header-banner-description')).toContain(`value="${longDescription}"`);
+      expectRefusedAsTyped(describe, { 'placements-header-banner-description': longDescription });
     });
 
     it('a flag’s dismissal note and a rejection reason', async () => {
@@ -209,9 +205,8 @@ describe('dashboard forms', () => {
       );
       const note = 'n'.repeat(501);
       const dismiss = await operator.submit('/flags', `/flags/${flag.id}/dismiss`, { note });
-      expect(dismiss.status).toBe(400);
-      expect(tag(dismiss, `flags-${flag.id}-dismiss-note`)).toContain(`value="${note}"`);
-      expectProblemBeside(dismiss, `flags-${flag.id}-dismiss-note`, 'Note must be at most 500 characters');
+      const noteId = `flags-${flag.id}-dismiss-note`;
+      expectRefusedAsTyped(dismiss, { [noteId]: note }, [noteId, 'Note must be at most 500 characters']);
 
       const [id] = await t.addCampaigns(
         [{ title: 'Pending offer', destinationUrl: 'https://example.com/', placements: ['header_banner'] }],

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { campaign, createTestApp, type TestApp } from './helpers/app.js';
 import type { BrowserClient } from './helpers/browser-client.js';
+import { campaignForm } from './helpers/dashboard-fixtures.js';
 import { signedInPerson } from './helpers/people.js';
 
 /**
@@ -30,12 +31,7 @@ describe('the operator’s campaign and key forms', () => {
   });
   afterAll(async () => t?.close());
 
-  const fields = {
-    title: 'Operator made',
-    destinationUrl: 'https://lighthouse.example/',
-    placements: 'header_banner',
-    timeZone: 'UTC',
-  };
+  const fields = campaignForm({ title: 'Operator made', destinationUrl: 'https://lighthouse.example/' });
 
   it('lets the operator create a campaign for the advertiser chosen, with its priority and weight', async () => {
     const form = await operator.get('/campaigns/new');

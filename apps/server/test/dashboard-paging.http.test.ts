@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FlagSignal } from '../src/domain/key-flags.js';
 import { campaign, createTestApp, type TestApp } from './helpers/app.js';
 import type { BrowserClient } from './helpers/browser-client.js';
-import { ENGINES } from './helpers/engines.js';
+import { ENGINES, type Engine } from './helpers/engines.js';
 import { signedInPerson } from './helpers/people.js';
 
 /** The hrefs of the pager's links, by their words. */
@@ -27,48 +28,51 @@ function pagerOf(body: string, label: string): string {
 }
 
 /**
- * A list of `total` rows (51 to 100) at `path` shows the first 50 with the count and links to its
- * second page, which shows the rest: `newest` is on the first page, `older` (the 51st newest) is
- * not, and `oldest` is on the second.
+ * A list of `total` rows (51 to 100) at `path`, 55 of them added by the test (the nth shown as
+ * `row(n)`), shows the first 50 with the count and links to its second page, which shows the rest:
+ * the 55th added is on the first page, the 5th (the 51st newest) is not, and the 1st is on the second.
  */
 async function expectTwoPages(
   client: BrowserClient,
   list: { path: string; noun: string; total: number },
-  rows: { newest: string; older: string; oldest: string },
+  row: (n: number) => string,
 ): Promise<string> {
   const { path, noun, total } = list;
   const first = await client.get(path);
   expect(first.status).toBe(200);
   expect(first.body).toContain(`<caption>1–50 of ${total} ${noun}</caption>`);
-  expect(first.body).toContain(rows.newest);
-  expect(first.body).not.toContain(rows.older);
+  expect(first.body).toContain(row(55));
+  expect(first.body).not.toContain(row(5));
   expect(links(first.body)).toEqual({ 'Next page': `${path}?page=2`, 'Last page': `${path}?page=2` });
   const second = await client.get(`${path}?page=2`);
   expect(second.body).toContain(`<caption>51–${total} of ${total} ${noun}</caption>`);
-  expect(second.body).toContain(rows.oldest);
+  expect(second.body).toContain(row(1));
   return first.body;
+}
+
+/** The time the apps' clocks stand at. */
+const NOW = Date.parse('2026-06-01T12:00:00Z');
+
+/** An app on `engine` with its clock standing at `NOW`, and the operator's person `email` signed in with `role`. */
+async function appWithOperator(engine: Engine, email: string, role: string) {
+  const t = await createTestApp({ engine, clock: () => NOW });
+  return { t, operator: await signedInPerson(t, NOW, { email, account: 'operator', role }) };
 }
 
 /** The dashboard's lists page through everything, newest first, with a count and plain links. */
 describe.each(ENGINES)('dashboard paging on %s', (engine) => {
   let t: TestApp;
-  const now = Date.parse('2026-06-01T12:00:00Z');
   let operator: BrowserClient;
   let ids: number[];
   /** More than the 1,000 the campaigns page once read, and not a multiple of a page. */
   const CAMPAIGNS = 1_060;
 
   beforeAll(async () => {
-    t = await createTestApp({ engine, clock: () => now });
+    ({ t, operator } = await appWithOperator(engine, `pager-${engine}@example.com`, 'manager'));
     ids = await t.addCampaigns(
       Array.from({ length: CAMPAIGNS }, (_, n) => campaign({ title: `Paged ${n + 1}` })),
       'Paging Ads',
     );
-    operator = await signedInPerson(t, now, {
-      email: `pager-${engine}@example.com`,
-      account: 'operator',
-      role: 'manager',
-    });
   }, 120_000);
   afterAll(async () => t?.close());
 
@@ -139,16 +143,12 @@ describe.each(ENGINES)('dashboard paging on %s', (engine) => {
   });
 
   it('pages the advertisers newest first', async () => {
-    for (let n = 1; n <= 55; n++) await t.store.createAdvertiser(`Paged advertiser ${n}`, now);
+    for (let n = 1; n <= 55; n++) await t.store.createAdvertiser(`Paged advertiser ${n}`, NOW);
     const total = (await t.store.listAdvertisers({ limit: 1_000 })).length;
     await expectTwoPages(
       operator,
       { path: '/advertisers', noun: 'advertisers', total },
-      {
-        newest: '>Paged advertiser 55</td>',
-        older: '>Paged advertiser 5</td>',
-        oldest: '>Paged advertiser 1</td>',
-      },
+      (n) => `>Paged advertiser ${n}</td>`,
     );
   });
 
@@ -158,50 +158,67 @@ describe.each(ENGINES)('dashboard paging on %s', (engine) => {
     await expectTwoPages(
       operator,
       { path: '/partners', noun: 'partners', total },
-      { newest: 'Paged partner 55', older: 'Paged partner 5<', oldest: 'Paged partner 1<' },
+      (n) => `Paged partner ${n}<`,
     );
   });
 });
 
 describe.each(ENGINES)('dashboard paging of keys, placements, users and flags on %s', (engine) => {
   let t: TestApp;
-  const now = Date.parse('2026-06-01T12:00:00Z');
   let operator: BrowserClient;
 
   beforeAll(async () => {
-    t = await createTestApp({ engine, clock: () => now });
-    operator = await signedInPerson(t, now, {
-      email: `lists-${engine}@example.com`,
-      account: 'operator',
-      role: 'admin',
-    });
+    ({ t, operator } = await appWithOperator(engine, `lists-${engine}@example.com`, 'admin'));
   }, 120_000);
   afterAll(async () => t?.close());
+
+  /**
+   * Flags each of 55 new keys of a new partner with `signal`: the nth key labelled `${keys} ${n}`,
+   * its flag summed up as `${flags} ${n}`. The flags, in the order they were raised.
+   */
+  async function flagKeys(partnerName: string, signal: FlagSignal, labels: { keys: string; flags: string }) {
+    const partner = await t.partners.createPartner(partnerName);
+    const at = new Date(NOW).toISOString();
+    const flags = [];
+    for (let n = 1; n <= 55; n++) {
+      const { key } = await t.partners.createKey(partner.id, `${labels.keys} ${n}`);
+      const evidence = {
+        summary: `${labels.flags} ${n}`,
+        windowStart: at,
+        windowEnd: at,
+        measure: 1,
+        threshold: 0.2,
+      };
+      const { flag } = await t.store.saveKeyFlag(
+        { apiKeyId: key.id, partnerId: partner.id, signal, evidence },
+        NOW,
+      );
+      flags.push(flag);
+    }
+    return flags;
+  }
 
   it('pages the API keys newest first (a query joined to their usage)', async () => {
     const partner = await t.partners.createPartner('Key pager');
     for (let n = 1; n <= 55; n++) await t.partners.createKey(partner.id, `paged key ${n}`);
     const total = (await t.store.listApiKeys()).length;
-    await expectTwoPages(
-      operator,
-      { path: '/keys', noun: 'keys', total },
-      { newest: '>paged key 55</td>', older: '>paged key 5</td>', oldest: '>paged key 1</td>' },
-    );
+    await expectTwoPages(operator, { path: '/keys', noun: 'keys', total }, (n) => `>paged key ${n}</td>`);
   });
 
   it('pages the placements newest first by the time each was added, not by name', async () => {
     // Names run against the order they are added in, so an alphabetical list fails this.
     const added = Date.now() + 60_000;
-    for (let n = 1; n <= 55; n++) {
-      const id = `paged_${String(100 - n).padStart(3, '0')}`;
-      await t.store.addPlacement({ id, description: `Paged placement ${n}`, enabled: true }, added + n);
-    }
+    const idOf = (n: number) => `paged_${String(100 - n).padStart(3, '0')}`;
+    for (let n = 1; n <= 55; n++)
+      await t.store.addPlacement(
+        { id: idOf(n), description: `Paged placement ${n}`, enabled: true },
+        added + n,
+      );
     const total = (await t.store.listPlacements()).length;
     const first = await expectTwoPages(
       operator,
       { path: '/placements', noun: 'placements', total },
-      // Added last, the 51st newest, added first.
-      { newest: '<code>paged_045</code>', older: '<code>paged_095</code>', oldest: '<code>paged_099</code>' },
+      (n) => `<code>${idOf(n)}</code>`, // added last paged_045, the 51st newest paged_095, added first paged_099
     );
     expect(first).toContain('<code>paged_094</code>'); // the 50th newest
   });
@@ -210,83 +227,59 @@ describe.each(ENGINES)('dashboard paging of keys, placements, users and flags on
     for (let n = 1; n <= 55; n++) {
       await t.store.createUser(
         { email: `paged-${n}@example.com`, account: { kind: 'operator' }, role: 'viewer' },
-        now,
+        NOW,
       );
     }
     const total = (await t.store.listUsers()).length;
     await expectTwoPages(
       operator,
       { path: '/users', noun: 'users', total },
-      {
-        newest: '>paged-55@example.com</td>',
-        older: '>paged-5@example.com</td>',
-        oldest: '>paged-1@example.com</td>',
-      },
+      (n) => `>paged-${n}@example.com</td>`,
     );
   });
 
   it('pages the open flags newest first', async () => {
-    const partner = await t.partners.createPartner('Flag pager');
-    const at = new Date(now).toISOString();
-    for (let n = 1; n <= 55; n++) {
-      const { key } = await t.partners.createKey(partner.id, `flagged key ${n}`);
-      const evidence = {
-        summary: `paged flag ${n}`,
-        windowStart: at,
-        windowEnd: at,
-        measure: 1,
-        threshold: 0.2,
-      };
-      await t.store.saveKeyFlag(
-        { apiKeyId: key.id, partnerId: partner.id, signal: 'clicks without impressions', evidence },
-        now,
-      );
-    }
+    await flagKeys('Flag pager', 'clicks without impressions', { keys: 'flagged key', flags: 'paged flag' });
     await expectTwoPages(
       operator,
       { path: '/flags', noun: 'open flags', total: 55 },
-      { newest: 'paged flag 55<', older: 'paged flag 5<', oldest: 'paged flag 1<' },
+      (n) => `paged flag ${n}<`,
     );
   });
 
   it('pages the reviewed flags newest first, on their own, keeping the open flags’ page', async () => {
-    const partner = await t.partners.createPartner('Reviewed flag pager');
-    const at = new Date(now).toISOString();
-    for (let n = 1; n <= 55; n++) {
-      const { key } = await t.partners.createKey(partner.id, `reviewed key ${n}`);
-      const evidence = {
-        summary: `reviewed flag ${n}`,
-        windowStart: at,
-        windowEnd: at,
-        measure: 1,
-        threshold: 0.2,
-      };
-      const { flag } = await t.store.saveKeyFlag(
-        { apiKeyId: key.id, partnerId: partner.id, signal: 'burst', evidence },
-        now,
-      );
-      await t.store.reviewKeyFlag(flag.id, { status: 'dismissed', at: now, by: 'cli', note: null });
-    }
-    const first = await operator.get('/flags');
-    expect(first.status).toBe(200);
-    expect(first.body).toContain('<caption>1–50 of 55 reviewed flags</caption>');
-    expect(first.body).toContain('reviewed flag 55<');
-    expect(first.body).not.toContain('reviewed flag 5<');
-    expect(linksOf(first.body, 'Reviewed flags')).toEqual({
+    const flags = await flagKeys('Reviewed flag pager', 'burst', {
+      keys: 'reviewed key',
+      flags: 'reviewed flag',
+    });
+    for (const flag of flags)
+      await t.store.reviewKeyFlag(flag.id, { status: 'dismissed', at: NOW, by: 'cli', note: null });
+    /** The reviewed flags at `path`: the caption counts `rows`, flag `shown` is there and `notShown` not. */
+    const expectReviewedPage = async (
+      path: string,
+      rows: string,
+      [shown, notShown]: [number, number],
+      links: Record<string, string>,
+    ) => {
+      const page = await operator.get(path);
+      expect(page.status).toBe(200);
+      expect(page.body).toContain(`<caption>${rows} of 55 reviewed flags</caption>`);
+      expect(page.body).toContain(`reviewed flag ${shown}<`);
+      expect(page.body).not.toContain(`reviewed flag ${notShown}<`);
+      expect(linksOf(page.body, 'Reviewed flags')).toEqual(links);
+      return page.body;
+    };
+    await expectReviewedPage('/flags', '1–50', [55, 5], {
       'Next page': '/flags?reviewed=2',
       'Last page': '/flags?reviewed=2',
     });
     // Each list keeps the other's page in its links.
-    const second = await operator.get('/flags?page=2&reviewed=2');
-    expect(second.body).toContain('<caption>51–55 of 55 reviewed flags</caption>');
-    expect(second.body).toContain('reviewed flag 1<');
-    expect(second.body).not.toContain('reviewed flag 55<');
-    expect(linksOf(second.body, 'Reviewed flags')).toEqual({
+    const second = await expectReviewedPage('/flags?page=2&reviewed=2', '51–55', [1, 55], {
       'First page': '/flags?page=2',
       'Previous page': '/flags?page=2',
     });
-    expect(
-      Object.values(linksOf(second.body, 'Open flags')).every((href) => href.includes('reviewed=2')),
-    ).toBe(true);
+    expect(Object.values(linksOf(second, 'Open flags')).every((href) => href.includes('reviewed=2'))).toBe(
+      true,
+    );
   });
 });

@@ -1,11 +1,9 @@
 import path from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '../../../scripts/chromium.mjs';
-import { tempDir } from './helpers/engines.js';
+import type { BrowserContext, Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { fillLabelled, fillSignIn, seriousAxeFindings } from './helpers/browser-checks.js';
+import { demoInBrowser } from './helpers/demo-in-browser.js';
 import { eventually, PROPAGATION_MS } from './helpers/eventually.js';
-import { ensureBuilt, managementClient, startServerProcess, type ServerProcess } from './helpers/process.js';
-import { seriousAxeFindings } from './helpers/browser-checks.js';
 
 type Kind = 'operator' | 'advertiser' | 'partner';
 /** Every page of each kind of account's menu (each demo user is an admin of theirs). */
@@ -36,29 +34,11 @@ const BROWSER_USER_AGENT =
   'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0 Safari/537.36';
 
 describe('the dashboard in a real browser', () => {
-  let server: ServerProcess;
-  let browser: Browser;
-  let admin: ReturnType<typeof managementClient>;
-  const shots = tempDir('placard-dashboard-');
+  const demo = demoInBrowser('dashboard');
   /** Requests any page made to another origin: there must be none (D14). */
   const foreign: string[] = [];
   /** Errors any page logged (a script failing, a resource refused by the CSP): there must be none. */
   const consoleErrors: string[] = [];
-  const contexts: BrowserContext[] = [];
-
-  // Building is a set-up of its own, under a hook's timeout of its own: on a loaded machine the build
-  // and the start with the browser's launch each take minutes.
-  beforeAll(() => ensureBuilt());
-  beforeAll(async () => {
-    server = await startServerProcess({ PLACARD_DATA_DIR: tempDir('placard-dashboard-data-') }, ['--demo']);
-    admin = managementClient(server.url, server.summary.adminToken!);
-    browser = await launchChromium();
-  });
-  afterAll(async () => {
-    for (const context of contexts) await context.close();
-    await browser?.close();
-    await server?.stop();
-  });
 
   /** Each kind's signed-in browser (its cookies), reused: sign-in attempts per address are limited. */
   const signedIn = new Map<Kind, BrowserContext>();
@@ -72,30 +52,27 @@ describe('the dashboard in a real browser', () => {
     viewport = { width: 1280, height: 900 },
     javaScriptEnabled = true,
   ): Promise<Page> {
-    const user = server.summary.demoSignIns!.find((signIn) => signIn.kind === kind)!;
+    const user = demo.demoUser(kind);
     const reused = javaScriptEnabled ? signedIn.get(kind) : undefined;
-    const context = reused ?? (await browser.newContext({ viewport, javaScriptEnabled }));
+    const context = reused ?? (await demo.newContext({ viewport, javaScriptEnabled }));
     if (!reused) {
-      contexts.push(context);
-      await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url });
+      await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: demo.server.url });
     }
     const page = await context.newPage();
     await page.setViewportSize(viewport);
     // A wait for what a page shows, not a promise of speed: a loaded machine takes many seconds.
     page.setDefaultTimeout(PROPAGATION_MS);
     page.on('request', (request) => {
-      if (new URL(request.url()).origin !== server.url) foreign.push(request.url());
+      if (new URL(request.url()).origin !== demo.server.url) foreign.push(request.url());
     });
     page.on('console', (message) => {
       if (message.type() === 'error') consoleErrors.push(`${page.url()}: ${message.text()}`);
     });
     page.on('pageerror', (error) => consoleErrors.push(`${page.url()}: ${error.message}`));
-    await page.goto(`${server.url}/`);
+    await page.goto(`${demo.server.url}/`);
     if (reused) return page;
     expect(new URL(page.url()).pathname).toBe('/sign-in');
-    await page.getByLabel('E-mail address').fill(user.email);
-    await page.getByLabel('Password').fill(user.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await fillSignIn(page, user);
     await page.waitForURL((url) => url.pathname !== '/sign-in');
     if (javaScriptEnabled) signedIn.set(kind, context);
     return page;
@@ -103,7 +80,7 @@ describe('the dashboard in a real browser', () => {
 
   async function fetchIds(key: string): Promise<number[]> {
     const answer = await fetch(
-      `${server.url}/api/v1/campaigns/fetch?placement=header_banner&location=US&device=mobile&limit=100`,
+      `${demo.server.url}/api/v1/campaigns/fetch?placement=header_banner&location=US&device=mobile&limit=100`,
       { headers: { authorization: `Bearer ${key}` } },
     );
     if (answer.status !== 200) return [];
@@ -112,7 +89,7 @@ describe('the dashboard in a real browser', () => {
 
   /** The advertiser or partner of that name, through the management API. */
   async function named(list: '/advertisers' | '/partners', name: string) {
-    const found = (await admin<Array<{ id: number; name: string }>>('GET', list)).find(
+    const found = (await demo.admin<Array<{ id: number; name: string }>>('GET', list)).find(
       (item) => item.name === name,
     );
     if (!found) throw new Error(`no ${list.slice(1, -1)} named ${name}`);
@@ -123,14 +100,14 @@ describe('the dashboard in a real browser', () => {
   async function submitted(title: string, priority = 0) {
     const northwind = await named('/advertisers', 'Northwind Outfitters');
     const destinationUrl = 'https://northwind.example/offer';
-    const created = await admin('POST', '/campaigns', {
+    const created = await demo.admin('POST', '/campaigns', {
       advertiserId: northwind.id,
       title,
       destinationUrl,
       placements: ['header_banner'],
       priority,
     });
-    await admin('POST', `/campaigns/${created.id}/submit`);
+    await demo.admin('POST', `/campaigns/${created.id}/submit`);
     return created;
   }
 
@@ -148,7 +125,7 @@ describe('the dashboard in a real browser', () => {
     await page.getByRole('button', { name: 'Copy' }).click();
     await page.getByRole('status').filter({ hasText: 'Copied.' }).waitFor();
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(partnerKey);
-    await page.screenshot({ path: path.join(shots, 'new-key.png') });
+    await page.screenshot({ path: path.join(demo.shots, 'new-key.png') });
 
     // From here on, no answer the browser receives may carry the plaintext.
     const bodies: string[] = [];
@@ -161,8 +138,8 @@ describe('the dashboard in a real browser', () => {
         ),
     );
     await page.getByRole('link', { name: 'I have stored it' }).click();
-    await page.waitForURL(`${server.url}/keys`);
-    for (const next of ['/keys', '/users', '/']) await page.goto(`${server.url}${next}`);
+    await page.waitForURL(`${demo.server.url}/keys`);
+    for (const next of ['/keys', '/users', '/']) await page.goto(`${demo.server.url}${next}`);
     await page.goBack();
     expect(await page.content()).not.toContain(partnerKey);
     expect(bodies.length).toBeGreaterThan(2);
@@ -170,36 +147,41 @@ describe('the dashboard in a real browser', () => {
     const storage = await page.evaluate(() => JSON.stringify([{ ...localStorage }, { ...sessionStorage }]));
     expect(storage).not.toContain(partnerKey);
     for (const cookie of await page.context().cookies()) expect(cookie.value).not.toContain(partnerKey);
-    expect(server.output.join('\n')).not.toContain(partnerKey);
+    expect(demo.server.output.join('\n')).not.toContain(partnerKey);
     await eventually(async () => (await fetchIds(partnerKey)).length > 0, 'the new key fetching');
   });
 
   it('2. an advertiser creates a campaign with targeting, a flight and a daily cap in its time zone, previews and submits it', async () => {
     const page = await signIn('advertiser');
     await page.getByRole('link', { name: 'New campaign' }).click();
-    await page.getByLabel('Title').fill('Browser-approved offer');
-    await page.getByLabel('Description').fill('Made in a real browser.');
-    await page.getByLabel('Destination URL').fill('https://northwind.example/approved');
+    await fillLabelled(page, {
+      Title: 'Browser-approved offer',
+      Description: 'Made in a real browser.',
+      'Destination URL': 'https://northwind.example/approved',
+      Countries: 'us, CA',
+      'Time zone': 'Europe/Paris',
+      Starts: '2026-01-01T09:00',
+      Ends: '2099-12-31T18:30',
+      'Daily impression cap': '1000',
+    });
     await page.getByRole('checkbox', { name: /header_banner/ }).check();
     await page.getByRole('checkbox', { name: /sidebar_top/ }).check();
-    await page.getByLabel('Countries').fill('us, CA');
     await page.getByRole('checkbox', { name: 'mobile', exact: true }).check();
-    await page.getByLabel('Time zone').fill('Europe/Paris');
-    await page.getByLabel('Starts').fill('2026-01-01T09:00');
-    await page.getByLabel('Ends').fill('2099-12-31T18:30');
-    await page.getByLabel('Daily impression cap').fill('1000');
     await page.getByRole('button', { name: 'Save draft and preview' }).click();
     await page.waitForURL(/\/campaigns\/\d+$/);
     const preview = await page.locator('main').innerText();
-    expect(preview).toContain('How a partner shows it');
-    expect(preview).toContain('Made in a real browser.');
-    expect(preview).toContain('CA, US');
-    expect(preview).toContain('Europe/Paris');
-    expect(preview).toContain('1000 impressions');
-    expect(preview).toContain('2026-01-01 09:00 Europe/Paris to 2099-12-31 18:30 Europe/Paris');
-    await page.screenshot({ path: path.join(shots, 'campaign-preview.png'), fullPage: true });
+    for (const shown of [
+      'How a partner shows it',
+      'Made in a real browser.',
+      'CA, US',
+      'Europe/Paris',
+      '1000 impressions',
+      '2026-01-01 09:00 Europe/Paris to 2099-12-31 18:30 Europe/Paris',
+    ])
+      expect(preview).toContain(shown);
+    await page.screenshot({ path: path.join(demo.shots, 'campaign-preview.png'), fullPage: true });
     await page.getByRole('button', { name: 'Submit for review' }).click();
-    await page.waitForURL(`${server.url}/campaigns`);
+    await page.waitForURL(`${demo.server.url}/campaigns`);
     const row = page.getByRole('row').filter({ hasText: 'Browser-approved offer' });
     await expect(row.textContent()).resolves.toContain('pending review');
     submittedId = Number(
@@ -234,9 +216,9 @@ describe('the dashboard in a real browser', () => {
 
   it('4. impressions and clicks show in the advertiser’s chart and table and the partner’s report, without a reload', async () => {
     const advertiser = await signIn('advertiser');
-    await advertiser.goto(`${server.url}/reports?window=hour&campaign=${submittedId}`);
+    await advertiser.goto(`${demo.server.url}/reports?window=hour&campaign=${submittedId}`);
     const partner = await signIn('partner');
-    await partner.goto(`${server.url}/reports?window=hour`);
+    await partner.goto(`${demo.server.url}/reports?window=hour`);
     /** What a page shows: its totals, the table's newest minute, and what the chart drew. */
     const shown = (page: Page) =>
       page.evaluate(() => {
@@ -261,7 +243,7 @@ describe('the dashboard in a real browser', () => {
     // Each display is a different person's, forwarded as the contract's optional end-user fields, so
     // two clicks at once are two people's and not one person's double click (D15).
     const track = (kind: 'impression' | 'click', person: number) =>
-      fetch(`${server.url}/api/v1/campaigns/${kind}`, {
+      fetch(`${demo.server.url}/api/v1/campaigns/${kind}`, {
         method: 'POST',
         headers: { authorization: `Bearer ${partnerKey}`, 'content-type': 'application/json' },
         body: JSON.stringify({ ...event, userIp: `198.18.${person}.7`, userAgent: BROWSER_USER_AGENT }),
@@ -292,7 +274,10 @@ describe('the dashboard in a real browser', () => {
     };
     await eventually(advertiserSees, 'the events in the advertiser’s report');
     await eventually(partnerSees, 'the events in the partner’s report');
-    await advertiser.screenshot({ path: path.join(shots, 'advertiser-live-report.png'), fullPage: true });
+    await advertiser.screenshot({
+      path: path.join(demo.shots, 'advertiser-live-report.png'),
+      fullPage: true,
+    });
   });
 
   it('5. a rejected campaign shows its reason to the advertiser; a suspended key its reason to the partner', async () => {
@@ -336,7 +321,7 @@ describe('the dashboard in a real browser', () => {
   it('5b. a partner’s integration page gives ready curl commands for its placements', async () => {
     const partner = await signIn('partner');
     await partner.getByRole('link', { name: 'Integration' }).click();
-    await partner.waitForURL(`${server.url}/integration`);
+    await partner.waitForURL(`${demo.server.url}/integration`);
     const command = partner.getByRole('region', { name: 'Fetch command' });
     await expect(command.textContent()).resolves.toMatch(
       /^curl -s "http:\/\/[^"]+\/api\/v1\/campaigns\/fetch\?placement=header_banner&limit=3"/,
@@ -349,8 +334,8 @@ describe('the dashboard in a real browser', () => {
     expect(text).toContain('Authorization: Bearer $PLACARD_API_KEY');
     // The command works as written, with a live key of the partner in PLACARD_API_KEY.
     const route = /\/api\/v1\/campaigns\/fetch\?[^"]+/.exec(text)![0];
-    const answer = await fetch(`${server.url}${route}`, {
-      headers: { authorization: `Bearer ${server.summary.demoApiKey}` },
+    const answer = await fetch(`${demo.server.url}${route}`, {
+      headers: { authorization: `Bearer ${demo.server.summary.demoApiKey}` },
     });
     expect(answer.status).toBe(200);
   });
@@ -361,7 +346,7 @@ describe('the dashboard in a real browser', () => {
     await partner.getByLabel('Label').fill('no scripts');
     await partner.getByRole('button', { name: 'Create a key' }).click();
     await expect(partner.getByLabel('API key', { exact: true }).inputValue()).resolves.toMatch(/^plc_/);
-    await partner.goto(`${server.url}/reports?window=hour`);
+    await partner.goto(`${demo.server.url}/reports?window=hour`);
     await expect(partner.locator('#series tbody tr').count()).resolves.toBe(60);
     await expect(partner.locator('[data-total="impressions"]').textContent()).resolves.toMatch(/^\d/);
     // Without scripts nothing draws the chart; the table carries the figures.
@@ -369,8 +354,8 @@ describe('the dashboard in a real browser', () => {
   });
 
   it('6. every page passes axe-core as each role, fits a 390-pixel screen, and calls no other origin', async () => {
-    const signedOut = await (await browser.newContext({ viewport: { width: 390, height: 844 } })).newPage();
-    await signedOut.goto(`${server.url}/sign-in`);
+    const signedOut = await (await demo.newContext({ viewport: { width: 390, height: 844 } })).newPage();
+    await signedOut.goto(`${demo.server.url}/sign-in`);
     const visits: Array<[string, Page, string]> = [['signed-out', signedOut, '/sign-in']];
     for (const kind of ['operator', 'advertiser', 'partner'] as const) {
       const page = await signIn(kind, { width: 390, height: 844 });
@@ -381,7 +366,7 @@ describe('the dashboard in a real browser', () => {
     }
     const problems: string[] = [];
     for (const [who, page, pathname] of visits) {
-      if (new URL(page.url()).pathname !== pathname) await page.goto(`${server.url}${pathname}`);
+      if (new URL(page.url()).pathname !== pathname) await page.goto(`${demo.server.url}${pathname}`);
       expect(new URL(page.url()).pathname, `${who} ${pathname}`).toBe(pathname);
       const violations = await seriousAxeFindings(page);
       for (const id of violations) problems.push(`${who} ${pathname}: ${id}`);
@@ -396,7 +381,7 @@ describe('the dashboard in a real browser', () => {
       if (offMenu.length > 0)
         problems.push(`${who} ${pathname}: menu entries off screen: ${offMenu.join(', ')}`);
       await page.screenshot({
-        path: path.join(shots, `${who}${pathname.replaceAll('/', '-')}.png`),
+        path: path.join(demo.shots, `${who}${pathname.replaceAll('/', '-')}.png`),
         fullPage: true,
       });
     }

@@ -4,6 +4,7 @@ import { SESSION_IDLE_MS } from '../src/services/sessions.js';
 import { UserService } from '../src/services/users.js';
 import { createTestApp, type TestApp } from './helpers/app.js';
 import { BrowserClient } from './helpers/browser-client.js';
+import { campaignForm } from './helpers/dashboard-fixtures.js';
 import { ENGINES } from './helpers/engines.js';
 import { eventually } from './helpers/eventually.js';
 import { PERSON_PASSWORD, signedInPerson } from './helpers/people.js';
@@ -182,12 +183,11 @@ describe.each(ENGINES)('dashboard sessions on %s', (engine) => {
   it('keeps a refused campaign form as typed and says what is wrong in the words of its labels', async () => {
     const advertiser = await t.store.createAdvertiser(`Form Ads ${engine}`, now);
     const browser = await person(`form-${engine}@example.com`, `advertiser:${advertiser.id}`);
-    const refused = await browser.submit('/campaigns/new', '/campaigns/new', {
-      title: 'Half-made offer',
-      destinationUrl: 'not a url',
-      placements: 'header_banner',
-      timeZone: 'Mars/Olympus',
-    });
+    const refused = await browser.submit(
+      '/campaigns/new',
+      '/campaigns/new',
+      campaignForm({ title: 'Half-made offer', destinationUrl: 'not a url', timeZone: 'Mars/Olympus' }),
+    );
     expect(refused.status).toBe(422);
     expect(refused.body).toContain('Destination URL is required: an absolute http or https URL');
     expect(refused.body).toContain('Time zone must be an IANA time zone');

@@ -1,48 +1,30 @@
 import path from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '../../../scripts/chromium.mjs';
-import { tempDir } from './helpers/engines.js';
-import { ensureBuilt, startServerProcess, type ServerProcess } from './helpers/process.js';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { axeFindings, fillSignIn, sidewaysScroll } from './helpers/browser-checks.js';
+import { demoInBrowser } from './helpers/demo-in-browser.js';
 
 /** A date `days` before today, UTC, as the date fields take it. */
 const daysAgo = (days: number) => new Date(Date.now() - days * 86_400_000).toISOString().slice(0, 10);
 
 /** The reports page by dates in Chromium, with and without JavaScript, on a desktop and a phone. */
 describe('reports by dates in a real browser', () => {
-  let server: ServerProcess;
-  let browser: Browser;
-  const contexts: BrowserContext[] = [];
-  const shots = tempDir('placard-reports-');
-
-  beforeAll(async () => {
-    ensureBuilt();
-    server = await startServerProcess({ PLACARD_DATA_DIR: tempDir('placard-reports-data-') }, ['--demo']);
-    browser = await launchChromium();
-  });
-  afterAll(async () => {
-    for (const context of contexts) await context.close();
-    await browser?.close();
-    await server?.stop();
-  });
+  const demo = demoInBrowser('reports');
 
   async function signIn(viewport: { width: number; height: number }, javaScriptEnabled: boolean) {
-    const context = await browser.newContext({ viewport, javaScriptEnabled });
-    contexts.push(context);
-    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url });
+    const context = await demo.newContext({ viewport, javaScriptEnabled });
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: demo.server.url });
     const page = await context.newPage();
     page.setDefaultTimeout(8_000);
-    const user = server.summary.demoSignIns!.find((signIn) => signIn.kind === 'advertiser')!;
-    await page.goto(`${server.url}/sign-in`);
-    await fillSignIn(page, user);
+    await page.goto(`${demo.server.url}/sign-in`);
+    await fillSignIn(page, demo.demoUser('advertiser'));
     await page.waitForURL((url) => url.pathname !== '/sign-in');
     return page;
   }
 
   /** Chooses dates on the report form and shows them, as a person does. */
   async function showDates(page: Page, from: string, to: string) {
-    await page.goto(`${server.url}/reports`);
+    await page.goto(`${demo.server.url}/reports`);
     await page.getByLabel('Period').selectOption({ label: 'Between two dates' });
     await page.getByLabel('From').fill(from);
     await page.getByLabel('To', { exact: true }).fill(to);
@@ -62,14 +44,14 @@ describe('reports by dates in a real browser', () => {
     await expect(page.locator('[data-change="impressions"]').textContent()).resolves.toMatch(
       /(%|no change|none before) \(previous period: [\d,]+\)/,
     );
-    await page.screenshot({ path: path.join(shots, 'reports-dates-desktop.png'), fullPage: true });
+    await page.screenshot({ path: path.join(demo.shots, 'reports-dates-desktop.png'), fullPage: true });
     expect((await axeFindings(page)).map((finding) => finding.id)).toEqual([]);
 
     const link = await page.getByLabel('Link to this report').inputValue();
     await page.getByRole('button', { name: 'Copy link' }).click();
     await expect(page.getByRole('status').textContent()).resolves.toBe('Copied.');
     await expect(page.evaluate(() => navigator.clipboard.readText())).resolves.toBe(link);
-    await page.goto(`${server.url}${new URL(link).pathname}${new URL(link).search}`);
+    await page.goto(`${demo.server.url}${new URL(link).pathname}${new URL(link).search}`);
     await expect(page.getByLabel('From').inputValue()).resolves.toBe(from);
     await expect(page.getByLabel('Period').inputValue()).resolves.toBe('dates');
   });
@@ -77,7 +59,7 @@ describe('reports by dates in a real browser', () => {
   it('fits a phone and passes axe-core there', async () => {
     const page = await signIn({ width: 390, height: 844 }, true);
     await showDates(page, daysAgo(1), daysAgo(0));
-    await page.screenshot({ path: path.join(shots, 'reports-dates-phone.png'), fullPage: true });
+    await page.screenshot({ path: path.join(demo.shots, 'reports-dates-phone.png'), fullPage: true });
     expect((await axeFindings(page)).map((finding) => finding.id)).toEqual([]);
     expect(await sidewaysScroll(page)).toBe(0);
   });

@@ -1,10 +1,9 @@
 import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '../../../scripts/chromium.mjs';
-import { tempDir } from './helpers/engines.js';
-import { ensureBuilt, managementClient, startServerProcess, type ServerProcess } from './helpers/process.js';
-import { axeFindings, sidewaysScroll } from './helpers/browser-checks.js';
+import type { Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { axeFindings, fillSignIn, sidewaysScroll } from './helpers/browser-checks.js';
+import { WHOLE_CAMPAIGN } from './helpers/dashboard-fixtures.js';
+import { demoInBrowser } from './helpers/demo-in-browser.js';
 
 const SCREENS = [
   { name: 'desktop', width: 1280, height: 800 },
@@ -17,30 +16,12 @@ const SCREENS = [
  * account by name; at a desktop's and a phone's size, without an accessibility problem (D14).
  */
 describe('the review queue and the users page in a real browser', () => {
-  let server: ServerProcess;
-  let browser: Browser;
-  const shots = process.env['PLACARD_SHOTS_DIR'] ?? tempDir('placard-review-');
+  const demo = demoInBrowser('review');
 
   beforeAll(async () => {
-    ensureBuilt();
-    server = await startServerProcess({ PLACARD_DATA_DIR: tempDir('placard-review-data-') }, ['--demo']);
-    browser = await launchChromium();
-    const admin = managementClient(server.url, server.summary.adminToken!);
+    const admin = demo.admin;
     const advertisers = await admin<Array<{ id: number; name: string }>>('GET', '/advertisers');
-    const created = await admin('POST', '/campaigns', {
-      advertiserId: advertisers[0].id,
-      title: 'Trail shoes for the autumn',
-      description: 'Grip on wet rock, 15% off until the end of the month.',
-      category: 'lifestyle',
-      destinationUrl: 'https://northwind.example/trail?utm_source=placard&utm_campaign=autumn-trail-shoes',
-      placements: ['header_banner', 'sidebar_top'],
-      countries: ['FR', 'BE'],
-      devices: ['mobile', 'tablet'],
-      timeZone: 'Europe/Paris',
-      startAt: '2026-10-01T06:00:00Z',
-      endAt: '2026-10-31T22:00:00Z',
-      caps: { impressionsDaily: 5000, clicksTotal: 400 },
-    });
+    const created = await admin('POST', '/campaigns', { advertiserId: advertisers[0].id, ...WHOLE_CAMPAIGN });
     await admin('POST', `/campaigns/${created.id}/submit`);
     // An approved demo campaign edited since: the queue shows what changed.
     const running = await admin<Array<{ id: number; title: string }>>('GET', '/campaigns?status=running');
@@ -50,19 +31,12 @@ describe('the review queue and the users page in a real browser', () => {
       caps: { impressionsDaily: 2000 },
     });
   });
-  afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
-  });
 
   async function operatorPage(viewport: { width: number; height: number }): Promise<Page> {
-    const user = server.summary.demoSignIns!.find((signIn) => signIn.kind === 'operator')!;
-    const page = await (await browser.newContext({ viewport })).newPage();
+    const page = await (await demo.newContext({ viewport })).newPage();
     page.setDefaultTimeout(8_000);
-    await page.goto(`${server.url}/sign-in`);
-    await page.getByLabel('E-mail address').fill(user.email);
-    await page.getByLabel('Password').fill(user.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.goto(`${demo.server.url}/sign-in`);
+    await fillSignIn(page, demo.demoUser('operator'));
     await page.waitForURL((url) => url.pathname === '/review');
     return page;
   }
@@ -71,15 +45,15 @@ describe('the review queue and the users page in a real browser', () => {
     "names each user's account on the Users page on a $name screen, axe-clean",
     async (screen) => {
       const page = await operatorPage(screen);
-      await page.goto(`${server.url}/users`);
-      const advertiserUser = server.summary.demoSignIns!.find((signIn) => signIn.kind === 'advertiser')!;
+      await page.goto(`${demo.server.url}/users`);
+      const advertiserUser = demo.demoUser('advertiser');
       const row = page.getByRole('row').filter({ hasText: advertiserUser.email });
       // The demo's advertiser user belongs to a named advertiser: its name, then its label.
       const account = row.locator('td').filter({ hasText: /advertiser:\d+/ });
       await expect(account.textContent()).resolves.toMatch(/^\S[^\n]* advertiser:\d+$/);
       expect(await sidewaysScroll(page)).toBe(0);
       expect((await axeFindings(page)).map((finding) => `${finding.id} (${finding.impact})`)).toEqual([]);
-      await page.screenshot({ path: path.join(shots, `users-${screen.name}.png`), fullPage: true });
+      await page.screenshot({ path: path.join(demo.shots, `users-${screen.name}.png`), fullPage: true });
       await page.context().close();
     },
   );
@@ -89,13 +63,13 @@ describe('the review queue and the users page in a real browser', () => {
     async (screen) => {
       const page = await operatorPage(screen);
       const main = page.locator('main');
-      const fresh = main.getByRole('listitem').filter({ hasText: 'Trail shoes for the autumn' });
+      const fresh = main.getByRole('listitem').filter({ hasText: WHOLE_CAMPAIGN.title });
       const freshText = await fresh.innerText();
       expect(freshText).toContain('New campaign, never approved.');
-      expect(freshText).toContain('Grip on wet rock, 15% off until the end of the month.');
-      expect(freshText).toContain('2026-10-01 08:00 Europe/Paris to 2026-10-31 23:00 Europe/Paris');
+      expect(freshText).toContain(WHOLE_CAMPAIGN.description);
+      expect(freshText).toContain('2026-07-01 09:00 Europe/Paris to 2026-07-31 22:00 Europe/Paris');
       expect(freshText).toContain(
-        '5000 impressions and no clicks a day; no impressions and 400 clicks in total',
+        '500 impressions and no clicks a day; no impressions and 40 clicks in total',
       );
       // The click-through URL is there to read, not to follow.
       await expect(fresh.getByRole('link').count()).resolves.toBe(0);
@@ -106,9 +80,9 @@ describe('the review queue and the users page in a real browser', () => {
 
       expect(await sidewaysScroll(page)).toBe(0);
       expect((await axeFindings(page)).map((finding) => `${finding.id} (${finding.impact})`)).toEqual([]);
-      await page.screenshot({ path: path.join(shots, `review-${screen.name}.png`), fullPage: true });
-      await fresh.screenshot({ path: path.join(shots, `review-${screen.name}-new.png`) });
-      await edited.screenshot({ path: path.join(shots, `review-${screen.name}-changed.png`) });
+      await page.screenshot({ path: path.join(demo.shots, `review-${screen.name}.png`), fullPage: true });
+      await fresh.screenshot({ path: path.join(demo.shots, `review-${screen.name}-new.png`) });
+      await edited.screenshot({ path: path.join(demo.shots, `review-${screen.name}-changed.png`) });
       await page.context().close();
     },
   );

@@ -51,9 +51,13 @@ export async function pageProblems(page: Page): Promise<string[]> {
   return [...findings, ...(overflow > 0 ? [`${overflow}px of sideways scrolling`] : [])];
 }
 
+/** Types each value of `fields` into the field labelled with its name, as a person does. */
+export async function fillLabelled(page: Page, fields: Record<string, string>): Promise<void> {
+  for (const [label, value] of Object.entries(fields)) await page.getByLabel(label).fill(value);
+}
+
 /** Fills in the sign-in form the page shows and submits it, as a person does. */
 export async function fillSignIn(page: Page, user: { email: string; password: string }): Promise<void> {
-  await page.getByLabel('E-mail address').fill(user.email);
-  await page.getByLabel('Password').fill(user.password);
+  await fillLabelled(page, { 'E-mail address': user.email, Password: user.password });
   await page.getByRole('button', { name: 'Sign in' }).click();
 }
