@@ -3,7 +3,7 @@ import { CLI_ACTOR } from '../../services/audit.js';
 import { namesOf } from '../../services/names.js';
 import { keyView, PartnerService } from '../../services/partners.js';
 import type { Partner } from '../../store/store.js';
-import { positiveInteger, storeAction } from '../context.js';
+import { idAction, positiveInteger, recordAction, storeAction } from '../context.js';
 import { isoTimes } from '../../services/iso-times.js';
 import { emit, iso, printTable, type OutputOptions, type Row } from '../output.js';
 
@@ -15,6 +15,8 @@ const partnerJson = (p: Partner) => ({
 });
 const keyJson = (k: Parameters<typeof keyView>[0]) =>
   isoTimes(keyView(k, Date.now())) as Row & { prefix: string };
+/** A command on one key by its id, printing the key it answers. */
+const keyAction = idAction('key id', keyJson);
 const categories = (value: string) =>
   value
     .split(',')
@@ -23,14 +25,10 @@ const categories = (value: string) =>
 
 export function registerPartners(program: Command): void {
   const partners = program.command('partners').description('publishers that call the delivery API');
-  storeAction(
+  recordAction(partnerJson)(
     partners.command('create <name>').description('create a partner'),
-    async ({ store }, options: OutputOptions, name: string) => {
-      const partner = await new PartnerService(store).createPartner(name);
-      emit(options, partnerJson(partner), () =>
-        console.log(`created partner ${partner.id} "${partner.name}"`),
-      );
-    },
+    (store, _options, name) => new PartnerService(store).createPartner(name),
+    (partner) => `created partner ${partner.id} "${partner.name}"`,
   );
   storeAction(
     partners
@@ -114,12 +112,10 @@ export function registerPartners(program: Command): void {
       );
     },
   );
-  storeAction(
+  keyAction(
     keys.command('revoke <id>').description('revoke a key at once (every instance answers 401 within 2 s)'),
-    async ({ store }, options: OutputOptions, id: string) => {
-      const key = await new PartnerService(store).revokeKey(positiveInteger(id, 'key id'));
-      emit(options, keyJson(key), () => console.log(`revoked key ${key.id} (${key.displayPrefix}…)`));
-    },
+    (store, id) => new PartnerService(store).revokeKey(id),
+    (key) => `revoked key ${key.id} (${key.displayPrefix}…)`,
   );
   storeAction(
     keys
@@ -142,24 +138,20 @@ export function registerPartners(program: Command): void {
       );
     },
   );
-  storeAction(
+  keyAction(
     keys
       .command('suspend <id>')
       .description('suspend a key (it gets 403 within 2 s)')
       .requiredOption('--reason <text>', 'why, for the audit log'),
-    async ({ store }, options: OutputOptions & { reason: string }, id: string) => {
-      const key = await new PartnerService(store).suspendKey(positiveInteger(id, 'key id'), options.reason);
-      emit(options, keyJson(key), () => console.log(`suspended key ${key.id}`));
-    },
+    (store, id, options: { reason: string }) => new PartnerService(store).suspendKey(id, options.reason),
+    (key) => `suspended key ${key.id}`,
   );
-  storeAction(
+  keyAction(
     keys.command('reinstate <id>').description('lift a suspension'),
-    async ({ store }, options: OutputOptions, id: string) => {
-      const key = await new PartnerService(store).reinstateKey(positiveInteger(id, 'key id'));
-      emit(options, keyJson(key), () => console.log(`reinstated key ${key.id}`));
-    },
+    (store, id) => new PartnerService(store).reinstateKey(id),
+    (key) => `reinstated key ${key.id}`,
   );
-  storeAction(
+  keyAction(
     keys
       .command('limits <id>')
       .description(
@@ -169,14 +161,14 @@ export function registerPartners(program: Command): void {
       .option('--fetch-burst <n>', 'a number, or "default"')
       .option('--events-rate <n>', 'a number, or "default"')
       .option('--events-burst <n>', 'a number, or "default"'),
-    async ({ store }, options: OutputOptions & Record<string, string | undefined>, id: string) => {
+    (store, id, options: OutputOptions & Record<string, string | undefined>) => {
       const limits: Record<string, number | null> = {};
       for (const name of ['fetchRate', 'fetchBurst', 'eventsRate', 'eventsBurst']) {
         const value = options[name];
         if (value !== undefined) limits[name] = value === 'default' ? null : Number(value);
       }
-      const key = await new PartnerService(store).setKeyLimits(positiveInteger(id, 'key id'), limits);
-      emit(options, keyJson(key), () => console.log(`set rate limits of key ${key.id}`));
+      return new PartnerService(store).setKeyLimits(id, limits);
     },
+    (key) => `set rate limits of key ${key.id}`,
   );
 }

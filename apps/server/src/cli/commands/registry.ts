@@ -3,20 +3,17 @@ import { isoTimes } from '../../services/iso-times.js';
 import { AdvertiserService } from '../../services/advertisers.js';
 import { auditedName } from '../../services/names.js';
 import { PlacementService } from '../../services/placements.js';
-import { positiveInteger, storeAction } from '../context.js';
+import type { Advertiser } from '../../store/store.js';
+import { positiveInteger, recordAction, storeAction } from '../context.js';
 import { emit, iso, printTable, type OutputOptions, type Row } from '../output.js';
 
 /** Advertisers, placements and the audit log. */
 export function registerRegistry(program: Command): void {
   const advertisers = program.command('advertisers').description('the accounts campaigns belong to');
-  storeAction(
+  recordAction<Advertiser>(isoTimes)(
     advertisers.command('create <name>').description('create an advertiser'),
-    async ({ store }, options: OutputOptions, name: string) => {
-      const advertiser = await new AdvertiserService(store).create(name);
-      emit(options, isoTimes(advertiser), () =>
-        console.log(`created advertiser ${advertiser.id} "${advertiser.name}"`),
-      );
-    },
+    (store, _options, name) => new AdvertiserService(store).create(name),
+    (advertiser) => `created advertiser ${advertiser.id} "${advertiser.name}"`,
   );
   storeAction(
     advertisers.command('list').description('list advertisers'),
