@@ -17,6 +17,8 @@ const keyJson = (k: Parameters<typeof keyView>[0]) =>
   isoTimes(keyView(k, Date.now())) as Row & { prefix: string };
 /** A command on one key by its id, printing the key it answers. */
 const keyAction = idAction('key id', keyJson);
+/** A command printing the partner it answers. */
+const partnerAction = recordAction(partnerJson);
 const categories = (value: string) =>
   value
     .split(',')
@@ -25,32 +27,25 @@ const categories = (value: string) =>
 
 export function registerPartners(program: Command): void {
   const partners = program.command('partners').description('publishers that call the delivery API');
-  recordAction(partnerJson)(
+  partnerAction(
     partners.command('create <name>').description('create a partner'),
     (store, _options, name) => new PartnerService(store).createPartner(name),
     (partner) => `created partner ${partner.id} "${partner.name}"`,
   );
-  storeAction(
+  partnerAction(
     partners
       .command('update <partner>')
       .description('rename a partner or set the categories it never receives')
       .option('--name <name>', 'new name')
       .option('--blocked-categories <list>', 'comma-separated categories; "" for none'),
-    async (
-      { store },
-      options: OutputOptions & { name?: string; blockedCategories?: string },
-      ref: string,
-    ) => {
-      const partner = await new PartnerService(store).updatePartner(ref, {
+    (store, options: { name?: string; blockedCategories?: string }, ref) =>
+      new PartnerService(store).updatePartner(ref, {
         ...(options.name !== undefined && { name: options.name }),
         ...(options.blockedCategories !== undefined && {
           blockedCategories: categories(options.blockedCategories),
         }),
-      });
-      emit(options, partnerJson(partner), () =>
-        console.log(`updated partner ${partner.id} "${partner.name}"`),
-      );
-    },
+      }),
+    (partner) => `updated partner ${partner.id} "${partner.name}"`,
   );
   storeAction(
     partners.command('list').description('list partners'),
