@@ -1,14 +1,14 @@
 import { Type } from 'typebox';
 import { FLAG_STATUSES } from '../../domain/key-flags.js';
 import { flagView } from '../../services/key-flags.js';
-import { One } from '../openapi/common.js';
-import { FlagPolicy, operation, ref } from '../openapi/management.js';
+import { FlagPolicy, ref } from '../openapi/management.js';
 import { callerService, type AdminContext } from './context.js';
 import { recordSchemas } from './route-schemas.js';
 import { one, pageOf, pageRequest } from './support.js';
-import { body, type ManagementApp } from './typed-routes.js';
+import type { ManagementApp } from './typed-routes.js';
 
 const flagSchemas = recordSchemas('Flags', ref('KeyFlag'));
+const policySchemas = recordSchemas('Flags', ref('FlagPolicy'));
 
 /** Key flags (D15): read (the operator all, a partner its own), dismiss, suspend; the automatic policy. */
 export async function flagRoutes(app: ManagementApp, context: AdminContext): Promise<void> {
@@ -52,22 +52,18 @@ export async function flagRoutes(app: ManagementApp, context: AdminContext): Pro
     one(flagView(await service(request).suspend(request.params.id, request.body.reason))),
   );
 
-  const getFlagPolicy = operation('getFlagPolicy', 'Flags', {
+  const getFlagPolicy = policySchemas.single('getFlagPolicy', {
     summary: 'Read the automatic suspension policy',
     description: 'Off by default. Operator only.',
-    ok: [200, One(ref('FlagPolicy'))],
   });
   app.get('/flag-policy', { schema: getFlagPolicy }, async (request) => one(await service(request).policy()));
 
-  const setFlagPolicy = {
-    ...operation('setFlagPolicy', 'Flags', {
-      summary: 'Change the automatic suspension policy',
-      description:
-        'Only the fields given change. When on, a flag of one of `signals` whose measure reaches its threshold times `multiplier` suspends its key at once, as `system`, audited. Operator admins and managers only; audited.',
-      ok: [200, One(ref('FlagPolicy'))],
-    }),
-    body: body(Type.Partial(FlagPolicy)),
-  };
+  const setFlagPolicy = policySchemas.single('setFlagPolicy', {
+    summary: 'Change the automatic suspension policy',
+    description:
+      'Only the fields given change. When on, a flag of one of `signals` whose measure reaches its threshold times `multiplier` suspends its key at once, as `system`, audited. Operator admins and managers only; audited.',
+    body: Type.Partial(FlagPolicy),
+  });
   app.put('/flag-policy', { schema: setFlagPolicy }, async (request) =>
     one(await service(request).setPolicy(request.body)),
   );

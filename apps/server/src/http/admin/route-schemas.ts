@@ -31,9 +31,10 @@ function withBody<Schema extends object, Body extends TSchema>(schema: Schema, d
 
 /**
  * The route schemas of one kind of record by the shape of their request: a page of them, a new
- * one, one by its id. Each is the `operation` of its id under `tag`, answering `item` (one, or a
- * page of them) in the management envelope, with the request parts of its shape. A record is named in
- * a path by its numeric id unless `params` says otherwise (a placement by its slug).
+ * one, one by its id, or the only one there is. Each is the `operation` of its id under `tag`,
+ * answering `item` (one, or a page of them) in the management envelope, with the request parts of
+ * its shape. A record is named in a path by its numeric id unless `params` says otherwise (a
+ * placement by its slug).
  */
 export function recordSchemas<Params extends TSchema = typeof IdParams>(
   tag: string,
@@ -58,6 +59,11 @@ export function recordSchemas<Params extends TSchema = typeof IdParams>(
     /** A new one, from its body: answered with 201. */
     created<Body extends TSchema>(operationId: string, doc: RouteDoc<Body> & { body: Body }) {
       return withBody(operation(operationId, tag, { ...words(doc), ok: [201, One(item), 'Created.'] }), doc);
+    },
+
+    /** The only one there is (the flag policy): no id in its path. */
+    single<Body extends TSchema = never>(operationId: string, doc: RouteDoc<Body>) {
+      return withBody(operation(operationId, tag, { ...words(doc), ok: [200, One(item)] }), doc);
     },
 
     /** One of them, by the id in its path (`/partners/:id`, `/keys/:id/revoke`), answered as it is after. */
