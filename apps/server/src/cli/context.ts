@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { ConfigError, loadConfig, type Config } from '../config.js';
 import { connect, missingStoreFile } from '../store/connect.js';
 import { Store } from '../store/store.js';
-import { reportFailure, type OutputOptions } from './output.js';
+import { emit, reportFailure, type OutputOptions } from './output.js';
 
 export interface StoreUse {
   /** Create the store when it does not exist yet (only `migrate` and `demo`, which set one up). */
@@ -86,4 +86,40 @@ export function positiveInteger(value: string, what: string): number {
   if (!/^\d+$/.test(value) || Number(value) < 1)
     throw new Error(`${what} must be a positive integer (got "${value}")`);
   return Number(value);
+}
+
+/**
+ * Declares the commands that print the one record they answer, which all end alike: as
+ * `storeAction` ends a declaration, with `run` given the store, the options and the arguments, and
+ * the record it answers printed, `json` of it with `--json`, otherwise the line `said` makes of it.
+ */
+export function recordAction<Found>(json: (found: Found) => unknown) {
+  return <Options>(
+    command: Command,
+    run: (store: Store, options: Options, ...args: string[]) => Promise<Found>,
+    said: (found: Found) => string,
+  ): Command =>
+    storeAction(command, async ({ store }, options: OutputOptions & Options, ...args: string[]) => {
+      const found = await run(store, options, ...args);
+      emit(options, json(found), () => console.log(said(found)));
+    });
+}
+
+/**
+ * Declares the commands on one record of a kind by its numeric id (`<verb> <id>`), as
+ * `recordAction` does, with `run` given the id parsed (`what` names it when it is not a positive
+ * integer: `key id`).
+ */
+export function idAction<Found>(what: string, json: (found: Found) => unknown) {
+  const declare = recordAction(json);
+  return <Options>(
+    command: Command,
+    run: (store: Store, id: number, options: Options) => Promise<Found>,
+    said: (found: Found) => string,
+  ): Command =>
+    declare(
+      command,
+      (store, options: Options, id: string) => run(store, positiveInteger(id, what), options),
+      said,
+    );
 }

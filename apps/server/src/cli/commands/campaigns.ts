@@ -9,7 +9,7 @@ import { namesOf } from '../../services/names.js';
 import { PacingJob } from '../../jobs/pacing-job.js';
 import { explainCampaign, type WhyQuery } from '../../services/serving-explainer.js';
 import { ServingState } from '../../serving/serving-state.js';
-import { inStore, jsonOption, positiveInteger, storeAction } from '../context.js';
+import { idAction, inStore, jsonOption, positiveInteger, recordAction, storeAction } from '../context.js';
 import { emit, printTable, type OutputOptions } from '../output.js';
 
 const list = (value: string): string[] =>
@@ -208,26 +208,25 @@ export function registerCampaigns(program: Command): void {
     );
   for (const [name, flag] of CAP_OPTIONS)
     update.option(flag, `caps.${name}: a positive integer; "" removes the cap (the others keep theirs)`);
-  storeAction(update, async ({ store }, options: UpdateOptions, id: string) => {
-    const service = new CampaignService(store);
-    const campaignId = positiveInteger(id, 'campaign id');
-    const campaign = await service.update(campaignId, changesFrom(options, await service.get(campaignId)));
-    emit(options, campaignToJson(campaign), () =>
-      console.log(`updated campaign ${campaign.id} (${campaign.status})`),
-    );
-  });
-  storeAction(
+  idAction('campaign id', campaignToJson)(
+    update,
+    async (store, id, options: UpdateOptions) => {
+      const service = new CampaignService(store);
+      return service.update(id, changesFrom(options, await service.get(id)));
+    },
+    (campaign) => `updated campaign ${campaign.id} (${campaign.status})`,
+  );
+  recordAction(campaignToJson)(
     campaigns
       .command('create <file>')
       .description('create a draft campaign from a JSON file of campaign fields (import format)')
       .requiredOption('--advertiser <id>', 'advertiser id'),
-    async ({ store }, options: OutputOptions & { advertiser: string }, file: string) => {
-      const campaign = await new CampaignService(store).create(
+    (store, options: { advertiser: string }, file) =>
+      new CampaignService(store).create(
         positiveInteger(options.advertiser, 'advertiser'),
         readJsonFile(file) as Record<string, unknown>,
-      );
-      emit(options, campaignToJson(campaign), () => console.log(`created campaign ${campaign.id} (draft)`));
-    },
+      ),
+    (campaign) => `created campaign ${campaign.id} (draft)`,
   );
   storeAction(
     campaigns

@@ -5,10 +5,12 @@ import { CLI_ACTOR } from '../../services/audit.js';
 import { flagView, KeyFlagService } from '../../services/key-flags.js';
 import { namesOf } from '../../services/names.js';
 import type { KeyFlagRecord } from '../../store/store.js';
-import { positiveInteger, storeAction } from '../context.js';
+import { idAction, positiveInteger, storeAction } from '../context.js';
 import { emit, iso, printTable, type OutputOptions } from '../output.js';
 
 const flagJson = (flag: KeyFlagRecord) => isoTimes(flagView(flag)) as ReturnType<typeof flagView>;
+/** A command on one flag by its id, printing the flag it answers. */
+const flagAction = idAction('flag id', flagJson);
 
 /** Key flags (D15): list, show, dismiss, suspend the key, and the automatic suspension policy. */
 export function registerFlags(program: Command): void {
@@ -63,25 +65,21 @@ export function registerFlags(program: Command): void {
       });
     },
   );
-  storeAction(
+  flagAction(
     flags
       .command('dismiss <id>')
       .description('close a flag as reviewed and fine (the key is not flagged for that signal for 24 hours)')
       .requiredOption('--note <text>', 'why, for the audit log'),
-    async ({ store }, options: OutputOptions & { note: string }, id: string) => {
-      const flag = await new KeyFlagService(store).dismiss(positiveInteger(id, 'flag id'), options.note);
-      emit(options, flagJson(flag), () => console.log(`dismissed flag ${flag.id}`));
-    },
+    (store, id, options: { note: string }) => new KeyFlagService(store).dismiss(id, options.note),
+    (flag) => `dismissed flag ${flag.id}`,
   );
-  storeAction(
+  flagAction(
     flags
       .command('suspend <id>')
       .description('suspend the flagged key (it gets 403 within 2 s) and close the flag')
       .option('--reason <text>', 'the reason the partner reads (default: the evidence)'),
-    async ({ store }, options: OutputOptions & { reason?: string }, id: string) => {
-      const flag = await new KeyFlagService(store).suspend(positiveInteger(id, 'flag id'), options.reason);
-      emit(options, flagJson(flag), () => console.log(`suspended key ${flag.apiKeyId} (flag ${flag.id})`));
-    },
+    (store, id, options: { reason?: string }) => new KeyFlagService(store).suspend(id, options.reason),
+    (flag) => `suspended key ${flag.apiKeyId} (flag ${flag.id})`,
   );
   storeAction(
     flags

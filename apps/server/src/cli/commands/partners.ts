@@ -3,7 +3,7 @@ import { CLI_ACTOR } from '../../services/audit.js';
 import { namesOf } from '../../services/names.js';
 import { keyView, PartnerService } from '../../services/partners.js';
 import type { Partner } from '../../store/store.js';
-import { positiveInteger, storeAction } from '../context.js';
+import { idAction, positiveInteger, recordAction, storeAction } from '../context.js';
 import { isoTimes } from '../../services/iso-times.js';
 import { emit, iso, printTable, type OutputOptions, type Row } from '../output.js';
 
@@ -15,6 +15,10 @@ const partnerJson = (p: Partner) => ({
 });
 const keyJson = (k: Parameters<typeof keyView>[0]) =>
   isoTimes(keyView(k, Date.now())) as Row & { prefix: string };
+/** A command on one key by its id, printing the key it answers. */
+const keyAction = idAction('key id', keyJson);
+/** A command printing the partner it answers. */
+const partnerAction = recordAction(partnerJson);
 const categories = (value: string) =>
   value
     .split(',')
@@ -23,36 +27,25 @@ const categories = (value: string) =>
 
 export function registerPartners(program: Command): void {
   const partners = program.command('partners').description('publishers that call the delivery API');
-  storeAction(
+  partnerAction(
     partners.command('create <name>').description('create a partner'),
-    async ({ store }, options: OutputOptions, name: string) => {
-      const partner = await new PartnerService(store).createPartner(name);
-      emit(options, partnerJson(partner), () =>
-        console.log(`created partner ${partner.id} "${partner.name}"`),
-      );
-    },
+    (store, _options, name) => new PartnerService(store).createPartner(name),
+    (partner) => `created partner ${partner.id} "${partner.name}"`,
   );
-  storeAction(
+  partnerAction(
     partners
       .command('update <partner>')
       .description('rename a partner or set the categories it never receives')
       .option('--name <name>', 'new name')
       .option('--blocked-categories <list>', 'comma-separated categories; "" for none'),
-    async (
-      { store },
-      options: OutputOptions & { name?: string; blockedCategories?: string },
-      ref: string,
-    ) => {
-      const partner = await new PartnerService(store).updatePartner(ref, {
+    (store, options: { name?: string; blockedCategories?: string }, ref) =>
+      new PartnerService(store).updatePartner(ref, {
         ...(options.name !== undefined && { name: options.name }),
         ...(options.blockedCategories !== undefined && {
           blockedCategories: categories(options.blockedCategories),
         }),
-      });
-      emit(options, partnerJson(partner), () =>
-        console.log(`updated partner ${partner.id} "${partner.name}"`),
-      );
-    },
+      }),
+    (partner) => `updated partner ${partner.id} "${partner.name}"`,
   );
   storeAction(
     partners.command('list').description('list partners'),
@@ -114,12 +107,10 @@ export function registerPartners(program: Command): void {
       );
     },
   );
-  storeAction(
+  keyAction(
     keys.command('revoke <id>').description('revoke a key at once (every instance answers 401 within 2 s)'),
-    async ({ store }, options: OutputOptions, id: string) => {
-      const key = await new PartnerService(store).revokeKey(positiveInteger(id, 'key id'));
-      emit(options, keyJson(key), () => console.log(`revoked key ${key.id} (${key.displayPrefix}…)`));
-    },
+    (store, id) => new PartnerService(store).revokeKey(id),
+    (key) => `revoked key ${key.id} (${key.displayPrefix}…)`,
   );
   storeAction(
     keys
@@ -142,24 +133,20 @@ export function registerPartners(program: Command): void {
       );
     },
   );
-  storeAction(
+  keyAction(
     keys
       .command('suspend <id>')
       .description('suspend a key (it gets 403 within 2 s)')
       .requiredOption('--reason <text>', 'why, for the audit log'),
-    async ({ store }, options: OutputOptions & { reason: string }, id: string) => {
-      const key = await new PartnerService(store).suspendKey(positiveInteger(id, 'key id'), options.reason);
-      emit(options, keyJson(key), () => console.log(`suspended key ${key.id}`));
-    },
+    (store, id, options: { reason: string }) => new PartnerService(store).suspendKey(id, options.reason),
+    (key) => `suspended key ${key.id}`,
   );
-  storeAction(
+  keyAction(
     keys.command('reinstate <id>').description('lift a suspension'),
-    async ({ store }, options: OutputOptions, id: string) => {
-      const key = await new PartnerService(store).reinstateKey(positiveInteger(id, 'key id'));
-      emit(options, keyJson(key), () => console.log(`reinstated key ${key.id}`));
-    },
+    (store, id) => new PartnerService(store).reinstateKey(id),
+    (key) => `reinstated key ${key.id}`,
   );
-  storeAction(
+  keyAction(
     keys
       .command('limits <id>')
       .description(
@@ -169,14 +156,14 @@ export function registerPartners(program: Command): void {
       .option('--fetch-burst <n>', 'a number, or "default"')
       .option('--events-rate <n>', 'a number, or "default"')
       .option('--events-burst <n>', 'a number, or "default"'),
-    async ({ store }, options: OutputOptions & Record<string, string | undefined>, id: string) => {
+    (store, id, options: OutputOptions & Record<string, string | undefined>) => {
       const limits: Record<string, number | null> = {};
       for (const name of ['fetchRate', 'fetchBurst', 'eventsRate', 'eventsBurst']) {
         const value = options[name];
         if (value !== undefined) limits[name] = value === 'default' ? null : Number(value);
       }
-      const key = await new PartnerService(store).setKeyLimits(positiveInteger(id, 'key id'), limits);
-      emit(options, keyJson(key), () => console.log(`set rate limits of key ${key.id}`));
+      return new PartnerService(store).setKeyLimits(id, limits);
     },
+    (key) => `set rate limits of key ${key.id}`,
   );
 }

@@ -3,20 +3,21 @@ import { isoTimes } from '../../services/iso-times.js';
 import { AdvertiserService } from '../../services/advertisers.js';
 import { auditedName } from '../../services/names.js';
 import { PlacementService } from '../../services/placements.js';
-import { positiveInteger, storeAction } from '../context.js';
+import type { Advertiser, Placement } from '../../store/store.js';
+import { positiveInteger, recordAction, storeAction } from '../context.js';
 import { emit, iso, printTable, type OutputOptions, type Row } from '../output.js';
 
 /** Advertisers, placements and the audit log. */
+/** A command printing the advertiser, or the placement, it answers. */
+const advertiserAction = recordAction<Advertiser>(isoTimes);
+const placementAction = recordAction((placement: Placement) => placement);
+
 export function registerRegistry(program: Command): void {
   const advertisers = program.command('advertisers').description('the accounts campaigns belong to');
-  storeAction(
+  advertiserAction(
     advertisers.command('create <name>').description('create an advertiser'),
-    async ({ store }, options: OutputOptions, name: string) => {
-      const advertiser = await new AdvertiserService(store).create(name);
-      emit(options, isoTimes(advertiser), () =>
-        console.log(`created advertiser ${advertiser.id} "${advertiser.name}"`),
-      );
-    },
+    (store, _options, name) => new AdvertiserService(store).create(name),
+    (advertiser) => `created advertiser ${advertiser.id} "${advertiser.name}"`,
   );
   storeAction(
     advertisers.command('list').description('list advertisers'),
@@ -27,17 +28,11 @@ export function registerRegistry(program: Command): void {
       emit(options, list, () => printTable(list, ['id', 'name', 'createdAt']));
     },
   );
-  storeAction(
+  advertiserAction(
     advertisers.command('rename <id> <name>').description('rename an advertiser'),
-    async ({ store }, options: OutputOptions, id: string, name: string) => {
-      const advertiser = await new AdvertiserService(store).rename(
-        positiveInteger(id, 'advertiser id'),
-        name,
-      );
-      emit(options, isoTimes(advertiser), () =>
-        console.log(`renamed advertiser ${advertiser.id} to "${advertiser.name}"`),
-      );
-    },
+    (store, _options, id, name) =>
+      new AdvertiserService(store).rename(positiveInteger(id, 'advertiser id'), name),
+    (advertiser) => `renamed advertiser ${advertiser.id} to "${advertiser.name}"`,
   );
 
   const placements = program.command('placements').description('the ad slots campaigns run in');
@@ -53,36 +48,28 @@ export function registerRegistry(program: Command): void {
       );
     },
   );
-  storeAction(
+  placementAction(
     placements.command('add <id> <description>').description('add a placement (id: a lower-case slug)'),
-    async ({ store }, options: OutputOptions, id: string, description: string) => {
-      const placement = await new PlacementService(store).add(id, description);
-      emit(options, placement, () => console.log(`added placement ${placement.id}`));
-    },
+    (store, _options, id, description) => new PlacementService(store).add(id, description),
+    (placement) => `added placement ${placement.id}`,
   );
-  storeAction(
+  placementAction(
     placements.command('describe <id> <description>').description("change a placement's description"),
-    async ({ store }, options: OutputOptions, id: string, description: string) => {
-      const placement = await new PlacementService(store).update(id, { description });
-      emit(options, placement, () => console.log(`described placement ${placement.id}`));
-    },
+    (store, _options, id, description) => new PlacementService(store).update(id, { description }),
+    (placement) => `described placement ${placement.id}`,
   );
   for (const [name, enabled] of [
     ['enable', true],
     ['disable', false],
   ] as const) {
-    storeAction(
+    placementAction(
       placements
         .command(`${name} <id>`)
         .description(
           enabled ? 'serve a placement again' : 'stop serving a placement (fetch answers 400 within 2 s)',
         ),
-      async ({ store }, options: OutputOptions, id: string) => {
-        const placement = await new PlacementService(store).update(id, { enabled });
-        emit(options, placement, () =>
-          console.log(`placement ${placement.id} is ${enabled ? 'enabled' : 'disabled'}`),
-        );
-      },
+      (store, _options, id) => new PlacementService(store).update(id, { enabled }),
+      (placement) => `placement ${placement.id} is ${enabled ? 'enabled' : 'disabled'}`,
     );
   }
 

@@ -5,7 +5,7 @@ import { CLI_ACTOR } from '../../services/audit.js';
 import { accountIds, accountName, namesOf } from '../../services/names.js';
 import { storedAccount } from '../../services/scope.js';
 import type { AdminTokenRecord } from '../../store/store.js';
-import { positiveInteger, storeAction } from '../context.js';
+import { idAction, storeAction } from '../context.js';
 import { emit, printTable, type OutputOptions, type Row } from '../output.js';
 
 const tokenJson = (token: AdminTokenRecord) => isoTimes(adminTokenView(token, Date.now())) as Row;
@@ -76,15 +76,11 @@ export function registerTokens(program: Command): void {
       );
     },
   );
-  storeAction(
+  idAction('token id', tokenJson)(
     tokens
       .command('revoke <id>')
       .description('revoke an admin token at once (the last active one cannot be)'),
-    async ({ store }, options: OutputOptions, id: string) => {
-      const token = await new AdminTokens(store).revoke(positiveInteger(id, 'token id'));
-      emit(options, tokenJson(token), () =>
-        console.log(`revoked admin token ${token.id} (${token.displayPrefix}…)`),
-      );
-    },
+    (store, id) => new AdminTokens(store).revoke(id),
+    (token) => `revoked admin token ${token.id} (${token.displayPrefix}…)`,
   );
 }

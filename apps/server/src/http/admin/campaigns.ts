@@ -3,11 +3,15 @@ import { CAMPAIGN_STATUSES, isCampaignStatus } from '../../domain/campaigns.js';
 import { invalidField, unprocessable } from '../../domain/errors.js';
 import { CAMPAIGN_ACTIONS, type CampaignAction } from '../../domain/lifecycle.js';
 import { campaignToJson } from '../../services/campaigns.js';
-import { IdParams, Instant, Nullable, NullableInstant, One, Page, PageQuery } from '../openapi/common.js';
+import { IdParams, Instant, Nullable, NullableInstant, One } from '../openapi/common.js';
 import { campaignFields, operation, ref, Status } from '../openapi/management.js';
-import type { AdminContext } from './context.js';
+import { callerService, type AdminContext } from './context.js';
+import { recordSchemas } from './route-schemas.js';
 import { isId, one, pageOf, pageRequest } from './support.js';
-import { body, query, type ManagementApp } from './typed-routes.js';
+import { query, type ManagementApp } from './typed-routes.js';
+
+const advertiserSchemas = recordSchemas('Advertisers', ref('Advertiser'));
+const campaignSchemas = recordSchemas('Campaigns', ref('CampaignRecord'));
 
 /** Why `explainCampaign` finds a campaign would not be returned, in the order it checks them. */
 const WHY_CODES = [
@@ -59,96 +63,61 @@ const Explanation = Type.Object({
 
 /** A lifecycle action's route schema: `reason` is required to reject, optional otherwise. */
 function actionSchema(action: CampaignAction) {
-  return {
-    ...operation(`${action}Campaign`, 'Campaigns', {
-      summary: `${action[0]!.toUpperCase()}${action.slice(1)} a campaign`,
-      description:
-        action === 'reject' || action === 'pause'
-          ? 'A lifecycle action (D11); `reason` is recorded in the audit log (required to reject).'
-          : 'A lifecycle action (D11); refused with 409 from a state it does not apply to. The body may be left out.',
-      ok: [200, One(ref('CampaignRecord'))],
+  return campaignSchemas.byId(`${action}Campaign`, {
+    summary: `${action[0]!.toUpperCase()}${action.slice(1)} a campaign`,
+    description:
+      action === 'reject' || action === 'pause'
+        ? 'A lifecycle action (D11); `reason` is recorded in the audit log (required to reject).'
+        : 'A lifecycle action (D11); refused with 409 from a state it does not apply to. The body may be left out.',
+    body: Type.Object({
+      reason:
+        action === 'reject'
+          ? Type.String({ pattern: '\\S', description: 'Not blank.' })
+          : Type.Optional(Type.String()),
     }),
-    params: IdParams,
-    body: body(
-      Type.Object({
-        reason:
-          action === 'reject'
-            ? Type.String({ pattern: '\\S', description: 'Not blank.' })
-            : Type.Optional(Type.String()),
-      }),
-    ),
-  };
+  });
 }
 
 /** Advertisers and campaigns, with the lifecycle actions of D11. */
 export async function campaignRoutes(app: ManagementApp, context: AdminContext): Promise<void> {
-  const advertisers = (request: Parameters<AdminContext['actor']>[0]) =>
-    context.services.advertisers(context.actor(request));
-  const campaigns = (request: Parameters<AdminContext['actor']>[0]) =>
-    context.services.campaigns(context.actor(request));
+  const advertisers = callerService(context, (services, actor) => services.advertisers(actor));
+  const campaigns = callerService(context, (services, actor) => services.campaigns(actor));
 
-  const listAdvertisers = {
-    ...operation('listAdvertisers', 'Advertisers', {
-      summary: 'List advertisers',
-      ok: [200, Page(ref('Advertiser'))],
-    }),
-    querystring: query(PageQuery),
-  };
+  const listAdvertisers = advertiserSchemas.page('listAdvertisers', { summary: 'List advertisers' });
   app.get('/advertisers', { schema: listAdvertisers }, async (request) => {
     const page = pageRequest(request.query);
     return pageOf(await advertisers(request).list(page), page, (a) => a);
   });
 
-  const createAdvertiser = {
-    ...operation('createAdvertiser', 'Advertisers', {
-      summary: 'Create an advertiser',
-      ok: [201, One(ref('Advertiser')), 'Created.'],
-    }),
-    body: body(Type.Object({ name: Type.String() })),
-  };
+  const createAdvertiser = advertiserSchemas.created('createAdvertiser', {
+    summary: 'Create an advertiser',
+    body: Type.Object({ name: Type.String() }),
+  });
   app.post('/advertisers', { schema: createAdvertiser }, async (request, reply) =>
     reply.code(201).send(one(await advertisers(request).create(request.body.name))),
   );
 
-  const getAdvertiser = {
-    ...operation('getAdvertiser', 'Advertisers', {
-      summary: 'Get an advertiser',
-      ok: [200, One(ref('Advertiser'))],
-    }),
-    params: IdParams,
-  };
+  const getAdvertiser = advertiserSchemas.byId('getAdvertiser', { summary: 'Get an advertiser' });
   app.get('/advertisers/:id', { schema: getAdvertiser }, async (request) =>
     one(await advertisers(request).get(request.params.id)),
   );
 
-  const renameAdvertiser = {
-    ...operation('renameAdvertiser', 'Advertisers', {
-      summary: 'Rename an advertiser',
-      ok: [200, One(ref('Advertiser'))],
-    }),
-    params: IdParams,
-    body: body(Type.Object({ name: Type.String() })),
-  };
+  const renameAdvertiser = advertiserSchemas.byId('renameAdvertiser', {
+    summary: 'Rename an advertiser',
+    body: Type.Object({ name: Type.String() }),
+  });
   app.patch('/advertisers/:id', { schema: renameAdvertiser }, async (request) =>
     one(await advertisers(request).rename(request.params.id, request.body.name)),
   );
 
-  const listCampaigns = {
-    ...operation('listCampaigns', 'Campaigns', {
-      summary: 'List campaigns',
-      ok: [200, Page(ref('CampaignRecord'))],
-    }),
-    querystring: query(
-      Type.Intersect([
-        PageQuery,
-        Type.Object({
-          status: Type.Optional(Status),
-          advertiser: Type.Optional(Type.Integer()),
-          placement: Type.Optional(Type.String()),
-        }),
-      ]),
-    ),
-  };
+  const listCampaigns = campaignSchemas.page('listCampaigns', {
+    summary: 'List campaigns',
+    filters: {
+      status: Type.Optional(Status),
+      advertiser: Type.Optional(Type.Integer()),
+      placement: Type.Optional(Type.String()),
+    },
+  });
   app.get('/campaigns', { schema: listCampaigns }, async (request) => {
     const { status, advertiser, placement } = request.query;
     const page = pageRequest(request.query);
@@ -172,22 +141,17 @@ export async function campaignRoutes(app: ManagementApp, context: AdminContext):
     return pageOf(found, page, campaignToJson);
   });
 
-  const createCampaign = {
-    ...operation('createCampaign', 'Campaigns', {
-      summary: 'Create a campaign (as a draft)',
-      ok: [201, One(ref('CampaignRecord')), 'Created.'],
-    }),
+  const createCampaign = campaignSchemas.created('createCampaign', {
+    summary: 'Create a campaign (as a draft)',
     // One object, not an intersection, so that it can refuse the fields it does not name.
-    body: body(
-      Type.Object({
-        advertiserId: Type.Integer({ minimum: 1 }),
-        // The optional fields, then the two required ones in their place again.
-        ...Type.Partial(Type.Object(campaignFields)).properties,
-        title: campaignFields.title,
-        destinationUrl: campaignFields.destinationUrl,
-      }),
-    ),
-  };
+    body: Type.Object({
+      advertiserId: Type.Integer({ minimum: 1 }),
+      // The optional fields, then the two required ones in their place again.
+      ...Type.Partial(Type.Object(campaignFields)).properties,
+      title: campaignFields.title,
+      destinationUrl: campaignFields.destinationUrl,
+    }),
+  });
   app.post('/campaigns', { schema: createCampaign }, async (request, reply) => {
     const { advertiserId, ...input } = request.body;
     if (advertiserId === undefined || advertiserId === null)
@@ -199,13 +163,7 @@ export async function campaignRoutes(app: ManagementApp, context: AdminContext):
     return reply.code(201).send(one(campaignToJson(await campaigns(request).create(advertiserId, input))));
   });
 
-  const getCampaign = {
-    ...operation('getCampaign', 'Campaigns', {
-      summary: 'Get a campaign',
-      ok: [200, One(ref('CampaignRecord'))],
-    }),
-    params: IdParams,
-  };
+  const getCampaign = campaignSchemas.byId('getCampaign', { summary: 'Get a campaign' });
   app.get('/campaigns/:id', { schema: getCampaign }, async (request) =>
     one(campaignToJson(await campaigns(request).get(request.params.id))),
   );
@@ -232,16 +190,12 @@ export async function campaignRoutes(app: ManagementApp, context: AdminContext):
     one(await context.services.explain(context.actor(request), request.params.id, request.query)),
   );
 
-  const updateCampaign = {
-    ...operation('updateCampaign', 'Campaigns', {
-      summary: 'Edit a campaign',
-      description:
-        'Status changes through the actions, with two exceptions. Editing the creative (title, description, category, destination URL: what partners show) of an approved campaign sends it back to `pending_review`; a completed campaign’s creative does not change (409). Raising or removing the total cap of a campaign completed by that cap, while its flight is not over, makes it `paused`, to `resume`; a campaign completed by its end time stays completed.',
-      ok: [200, One(ref('CampaignRecord'))],
-    }),
-    params: IdParams,
-    body: body(Type.Partial(Type.Object(campaignFields))),
-  };
+  const updateCampaign = campaignSchemas.byId('updateCampaign', {
+    summary: 'Edit a campaign',
+    description:
+      'Status changes through the actions, with two exceptions. Editing the creative (title, description, category, destination URL: what partners show) of an approved campaign sends it back to `pending_review`; a completed campaign’s creative does not change (409). Raising or removing the total cap of a campaign completed by that cap, while its flight is not over, makes it `paused`, to `resume`; a campaign completed by its end time stays completed.',
+    body: Type.Partial(Type.Object(campaignFields)),
+  });
   // `status` is answered by the service, which names the actions that change it.
   const patchOptions = { schema: updateCampaign, config: { refusedByHandler: ['status'] } };
   app.patch('/campaigns/:id', patchOptions, async (request) =>

@@ -27,3 +27,11 @@ export interface AdminDeps {
 export interface AdminContext extends AdminDeps {
   actor(request: FastifyRequest): Actor;
 }
+
+/** A route file's service, as each request's caller: `callerService(context, (s, actor) => s.partners(actor))`. */
+export function callerService<Service>(
+  context: AdminContext,
+  open: (services: ManagementServices, actor: Actor) => Service,
+): (request: FastifyRequest) => Service {
+  return (request) => open(context.services, context.actor(request));
+}

@@ -1,24 +1,23 @@
 import { Type } from 'typebox';
 import { adminTokenView } from '../../services/admin-tokens.js';
 import type { AdminTokenRecord } from '../../store/store.js';
-import { IdParams, One, Page, PageQuery } from '../openapi/common.js';
+import { One } from '../openapi/common.js';
 import { operation, ref, Role } from '../openapi/management.js';
 import type { AdminContext } from './context.js';
+import { recordSchemas } from './route-schemas.js';
 import { one, pageOf, pageRequest } from './support.js';
-import { body, query, type ManagementApp } from './typed-routes.js';
+import { body, type ManagementApp } from './typed-routes.js';
+
+const tokenSchemas = recordSchemas('Admin tokens', ref('AdminToken'));
 
 /** Admin tokens: create, list, get, revoke. */
 export async function tokenRoutes(app: ManagementApp, context: AdminContext): Promise<void> {
   const view = (token: AdminTokenRecord) => adminTokenView(token, context.clock());
 
-  const listAdminTokens = {
-    ...operation('listAdminTokens', 'Admin tokens', {
-      summary: 'List admin tokens',
-      description: 'Every token ever issued, with its prefix, status and last use; never the token itself.',
-      ok: [200, Page(ref('AdminToken'))],
-    }),
-    querystring: query(PageQuery),
-  };
+  const listAdminTokens = tokenSchemas.page('listAdminTokens', {
+    summary: 'List admin tokens',
+    description: 'Every token ever issued, with its prefix, status and last use; never the token itself.',
+  });
   app.get('/tokens', { schema: listAdminTokens }, async (request) => {
     const page = pageRequest(request.query);
     return pageOf(await context.tokens.list(page, context.actor(request)), page, view);
@@ -65,26 +64,16 @@ export async function tokenRoutes(app: ManagementApp, context: AdminContext): Pr
     return reply.code(201).send(one({ ...view(token), token: plaintext }));
   });
 
-  const getAdminToken = {
-    ...operation('getAdminToken', 'Admin tokens', {
-      summary: 'Get an admin token',
-      ok: [200, One(ref('AdminToken'))],
-    }),
-    params: IdParams,
-  };
+  const getAdminToken = tokenSchemas.byId('getAdminToken', { summary: 'Get an admin token' });
   app.get('/tokens/:id', { schema: getAdminToken }, async (request) =>
     one(view(await context.tokens.get(request.params.id, context.actor(request)))),
   );
 
-  const revokeAdminToken = {
-    ...operation('revokeAdminToken', 'Admin tokens', {
-      summary: 'Revoke an admin token',
-      description:
-        'It answers 401 from the next request on. A token may revoke itself; the last active token cannot be revoked (409): create its successor first. Audited.',
-      ok: [200, One(ref('AdminToken'))],
-    }),
-    params: IdParams,
-  };
+  const revokeAdminToken = tokenSchemas.byId('revokeAdminToken', {
+    summary: 'Revoke an admin token',
+    description:
+      'It answers 401 from the next request on. A token may revoke itself; the last active token cannot be revoked (409): create its successor first. Audited.',
+  });
   app.post('/tokens/:id/revoke', { schema: revokeAdminToken }, async (request) =>
     one(view(await context.tokens.revoke(request.params.id, context.actor(request)))),
   );

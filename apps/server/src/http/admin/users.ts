@@ -1,10 +1,11 @@
 import { Type } from 'typebox';
 import { userView, type OneTimeLink } from '../../services/users.js';
-import { IdParams, Instant, One, Page, PageQuery } from '../openapi/common.js';
+import { Instant, One } from '../openapi/common.js';
 import { operation, ref, Role } from '../openapi/management.js';
-import type { AdminContext } from './context.js';
+import { callerService, type AdminContext } from './context.js';
+import { recordSchemas } from './route-schemas.js';
 import { one, pageOf, pageRequest } from './support.js';
-import { body, query, type ManagementApp } from './typed-routes.js';
+import { body, type ManagementApp } from './typed-routes.js';
 
 const linkView = (link: OneTimeLink) => ({ link: link.url, linkExpiresAt: link.expiresAt });
 
@@ -14,42 +15,26 @@ const Link = Type.Object({
   linkExpiresAt: Instant,
 });
 
-/** A route about one user, by id, and what it answers. */
-function userSchema(
-  operationId: string,
-  doc: { summary: string; description: string; answers: 'user' | 'link' },
-) {
-  const { summary, description, answers } = doc;
-  const ok = One(answers === 'user' ? ref('User') : Link);
-  return { ...operation(operationId, 'Users', { summary, description, ok: [200, ok] }), params: IdParams };
-}
+const userSchemas = recordSchemas('Users', ref('User'));
+/** The routes on a user that answer a new one-time link for them. */
+const linkSchemas = recordSchemas('Users', Link);
 
 /** People who sign in to the dashboard (D13): the same service as `placard users` and the Users page. */
 export async function userRoutes(app: ManagementApp, context: AdminContext): Promise<void> {
-  const users = (request: Parameters<AdminContext['actor']>[0]) =>
-    context.services.users(context.actor(request));
+  const users = callerService(context, (services, actor) => services.users(actor));
 
-  const listUsers = {
-    ...operation('listUsers', 'Users', {
-      summary: 'List users',
-      description:
-        "The users the caller may see: every account's for the operator, its own for an advertiser's or partner's. Users are the admins' (D13): a manager's or reporter's token gets 403.",
-      ok: [200, Page(ref('User'))],
-    }),
-    querystring: query(
-      Type.Intersect([
-        PageQuery,
-        Type.Object({
-          account: Type.Optional(
-            Type.String({
-              description:
-                'Only this account: `operator`, `advertiser:<id or name>`, `partner:<id or name>`.',
-            }),
-          ),
+  const listUsers = userSchemas.page('listUsers', {
+    summary: 'List users',
+    description:
+      "The users the caller may see: every account's for the operator, its own for an advertiser's or partner's. Users are the admins' (D13): a manager's or reporter's token gets 403.",
+    filters: {
+      account: Type.Optional(
+        Type.String({
+          description: 'Only this account: `operator`, `advertiser:<id or name>`, `partner:<id or name>`.',
         }),
-      ]),
-    ),
-  };
+      ),
+    },
+  });
   app.get('/users', { schema: listUsers }, async (request) => {
     const page = pageRequest(request.query);
     return pageOf(await users(request).list(request.query.account, page), page, userView);
@@ -80,40 +65,36 @@ export async function userRoutes(app: ManagementApp, context: AdminContext): Pro
     return reply.code(201).send(one({ ...userView(user), ...linkView(link) }));
   });
 
-  const getUser = userSchema('getUser', {
+  const getUser = userSchemas.byId('getUser', {
     summary: 'Get a user',
     description:
       "Another account's user is answered as missing (404); a manager's or reporter's token gets 403 (users are the admins').",
-    answers: 'user',
   });
   app.get('/users/:id', { schema: getUser }, async (request) =>
     one(userView(await users(request).get(request.params.id))),
   );
 
-  const inviteUser = userSchema('inviteUser', {
+  const inviteUser = linkSchemas.byId('inviteUser', {
     summary: 'A new invitation link',
     description:
       "For a user who has not set a password yet; earlier links stop working (409 once a password is set). An admin's only.",
-    answers: 'link',
   });
   app.post('/users/:id/invite', { schema: inviteUser }, async (request) =>
     one(linkView(await users(request).invite(request.params.id))),
   );
 
-  const resetUser = userSchema('resetUser', {
+  const resetUser = linkSchemas.byId('resetUser', {
     summary: 'A password-reset link',
     description:
       "Using it sets a new password and ends the user's sessions; earlier links stop working. An admin's only.",
-    answers: 'link',
   });
   app.post('/users/:id/reset', { schema: resetUser }, async (request) =>
     one(linkView(await users(request).reset(request.params.id))),
   );
 
-  const disableUser = userSchema('disableUser', {
+  const disableUser = userSchemas.byId('disableUser', {
     summary: 'Disable a user',
     description: "They can no longer sign in, and their sessions end now. An admin's only. Audited.",
-    answers: 'user',
   });
   app.post('/users/:id/disable', { schema: disableUser }, async (request) =>
     one(userView(await users(request).disable(request.params.id))),
