@@ -16,7 +16,7 @@ export const SERVER_CORE = '0';
 export const LOAD_CORE = '1';
 
 /** wrk comes from Debian's packages; install it when missing (the benchmark does its own set-up). */
-export function ensureWrk() {
+function ensureWrk() {
   if (spawnSync('wrk', ['--version']).error === undefined) return;
   console.log('bench: installing wrk (apt-get)…');
   const sudo = process.getuid?.() === 0 ? [] : ['sudo'];
@@ -38,6 +38,12 @@ export function pinToLoadCore() {
 export function checkCores() {
   if (os.cpus().length < 2)
     throw new Error('the benchmark method needs 2 cores: one for the server, one for wrk');
+}
+
+/** The machine the method needs for a benchmark that loads a server with wrk: 2 cores and wrk. */
+export function prepareMachine() {
+  checkCores();
+  ensureWrk();
 }
 
 /** Clock ticks per second of /proc's CPU times (`getconf CLK_TCK`, 100 on Linux as built). */
@@ -149,6 +155,18 @@ export const median = (values) => {
   return sorted[Math.floor(sorted.length / 2)];
 };
 
+/**
+ * The medians over `runs` of the figures `fields` names: `['p99']` gives `p99` the median of the
+ * runs' `p99`, `{ p99Ms: 'p99' }` gives it to `p99Ms`.
+ */
+export function mediansOf(runs, fields) {
+  const names = Array.isArray(fields) ? fields.map((field) => [field, field]) : Object.entries(fields);
+  return Object.fromEntries(names.map(([name, field]) => [name, median(runs.map((run) => run[field]))]));
+}
+
+/** How a summary reads a target. */
+export const metOrNot = (ok) => (ok ? 'met' : 'NOT MET');
+
 export const tempDir = (prefix) => fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 
 export function writeResults(name, results) {
@@ -164,6 +182,14 @@ export const pct = (ratio) => `${(ratio * 100).toFixed(1)}%`;
 /** Run count and seconds per measurement, from BENCH_RUNS and BENCH_SECONDS (defaults 3 and 10). */
 export const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 export const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+
+/** The environment of a Placard server under test: its data in `dir`, any free port, warnings only. */
+export const serverEnv = (dir, more = {}) => ({
+  PLACARD_DATA_DIR: dir,
+  PLACARD_PORT: '0',
+  PLACARD_LOG_LEVEL: 'warn',
+  ...more,
+});
 
 /**
  * Starts a server pinned to the server core, warms it up for 2 s (JIT, caches), measures it with
@@ -187,6 +213,16 @@ export async function measure(args, env, script, scriptEnv) {
     await server.stop();
   }
 }
+
+/** `measure` of `placard serve` from the CLI at `cli` (this build's, or another's). */
+export const measureServer = (cli, env, script, scriptEnv) =>
+  measure([cli, 'serve', '--json'], env, script, scriptEnv);
+
+/** The node:http hello-world every throughput is a ratio to. */
+export const HELLO = path.join(ROOT, 'bench/hello.mjs');
+
+/** `measure` of the hello-world, loaded with the same wrk script as the server it is the baseline of. */
+export const measureHello = (script, scriptEnv) => measure([HELLO], {}, script, scriptEnv);
 
 /**
  * The `placard` CLI of a copy of the build with the partner API's rate limiter, browser check and

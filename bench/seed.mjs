@@ -5,6 +5,7 @@ import { CampaignService } from '../apps/server/dist/services/campaigns.js';
 import { PartnerService } from '../apps/server/dist/services/partners.js';
 import { DEFAULT_PLACEMENTS } from '../apps/server/dist/domain/placements.js';
 import { HIGHEST_LIMITS } from '../apps/server/dist/domain/rate-limits.js';
+import { mulberry32 } from '../apps/server/dist/domain/seeded-random.js';
 import { connect } from '../apps/server/dist/store/connect.js';
 import { Store } from '../apps/server/dist/store/store.js';
 
@@ -34,16 +35,8 @@ export const LOCATIONS = [
 const OTHER = ['NO', 'DK', 'FI', 'PT', 'BE', 'NZ', 'SG', 'AR', 'CL', 'TR'];
 export const DEVICES = ['mobile', 'desktop', 'tablet'];
 
-/** A small deterministic generator (mulberry32): the same seed gives the same data on every run. */
-export function mulberry32(seed) {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The server's seeded generator: the same seed gives the same data on every run. */
+export { mulberry32 };
 
 function pickSome(random, pool, min, max) {
   const count = min + Math.floor(random() * (max - min + 1));

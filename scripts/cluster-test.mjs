@@ -23,10 +23,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { dropDatabase, ensureDatabase, startCluster } from './cluster.mjs';
 import {
-  answerBeforeCommitBuild,
+  buildUnderTest,
   checkStore,
   describeCheck,
   freePort,
@@ -37,9 +36,8 @@ import {
   storedImpressions,
   trackingLoad,
 } from './event-load.mjs';
-import { ensureBuilt, ensureHaproxy, ensureInstalled } from './setup.mjs';
+import { ensureHaproxy } from './setup.mjs';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const broken = process.argv.includes('--broken');
 const KILLS = Number(process.env.CLUSTER_KILLS ?? 16);
 const CLIENTS = Number(process.env.CLUSTER_CLIENTS ?? 16);
@@ -67,11 +65,9 @@ const started = Date.now();
 const log = (message) =>
   console.log(`cluster-test: [${((Date.now() - started) / 1000).toFixed(1)} s] ${message}`);
 
-ensureInstalled();
-ensureBuilt();
 ensureHaproxy();
 
-const dist = broken ? answerBeforeCommitBuild('cluster-broken') : path.join(root, 'apps/server/dist');
+const dist = buildUnderTest('cluster-broken', broken);
 const databaseName = `placard_cluster_test_${process.pid}`;
 const databaseUrl = await ensureDatabase(databaseName, true);
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'placard-cluster-'));

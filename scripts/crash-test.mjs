@@ -12,9 +12,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import {
-  answerBeforeCommitBuild,
+  buildUnderTest,
   checkStore,
   describeCheck,
   freePort,
@@ -24,20 +23,14 @@ import {
   startPlacard,
   trackingLoad,
 } from './event-load.mjs';
-import { ensureBuilt, ensureInstalled } from './setup.mjs';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const broken = process.argv.includes('--broken');
 const KILLS = Math.max(10, Number(process.env.CRASH_KILLS ?? 12));
 const CLIENTS = Number(process.env.CRASH_CLIENTS ?? 64);
 
 const log = (message) => console.log(`crash-test: ${message}`);
 
-ensureInstalled();
-ensureBuilt();
-
-/** The build under test; for --broken, a copy that answers events before committing them. */
-const dist = broken ? answerBeforeCommitBuild('crash-broken') : path.join(root, 'apps/server/dist');
+const dist = buildUnderTest('crash-broken', broken);
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'placard-crash-'));
 const port = await freePort();
 const base = `http://127.0.0.1:${port}`;

@@ -8,3 +8,12 @@ export function failureReason(lines: string[]): string;
 
 /** A port nobody listens on now, below the kernel's range for outgoing connections' own ports. */
 export function freePort(): Promise<number>;
+
+/**
+ * The management API of a server at `url`, with `adminToken`: each call resolves with the
+ * answer's `data` and throws, naming the call, on an error status.
+ */
+export function managementClient(
+  url: string,
+  adminToken: string,
+): <T = Record<string, unknown> & { id: number }>(method: string, path: string, body?: unknown) => Promise<T>;

@@ -2,6 +2,7 @@
 // partners' load (tracking with Idempotency-Keys retried with the same key until acknowledged, and
 // fetches), the build that answers before committing, and the reading of the store afterwards
 // (every acknowledged event stored exactly once, rollups equal to a recount of the raw events).
+// The management API's client here serves the traffic simulation and the tests too.
 import { spawn } from 'node:child_process';
 import http from 'node:http';
 import net from 'node:net';
@@ -9,6 +10,7 @@ import path from 'node:path';
 import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { patchedBuild } from './patched-build.mjs';
+import { ensureBuilt, ensureInstalled } from './setup.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const PLACEMENTS = [
@@ -19,6 +21,26 @@ export const PLACEMENTS = [
   'footer_banner',
 ];
 
+/**
+ * The management API of a server at `url`, with `adminToken`: each call resolves with the
+ * answer's `data` and throws, naming the call, on an error status.
+ */
+export function managementClient(url, adminToken) {
+  return async (method, route, body) => {
+    const answer = await fetch(`${url}/admin/v1${route}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${adminToken}`,
+        ...(body !== undefined && { 'content-type': 'application/json' }),
+      },
+      ...(body !== undefined && { body: JSON.stringify(body) }),
+    });
+    const json = await answer.json();
+    if (answer.status >= 400) throw new Error(`${method} ${route}: ${answer.status} ${json.message}`);
+    return json.data;
+  };
+}
+
 export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
@@ -28,7 +50,7 @@ export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
  * round (`http/response-batch.ts`), and a SQLite commit run in that same round would block the
  * thread until it is done, so the answers would still go out after it.
  */
-export function answerBeforeCommitBuild(name) {
+function answerBeforeCommitBuild(name) {
   return patchedBuild(name, [
     {
       file: 'ingest/group-commit.js',
@@ -37,6 +59,16 @@ export function answerBeforeCommitBuild(name) {
     },
     { file: 'ingest/group-commit.js', from: 'if (this.options.lingerMs === 0) {', to: 'if (false) {' },
   ]);
+}
+
+/**
+ * The dist a test runs, once set-up has installed and built: the build itself, or when `broken`
+ * (the tests' `--broken`) the copy `name` that answers events before committing them.
+ */
+export function buildUnderTest(name, broken) {
+  ensureInstalled();
+  ensureBuilt();
+  return broken ? answerBeforeCommitBuild(name) : path.join(root, 'apps/server/dist');
 }
 
 /**

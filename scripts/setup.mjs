@@ -1,6 +1,8 @@
 // Brings a checkout to a runnable state with no dependencies of its own: installs packages when the
 // lock file changed since the last install, then builds the server, the partner SDK and the example
-// site when their sources are newer than their builds. Used by `npm start`, `npm test` and the benchmarks, so each does its own set-up.
+// site when their sources are newer than their builds, and generates the tests' types of the API
+// document when it is newer than them. Used by `npm start`, `npm test` and the benchmarks, so each
+// does its own set-up.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
@@ -59,7 +61,7 @@ function buildIfStale(name, output, inputs, build) {
 
 /**
  * Builds the server, its browser scripts, the partner SDK and the example partner site where their
- * sources changed.
+ * sources changed, and the types the tests compile against where the API document changed.
  */
 export function ensureBuilt() {
   const server = path.join(root, 'apps', 'server');
@@ -88,6 +90,14 @@ export function ensureBuilt() {
     path.join(site, 'dist', 'main.js'),
     [path.join(site, 'src'), path.join(site, 'tsconfig.json'), path.join(client, 'dist', 'esm', 'index.js')],
     () => run('npx', ['tsc', '-p', 'examples/partner-site']),
+  );
+  const openapi = path.join(root, 'scripts', 'openapi.mjs');
+  buildIfStale(
+    "the API document's types for the tests",
+    // TYPES in scripts/openapi.mjs, which git ignores: generated here, not committed.
+    path.join(server, 'test', 'generated', 'placard-api.ts'),
+    [path.join(root, 'docs', 'openapi.json'), openapi, path.join(root, 'package-lock.json')],
+    () => run(process.execPath, [openapi, '--types']),
   );
 }
 

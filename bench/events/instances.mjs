@@ -10,22 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { startHaproxy } from '../../scripts/haproxy.mjs';
 import { ensureHaproxy } from '../../scripts/setup.mjs';
-import {
-  adminQuery,
-  CLI,
-  LOAD_CORE,
-  measure,
-  median,
-  pct,
-  postgresUrl,
-  ROOT,
-  RUNS,
-  SECONDS,
-  startPinned,
-  tempDir,
-  wrk,
-  writeResults,
-} from '../lib.mjs';
+import * as bench from '../lib.mjs';
 import { freePort } from '../../scripts/event-load.mjs';
 import { prepareLoad, SCRIPT, verdictsOf } from './load.mjs';
 import { BENCH_TOKEN_SECRET } from './tokens.mjs';
@@ -41,19 +26,17 @@ async function throughHaproxy(
   script,
   serverKeepAlive = process.env.BENCH_SERVER_KEEP_ALIVE === 'true',
 ) {
-  const env = {
-    PLACARD_DATA_DIR: dir,
-    PLACARD_PORT: '0',
-    PLACARD_LOG_LEVEL: 'warn',
+  const env = bench.serverEnv(dir, {
     // HAProxy in front adds X-Forwarded-For (scripts/haproxy.mjs).
     PLACARD_TRUSTED_PROXIES: '127.0.0.1',
     PLACARD_DATABASE_URL: target.databaseUrl,
     PLACARD_TOKEN_SECRET: BENCH_TOKEN_SECRET,
-  };
+  });
   const instances = [];
   let haproxy;
   try {
-    for (let i = 0; i < count; i++) instances.push(await startPinned([CLI, 'serve', '--json'], env));
+    for (let i = 0; i < count; i++)
+      instances.push(await bench.startPinned([bench.CLI, 'serve', '--json'], env));
     const port = await freePort();
     haproxy = await startHaproxy({
       port,
@@ -64,13 +47,13 @@ async function throughHaproxy(
         port: new URL(instance.url).port,
       })),
     });
-    execFileSync('taskset', ['-pc', LOAD_CORE, String(haproxy.child.pid)], { stdio: 'ignore' });
+    execFileSync('taskset', ['-pc', bench.LOAD_CORE, String(haproxy.child.pid)], { stdio: 'ignore' });
     // Until HAProxy's first health checks pass it answers 503.
     while (Object.values(await haproxy.states()).some((state) => state !== 'UP'))
       await new Promise((resolve) => setTimeout(resolve, 100));
     const url = `http://127.0.0.1:${port}`;
-    wrk(url, { seconds: 2, script, scriptEnv: target.scriptEnv() });
-    return wrk(url, { seconds: SECONDS, script, scriptEnv: target.scriptEnv() });
+    bench.wrk(url, { seconds: 2, script, scriptEnv: target.scriptEnv() });
+    return bench.wrk(url, { seconds: bench.SECONDS, script, scriptEnv: target.scriptEnv() });
   } finally {
     if (haproxy) {
       haproxy.child.kill('SIGTERM');
@@ -83,9 +66,9 @@ async function throughHaproxy(
 /** Runs the comparison on `target` (prepared by run.mjs); returns its summary. */
 async function compareInstances(target, dir, script) {
   ensureHaproxy();
-  const hello = () => measure([path.join(ROOT, 'bench/hello.mjs')], {}, script, target.scriptEnv);
+  const hello = () => bench.measureHello(script, target.scriptEnv);
   const runs = [];
-  for (let run = 1; run <= RUNS; run++) {
+  for (let run = 1; run <= bench.RUNS; run++) {
     const helloBefore = await hello();
     const oneA = await throughHaproxy(target, 1, dir, script);
     const twoA = await throughHaproxy(target, 2, dir, script);
@@ -99,43 +82,43 @@ async function compareInstances(target, dir, script) {
       baseline,
       one,
       two,
-      p99One: median([oneA.p99, oneB.p99]),
-      p99Two: median([twoA.p99, twoB.p99]),
+      p99One: bench.median([oneA.p99, oneB.p99]),
+      p99Two: bench.median([twoA.p99, twoB.p99]),
     });
     console.log(
       `run ${run}: hello ${baseline.toFixed(0)} req/s; PostgreSQL through HAProxy, 1 instance ` +
-        `${one.toFixed(0)} (${pct(one / baseline)}), 2 instances ${two.toFixed(0)} (${pct(two / baseline)}; ` +
-        `${pct(two / one)} of 1)`,
+        `${one.toFixed(0)} (${bench.pct(one / baseline)}), 2 instances ${two.toFixed(0)} (${bench.pct(two / baseline)}; ` +
+        `${bench.pct(two / one)} of 1)`,
     );
   }
   const summary = {
-    method: `instances on core 0, HAProxy and wrk -t1 -c50 -d${SECONDS}s on core 1, PostgreSQL unpinned; each run hello, 1, 2, 2, 1 instances, hello; median of ${RUNS} runs`,
-    helloRps: median(runs.map((r) => r.baseline)),
-    oneRps: median(runs.map((r) => r.one)),
-    oneRatio: median(runs.map((r) => r.one / r.baseline)),
-    twoRps: median(runs.map((r) => r.two)),
-    twoRatio: median(runs.map((r) => r.two / r.baseline)),
-    twoOverOne: median(runs.map((r) => r.two / r.one)),
+    method: `instances on core 0, HAProxy and wrk -t1 -c50 -d${bench.SECONDS}s on core 1, PostgreSQL unpinned; each run hello, 1, 2, 2, 1 instances, hello; median of ${bench.RUNS} runs`,
+    helloRps: bench.median(runs.map((r) => r.baseline)),
+    oneRps: bench.median(runs.map((r) => r.one)),
+    oneRatio: bench.median(runs.map((r) => r.one / r.baseline)),
+    twoRps: bench.median(runs.map((r) => r.two)),
+    twoRatio: bench.median(runs.map((r) => r.two / r.baseline)),
+    twoOverOne: bench.median(runs.map((r) => r.two / r.one)),
     runs,
   };
-  const file = writeResults('events-instances', summary);
+  const file = bench.writeResults('events-instances', summary);
   console.log(`
 events on PostgreSQL through HAProxy, ${summary.method}
   hello-world baseline   ${summary.helloRps.toFixed(0)} req/s
-  1 instance             ${summary.oneRps.toFixed(0)} req/s = ${pct(summary.oneRatio)} of baseline
-  2 instances            ${summary.twoRps.toFixed(0)} req/s = ${pct(summary.twoRatio)} of baseline, ${pct(summary.twoOverOne)} of 1 instance
-results: ${path.relative(ROOT, file)}`);
+  1 instance             ${summary.oneRps.toFixed(0)} req/s = ${bench.pct(summary.oneRatio)} of baseline
+  2 instances            ${summary.twoRps.toFixed(0)} req/s = ${bench.pct(summary.twoRatio)} of baseline, ${bench.pct(summary.twoOverOne)} of 1 instance
+results: ${path.relative(bench.ROOT, file)}`);
   return summary;
 }
 
-const dir = tempDir('placard-bench-instances-');
+const dir = bench.tempDir('placard-bench-instances-');
 const pgName = `placard_bench_instances_${process.pid}`;
-await adminQuery(`create database ${pgName}`);
+await bench.adminQuery(`create database ${pgName}`);
 try {
-  const target = await prepareLoad('postgres', postgresUrl(pgName), dir);
+  const target = await prepareLoad('postgres', bench.postgresUrl(pgName), dir);
   await compareInstances(target, dir, SCRIPT);
   console.log(`events by verdict and reason: ${JSON.stringify(await verdictsOf(target.databaseUrl))}`);
 } finally {
   fs.rmSync(dir, { recursive: true, force: true });
-  await adminQuery(`drop database if exists ${pgName} with (force)`);
+  await bench.adminQuery(`drop database if exists ${pgName} with (force)`);
 }

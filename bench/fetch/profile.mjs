@@ -11,37 +11,24 @@
 // server, so these throughputs are not the benchmark's figures.
 import fs from 'node:fs';
 import path from 'node:path';
-import {
-  checkCores,
-  CLI,
-  ensureWrk,
-  median,
-  ROOT,
-  RUNS,
-  SECONDS,
-  startPinned,
-  tempDir,
-  wrk,
-  unguardedCli,
-} from '../lib.mjs';
+import * as bench from '../lib.mjs';
 import { prepareLoad } from '../events/load.mjs';
 import { BENCH_TOKEN_SECRET } from '../events/tokens.mjs';
 import { seedCampaigns, writePairs } from '../seed.mjs';
 
 const events = process.argv.includes('events');
-const SCRIPT = path.join(ROOT, events ? 'bench/events/events.lua' : 'bench/fetch/fetch.lua');
+const SCRIPT = path.join(bench.ROOT, events ? 'bench/events/events.lua' : 'bench/fetch/fetch.lua');
 const TOP = Number(process.env.BENCH_TOP ?? 12);
 
-checkCores();
-ensureWrk();
+bench.prepareMachine();
 
-const dir = tempDir('placard-bench-profile-');
+const dir = bench.tempDir('placard-bench-profile-');
 // Removed however the script ends, a failed measurement included.
 process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
 const databaseUrl = `sqlite:${path.join(dir, 'placard.db')}`;
 /** The wrk script's environment for one run: the events load's is new each time (fresh tokens). */
 const scriptEnv = events ? (await prepareLoad('sqlite', databaseUrl, dir)).scriptEnv : await fetchLoad();
-const cli = process.argv.includes('unguarded') ? unguardedCli() : CLI;
+const cli = process.argv.includes('unguarded') ? bench.unguardedCli() : bench.CLI;
 
 /** The fetch load's key and (campaign, placement) pairs. */
 async function fetchLoad() {
@@ -68,20 +55,18 @@ function selfTimes(profile, from, to) {
 /** One profiled measurement in a new server process. */
 async function profiled() {
   const profileDir = fs.mkdtempSync(path.join(dir, 'profile-'));
-  const server = await startPinned(['--cpu-prof', `--cpu-prof-dir=${profileDir}`, cli, 'serve', '--json'], {
-    PLACARD_DATA_DIR: dir,
-    PLACARD_PORT: '0',
-    PLACARD_LOG_LEVEL: 'warn',
-    PLACARD_TOKEN_SECRET: BENCH_TOKEN_SECRET,
-  });
+  const server = await bench.startPinned(
+    ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, cli, 'serve', '--json'],
+    bench.serverEnv(dir, { PLACARD_TOKEN_SECRET: BENCH_TOKEN_SECRET }),
+  );
   let result;
   let from;
   let to;
   try {
-    wrk(server.url, { seconds: 2, script: SCRIPT, scriptEnv: scriptEnv() });
+    bench.wrk(server.url, { seconds: 2, script: SCRIPT, scriptEnv: scriptEnv() });
     const env = scriptEnv();
     from = Number(process.hrtime.bigint() / 1000n);
-    result = wrk(server.url, { seconds: SECONDS, script: SCRIPT, scriptEnv: env });
+    result = bench.wrk(server.url, { seconds: bench.SECONDS, script: SCRIPT, scriptEnv: env });
     to = Number(process.hrtime.bigint() / 1000n);
   } finally {
     await server.stop();
@@ -101,7 +86,7 @@ async function profiled() {
 }
 
 const measured = [];
-for (let run = 1; run <= RUNS; run++) {
+for (let run = 1; run <= bench.RUNS; run++) {
   const result = await profiled();
   measured.push(result);
   console.log(
@@ -113,10 +98,10 @@ for (let run = 1; run <= RUNS; run++) {
 const names = new Set(measured.flatMap((m) => [...m.perRequest.keys()]));
 const medians = [...names]
   .filter((name) => !name.startsWith('(idle)'))
-  .map((name) => [name, median(measured.map((m) => m.perRequest.get(name) ?? 0))])
+  .map((name) => [name, bench.median(measured.map((m) => m.perRequest.get(name) ?? 0))])
   .sort((a, b) => b[1] - a[1]);
 console.log(
-  `\nmedian of ${RUNS} runs: ${median(measured.map((m) => m.rps)).toFixed(0)} req/s under the profiler, ` +
-    `${median(measured.map((m) => m.busy)).toFixed(1)} µs busy per request; self time per request:`,
+  `\nmedian of ${bench.RUNS} runs: ${bench.median(measured.map((m) => m.rps)).toFixed(0)} req/s under the profiler, ` +
+    `${bench.median(measured.map((m) => m.busy)).toFixed(1)} µs busy per request; self time per request:`,
 );
 for (const [name, us] of medians.slice(0, TOP)) console.log(`  ${us.toFixed(2).padStart(6)} µs  ${name}`);

@@ -9,29 +9,15 @@
 // run hello, this, other, other, this, hello, so both builds see the same state of the machine.
 import fs from 'node:fs';
 import path from 'node:path';
-import {
-  checkCores,
-  CLI,
-  ensureWrk,
-  measure,
-  median,
-  pct,
-  ROOT,
-  RUNS,
-  SECONDS,
-  tempDir,
-  unguardedCli,
-  writeResults,
-} from '../lib.mjs';
+import * as bench from '../lib.mjs';
 import { seedStore } from '../seed.mjs';
 
-const SCRIPT = path.join(ROOT, 'bench/fetch/fetch.lua');
+const SCRIPT = path.join(bench.ROOT, 'bench/fetch/fetch.lua');
 
-checkCores();
-ensureWrk();
+bench.prepareMachine();
 
 async function prepare(count) {
-  const dir = tempDir(`placard-bench-${count}-`);
+  const dir = bench.tempDir(`placard-bench-${count}-`);
   // Removed however the benchmark ends, a failed measurement included.
   process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
   const started = Date.now();
@@ -44,7 +30,6 @@ const scriptEnv = (key) => ({ PLACARD_BENCH_KEY: key });
 
 const mean = (a, b) => (a + b) / 2;
 
-const placardEnv = (dir) => ({ PLACARD_DATA_DIR: dir, PLACARD_PORT: '0', PLACARD_LOG_LEVEL: 'warn' });
 const compareAt = process.argv.indexOf('--compare');
 if (compareAt !== -1) {
   const other = process.argv[compareAt + 1];
@@ -57,15 +42,15 @@ if (compareAt !== -1) {
 async function compareBuilds(otherCli) {
   if (!fs.existsSync(otherCli)) throw new Error(`no build at ${otherCli}`);
   const { dir, key } = await prepare(1_000);
-  const hello = () => measure([path.join(ROOT, 'bench/hello.mjs')], {}, SCRIPT, scriptEnv(key));
-  const fetch = (cli) => measure([cli, 'serve', '--json'], placardEnv(dir), SCRIPT, scriptEnv(key));
+  const hello = () => bench.measureHello(SCRIPT, scriptEnv(key));
+  const fetch = (cli) => bench.measureServer(cli, bench.serverEnv(dir), SCRIPT, scriptEnv(key));
   const runs = [];
-  for (let run = 1; run <= RUNS; run++) {
+  for (let run = 1; run <= bench.RUNS; run++) {
     const helloBefore = await hello();
-    const thisBefore = await fetch(CLI);
+    const thisBefore = await fetch(bench.CLI);
     const otherBefore = await fetch(otherCli);
     const otherAfter = await fetch(otherCli);
-    const thisAfter = await fetch(CLI);
+    const thisAfter = await fetch(bench.CLI);
     const helloAfter = await hello();
     const baseline = mean(helloBefore.rps, helloAfter.rps);
     const figures = (before, after) => ({
@@ -78,49 +63,49 @@ async function compareBuilds(otherCli) {
     runs.push({ helloBefore, thisBefore, otherBefore, otherAfter, thisAfter, helloAfter, current, other });
     console.log(
       `run ${run}: hello ${helloBefore.rps.toFixed(0)}/${helloAfter.rps.toFixed(0)} req/s; ` +
-        `this build ${thisBefore.rps.toFixed(0)}/${thisAfter.rps.toFixed(0)} (${pct(current.ratio)}, ` +
+        `this build ${thisBefore.rps.toFixed(0)}/${thisAfter.rps.toFixed(0)} (${bench.pct(current.ratio)}, ` +
         `${current.cpuUsPerRequest.toFixed(1)} µs CPU/request); ` +
-        `other build ${otherBefore.rps.toFixed(0)}/${otherAfter.rps.toFixed(0)} (${pct(other.ratio)}, ` +
+        `other build ${otherBefore.rps.toFixed(0)}/${otherAfter.rps.toFixed(0)} (${bench.pct(other.ratio)}, ` +
         `${other.cpuUsPerRequest.toFixed(1)} µs CPU/request)`,
     );
   }
   const summary = {
-    method: `server on core 0, wrk -t1 -c50 -d${SECONDS}s on core 1, 1,000 campaigns, each run hello/this/other/other/this/hello, median of ${RUNS} runs`,
-    other: path.relative(ROOT, otherCli),
-    helloRps: median(runs.map((r) => mean(r.helloBefore.rps, r.helloAfter.rps))),
-    thisRatio: median(runs.map((r) => r.current.ratio)),
-    otherRatio: median(runs.map((r) => r.other.ratio)),
-    thisToOther: median(runs.map((r) => r.current.ratio / r.other.ratio)),
-    thisCpuUsPerRequest: median(runs.map((r) => r.current.cpuUsPerRequest)),
-    otherCpuUsPerRequest: median(runs.map((r) => r.other.cpuUsPerRequest)),
+    method: `server on core 0, wrk -t1 -c50 -d${bench.SECONDS}s on core 1, 1,000 campaigns, each run hello/this/other/other/this/hello, median of ${bench.RUNS} runs`,
+    other: path.relative(bench.ROOT, otherCli),
+    helloRps: bench.median(runs.map((r) => mean(r.helloBefore.rps, r.helloAfter.rps))),
+    thisRatio: bench.median(runs.map((r) => r.current.ratio)),
+    otherRatio: bench.median(runs.map((r) => r.other.ratio)),
+    thisToOther: bench.median(runs.map((r) => r.current.ratio / r.other.ratio)),
+    thisCpuUsPerRequest: bench.median(runs.map((r) => r.current.cpuUsPerRequest)),
+    otherCpuUsPerRequest: bench.median(runs.map((r) => r.other.cpuUsPerRequest)),
     runs,
   };
-  const file = writeResults('fetch-compare', summary);
+  const file = bench.writeResults('fetch-compare', summary);
   console.log(`
 fetch, this build against ${summary.other}, ${summary.method}
   hello-world baseline          ${summary.helloRps.toFixed(0)} req/s
-  this build                    ${pct(summary.thisRatio)} of baseline, ${summary.thisCpuUsPerRequest.toFixed(1)} µs CPU per request
-  other build                   ${pct(summary.otherRatio)} of baseline, ${summary.otherCpuUsPerRequest.toFixed(1)} µs CPU per request
-  this ÷ other                  ${pct(summary.thisToOther)}
-results: ${path.relative(ROOT, file)}`);
+  this build                    ${bench.pct(summary.thisRatio)} of baseline, ${summary.thisCpuUsPerRequest.toFixed(1)} µs CPU per request
+  other build                   ${bench.pct(summary.otherRatio)} of baseline, ${summary.otherCpuUsPerRequest.toFixed(1)} µs CPU per request
+  this ÷ other                  ${bench.pct(summary.thisToOther)}
+results: ${path.relative(bench.ROOT, file)}`);
 }
 
-const UNGUARDED = unguardedCli();
+const UNGUARDED = bench.unguardedCli();
 const REDIS_URL = process.env.PLACARD_BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const small = await prepare(1_000);
 const large = await prepare(100_000);
 const runs = [];
-for (let run = 1; run <= RUNS; run++) {
+for (let run = 1; run <= bench.RUNS; run++) {
   // Symmetric order, so a machine that speeds up or slows down during the run affects numerator
   // and denominator alike: hello, 1k, 1k unguarded, 100k, 1k with Redis, 1k unguarded, 1k, hello.
-  const hello = () => measure([path.join(ROOT, 'bench/hello.mjs')], {}, SCRIPT, scriptEnv(small.key));
-  const oneK = (cli = CLI, env = {}) =>
-    measure([cli, 'serve', '--json'], { ...placardEnv(small.dir), ...env }, SCRIPT, scriptEnv(small.key));
+  const hello = () => bench.measureHello(SCRIPT, scriptEnv(small.key));
+  const oneK = (cli = bench.CLI, env = {}) =>
+    bench.measureServer(cli, bench.serverEnv(small.dir, env), SCRIPT, scriptEnv(small.key));
   const helloBefore = await hello();
   const k1Before = await oneK();
   const bareBefore = await oneK(UNGUARDED);
-  const k100 = await measure([CLI, 'serve', '--json'], placardEnv(large.dir), SCRIPT, scriptEnv(large.key));
-  const shared = await oneK(CLI, { PLACARD_REDIS_URL: REDIS_URL });
+  const k100 = await bench.measureServer(bench.CLI, bench.serverEnv(large.dir), SCRIPT, scriptEnv(large.key));
+  const shared = await oneK(bench.CLI, { PLACARD_REDIS_URL: REDIS_URL });
   const bareAfter = await oneK(UNGUARDED);
   const k1After = await oneK();
   const helloAfter = await hello();
@@ -142,36 +127,35 @@ for (let run = 1; run <= RUNS; run++) {
   });
   console.log(
     `run ${run}: hello ${helloBefore.rps.toFixed(0)}/${helloAfter.rps.toFixed(0)} req/s; ` +
-      `1k ${k1Before.rps.toFixed(0)}/${k1After.rps.toFixed(0)} (${pct(k1.rps / baseline.rps)}); ` +
-      `1k without limiter and browser check ${bareBefore.rps.toFixed(0)}/${bareAfter.rps.toFixed(0)} (guards cost ${pct(1 - k1.rps / bare.rps)}); ` +
-      `1k with Redis ${shared.rps.toFixed(0)} (${pct(shared.rps / k1.rps)} of 1k); ` +
-      `100k ${k100.rps.toFixed(0)} (${pct(k100.rps / k1.rps)} of 1k), RSS ${k100.rssMb.toFixed(0)} MB`,
+      `1k ${k1Before.rps.toFixed(0)}/${k1After.rps.toFixed(0)} (${bench.pct(k1.rps / baseline.rps)}); ` +
+      `1k without limiter and browser check ${bareBefore.rps.toFixed(0)}/${bareAfter.rps.toFixed(0)} (guards cost ${bench.pct(1 - k1.rps / bare.rps)}); ` +
+      `1k with Redis ${shared.rps.toFixed(0)} (${bench.pct(shared.rps / k1.rps)} of 1k); ` +
+      `100k ${k100.rps.toFixed(0)} (${bench.pct(k100.rps / k1.rps)} of 1k), RSS ${k100.rssMb.toFixed(0)} MB`,
   );
 }
 
 const summary = {
-  method: `server on core 0, wrk -t1 -c50 -d${SECONDS}s on core 1, each run hello/1k/1k unguarded/100k/1k Redis/1k unguarded/1k/hello, median of ${RUNS} runs`,
-  helloRps: median(runs.map((r) => r.hello.rps)),
-  fetch1kRps: median(runs.map((r) => r.k1.rps)),
-  fetch1kRatio: median(runs.map((r) => r.k1.rps / r.hello.rps)),
-  fetch1kP99Ms: median(runs.map((r) => r.k1.p99)),
-  fetch100kRps: median(runs.map((r) => r.k100.rps)),
-  fetch100kRatioTo1k: median(runs.map((r) => r.k100.rps / r.k1.rps)),
-  fetch100kRatioToHello: median(runs.map((r) => r.k100.rps / r.hello.rps)),
-  fetch100kP99Ms: median(runs.map((r) => r.k100.p99)),
-  rss100kMb: median(runs.map((r) => r.k100.rssMb)),
-  guardsCost: median(runs.map((r) => 1 - r.k1.rps / r.bare.rps)),
-  redisRatioTo1k: median(runs.map((r) => r.shared.rps / r.k1.rps)),
+  method: `server on core 0, wrk -t1 -c50 -d${bench.SECONDS}s on core 1, each run hello/1k/1k unguarded/100k/1k Redis/1k unguarded/1k/hello, median of ${bench.RUNS} runs`,
+  helloRps: bench.median(runs.map((r) => r.hello.rps)),
+  fetch1kRps: bench.median(runs.map((r) => r.k1.rps)),
+  fetch1kRatio: bench.median(runs.map((r) => r.k1.rps / r.hello.rps)),
+  fetch1kP99Ms: bench.median(runs.map((r) => r.k1.p99)),
+  fetch100kRps: bench.median(runs.map((r) => r.k100.rps)),
+  fetch100kRatioTo1k: bench.median(runs.map((r) => r.k100.rps / r.k1.rps)),
+  fetch100kRatioToHello: bench.median(runs.map((r) => r.k100.rps / r.hello.rps)),
+  fetch100kP99Ms: bench.median(runs.map((r) => r.k100.p99)),
+  rss100kMb: bench.median(runs.map((r) => r.k100.rssMb)),
+  guardsCost: bench.median(runs.map((r) => 1 - r.k1.rps / r.bare.rps)),
+  redisRatioTo1k: bench.median(runs.map((r) => r.shared.rps / r.k1.rps)),
   runs,
 };
-const file = writeResults('fetch', summary);
-const verdict = (ok) => (ok ? 'met' : 'NOT MET');
+const file = bench.writeResults('fetch', summary);
 console.log(`
 fetch, ${summary.method}
   hello-world baseline          ${summary.helloRps.toFixed(0)} req/s
-  1,000 campaigns               ${summary.fetch1kRps.toFixed(0)} req/s = ${pct(summary.fetch1kRatio)} of baseline (target >= 50%: ${verdict(summary.fetch1kRatio >= 0.5)}), p99 ${summary.fetch1kP99Ms.toFixed(2)} ms
-  100,000 campaigns             ${summary.fetch100kRps.toFixed(0)} req/s = ${pct(summary.fetch100kRatioTo1k)} of the 1k figure (target >= 70%: ${verdict(summary.fetch100kRatioTo1k >= 0.7)}), p99 ${summary.fetch100kP99Ms.toFixed(2)} ms
-  server RSS, 100k campaigns    ${summary.rss100kMb.toFixed(0)} MB (target < 300 MB: ${verdict(summary.rss100kMb < 300)})
-  limiter + browser check       cost ${pct(summary.guardsCost)} of the 1k throughput (target < 5%: ${verdict(summary.guardsCost < 0.05)})
-  limits shared in Redis        ${pct(summary.redisRatioTo1k)} of the 1k figure (for information)
-results: ${path.relative(ROOT, file)}`);
+  1,000 campaigns               ${summary.fetch1kRps.toFixed(0)} req/s = ${bench.pct(summary.fetch1kRatio)} of baseline (target >= 50%: ${bench.metOrNot(summary.fetch1kRatio >= 0.5)}), p99 ${summary.fetch1kP99Ms.toFixed(2)} ms
+  100,000 campaigns             ${summary.fetch100kRps.toFixed(0)} req/s = ${bench.pct(summary.fetch100kRatioTo1k)} of the 1k figure (target >= 70%: ${bench.metOrNot(summary.fetch100kRatioTo1k >= 0.7)}), p99 ${summary.fetch100kP99Ms.toFixed(2)} ms
+  server RSS, 100k campaigns    ${summary.rss100kMb.toFixed(0)} MB (target < 300 MB: ${bench.metOrNot(summary.rss100kMb < 300)})
+  limiter + browser check       cost ${bench.pct(summary.guardsCost)} of the 1k throughput (target < 5%: ${bench.metOrNot(summary.guardsCost < 0.05)})
+  limits shared in Redis        ${bench.pct(summary.redisRatioTo1k)} of the 1k figure (for information)
+results: ${path.relative(bench.ROOT, file)}`);

@@ -18,33 +18,17 @@ import path from 'node:path';
 import { CampaignIndex } from '../../apps/server/dist/serving/campaign-index.js';
 import { NO_CAPS } from '../../apps/server/dist/domain/campaigns.js';
 import { DEFAULT_PLACEMENTS } from '../../apps/server/dist/domain/placements.js';
-import {
-  checkCores,
-  CLI,
-  ensureWrk,
-  LOAD_CORE,
-  median,
-  pct,
-  ROOT,
-  RUNS,
-  SECONDS,
-  SERVER_CORE,
-  startPinned,
-  tempDir,
-  wrk,
-  writeResults,
-} from '../lib.mjs';
+import * as bench from '../lib.mjs';
 import { benchCampaigns, mulberry32, seedStore } from '../seed.mjs';
 
 const COUNT = 100_000;
 const SAMPLES = 100;
-const SCRIPT = path.join(ROOT, 'bench/fetch/fetch.lua');
+const SCRIPT = path.join(bench.ROOT, 'bench/fetch/fetch.lua');
 
-checkCores();
-ensureWrk();
+bench.prepareMachine();
 
 // Part 1: the index module in this process, on the server core.
-execFileSync('taskset', ['-a', '-p', '-c', SERVER_CORE, String(process.pid)], { stdio: 'ignore' });
+execFileSync('taskset', ['-a', '-p', '-c', bench.SERVER_CORE, String(process.pid)], { stdio: 'ignore' });
 const now = Date.now();
 const campaigns = benchCampaigns(COUNT).map((input, i) => ({
   ...input,
@@ -85,10 +69,10 @@ function applyCost(changed) {
     index.apply(campaign.id, campaign, now);
     if (i >= 20) samples.push(ms); // the first 20 warm the code up
   }
-  return { median: median(samples), max: Math.max(...samples) };
+  return { median: bench.median(samples), max: Math.max(...samples) };
 }
 const inProcess = {
-  fullBuildMs: median(builds),
+  fullBuildMs: bench.median(builds),
   change: applyCost((c) => ({ ...c, status: 'paused' })),
   capCrossing: applyCost((c) => ({ ...c, cappedUntil: now + 3_600_000 })),
   targeting: applyCost((c) => ({
@@ -106,14 +90,14 @@ console.log(
 );
 
 // Part 2: the server under fetch load, quiet and with one change a second.
-const dir = tempDir('placard-bench-index-');
+const dir = bench.tempDir('placard-bench-index-');
 process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
 const databaseUrl = `sqlite:${path.join(dir, 'placard.db')}`;
 const started = Date.now();
 const key = await seedStore(databaseUrl, COUNT);
 console.log(`bench: seeded ${COUNT} campaigns in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 const scriptEnv = { PLACARD_BENCH_KEY: key };
-const placardEnv = { PLACARD_DATA_DIR: dir, PLACARD_PORT: '0', PLACARD_LOG_LEVEL: 'warn' };
+const placardEnv = bench.serverEnv(dir);
 const changedIds = Array.from({ length: 20 }, (_, i) => 1 + i * 4999);
 
 /** Starts the changer on the load core; resolves to a function that stops it and returns its count. */
@@ -122,9 +106,9 @@ function startChanger(mode) {
     'taskset',
     [
       '-c',
-      LOAD_CORE,
+      bench.LOAD_CORE,
       process.execPath,
-      path.join(ROOT, 'bench/index/changer.mjs'),
+      path.join(bench.ROOT, 'bench/index/changer.mjs'),
       databaseUrl,
       mode,
       ...changedIds.map(String),
@@ -145,13 +129,13 @@ function startChanger(mode) {
 
 /** wrk in a child, so this process stays free to start and stop the changer. */
 async function measure(args, env, mode) {
-  const server = await startPinned(args, env);
+  const server = await bench.startPinned(args, env);
   try {
-    wrk(server.url, { seconds: 2, script: SCRIPT, scriptEnv });
+    bench.wrk(server.url, { seconds: 2, script: SCRIPT, scriptEnv });
     const stop = mode ? startChanger(mode) : undefined;
     let result;
     try {
-      result = wrk(server.url, { seconds: SECONDS, script: SCRIPT, scriptEnv });
+      result = bench.wrk(server.url, { seconds: bench.SECONDS, script: SCRIPT, scriptEnv });
     } catch (error) {
       // A whole rebuild can hold the server past wrk's 2 s timeout: that is the figure, not a fault.
       const timeouts = Number(/timeout (\d+)/.exec(error.message)?.[1] ?? 0);
@@ -168,9 +152,9 @@ async function measure(args, env, mode) {
 
 const mean = (a, b) => (a + b) / 2;
 const runs = [];
-for (let run = 1; run <= RUNS; run++) {
-  const hello = () => measure([path.join(ROOT, 'bench/hello.mjs')], {});
-  const placard = (mode) => measure([CLI, 'serve', '--json'], placardEnv, mode);
+for (let run = 1; run <= bench.RUNS; run++) {
+  const hello = () => measure([bench.HELLO], {});
+  const placard = (mode) => measure([bench.CLI, 'serve', '--json'], placardEnv, mode);
   const helloBefore = await hello();
   const quietBefore = await placard();
   const inPlace = await placard('in-place');
@@ -182,35 +166,34 @@ for (let run = 1; run <= RUNS; run++) {
   runs.push({ helloBefore, quietBefore, inPlace, rebuild, quietAfter, helloAfter, hello: baseline, quiet });
   console.log(
     `run ${run}: hello ${helloBefore.rps.toFixed(0)}/${helloAfter.rps.toFixed(0)} req/s; quiet 100k ` +
-      `${quietBefore.rps.toFixed(0)}/${quietAfter.rps.toFixed(0)} (${pct(quiet / baseline)}); ` +
-      `changes in place ${inPlace.rps.toFixed(0)} (${pct(inPlace.rps / quiet)} of quiet, ${inPlace.changes} changes); ` +
-      `whole rebuild per change ${rebuild.rps.toFixed(0)} (${pct(rebuild.rps / quiet)} of quiet, ${rebuild.changes} changes, ${rebuild.timeouts} requests over 2 s)`,
+      `${quietBefore.rps.toFixed(0)}/${quietAfter.rps.toFixed(0)} (${bench.pct(quiet / baseline)}); ` +
+      `changes in place ${inPlace.rps.toFixed(0)} (${bench.pct(inPlace.rps / quiet)} of quiet, ${inPlace.changes} changes); ` +
+      `whole rebuild per change ${rebuild.rps.toFixed(0)} (${bench.pct(rebuild.rps / quiet)} of quiet, ${rebuild.changes} changes, ${rebuild.timeouts} requests over 2 s)`,
   );
 }
 
 // The changer's timer runs in a process that was not measured: `changes` is what it made in the window.
 const summary = {
-  method: `in process: ${COUNT} campaigns on core 0, CPU per apply, median of ${SAMPLES}; server on core 0, wrk -t1 -c50 -d${SECONDS}s on core 1, each run hello/quiet/in-place/rebuild/quiet/hello, median of ${RUNS} runs`,
+  method: `in process: ${COUNT} campaigns on core 0, CPU per apply, median of ${SAMPLES}; server on core 0, wrk -t1 -c50 -d${bench.SECONDS}s on core 1, each run hello/quiet/in-place/rebuild/quiet/hello, median of ${bench.RUNS} runs`,
   inProcess,
-  helloRps: median(runs.map((r) => r.hello)),
-  quietRps: median(runs.map((r) => r.quiet)),
-  quietRatio: median(runs.map((r) => r.quiet / r.hello)),
-  inPlaceRatio: median(runs.map((r) => r.inPlace.rps / r.quiet)),
-  rebuildRatio: median(runs.map((r) => r.rebuild.rps / r.quiet)),
-  inPlaceP99Ms: median(runs.map((r) => r.inPlace.p99)),
-  rebuildP99Ms: median(runs.map((r) => r.rebuild.p99)),
-  quietP99Ms: median(runs.map((r) => Math.max(r.quietBefore.p99, r.quietAfter.p99))),
+  helloRps: bench.median(runs.map((r) => r.hello)),
+  quietRps: bench.median(runs.map((r) => r.quiet)),
+  quietRatio: bench.median(runs.map((r) => r.quiet / r.hello)),
+  inPlaceRatio: bench.median(runs.map((r) => r.inPlace.rps / r.quiet)),
+  rebuildRatio: bench.median(runs.map((r) => r.rebuild.rps / r.quiet)),
+  inPlaceP99Ms: bench.median(runs.map((r) => r.inPlace.p99)),
+  rebuildP99Ms: bench.median(runs.map((r) => r.rebuild.p99)),
+  quietP99Ms: bench.median(runs.map((r) => Math.max(r.quietBefore.p99, r.quietAfter.p99))),
   runs,
 };
-const file = writeResults('index', summary);
-const verdict = (ok) => (ok ? 'met' : 'NOT MET');
+const file = bench.writeResults('index', summary);
 console.log(`
 index, ${summary.method}
   whole build, in process            ${inProcess.fullBuildMs.toFixed(0)} ms CPU (what every change cost before, at least)
-  one campaign change                ${inProcess.change.median.toFixed(3)} ms CPU (target <= 5 ms: ${verdict(inProcess.change.median <= 5)})
-  one cap crossing                   ${inProcess.capCrossing.median.toFixed(3)} ms CPU (target <= 5 ms: ${verdict(inProcess.capCrossing.median <= 5)})
+  one campaign change                ${inProcess.change.median.toFixed(3)} ms CPU (target <= 5 ms: ${bench.metOrNot(inProcess.change.median <= 5)})
+  one cap crossing                   ${inProcess.capCrossing.median.toFixed(3)} ms CPU (target <= 5 ms: ${bench.metOrNot(inProcess.capCrossing.median <= 5)})
   one targeting edit                 ${inProcess.targeting.median.toFixed(3)} ms CPU (for information)
-  fetch, quiet, 100k                 ${summary.quietRps.toFixed(0)} req/s = ${pct(summary.quietRatio)} of the hello-world, p99 ${summary.quietP99Ms.toFixed(2)} ms
-  fetch, 1 change/s in place         ${pct(summary.inPlaceRatio)} of quiet (target >= 90%: ${verdict(summary.inPlaceRatio >= 0.9)}), p99 ${summary.inPlaceP99Ms.toFixed(2)} ms
-  fetch, 1 whole rebuild/s (before)  ${pct(summary.rebuildRatio)} of quiet, p99 ${summary.rebuildP99Ms.toFixed(2)} ms
-results: ${path.relative(ROOT, file)}`);
+  fetch, quiet, 100k                 ${summary.quietRps.toFixed(0)} req/s = ${bench.pct(summary.quietRatio)} of the hello-world, p99 ${summary.quietP99Ms.toFixed(2)} ms
+  fetch, 1 change/s in place         ${bench.pct(summary.inPlaceRatio)} of quiet (target >= 90%: ${bench.metOrNot(summary.inPlaceRatio >= 0.9)}), p99 ${summary.inPlaceP99Ms.toFixed(2)} ms
+  fetch, 1 whole rebuild/s (before)  ${bench.pct(summary.rebuildRatio)} of quiet, p99 ${summary.rebuildP99Ms.toFixed(2)} ms
+results: ${path.relative(bench.ROOT, file)}`);

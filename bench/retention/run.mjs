@@ -17,7 +17,7 @@ import { sql } from 'kysely';
 import { RETENTION_CHUNK } from '../../apps/server/dist/jobs/retention-job.js';
 import { connect } from '../../apps/server/dist/store/connect.js';
 import { Store } from '../../apps/server/dist/store/store.js';
-import { adminQuery, median, postgresUrl, RUNS, tempDir, writeResults } from '../lib.mjs';
+import { adminQuery, median, mediansOf, postgresUrl, RUNS, tempDir, writeResults } from '../lib.mjs';
 
 const EXPIRED = 600_000;
 /** Events in the PostgreSQL day partition dropped whole, and deleted in chunks for comparison. */
@@ -145,10 +145,7 @@ async function sqliteResults() {
           statement,
           chunk: chunk >= EXPIRED ? 'all' : chunk,
           statements: runs[0].statements,
-          medianMs: median(runs.map((r) => r.median)),
-          p99Ms: median(runs.map((r) => r.p99)),
-          maxMs: median(runs.map((r) => r.max)),
-          firstMs: median(runs.map((r) => r.first)),
+          ...mediansOf(runs, { medianMs: 'median', p99Ms: 'p99', maxMs: 'max', firstMs: 'first' }),
           runs,
         };
         results.push(row);
@@ -258,14 +255,16 @@ async function postgresResults() {
     return {
       events: DAY_EVENTS,
       chunk: RETENTION_CHUNK,
-      dropMs: median(runs.map((r) => r.dropMs)),
-      emptyDropMs: median(runs.map((r) => r.emptyDropMs)),
-      chunkedMs: median(runs.map((r) => r.chunkedMs)),
       statements: runs[0].statements,
-      statementMedianMs: median(runs.map((r) => r.statementMedianMs)),
-      statementP99Ms: median(runs.map((r) => r.statementP99Ms)),
-      partitionBytes: median(runs.map((r) => r.partitionBytes)),
-      heapBytes: median(runs.map((r) => r.heapBytes)),
+      ...mediansOf(runs, [
+        'dropMs',
+        'emptyDropMs',
+        'chunkedMs',
+        'statementMedianMs',
+        'statementP99Ms',
+        'partitionBytes',
+        'heapBytes',
+      ]),
       runs,
     };
   } finally {

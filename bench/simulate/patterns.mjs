@@ -192,32 +192,52 @@ async function later(ctx, ms, action) {
 
 /**
  * A fetch for one display to `user` on a random placement of the pattern's: the event body to report
- * for the campaign served (with the end user's signals), or null when none was.
+ * for the campaign served (with the end user's signals, and with `tokens` its serve token), or null
+ * when none was. A fetch with tokens is never answered from the cache: a token is for one page view.
  */
-async function displayFor(ctx, api, user) {
+async function displayFor(ctx, api, user, { tokens = false } = {}) {
   const placement = pick(ctx.rng, ctx.placements);
-  const [campaign] = await api.fetchCampaigns({
-    placement,
-    location: user.location,
-    device: user.device,
-    limit: '1',
-  });
-  return campaign ? { campaignId: campaign.id, placement, ...user } : null;
+  const query = { placement, location: user.location, device: user.device, limit: '1' };
+  const [campaign] = tokens
+    ? await api.fetchCampaigns({ ...query, tokens: 'true' }, { cache: false })
+    : await api.fetchCampaigns(query);
+  if (!campaign) return null;
+  const body = { campaignId: campaign.id, placement, ...user };
+  if (!tokens) return body;
+  if (!campaign.token) {
+    api.fail('fetch without a token');
+    return null;
+  }
+  return { ...body, token: campaign.token };
+}
+
+/**
+ * A click on `body`'s display `after` ([min, max] ms) from now and, once it was answered 200, for
+ * `share` of them a second one `again` later: a double click, which the rules do not bill.
+ */
+async function clickTwice(ctx, api, body, { after, again, share = 1 }) {
+  await sleep(between(ctx.rng, ...after));
+  if (!(await api.track('click', body))) return;
+  if (share < 1 && ctx.rng() >= share) return;
+  await sleep(between(ctx.rng, ...again));
+  await api.track('click', body, { unbillable: true });
 }
 
 /**
  * A partner following the contract without tokens: fetches for a slot, reusing the answer for its
  * `max-age` per placement, country and device; one impression per display, with the end user's
  * `userAgent` and `userIp` (`user` draws them); `ctr` of displays clicked 1 to 20 seconds later.
+ * `unbillable`: the rules must bill none of its events (its users are not people).
  */
-function followsContract(ctx, { perSecond, ctr, user: drawUser = endUser }) {
+function followsContract(ctx, { perSecond, ctr, user: drawUser = endUser, unbillable = false }) {
   const api = partnerApi(ctx);
   return paced(ctx, perSecond, async () => {
     const user = drawUser(ctx.rng);
     const body = await displayFor(ctx, api, user);
     if (!body) return;
-    if (!(await api.track('impression', body))) return;
-    if (ctx.rng() < ctr) await later(ctx, between(ctx.rng, 1_000, 20_000), () => api.track('click', body));
+    if (!(await api.track('impression', body, { unbillable }))) return;
+    if (ctx.rng() < ctr)
+      await later(ctx, between(ctx.rng, 1_000, 20_000), () => api.track('click', body, { unbillable }));
   });
 }
 
@@ -470,19 +490,13 @@ export const PATTERNS = [
       'follows the contract for page views requested by crawlers and scripts, forwarding their user agents (5% of displays clicked)',
     placements: SHARED_PLACEMENTS,
     expect: 'not billed',
-    run(ctx) {
-      const api = partnerApi(ctx);
-      return paced(ctx, 10, async () => {
-        const user = endUser(ctx.rng, { bot: true });
-        const body = await displayFor(ctx, api, user);
-        if (!body) return;
-        if (!(await api.track('impression', body, { unbillable: true }))) return;
-        if (ctx.rng() < 0.05)
-          await later(ctx, between(ctx.rng, 1_000, 20_000), () =>
-            api.track('click', body, { unbillable: true }),
-          );
-      });
-    },
+    run: (ctx) =>
+      followsContract(ctx, {
+        perSecond: 10,
+        ctr: 0.05,
+        user: (rng) => endUser(rng, { bot: true }),
+        unbillable: true,
+      }),
   },
   {
     name: 'clicks without impressions',
@@ -511,10 +525,7 @@ export const PATTERNS = [
                 await sleep(500);
                 continue;
               }
-              await sleep(between(ctx.rng, 1_000, 3_000));
-              await api.track('click', body);
-              await sleep(between(ctx.rng, 100, 250));
-              await api.track('click', body, { unbillable: true });
+              await clickTwice(ctx, api, body, { after: [1_000, 3_000], again: [100, 250] });
             }
             await sleep(between(ctx.rng, 500, 1_500));
           }
@@ -531,21 +542,9 @@ export const PATTERNS = [
     run(ctx) {
       const api = partnerApi(ctx);
       return paced(ctx, 3, async () => {
-        const user = endUser(ctx.rng);
-        const placement = pick(ctx.rng, ctx.placements);
-        const [campaign] = await api.fetchCampaigns(
-          { placement, location: user.location, device: user.device, limit: '1', tokens: 'true' },
-          { cache: false },
-        );
-        if (!campaign?.token) return;
-        const body = { campaignId: campaign.id, placement, ...user, token: campaign.token };
-        if (!(await api.track('impression', body))) return;
-        await sleep(between(ctx.rng, 1_500, 4_000));
-        if (!(await api.track('click', body))) return;
-        if (ctx.rng() < 1 / 3) {
-          await sleep(between(ctx.rng, 100, 300));
-          await api.track('click', body, { unbillable: true });
-        }
+        const body = await displayFor(ctx, api, endUser(ctx.rng), { tokens: true });
+        if (!body || !(await api.track('impression', body))) return;
+        await clickTwice(ctx, api, body, { after: [1_500, 4_000], again: [100, 300], share: 1 / 3 });
       });
     },
   },
@@ -564,10 +563,7 @@ export const PATTERNS = [
         const clicker = { campaignId: campaign.id, placement, ...endUser(ctx.rng) };
         const other = { campaignId: campaign.id, placement, ...endUser(ctx.rng) };
         if (!(await api.track('impression', clicker)) || !(await api.track('impression', other))) return;
-        await sleep(between(ctx.rng, 1_000, 3_000));
-        if (!(await api.track('click', clicker))) return;
-        await sleep(between(ctx.rng, 100, 250));
-        await api.track('click', clicker, { unbillable: true });
+        await clickTwice(ctx, api, clicker, { after: [1_000, 3_000], again: [100, 250] });
       });
     },
   },
@@ -580,18 +576,8 @@ export const PATTERNS = [
     run(ctx) {
       const api = partnerApi(ctx);
       return paced(ctx, 4, async () => {
-        const user = endUser(ctx.rng);
-        const placement = pick(ctx.rng, ctx.placements);
-        const [campaign] = await api.fetchCampaigns(
-          { placement, location: user.location, device: user.device, limit: '1', tokens: 'true' },
-          { cache: false },
-        );
-        if (!campaign) return;
-        if (!campaign.token) {
-          api.fail('fetch without a token');
-          return;
-        }
-        const body = { campaignId: campaign.id, placement, ...user, token: campaign.token };
+        const body = await displayFor(ctx, api, endUser(ctx.rng), { tokens: true });
+        if (!body) return;
         const behaviour = ctx.rng();
         if (behaviour < 1 / 3) {
           if (!(await api.track('impression', body))) return;
@@ -601,10 +587,7 @@ export const PATTERNS = [
           await api.track('click', body, { unbillable: true });
         } else {
           if (!(await api.track('impression', body))) return;
-          await sleep(between(ctx.rng, 1_500, 4_000));
-          if (!(await api.track('click', body))) return;
-          await sleep(between(ctx.rng, 100, 300));
-          await api.track('click', body, { unbillable: true });
+          await clickTwice(ctx, api, body, { after: [1_500, 4_000], again: [100, 300] });
         }
       });
     },

@@ -21,6 +21,7 @@ import path from 'node:path';
 import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { managementClient } from '../../scripts/event-load.mjs';
 import { mulberry32 } from '../seed.mjs';
 import { newTally, PATTERNS } from './patterns.mjs';
 
@@ -104,23 +105,6 @@ async function startServer(dataDir) {
       await exited;
       clearTimeout(killed);
     },
-  };
-}
-
-/** The management API: each call resolves with the answer's `data`, and throws naming the call. */
-function managementApi(url, token) {
-  return async (method, route, body) => {
-    const answer = await fetch(`${url}/admin/v1${route}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${token}`,
-        ...(body !== undefined && { 'content-type': 'application/json' }),
-      },
-      ...(body !== undefined && { body: JSON.stringify(body) }),
-    });
-    const json = await answer.json();
-    if (answer.status >= 400) throw new Error(`${method} ${route}: ${answer.status} ${json.message}`);
-    return json.data;
   };
 }
 
@@ -427,7 +411,7 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
 try {
   server = await startServer(dataDir);
   const { url, adminToken } = server.summary;
-  const admin = managementApi(url, adminToken);
+  const admin = managementClient(url, adminToken);
   log(`server ${url} (pid ${server.pid}), data in ${dataDir}`);
   const keys = await setUp(url, admin);
   log(`${PATTERNS.length} patterns for ${seconds} s…`);

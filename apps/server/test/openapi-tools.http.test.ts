@@ -103,7 +103,8 @@ describe('the API document with third-party tools', () => {
   /** The options of a management call on one object, with no body. */
   const on = (id: number) => ({ params: { path: { id } }, headers: admin() });
 
-  it('generates the committed types from the served /openapi.json (run `npm run openapi` when this fails)', async () => {
+  // Set-up generates the types from docs/openapi.json (openapi.http.test.ts holds that to the served one).
+  it('served as /openapi.json, gives the types the tests compiled against (run `node scripts/setup.mjs` when this fails)', async () => {
     const generated = astToString(await openapiTS(new URL('/openapi.json', t.url)));
     expect(fs.readFileSync(TYPES, 'utf8').endsWith(generated)).toBe(true);
   });

@@ -1,19 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { drawOrdered, groupByPriority, type Weighted } from './lottery.js';
+import { mulberry32 } from './seeded-random.js';
 
 interface Item extends Weighted {
   id: number;
-}
-
-/** A seeded generator (mulberry32) so statistical assertions are reproducible. */
-function seeded(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const items = (count: number, fields: (i: number) => Partial<Item> = () => ({})): Item[] =>
@@ -27,7 +17,7 @@ function permutations(ids: readonly number[]): number[][] {
 }
 
 function firstPickShares(list: Item[], draws: number, eligible: (item: Item) => boolean = () => true) {
-  const random = seeded(7);
+  const random = mulberry32(7);
   const groups = groupByPriority(list);
   const counts = new Map<number, number>();
   for (let i = 0; i < draws; i++) {
@@ -67,9 +57,9 @@ describe('drawOrdered', () => {
     const groups = groupByPriority(items(5, (i) => ({ priority: i < 2 ? 1 : 0 })));
     const noneEligible = () => false;
     const onlyTop = (group: { priority: number }) => group.priority === 1;
-    const drawn = drawOrdered([groups], 10, noneEligible, seeded(1), onlyTop);
+    const drawn = drawOrdered([groups], 10, noneEligible, mulberry32(1), onlyTop);
     expect(drawn.map((item) => item.id).sort()).toEqual([0, 1]);
-    expect(drawOrdered([groups], 10, noneEligible, seeded(1))).toEqual([]);
+    expect(drawOrdered([groups], 10, noneEligible, mulberry32(1))).toEqual([]);
   });
 
   it('draws in proportion to weight in a small group (sequential path)', () => {
@@ -93,7 +83,7 @@ describe('drawOrdered', () => {
       const draws = 20_000;
       const list = items(weights.length, (i) => ({ weight: weights[i] }));
       const groups = groupByPriority(list);
-      const random = seeded(11);
+      const random = mulberry32(11);
       const counts = new Map<string, number>();
       for (let i = 0; i < draws; i++) {
         const order = drawOrdered([groups], list.length, () => true, random)
@@ -136,7 +126,7 @@ describe('drawOrdered', () => {
 
   it('returns distinct items, the highest priority first, cut at the limit', () => {
     const list = items(300, (i) => ({ priority: i % 3 }));
-    const random = seeded(1);
+    const random = mulberry32(1);
     for (let round = 0; round < 50; round++) {
       const drawn = drawOrdered([groupByPriority(list)], 150, () => true, random);
       expect(drawn).toHaveLength(150);
@@ -149,7 +139,7 @@ describe('drawOrdered', () => {
   it('skips ineligible items even when nearly all are ineligible (fallback path)', () => {
     const list = items(1000);
     const eligible = (item: Item) => item.id % 100 === 0;
-    const drawn = drawOrdered([groupByPriority(list)], 10, eligible, seeded(3));
+    const drawn = drawOrdered([groupByPriority(list)], 10, eligible, mulberry32(3));
     expect(drawn.map((item) => item.id).sort((a, b) => a - b)).toEqual([
       0, 100, 200, 300, 400, 500, 600, 700, 800, 900,
     ]);

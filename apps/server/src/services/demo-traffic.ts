@@ -1,4 +1,5 @@
 import type { Campaign } from '../domain/campaigns.js';
+import { mulberry32 } from '../domain/seeded-random.js';
 import { BILLABLE_VERDICT } from '../domain/verdicts.js';
 import type { Store, TrackedEvent } from '../store/store.js';
 
@@ -12,17 +13,6 @@ const BATCH = 2_000;
 const HOUR = 3_600_000;
 const COUNTRIES = ['US', 'GB', 'DE', 'FR', 'CA'];
 const DEVICES = ['mobile', 'desktop', 'tablet'] as const;
-
-/** A small deterministic generator (mulberry32), so every demo store gets the same week. */
-function random(seed: number): () => number {
-  let state = seed;
-  return () => {
-    state = (state + 0x6d2b79f5) | 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 /** Busier in the day than at night (UTC), the way most sites are: 0.2 at 04:00 to 1.8 at 16:00. */
 const dailyCurve = (ms: number) => 1 - 0.8 * Math.cos(((new Date(ms).getUTCHours() - 4) / 24) * 2 * Math.PI);
@@ -38,7 +28,8 @@ export async function seedDemoTraffic(
   source: { partnerId: number; apiKeyId: number },
   now: number,
 ): Promise<number> {
-  const next = random(20261125);
+  // Seeded, so every demo store gets the same week.
+  const next = mulberry32(20261125);
   const pick = <T>(list: readonly T[]): T => list[Math.floor(next() * list.length)]!;
   const running = campaigns.filter((campaign) => campaign.status === 'running');
   const start = Math.floor(now / HOUR) * HOUR - DAYS * 24 * HOUR;

@@ -171,25 +171,9 @@ export function shutdownReport(server: ServerProcess): { ms: number; budgetMs: n
 }
 
 /**
- * The management API of a server started as a process, with `adminToken`: each call resolves with
- * the answer's `data` and throws, naming the call, on an error status.
+ * `managementClient(url, adminToken)`: the management API of a server started as a process; each
+ * call resolves with the answer's `data` and throws, naming the call, on an error status. The
+ * traffic simulation (bench/simulate) calls the API the same way, so there is one copy, in
+ * `scripts/event-load.mjs`.
  */
-export function managementClient(url: string, adminToken: string) {
-  return async <T = Record<string, unknown> & { id: number }>(
-    method: string,
-    path: string,
-    body?: unknown,
-  ): Promise<T> => {
-    const answer = await fetch(`${url}/admin/v1${path}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${adminToken}`,
-        ...(body !== undefined && { 'content-type': 'application/json' }),
-      },
-      ...(body !== undefined && { body: JSON.stringify(body) }),
-    });
-    const json = (await answer.json()) as { data: T; message?: string };
-    if (answer.status >= 400) throw new Error(`${method} ${path}: ${answer.status} ${json.message}`);
-    return json.data;
-  };
-}
+export { managementClient } from '../../../../scripts/event-load.mjs';
