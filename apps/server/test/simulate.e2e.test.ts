@@ -75,7 +75,11 @@ describe('npm run simulate (short)', () => {
     if (run.status !== 0 && run.status !== 1)
       throw new Error(`simulate exited ${run.status ?? run.signal}:\n${run.stderr}`);
     status = run.status;
-    report = JSON.parse(run.stdout.trim().split('\n').pop()!) as Report;
+    // A crash also exits 1: then there is no report line, and what it printed says why.
+    const last = run.stdout.trim().split('\n').pop() ?? '';
+    if (!last.startsWith('{'))
+      throw new Error(`simulate exited ${run.status} without its report:\n${run.stderr.slice(-4000)}`);
+    report = JSON.parse(last) as Report;
   }, 270_000);
 
   it('exits non-zero exactly when a pattern misses one of its targets', () => {

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDatabase, type TestDatabase } from '../helpers/engines.js';
+import { createDatabase, tempDir, type TestDatabase } from '../helpers/engines.js';
 import { ensureBuilt, startServerProcess, type ServerProcess } from '../helpers/process.js';
 import { tcpProxy } from '../helpers/tcp-proxy.js';
 import { demoImpressionBody, liftDemoKeyLimits, postImpression } from '../helpers/tracking-client.js';
@@ -16,6 +16,8 @@ import { demoImpressionBody, liftDemoKeyLimits, postImpression } from '../helper
 const agent = new http.Agent({ keepAlive: true, maxSockets: 16 });
 /** Both servers of this file share one database, so only the first start would print a token. */
 const ADMIN_TOKEN = `pla_${'0123456789'.repeat(4)}`;
+/** And one data folder: the second start prints the demo key the first wrote there. */
+const DATA_DIR = tempDir('placard-connection-loss-');
 
 /**
  * Eight clients send impressions one after another for six seconds, retrying a refused one with
@@ -71,7 +73,7 @@ describe('PostgreSQL connections lost under load', () => {
   /** Runs the load against a server on `databaseUrl`, then checks the outcome against the store. */
   async function survives(databaseUrl: string, fault: () => Promise<number>, prefix: string) {
     const server = await startServerProcess(
-      { PLACARD_DATABASE_URL: databaseUrl, PLACARD_ADMIN_TOKEN: ADMIN_TOKEN },
+      { PLACARD_DATABASE_URL: databaseUrl, PLACARD_ADMIN_TOKEN: ADMIN_TOKEN, PLACARD_DATA_DIR: DATA_DIR },
       ['--demo'],
     );
     try {

@@ -1,4 +1,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -104,7 +106,16 @@ export async function startServerProcess(
 ): Promise<ServerProcess> {
   const child = spawn(SERVER_NODE, [...nodeArgs, CLI, 'serve', '--json', ...args], {
     cwd: ROOT,
-    env: { ...process.env, PLACARD_PORT: '0', PLACARD_HOST: '127.0.0.1', ...env },
+    env: {
+      ...process.env,
+      PLACARD_PORT: '0',
+      PLACARD_HOST: '127.0.0.1',
+      // A data folder of its own unless the test shares one on purpose: the default (`data/` where
+      // the server starts) would be shared by every test at once and by the developer's own
+      // `npm start`, and the demo's key file in it belongs to whichever start wrote it last.
+      PLACARD_DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'placard-server-')),
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const output: string[] = [];
