@@ -44,4 +44,23 @@ describe.each(ENGINES)('the users page on %s', (engine) => {
     );
     expect(row('ops@placard.example')).toContain('<td>operator</td>');
   });
+
+  it('puts each cell under its column: the headers in order, each cell named by its own', async () => {
+    const operator = await signedInPerson(t, now, {
+      email: 'columns@placard.example',
+      account: 'operator',
+      role: 'admin',
+    });
+    const page = (await operator.get('/users')).body;
+    const table = page.slice(page.indexOf('<table'), page.indexOf('</table>'));
+    const headers = [...table.matchAll(/<th scope="col"[^>]*>(.*?)<\/th>/gs)].map((m) =>
+      m[1].replace(/<[^>]+>/g, '').trim(),
+    );
+    expect(headers).toEqual(['E-mail', 'Account', 'Role', 'Status', 'Since']);
+    // On a phone each cell shows above it the name it carries: the e-mail's cell must say E-mail.
+    const start = table.indexOf('<td data-label="E-mail">columns@placard.example</td>');
+    expect(start).toBeGreaterThan(-1);
+    const row = table.slice(start, table.indexOf('</tr>', start));
+    expect([...row.matchAll(/<td data-label="([^"]*)"/g)].map((m) => m[1])).toEqual(headers);
+  });
 });
