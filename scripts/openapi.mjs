@@ -26,7 +26,10 @@ const TYPES_HEADER =
 /** Writes the types generated from `documentText` (by default, the committed document) to TYPES. */
 export async function writeTypes(documentText = fs.readFileSync(DOCUMENT, 'utf8')) {
   fs.mkdirSync(path.dirname(TYPES), { recursive: true });
-  fs.writeFileSync(TYPES, await generateTypes(documentText));
+  // Written beside it, then renamed over it: test files setting up at once may read it meanwhile.
+  const written = `${TYPES}.${process.pid}`;
+  fs.writeFileSync(written, await generateTypes(documentText));
+  fs.renameSync(written, TYPES);
   console.log(`openapi: wrote ${path.relative(root, TYPES)}`);
 }
 

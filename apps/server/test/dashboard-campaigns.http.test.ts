@@ -95,7 +95,7 @@ describe.each(ENGINES)('dashboard campaigns on %s', (engine) => {
       'evenly over each cap’s period',
       'Editing Ads <span class="note">#' + String(advertiserId) + '</span>',
       // The click-through URL is read, never followed: text, not a link.
-      'https://advertiser.example/boots?utm_source=placard',
+      WHOLE_CAMPAIGN.destinationUrl.replaceAll('&', '&amp;'),
     ])
       expect(text).toContain(shown);
     expect(text).not.toContain('href="https://advertiser.example');

@@ -95,7 +95,7 @@ describe('end to end: an operator sets up a campaign and a partner through the m
 
   it('shows the whole story in the audit log', async () => {
     // Read through the other instance, as a client would: a 503 (the shared SQLite file busy past
-    // its wait, D8) is retried after its Retry-After; any other answer is final.
+    // its wait, D8) is asked again until another answer comes; any other answer is final.
     let res: Response;
     await eventually(async () => {
       res = await fetch(`${second.url}/admin/v1/audit?objectType=campaign&objectId=${campaignId}`, {

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import http from 'node:http';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -68,6 +69,7 @@ describe('PostgreSQL connections lost under load', () => {
   afterAll(async () => {
     await admin?.end();
     await database?.drop();
+    fs.rmSync(DATA_DIR, { recursive: true, force: true });
   });
 
   /** Runs the load against a server on `databaseUrl`, then checks the outcome against the store. */

@@ -104,22 +104,30 @@ export async function startServerProcess(
   nodeArgs: string[] = [],
   startWindowMs = START_WINDOW_MS,
 ): Promise<ServerProcess> {
+  // A data folder of its own, removed once it has exited, unless the test gives one (to share it
+  // on purpose): the default (`data/` where the server starts) would be shared by every test at once
+  // and by the developer's own `npm start`, and the demo's key file in it belongs to whichever start
+  // wrote it last.
+  const ownDataDir =
+    env['PLACARD_DATA_DIR'] === undefined ? fs.mkdtempSync(path.join(os.tmpdir(), 'placard-server-')) : null;
   const child = spawn(SERVER_NODE, [...nodeArgs, CLI, 'serve', '--json', ...args], {
     cwd: ROOT,
     env: {
       ...process.env,
       PLACARD_PORT: '0',
       PLACARD_HOST: '127.0.0.1',
-      // A data folder of its own unless the test shares one on purpose: the default (`data/` where
-      // the server starts) would be shared by every test at once and by the developer's own
-      // `npm start`, and the demo's key file in it belongs to whichever start wrote it last.
-      PLACARD_DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'placard-server-')),
+      ...(ownDataDir !== null && { PLACARD_DATA_DIR: ownDataDir }),
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const output: string[] = [];
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const exited = new Promise<number | null>((resolve) =>
+    child.once('exit', (code) => {
+      if (ownDataDir !== null) fs.rmSync(ownDataDir, { recursive: true, force: true });
+      resolve(code);
+    }),
+  );
   readline.createInterface({ input: child.stderr }).on('line', (line) => output.push(line));
   let timer: NodeJS.Timeout | undefined;
   const listening = new Promise<ServerProcess['summary']>((resolve, reject) => {

@@ -7,11 +7,11 @@ import type { Advertiser, Placement } from '../../store/store.js';
 import { positiveInteger, recordAction, storeAction } from '../context.js';
 import { emit, iso, printTable, type OutputOptions, type Row } from '../output.js';
 
-/** Advertisers, placements and the audit log. */
 /** A command printing the advertiser, or the placement, it answers. */
 const advertiserAction = recordAction<Advertiser>(isoTimes);
 const placementAction = recordAction((placement: Placement) => placement);
 
+/** Advertisers, placements and the audit log. */
 export function registerRegistry(program: Command): void {
   const advertisers = program.command('advertisers').description('the accounts campaigns belong to');
   advertiserAction(
