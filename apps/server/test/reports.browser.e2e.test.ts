@@ -49,7 +49,8 @@ describe('reports by dates in a real browser', () => {
 
     const link = await page.getByLabel('Link to this report').inputValue();
     await page.getByRole('button', { name: 'Copy link' }).click();
-    await expect(page.getByRole('status').textContent()).resolves.toBe('Copied.');
+    // The copy is asynchronous (the clipboard answers a promise): wait for the status, don't read it at once.
+    await page.getByRole('status').filter({ hasText: 'Copied.' }).waitFor({ timeout: 10_000 });
     await expect(page.evaluate(() => navigator.clipboard.readText())).resolves.toBe(link);
     await page.goto(`${demo.server.url}${new URL(link).pathname}${new URL(link).search}`);
     await expect(page.getByLabel('From').inputValue()).resolves.toBe(from);
