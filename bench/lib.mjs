@@ -246,3 +246,68 @@ export function unguardedCli() {
   ]);
   return path.join(copy, 'cli/main.js');
 }
+
+/**
+ * Measures this build against another in one run: each run hello, this, other, other, this, hello,
+ * so both builds see the same state of the machine (a drift during the run weighs on both alike).
+ * `measureThis` and `measureOther` each start one server and load it (`measureServer`). Prints
+ * every run and the summary, writes the results to `.bench/<name>.json` and returns the summary:
+ * both builds as ratios to the hello-world, their CPU per request, and this build over the other.
+ */
+export async function compareInOneRun({ name, what, other, hello, measureThis, measureOther }) {
+  const mean = (a, b) => (a + b) / 2;
+  const runs = [];
+  for (let run = 1; run <= RUNS; run++) {
+    const helloBefore = await hello();
+    const thisBefore = await measureThis();
+    const otherBefore = await measureOther();
+    const otherAfter = await measureOther();
+    const thisAfter = await measureThis();
+    const helloAfter = await hello();
+    const baseline = mean(helloBefore.rps, helloAfter.rps);
+    const figures = (before, after) => ({
+      ratio: mean(before.rps, after.rps) / baseline,
+      cpuUsPerRequest: mean(before.cpuUsPerRequest, after.cpuUsPerRequest),
+      p99: Math.max(before.p99, after.p99),
+    });
+    const current = figures(thisBefore, thisAfter);
+    const others = figures(otherBefore, otherAfter);
+    runs.push({
+      helloBefore,
+      thisBefore,
+      otherBefore,
+      otherAfter,
+      thisAfter,
+      helloAfter,
+      current,
+      other: others,
+    });
+    console.log(
+      `run ${run}: hello ${helloBefore.rps.toFixed(0)}/${helloAfter.rps.toFixed(0)} req/s; ` +
+        `this build ${thisBefore.rps.toFixed(0)}/${thisAfter.rps.toFixed(0)} (${pct(current.ratio)}, ` +
+        `${current.cpuUsPerRequest.toFixed(1)} µs CPU/request); ` +
+        `other build ${otherBefore.rps.toFixed(0)}/${otherAfter.rps.toFixed(0)} (${pct(others.ratio)}, ` +
+        `${others.cpuUsPerRequest.toFixed(1)} µs CPU/request)`,
+    );
+  }
+  const summary = {
+    method: `server on core 0, wrk -t1 -c50 -d${SECONDS}s on core 1, ${what}, each run hello/this/other/other/this/hello, median of ${RUNS} runs`,
+    other,
+    helloRps: median(runs.map((r) => mean(r.helloBefore.rps, r.helloAfter.rps))),
+    thisRatio: median(runs.map((r) => r.current.ratio)),
+    otherRatio: median(runs.map((r) => r.other.ratio)),
+    thisToOther: median(runs.map((r) => r.current.ratio / r.other.ratio)),
+    thisCpuUsPerRequest: median(runs.map((r) => r.current.cpuUsPerRequest)),
+    otherCpuUsPerRequest: median(runs.map((r) => r.other.cpuUsPerRequest)),
+    runs,
+  };
+  const file = writeResults(name, summary);
+  console.log(`
+${name}, this build against ${other}, ${summary.method}
+  hello-world baseline          ${summary.helloRps.toFixed(0)} req/s
+  this build                    ${pct(summary.thisRatio)} of baseline, ${summary.thisCpuUsPerRequest.toFixed(1)} µs CPU per request
+  other build                   ${pct(summary.otherRatio)} of baseline, ${summary.otherCpuUsPerRequest.toFixed(1)} µs CPU per request
+  this ÷ other                  ${pct(summary.thisToOther)}
+results: ${path.relative(ROOT, file)}`);
+  return summary;
+}

@@ -10,11 +10,12 @@ import { writeTokens } from './tokens.mjs';
 export const SCRIPT = path.join(ROOT, 'bench/events/events.lua');
 
 /**
- * Seeds 1,000 campaigns and a key at `databaseUrl`; returns the target with `scriptEnv()`, the
- * environment of `events.lua` for one wrk run.
+ * Seeds 1,000 campaigns and a key at `databaseUrl` (with `seed`: another checkout's
+ * `seedCampaigns`, for a store that checkout's build opens); returns the target with
+ * `scriptEnv()`, the environment of `events.lua` for one wrk run.
  */
-export async function prepareLoad(label, databaseUrl, dir) {
-  const { key, keyId, pairs } = await seedCampaigns(databaseUrl, 1_000);
+export async function prepareLoad(label, databaseUrl, dir, seed = seedCampaigns) {
+  const { key, keyId, pairs } = await seed(databaseUrl, 1_000);
   let files = 0;
   // Every wrk run sends tokens never sent before (BENCH_TOKENS=false for the load without them).
   const tokens = process.env.BENCH_TOKENS !== 'false';

@@ -15,6 +15,11 @@ if (process.argv.includes('--instances')) {
   await import('./instances.mjs');
   process.exit(0);
 }
+// `npm run bench:events -- --compare <checkout>`: this build against another checkout's, SQLite.
+if (process.argv.includes('--compare')) {
+  await import('./compare.mjs');
+  process.exit(0);
+}
 // `npm run bench:events -- --commits`: where a SQLite server's time goes under this load.
 if (process.argv.includes('--commits')) {
   await import('./commits.mjs');

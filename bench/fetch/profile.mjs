@@ -7,7 +7,8 @@
 // so start-up and warm-up are left out. Prints each run's busy CPU time per request and the share
 // of Node's `process.nextTick` in it (5 to 7 µs in about half the processes until the server kept
 // its queue entries' shape, apps/server/src/cli/tick-shape.ts; docs/benchmarks.md), then the
-// functions with the most self time per request (medians over the runs). The profiler slows the
+// functions with the most self time per request (medians over the runs; BENCH_EACH=1 prints each
+// run's own as well). The profiler slows the
 // server, so these throughputs are not the benchmark's figures.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -93,6 +94,10 @@ for (let run = 1; run <= bench.RUNS; run++) {
     `run ${run}: ${result.rps.toFixed(0)} req/s under the profiler, ` +
       `${result.busy.toFixed(1)} µs busy per request, of which process.nextTick ${result.tick.toFixed(2)} µs`,
   );
+  if (process.env.BENCH_EACH) {
+    const top = [...result.perRequest].filter(([n]) => !n.startsWith('(idle)')).sort((a, b) => b[1] - a[1]);
+    for (const [name, us] of top.slice(0, TOP)) console.log(`    ${us.toFixed(2).padStart(6)} µs  ${name}`);
+  }
 }
 
 const names = new Set(measured.flatMap((m) => [...m.perRequest.keys()]));

@@ -42,52 +42,15 @@ if (compareAt !== -1) {
 async function compareBuilds(otherCli) {
   if (!fs.existsSync(otherCli)) throw new Error(`no build at ${otherCli}`);
   const { dir, key } = await prepare(1_000);
-  const hello = () => bench.measureHello(SCRIPT, scriptEnv(key));
   const fetch = (cli) => bench.measureServer(cli, bench.serverEnv(dir), SCRIPT, scriptEnv(key));
-  const runs = [];
-  for (let run = 1; run <= bench.RUNS; run++) {
-    const helloBefore = await hello();
-    const thisBefore = await fetch(bench.CLI);
-    const otherBefore = await fetch(otherCli);
-    const otherAfter = await fetch(otherCli);
-    const thisAfter = await fetch(bench.CLI);
-    const helloAfter = await hello();
-    const baseline = mean(helloBefore.rps, helloAfter.rps);
-    const figures = (before, after) => ({
-      ratio: mean(before.rps, after.rps) / baseline,
-      cpuUsPerRequest: mean(before.cpuUsPerRequest, after.cpuUsPerRequest),
-      p99: Math.max(before.p99, after.p99),
-    });
-    const current = figures(thisBefore, thisAfter);
-    const other = figures(otherBefore, otherAfter);
-    runs.push({ helloBefore, thisBefore, otherBefore, otherAfter, thisAfter, helloAfter, current, other });
-    console.log(
-      `run ${run}: hello ${helloBefore.rps.toFixed(0)}/${helloAfter.rps.toFixed(0)} req/s; ` +
-        `this build ${thisBefore.rps.toFixed(0)}/${thisAfter.rps.toFixed(0)} (${bench.pct(current.ratio)}, ` +
-        `${current.cpuUsPerRequest.toFixed(1)} µs CPU/request); ` +
-        `other build ${otherBefore.rps.toFixed(0)}/${otherAfter.rps.toFixed(0)} (${bench.pct(other.ratio)}, ` +
-        `${other.cpuUsPerRequest.toFixed(1)} µs CPU/request)`,
-    );
-  }
-  const summary = {
-    method: `server on core 0, wrk -t1 -c50 -d${bench.SECONDS}s on core 1, 1,000 campaigns, each run hello/this/other/other/this/hello, median of ${bench.RUNS} runs`,
+  await bench.compareInOneRun({
+    name: 'fetch-compare',
+    what: '1,000 campaigns',
     other: path.relative(bench.ROOT, otherCli),
-    helloRps: bench.median(runs.map((r) => mean(r.helloBefore.rps, r.helloAfter.rps))),
-    thisRatio: bench.median(runs.map((r) => r.current.ratio)),
-    otherRatio: bench.median(runs.map((r) => r.other.ratio)),
-    thisToOther: bench.median(runs.map((r) => r.current.ratio / r.other.ratio)),
-    thisCpuUsPerRequest: bench.median(runs.map((r) => r.current.cpuUsPerRequest)),
-    otherCpuUsPerRequest: bench.median(runs.map((r) => r.other.cpuUsPerRequest)),
-    runs,
-  };
-  const file = bench.writeResults('fetch-compare', summary);
-  console.log(`
-fetch, this build against ${summary.other}, ${summary.method}
-  hello-world baseline          ${summary.helloRps.toFixed(0)} req/s
-  this build                    ${bench.pct(summary.thisRatio)} of baseline, ${summary.thisCpuUsPerRequest.toFixed(1)} µs CPU per request
-  other build                   ${bench.pct(summary.otherRatio)} of baseline, ${summary.otherCpuUsPerRequest.toFixed(1)} µs CPU per request
-  this ÷ other                  ${bench.pct(summary.thisToOther)}
-results: ${path.relative(bench.ROOT, file)}`);
+    hello: () => bench.measureHello(SCRIPT, scriptEnv(key)),
+    measureThis: () => fetch(bench.CLI),
+    measureOther: () => fetch(otherCli),
+  });
 }
 
 const UNGUARDED = bench.unguardedCli();
