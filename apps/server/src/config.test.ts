@@ -34,6 +34,12 @@ describe('configuration', () => {
     );
   });
 
+  it('counts money in US dollars unless given another ISO 4217 currency', () => {
+    expect(loadConfig({}).currency).toBe('USD');
+    expect(loadConfig({ PLACARD_CURRENCY: 'JPY' }).currency).toBe('JPY');
+    expect(loadConfig({ PLACARD_CURRENCY: 'BHD' }).currency).toBe('BHD');
+  });
+
   it('leaves earlier admin tokens valid unless told to revoke them', () => {
     expect(loadConfig({}).revokePreviousAdminTokens).toBe(false);
     expect(loadConfig({ PLACARD_REVOKE_PREVIOUS_ADMIN_TOKENS: 'true' }).revokePreviousAdminTokens).toBe(true);
@@ -82,6 +88,21 @@ describe('configuration', () => {
       'PLACARD_FLAG_INTERVAL_MS',
       '5s',
       'PLACARD_FLAG_INTERVAL_MS must be an integer between 1000 and 3600000',
+    ],
+    [
+      'PLACARD_CURRENCY',
+      'usd',
+      'PLACARD_CURRENCY must be an ISO 4217 currency code of three capital letters, such as USD, EUR or JPY (got "usd")',
+    ],
+    [
+      'PLACARD_CURRENCY',
+      'XYZ',
+      'PLACARD_CURRENCY must be an ISO 4217 currency code of three capital letters, such as USD, EUR or JPY (got "XYZ")',
+    ],
+    [
+      'PLACARD_CURRENCY',
+      '€',
+      'PLACARD_CURRENCY must be an ISO 4217 currency code of three capital letters, such as USD, EUR or JPY (got "€")',
     ],
   ])('refuses %s=%s with a message naming it', (name, value, message) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { FLAG_INTERVAL_MS } from './domain/key-flags.js';
 import { DEFAULT_EVENT_TIME_WINDOW_MS } from './domain/event-time.js';
+import { CURRENCY_RULE, isCurrencyCode } from './domain/money.js';
 import { parseProxyRange } from './http/client-address.js';
 
 /** How long partners may reuse a fetch answer unless configured: changes reach pages within this. */
@@ -61,6 +62,8 @@ export interface Config {
    * is known (D16); 0: not assumed, each campaign starts at a small chance and learns them.
    */
   readonly pacingPriorFetchesPerHour: number;
+  /** The ISO 4217 code of the one currency every amount of this deployment is in, as integer micros. */
+  readonly currency: string;
 }
 
 /** Thrown for a bad environment value; `main` prints the message and exits non-zero. */
@@ -328,6 +331,18 @@ export const SETTINGS: ReadonlyArray<Setting<keyof Config>> = [
       'Fetches an hour that even pacing (D16) assumes each placement sees until it has a full day of traffic; 0 assumes none: a new campaign starts at a small chance and learns them from its own draws.',
     defaultText: '0',
     parse: (raw) => integer('PLACARD_PACING_PRIOR_FETCHES_PER_HOUR', raw, 0, 0, 1_000_000_000),
+  },
+  {
+    key: 'currency',
+    env: 'PLACARD_CURRENCY',
+    description:
+      'The currency of every amount, an ISO 4217 code such as `EUR` or `JPY`, in capitals. Amounts are kept as whole millionths of it and never converted: choose it before any money is recorded.',
+    defaultText: 'USD',
+    parse: (raw) => {
+      if (raw === undefined || raw === '') return 'USD';
+      if (!isCurrencyCode(raw)) throw new ConfigError(`PLACARD_CURRENCY ${CURRENCY_RULE} (got "${raw}")`);
+      return raw;
+    },
   },
 ];
 
