@@ -42,6 +42,7 @@ export function checkCores() {
 
 /** The machine the method needs for a benchmark that loads a server with wrk: 2 cores and wrk. */
 export function prepareMachine() {
+  checkSettings();
   checkCores();
   ensureWrk();
 }
@@ -182,6 +183,19 @@ export const pct = (ratio) => `${(ratio * 100).toFixed(1)}%`;
 /** Run count and seconds per measurement, from BENCH_RUNS and BENCH_SECONDS (defaults 3 and 10). */
 export const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 export const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+
+/**
+ * Refuses, before any seeding, settings that would fail minutes later: wrk's `-d` takes whole
+ * seconds only (0.5 or 0 print its usage), and no run leaves a median of nothing.
+ */
+function checkSettings() {
+  if (!Number.isInteger(SECONDS) || SECONDS < 1)
+    throw new Error(
+      `bench: BENCH_SECONDS=${process.env.BENCH_SECONDS}: give whole seconds, 1 or more (wrk's -d)`,
+    );
+  if (!Number.isInteger(RUNS) || RUNS < 1)
+    throw new Error(`bench: BENCH_RUNS=${process.env.BENCH_RUNS}: give a whole number of runs, 1 or more`);
+}
 
 /** The environment of a Placard server under test: its data in `dir`, any free port, warnings only. */
 export const serverEnv = (dir, more = {}) => ({

@@ -176,7 +176,9 @@ export async function startCluster({ dist, port, ports, runDir, env, retryOn, lo
 /** The banner `npm run cluster` prints once everything is up. */
 function banner(cluster, databaseUrl, redisUrl) {
   const { adminToken, demoApiKey } = cluster.summary;
-  const auth = `-H "Authorization: Bearer ${demoApiKey}"`;
+  // The server shows a demo key only when this database accepts it (the data directory's key file
+  // may hold another database's): without one, the curl line keeps a place for the key to create.
+  const auth = `-H "Authorization: Bearer ${demoApiKey ?? 'plc_…'}"`;
   return [
     '',
     `Placard cluster: HAProxy at ${cluster.url} in front of ${cluster.instances.length} instances`,
@@ -191,7 +193,9 @@ function banner(cluster, databaseUrl, redisUrl) {
       : []),
     demoApiKey
       ? `Demo API key (partner "Demo Publisher"): ${demoApiKey}`
-      : 'The demo data exists but its key file is gone: run "npm run cluster -- --fresh" to start over.',
+      : 'No demo key to show: the key file is gone, or holds a key this database refuses (another database ' +
+        "was seeded with this data directory since). Create one with 'npm run -s placard -- keys create " +
+        '--partner "Demo Publisher"\' (PLACARD_DATABASE_URL as above), or start over: npm run cluster -- --fresh',
     '',
     'Try it:',
     `  curl -s ${auth} "${cluster.url}/api/v1/campaigns/fetch?placement=header_banner&location=US&device=mobile&limit=3"`,

@@ -4,9 +4,22 @@
 // given campaigns, which the server applies to its index in place; mode `rebuild` rewrites a
 // placement's description, a change the campaign log cannot name, so the server rebuilds its whole
 // index for each one as it did for every change before the index changed in place.
+//
+// It says `{"ready":true}` once its store has answered, and `run.mjs` starts the measured window only
+// then: loading the store's modules takes a few hundred milliseconds, longer on the busy load core,
+// so with a short window (BENCH_SECONDS=1) the SIGTERM used to arrive before the handler below
+// existed, the changer died without a word and `run.mjs` failed parsing its empty output.
 import { connect } from '../../apps/server/dist/store/connect.js';
 import { Store } from '../../apps/server/dist/store/store.js';
 
+let count = 0;
+let timer;
+// Reports at once and exits: a change in flight is abandoned rather than waited for.
+process.once('SIGTERM', () => {
+  clearInterval(timer);
+  console.log(JSON.stringify({ changes: count }));
+  process.exit(0);
+});
 const [databaseUrl, mode, ...ids] = process.argv.slice(2);
 const campaignIds = ids.map(Number);
 const store = new Store(connect(databaseUrl));
@@ -15,9 +28,8 @@ const steps = [
   (id, now) => store.moveCampaignStatus(id, 'paused', 'running', now),
   (id, now) => store.updateCampaign(id, { cappedUntil: now + 3000 }, now),
 ];
-let count = 0;
 let busy = false;
-const timer = setInterval(() => {
+function changeOne() {
   // One change at a time: a change still waiting on the store skips this tick.
   if (busy) return;
   busy = true;
@@ -37,10 +49,9 @@ const timer = setInterval(() => {
       busy = false;
     },
   );
-}, 1000);
-// Reports at once and exits: a change in flight is abandoned rather than waited for.
-process.once('SIGTERM', () => {
-  clearInterval(timer);
-  console.log(JSON.stringify({ changes: count }));
-  process.exit(0);
-});
+}
+// The store is open once it has answered; the first change is made then, with the window's start.
+await store.getMeta('schema_version');
+console.log(JSON.stringify({ ready: true }));
+changeOne();
+timer = setInterval(changeOne, 1000);

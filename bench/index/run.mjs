@@ -12,13 +12,14 @@
 // a second (applied in place), the server while it makes one change a second the log cannot name
 // (a whole rebuild per change: the behaviour before), the quiet server again and the hello-world
 // again; ratios use the means of the pairs; the result is the median of BENCH_RUNS runs.
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { CampaignIndex } from '../../apps/server/dist/serving/campaign-index.js';
 import { NO_CAPS } from '../../apps/server/dist/domain/campaigns.js';
 import { DEFAULT_PLACEMENTS } from '../../apps/server/dist/domain/placements.js';
 import * as bench from '../lib.mjs';
+import { startChanger } from './changer-process.mjs';
 import { benchCampaigns, mulberry32, seedStore } from '../seed.mjs';
 
 const COUNT = 100_000;
@@ -100,39 +101,12 @@ const scriptEnv = { PLACARD_BENCH_KEY: key };
 const placardEnv = bench.serverEnv(dir);
 const changedIds = Array.from({ length: 20 }, (_, i) => 1 + i * 4999);
 
-/** Starts the changer on the load core; resolves to a function that stops it and returns its count. */
-function startChanger(mode) {
-  const child = spawn(
-    'taskset',
-    [
-      '-c',
-      bench.LOAD_CORE,
-      process.execPath,
-      path.join(bench.ROOT, 'bench/index/changer.mjs'),
-      databaseUrl,
-      mode,
-      ...changedIds.map(String),
-    ],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
-  );
-  let output = '';
-  child.stdout.on('data', (chunk) => (output += chunk));
-  return async () => {
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGTERM');
-    const killer = setTimeout(() => child.kill('SIGKILL'), 5000);
-    await exited;
-    clearTimeout(killer);
-    return JSON.parse(output.trim().split('\n').pop() ?? '{"changes":0}').changes;
-  };
-}
-
 /** wrk in a child, so this process stays free to start and stop the changer. */
 async function measure(args, env, mode) {
   const server = await bench.startPinned(args, env);
   try {
     bench.wrk(server.url, { seconds: 2, script: SCRIPT, scriptEnv });
-    const stop = mode ? startChanger(mode) : undefined;
+    const stop = mode ? await startChanger(databaseUrl, mode, changedIds) : undefined;
     let result;
     try {
       result = bench.wrk(server.url, { seconds: bench.SECONDS, script: SCRIPT, scriptEnv });

@@ -1,8 +1,13 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { digestApiKey } from '../src/domain/api-keys.js';
 import { checkNewPassword } from '../src/domain/passwords.js';
-import { seedDemo } from '../src/services/demo.js';
+import { partnerAuthenticator } from '../src/http/auth.js';
+import { DEMO_KEY_FILE, seedDemo } from '../src/services/demo.js';
 import { seedDemoUsers } from '../src/services/demo-users.js';
 import { Sessions } from '../src/services/sessions.js';
+import { ServingState } from '../src/serving/serving-state.js';
 import type { Store } from '../src/store/store.js';
 import { createDatabase, ENGINES, tempDir, type TestDatabase } from './helpers/engines.js';
 
@@ -74,11 +79,83 @@ describe.each(ENGINES)('the demo data on %s', (engine) => {
     expect(await count()).toBe(first);
   });
   it('gives the demo users passwords the password rule takes, and they sign in', async () => {
-    const signIns = await seedDemoUsers(store, tempDir('placard-demo-users-'));
+    const signIns = (await seedDemoUsers(store, tempDir('placard-demo-users-')))?.signIns;
     expect(signIns).toHaveLength(3);
     const sessions = new Sessions(store);
     for (const { email, password } of signIns ?? []) {
       expect(checkNewPassword(password, 'password', email)).toBe(password);
+      expect((await sessions.signIn(email, password, '192.0.2.1')).ok).toBe(true);
+    }
+  });
+});
+
+/** Whether the partner API of a server on `store` would take `apiKey` (the authenticator it uses). */
+async function partnerApiAccepts(store: Store, apiKey: string): Promise<boolean> {
+  const state = new ServingState(store, { info: () => {}, error: () => {} }, 60_000);
+  await state.load();
+  try {
+    partnerAuthenticator(state)(`Bearer ${apiKey}`);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * One data directory, two stores seeded in turn (`PLACARD_DATABASE_URL` set for one start, unset for
+ * the next): the key and password files hold the second store's, so a start of the first must not
+ * show them (its partner API would answer 401, its sign-in page refuse them), and the second's still
+ * shows its own.
+ */
+describe.each(ENGINES)('two stores seeding the demo in one data directory, on %s', (engine) => {
+  const databases: TestDatabase[] = [];
+  const stores: Store[] = [];
+  const dataDir = tempDir('placard-demo-shared-');
+
+  beforeAll(async () => {
+    for (let i = 0; i < 2; i++) {
+      databases.push(await createDatabase(engine));
+      stores.push(await databases[i].open());
+      expect((await seedDemo(stores[i], dataDir)).created).toBe(true);
+      expect((await seedDemoUsers(stores[i], dataDir))?.signIns).toHaveLength(3);
+    }
+  });
+  afterAll(async () => {
+    for (const store of stores) await store.close();
+    for (const database of databases) await database.drop();
+  });
+
+  it('show a store’s demo key only when that store’s partner API accepts it', async () => {
+    const [first, second] = stores as [Store, Store];
+    const inFile = fs.readFileSync(path.join(dataDir, DEMO_KEY_FILE), 'utf8').trim();
+    expect(await partnerApiAccepts(first, inFile)).toBe(false); // what a start of the first used to show
+    expect(await seedDemo(first, dataDir)).toMatchObject({ apiKey: undefined, keyProblem: 'unknown' });
+    const fromSecond = await seedDemo(second, dataDir);
+    expect(fromSecond).toMatchObject({ created: false, apiKey: inFile });
+    expect(fromSecond.keyProblem).toBeUndefined();
+    expect(await partnerApiAccepts(second, inFile)).toBe(true);
+    // Suspended in its own store, the partner API refuses it there too (403), and it is not shown.
+    const key = (await second.loadLiveKeys()).find((live) => live.digest === digestApiKey(inFile))!;
+    await second.updateApiKey(key.id, { status: 'suspended' });
+    expect(await partnerApiAccepts(second, inFile)).toBe(false);
+    expect(await seedDemo(second, dataDir)).toMatchObject({ apiKey: undefined, keyProblem: 'unusable' });
+    await second.updateApiKey(key.id, { status: 'active' });
+  });
+
+  it('show only the demo users’ passwords that sign in to that store', async () => {
+    const [first, second] = stores as [Store, Store];
+    const fromFirst = (await seedDemoUsers(first, dataDir))!;
+    expect(fromFirst.signIns).toEqual([]);
+    expect(fromFirst.withheld).toEqual([
+      'operator@placard.example',
+      'ads@northwind.example',
+      'web@demo-publisher.example',
+    ]);
+    const fromSecond = (await seedDemoUsers(second, dataDir))!;
+    expect(fromSecond.withheld).toEqual([]);
+    expect(fromSecond.signIns).toHaveLength(3);
+    const sessions = new Sessions(second);
+    for (const { email, password } of fromSecond.signIns) {
       expect((await sessions.signIn(email, password, '192.0.2.1')).ok).toBe(true);
     }
   });

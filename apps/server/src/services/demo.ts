@@ -1,5 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { digestApiKey, isWellFormedApiKey } from '../domain/api-keys.js';
+import { isExpired } from '../domain/credentials.js';
 import { DEFAULT_PLACEMENTS } from '../domain/placements.js';
 import type { Store } from '../store/store.js';
 import { CampaignService } from './campaigns.js';
@@ -64,19 +66,40 @@ export function demoImportDocument(): { advertisers: Array<{ name: string; campa
 export interface DemoResult {
   /** True when this call created the data; false when it already existed. */
   created: boolean;
+  /** The demo partner's key, only when this store accepts it now: a start never shows one it would refuse. */
   apiKey: string | undefined;
   keyFile: string;
+  /**
+   * Why no key is shown, when none is: the file is missing (`missing`), holds a key this store
+   * knows but refuses now (`unusable`: suspended or expired), or one it does not know at all
+   * (`unknown`: another store seeded the demo in this data directory since, or the key was revoked).
+   */
+  keyProblem?: 'missing' | 'unusable' | 'unknown';
 }
 
 /**
  * Seeds the demo data set once per store, with a week of the demo partner's traffic. The demo partner's key is written to a file in the data
  * directory (mode 0600) so that later starts can print it again; real keys are never written anywhere.
+ *
+ * The "seeded" flag lives in the store but the file in the data directory, and one data directory
+ * can serve several stores in turn (`PLACARD_DATABASE_URL` set for one start, unset for the next):
+ * each store's seeding writes the file, so it holds the key of the store seeded last. So the file
+ * is only a reminder, and the store decides: a later start checks the key against the store's keys
+ * as the partner API would, and shows it only when it would be accepted. (Naming the file per store
+ * would keep each store's key, but still show a revoked or suspended one; the check covers both.)
  */
 export async function seedDemo(store: Store, dataDir: string): Promise<DemoResult> {
   const keyFile = path.join(dataDir, DEMO_KEY_FILE);
   if (await store.getMeta(SEEDED_FLAG)) {
-    const apiKey = fs.existsSync(keyFile) ? fs.readFileSync(keyFile, 'utf8').trim() : undefined;
-    return { created: false, apiKey, keyFile };
+    if (!fs.existsSync(keyFile)) return { created: false, apiKey: undefined, keyFile, keyProblem: 'missing' };
+    const written = fs.readFileSync(keyFile, 'utf8').trim();
+    const keyProblem = await keyRefusal(store, written);
+    return {
+      created: false,
+      apiKey: keyProblem ? undefined : written,
+      keyFile,
+      ...(keyProblem && { keyProblem }),
+    };
   }
   const partners = new PartnerService(store);
   // The demo's campaigns are live at once: seeding it is the operator approving them.
@@ -93,4 +116,17 @@ export async function seedDemo(store: Store, dataDir: string): Promise<DemoResul
   fs.writeFileSync(keyFile, `${plaintext}\n`, { mode: 0o600 });
   await store.setMeta(SEEDED_FLAG, new Date().toISOString());
   return { created: true, apiKey: plaintext, keyFile };
+}
+
+/**
+ * Why the partner API would refuse `plaintext` on this store, or undefined when it would accept it:
+ * the same rules as `partnerAuthenticator` (http/auth.ts), read from the store, since the serving
+ * state is not loaded yet when the demo is seeded.
+ */
+async function keyRefusal(store: Store, plaintext: string): Promise<'unusable' | 'unknown' | undefined> {
+  if (!isWellFormedApiKey(plaintext)) return 'unknown';
+  const digest = digestApiKey(plaintext);
+  const key = (await store.loadLiveKeys()).find((live) => live.digest === digest);
+  if (!key) return 'unknown';
+  return key.status === 'active' && !isExpired(key.expiresAt, Date.now()) ? undefined : 'unusable';
 }

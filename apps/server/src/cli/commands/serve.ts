@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { loadConfig } from '../../config.js';
 import { closeOnSignals, startServer } from '../../server.js';
 import { seedDemo, type DemoResult } from '../../services/demo.js';
-import { seedDemoUsers, type DemoSignIn } from '../../services/demo-users.js';
+import { seedDemoUsers, type DemoSignIn, type DemoSignIns } from '../../services/demo-users.js';
 import { reportFailure, type OutputOptions } from '../output.js';
 
 function demoBanner(url: string, apiKey: string, campaignId: number | undefined): string {
@@ -24,6 +24,37 @@ function demoBanner(url: string, apiKey: string, campaignId: number | undefined)
     `  curl -s ${auth} -H "Content-Type: application/json" -d '${body}' ${url}/api/v1/campaigns/click`,
     '',
   ].join('\n');
+}
+
+/** How to run the CLI on the same store, from a checkout, as `npm start` runs the server. */
+const CLI = 'npm run -s placard --';
+
+/**
+ * Why the demo's key is not shown and how to get one. The key file is shared by every store this
+ * data directory serves, so it can hold another store's key; this store's own was shown once, when
+ * it was seeded, and only its digest is kept.
+ */
+export function demoKeyNotice(demo: DemoResult): string {
+  const create = `${CLI} keys create --partner "Demo Publisher" (with this start's PLACARD_DATABASE_URL)`;
+  const why =
+    demo.keyProblem === 'unusable'
+      ? `the key in ${demo.keyFile} is suspended or expired in this store`
+      : demo.keyProblem === 'unknown'
+        ? `the key in ${demo.keyFile} is not one this store knows: another store seeded the demo in this data ` +
+          `directory since (the file holds that store's key), or the key was revoked. This store's demo key was ` +
+          `shown once, when it was seeded`
+        : `its key file ${demo.keyFile} is gone`;
+  return `\nDemo data exists, but ${why}. For a new key, run: ${create}.\n`;
+}
+
+/** The demo users whose passwords in the file this store refuses, and how to set new ones. */
+export function withheldSignInsNotice(demo: DemoSignIns): string {
+  const what =
+    demo.withheld.length > 0
+      ? `the passwords in ${demo.file} for ${demo.withheld.join(', ')} do not sign in to this store ` +
+        `(another store seeded the demo in this data directory since, or they were changed)`
+      : `no demo user's password is in ${demo.file}`;
+  return `Demo users: ${what}. Get a password-reset link with: ${CLI} users reset <e-mail address>\n`;
 }
 
 /** The dashboard's address and one ready sign-in for each kind of demo user. */
@@ -48,7 +79,7 @@ export function registerServe(program: Command): void {
       try {
         const config = loadConfig();
         let demo: DemoResult | undefined;
-        let signIns: DemoSignIn[] | undefined;
+        let signIns: DemoSignIns | undefined;
         const server = await startServer(config, {
           beforeLoad: options.demo
             ? async (store) => {
@@ -70,7 +101,7 @@ export function registerServe(program: Command): void {
             url: server.url,
             store: server.store.engine,
             demoApiKey: demo?.apiKey ?? null,
-            demoSignIns: signIns ?? null,
+            demoSignIns: signIns?.signIns ?? null,
             adminToken,
           };
           console.log(JSON.stringify(summary));
@@ -83,13 +114,12 @@ export function registerServe(program: Command): void {
             `\nAdmin token for ${server.url}/admin/v1 (shown once; store it now):\n  ${adminToken}`,
           );
         }
-        if (demo?.apiKey) {
-          console.log(demoBanner(server.url, demo.apiKey, sample[0]?.id));
-          if (signIns) console.log(dashboardBanner(server.url, signIns));
-        } else if (demo) {
-          console.log(
-            `\nDemo data exists, but its key file ${demo.keyFile} is gone: create a key with "placard keys create".\n`,
-          );
+        // Only what this store accepts is shown (seedDemo, seedDemoUsers); the rest is named, with a way to a new one.
+        if (demo?.apiKey) console.log(demoBanner(server.url, demo.apiKey, sample[0]?.id));
+        else if (demo) console.log(demoKeyNotice(demo));
+        if (signIns && signIns.signIns.length > 0) console.log(dashboardBanner(server.url, signIns.signIns));
+        if (signIns && (signIns.withheld.length > 0 || signIns.signIns.length === 0)) {
+          console.log(withheldSignInsNotice(signIns));
         }
       } catch (error) {
         reportFailure(options, error);
