@@ -71,6 +71,9 @@ it('takes an operator from an empty store to a running campaign and a partner ke
     /"groupBy":\["advertiser"\],"rows":\[\{"period":"[\d-]+","advertiser":\d+,"impressions":1,/,
   );
   expect(stdout).toMatch(/^total +1 +0 /m);
+  // The import's summary counts in words: one campaign, not "1 campaigns" (after a curl answer,
+  // which ends without a newline).
+  expect(stdout).toMatch(/imported 1 campaign \(0 new advertisers, 1 existing\); ids \d+$/m);
 }, 240_000);
 
 /**

@@ -25,6 +25,11 @@ export function printTable(rows: readonly Row[], columns: readonly string[]): vo
   );
 }
 
+/** `count` of a thing in words, plural unless it is 1: `1 campaign`, `0 campaigns`, `2 campaigns`. */
+export function counted(count: number, singular: string, plural = `${singular}s`): string {
+  return `${count} ${count === 1 ? singular : plural}`;
+}
+
 /** Prints a result: JSON when asked, otherwise the human form. */
 export function emit(options: OutputOptions, value: unknown, human: () => void): void {
   if (options.json) console.log(JSON.stringify(value, null, 2));

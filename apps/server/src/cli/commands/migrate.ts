@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { storeAction } from '../context.js';
-import { emit, type OutputOptions } from '../output.js';
+import { counted, emit, type OutputOptions } from '../output.js';
 
 export function registerMigrate(program: Command): void {
   storeAction(
@@ -26,6 +26,5 @@ export function migrateSummary(storeName: string, applied: string[], pending: st
     return pending.length === 0
       ? `${storeName} is already up to date (nothing to apply)`
       : `${storeName}: applied nothing; ${now}`;
-  const count = applied.length === 1 ? '1 migration' : `${applied.length} migrations`;
-  return `${storeName}: applied ${count}: ${applied.join(', ')}; now ${now}`;
+  return `${storeName}: applied ${counted(applied.length, 'migration')}: ${applied.join(', ')}; now ${now}`;
 }
