@@ -37,12 +37,24 @@ export function emit(options: OutputOptions, value: unknown, human: () => void):
 }
 
 /**
+ * What to do about a failure the operator can fix at once, added to its message (so that `serve
+ * --json`'s failure document, which `npm run cluster` reports, says it too); '' for any other.
+ */
+function remedy(error: unknown): string {
+  // PostgreSQL's invalid_catalog_name: the database PLACARD_DATABASE_URL names was never created.
+  if (!(error instanceof Error && 'code' in error && error.code === '3D000')) return '';
+  const name = /database "([^"]+)" does not exist/.exec(error.message)?.[1];
+  if (name === undefined) return '';
+  return `. Create it first (createdb ${name}): a database named by PLACARD_DATABASE_URL is used as it is`;
+}
+
+/**
  * Reports a failure clearly and sets a non-zero exit code (2 for configuration, 1 otherwise). A
  * refused operation is named by the code the management API gives it too (`error (not_found): …`).
  */
 export function reportFailure(options: OutputOptions, error: unknown): void {
   const known = error instanceof DomainError || error instanceof ConfigError;
-  const message = error instanceof Error ? error.message : String(error);
+  const message = (error instanceof Error ? error.message : String(error)) + remedy(error);
   const problems = error instanceof DomainError ? error.problems : [];
   const code = error instanceof DomainError ? error.code : undefined;
   if (options.json) {
