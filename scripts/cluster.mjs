@@ -41,14 +41,13 @@ export async function ensureDatabase(name, fresh = false) {
 
 export const dropDatabase = (name) => postgresAdmin(`drop database if exists ${name} with (force)`);
 
-/** What to do about an instance's failed start, when the reason is one an operator can fix. */
+/**
+ * What the cluster adds to an instance's failed start: a missing database's reason already says to
+ * create it (`placard` adds that to every command's message); the cluster creates only its own.
+ */
 function startHint(reason) {
-  const missing = /database "([^"]+)" does not exist/.exec(reason);
-  if (!missing) return '';
-  return (
-    `\n  Create it first (createdb ${missing[1]}): a database named by PLACARD_DATABASE_URL is used ` +
-    'as it is; without PLACARD_DATABASE_URL the cluster creates placard_cluster itself.'
-  );
+  if (!/database "([^"]+)" does not exist/.test(reason)) return '';
+  return '\n  Without PLACARD_DATABASE_URL the cluster creates placard_cluster itself.';
 }
 
 /** Resolves once `check()` is true, polling every 50 ms; throws `message` after `timeoutMs`. */

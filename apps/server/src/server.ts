@@ -107,7 +107,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     started.add(() => events.close());
     const app = await buildApp(appDeps);
     started.add(() => app.close());
-    const address = await app.listen({ host: config.host, port: config.port });
+    const address = await listen(app, config.host, config.port);
     logger.info({ address, store: store.engine, location: store.location }, 'placard listening');
 
     let closing: Promise<void> | undefined;
@@ -140,6 +140,23 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     logger.error({ err: error }, 'start failed; stopping what it started');
     await started.stopAll().catch(() => undefined);
     throw error;
+  }
+}
+
+/**
+ * A port already taken (most often by the demo's `npm start`, still running) named with what to do
+ * about it, where `listen EADDRINUSE` alone leaves an operator guessing; any other failure as it is.
+ */
+async function listen(app: FastifyInstance, host: string, port: number): Promise<string> {
+  try {
+    return await app.listen({ host, port });
+  } catch (error) {
+    if (!(error instanceof Error && 'code' in error && error.code === 'EADDRINUSE')) throw error;
+    throw new Error(
+      `port ${port} on ${host} is already in use (EADDRINUSE: another Placard or another program): ` +
+        'stop it, or set PLACARD_PORT to another port',
+      { cause: error },
+    );
   }
 }
 

@@ -396,6 +396,25 @@ describe('placard management commands', () => {
     ]);
   });
 
+  it('migrate names the migrations it applied to a new store, then says nothing was left to apply', () => {
+    const first = { PLACARD_DATA_DIR: path.join(dataDir, 'migrated-first') };
+    const second = { PLACARD_DATA_DIR: path.join(dataDir, 'migrated-second') };
+    const { applied } = cliJson<{ applied: string[] }>(['migrate'], first);
+    expect(applied[0]).toBe('001-initial');
+    expect(applied.length).toBeGreaterThan(1);
+
+    const store = `sqlite store at ${path.join(dataDir, 'migrated-second', 'placard.db')}`;
+    expect(runCli(['migrate'], second)).toMatchObject({
+      code: 0,
+      stdout: `${store}: applied ${applied.length} migrations: ${applied.join(', ')}; now up to date\n`,
+    });
+    expect(runCli(['migrate'], second)).toMatchObject({
+      code: 0,
+      stdout: `${store} is already up to date (nothing to apply)\n`,
+    });
+    expect(cliJson(['migrate'], second)).toMatchObject({ applied: [], pending: [] });
+  });
+
   it('refuses a store that does not exist, naming it and how to create one, and creates none', () => {
     const missing = path.join(dataDir, 'mistyped');
     const elsewhere = { PLACARD_DATA_DIR: missing };

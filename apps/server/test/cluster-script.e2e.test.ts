@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { failureReason } from '../../../scripts/event-load.mjs';
 import { POSTGRES_ADMIN_URL, tempDir } from './helpers/engines.js';
 import { freePort } from './helpers/free-port.js';
-import { ensureBuilt, ROOT } from './helpers/process.js';
+import { ensureBuilt, ROOT, runCli } from './helpers/process.js';
 
 /** `npm run cluster` with `env` added, until it exits on its own; its status and all it printed. */
 function runCluster(args: string[], env: Record<string, string>) {
@@ -38,7 +38,19 @@ describe('npm run cluster', () => {
       `cluster: instance a: server exited (1) before listening: database "${missing}" does not exist`,
     );
     expect(output).toContain(`Create it first (createdb ${missing})`);
+    expect(output).toContain('Without PLACARD_DATABASE_URL the cluster creates placard_cluster itself.');
     expect(output).not.toContain('Placard cluster: HAProxy at');
+  });
+
+  it('has placard migrate say the same of a database that does not exist', () => {
+    const refused = runCli(['migrate'], { PLACARD_DATABASE_URL: missingUrl });
+    expect(refused).toMatchObject({
+      code: 1,
+      stdout: '',
+      stderr:
+        `error: database "${missing}" does not exist. Create it first (createdb ${missing}): ` +
+        'a database named by PLACARD_DATABASE_URL is used as it is\n',
+    });
   });
 
   it('refuses --fresh on a database it is given rather than dropping it', async () => {

@@ -1,7 +1,7 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from './helpers/free-port.js';
 import { ensureBuilt, ROOT } from './helpers/process.js';
 
@@ -71,4 +71,36 @@ it('takes an operator from an empty store to a running campaign and a partner ke
     /"groupBy":\["advertiser"\],"rows":\[\{"period":"[\d-]+","advertiser":\d+,"impressions":1,/,
   );
   expect(stdout).toMatch(/^total +1 +0 /m);
+  // The import's summary counts in words: one campaign, not "1 campaigns" (after a curl answer,
+  // which ends without a newline).
+  expect(stdout).toMatch(/imported 1 campaign \(0 new advertisers, 1 existing\); ids \d+$/m);
 }, 240_000);
+
+/**
+ * The guide's `field` helper, as an operator defines it in bash or in sh (dash here), fed answers
+ * with printf, no server: a success answer prints the field, an error answer its code and message
+ * on stderr and exits 1, and nothing else is printed (JavaScript in a double-quoted string would
+ * have the shell expand `${…}` and backticks in it).
+ */
+describe.each(['bash', 'sh'])("the guide's field helper in %s", (shell) => {
+  const helper = shellBlocks(fs.readFileSync(GUIDE, 'utf8')).find((block) => block.startsWith('field()'));
+  const run = (answer: string, name: string) =>
+    spawnSync(shell, ['-c', `${helper}\nprintf '%s' '${answer}' | field ${name}`], { encoding: 'utf8' });
+
+  it('is in the guide', () => expect(helper).toBeDefined());
+
+  it('prints the field of a success answer, of its data or of the answer itself', () => {
+    const inData = run('{"status":"success","data":{"id":7,"key":"plc_x"}}', 'key');
+    expect(inData).toMatchObject({ status: 0, stdout: 'plc_x\n', stderr: '' });
+    expect(run('{"id":8}', 'id')).toMatchObject({ status: 0, stdout: '8\n', stderr: '' });
+  });
+
+  it('stops on an error answer with its code and message', () => {
+    const answer = '{"status":"error","code":"not_found","message":"partner \\"Nobody\\" not found"}';
+    expect(run(answer, 'id')).toMatchObject({
+      status: 1,
+      stdout: '',
+      stderr: 'not_found: partner "Nobody" not found\n',
+    });
+  });
+});

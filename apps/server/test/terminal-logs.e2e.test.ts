@@ -19,11 +19,13 @@ afterAll(() => {
 
 const ANSI = /\x1b\[[0-9;]*m/g; // eslint-disable-line no-control-regex -- colours of the terminal
 
-it('prints readable log lines in a terminal, and the whole banner after them', async () => {
-  const dataDir = tempDir('placard-terminal-');
-  dirs.push(dataDir);
+/**
+ * What `serve --demo` on `dataDir` printed in a terminal up to its last curl line, colours removed;
+ * with no admin token configured, as `npm start` on a new checkout.
+ */
+async function demoStartInTerminal(dataDir: string): Promise<string> {
   const command =
-    `PLACARD_PORT=0 PLACARD_HOST=127.0.0.1 PLACARD_DATA_DIR='${dataDir}' ` +
+    `PLACARD_PORT=0 PLACARD_HOST=127.0.0.1 PLACARD_DATA_DIR='${dataDir}' PLACARD_ADMIN_TOKEN= ` +
     `exec '${SERVER_NODE}' '${CLI}' serve --demo`;
   const child = spawn('script', ['-qfec', command, '/dev/null'], {
     detached: true,
@@ -56,13 +58,31 @@ it('prints readable log lines in a terminal, and the whole banner after them', a
       // the whole group has exited already
     }
   }
-  const text = output.replace(ANSI, '').replace(/\r/g, '');
+  return output.replace(ANSI, '').replace(/\r/g, '');
+}
+
+it('prints readable log lines in a terminal, and the whole banner after them', async () => {
+  const dataDir = tempDir('placard-terminal-');
+  dirs.push(dataDir);
+  const text = await demoStartInTerminal(dataDir);
   expect(text).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: placard listening$/m);
   expect(text).not.toMatch(/^\{"level"/m);
   const banner = text.indexOf('Placard is serving demo data at');
   expect(banner).toBeGreaterThan(text.indexOf('INFO: placard listening'));
   expect(text.slice(banner)).toMatch(
     /^Placard is serving demo data at http:\/\/127\.0\.0\.1:\d+\nDemo API key \(partner "Demo Publisher"\): plc_\w+\n\nTry it:\n {2}curl .*fetch.*\n {2}curl .*impression\n {2}curl .*click/,
+  );
+});
+
+it('prints the admin token at the first start, and how to create another at later ones', async () => {
+  const dataDir = tempDir('placard-terminal-again-');
+  dirs.push(dataDir);
+  expect(await demoStartInTerminal(dataDir)).toMatch(/^Admin token for .*\n {2}pla_\w{40}$/m);
+  const again = await demoStartInTerminal(dataDir);
+  expect(again).not.toContain('Admin token for');
+  expect(again).toContain(
+    "The admin token was printed at this store's first start only; for another one, run:\n" +
+      '  npm run -s placard -- tokens create --label my-laptop\n',
   );
 });
 

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { ConfigError, loadConfig, type Config } from '../config.js';
 import { connect, missingStoreFile } from '../store/connect.js';
+import type { MigrationReport } from '../store/migrate.js';
 import { Store } from '../store/store.js';
 import { emit, reportFailure, type OutputOptions } from './output.js';
 
@@ -29,7 +30,7 @@ function refuseMissingStore(config: Config): void {
  */
 export async function withStore(
   options: OutputOptions,
-  body: (store: Store, config: Config) => Promise<void>,
+  body: (store: Store, config: Config, migrated: MigrationReport) => Promise<void>,
   use: StoreUse = {},
 ): Promise<void> {
   let store: Store | undefined;
@@ -37,8 +38,8 @@ export async function withStore(
     const config = loadConfig();
     if (!use.create) refuseMissingStore(config);
     store = new Store(connect(config.databaseUrl));
-    await store.migrate();
-    await body(store, config);
+    const migrated = await store.migrate();
+    await body(store, config, migrated);
   } catch (error) {
     reportFailure(options, error);
   } finally {
@@ -50,6 +51,8 @@ export async function withStore(
 export interface StoreContext {
   store: Store;
   config: Config;
+  /** What opening it migrated (`placard migrate` says what it applied). */
+  migrated: MigrationReport;
 }
 
 /** Declares the `--json` option every command accepts (see `emit`). */
@@ -68,7 +71,11 @@ export function inStore<Options extends OutputOptions>(
   return (...received) => {
     const args = received.slice(0, -2) as string[];
     const options = received[received.length - 2] as Options;
-    return withStore(options, (store, config) => body({ store, config }, options, ...args), use);
+    return withStore(
+      options,
+      (store, config, migrated) => body({ store, config, migrated }, options, ...args),
+      use,
+    );
   };
 }
 

@@ -25,10 +25,27 @@ export function printTable(rows: readonly Row[], columns: readonly string[]): vo
   );
 }
 
+/** `count` of a thing in words, plural unless it is 1: `1 campaign`, `0 campaigns`, `2 campaigns`. */
+export function counted(count: number, singular: string, plural = `${singular}s`): string {
+  return `${count} ${count === 1 ? singular : plural}`;
+}
+
 /** Prints a result: JSON when asked, otherwise the human form. */
 export function emit(options: OutputOptions, value: unknown, human: () => void): void {
   if (options.json) console.log(JSON.stringify(value, null, 2));
   else human();
+}
+
+/**
+ * What to do about a failure the operator can fix at once, added to its message (so that `serve
+ * --json`'s failure document, which `npm run cluster` reports, says it too); '' for any other.
+ */
+function remedy(error: unknown): string {
+  // PostgreSQL's invalid_catalog_name: the database PLACARD_DATABASE_URL names was never created.
+  if (!(error instanceof Error && 'code' in error && error.code === '3D000')) return '';
+  const name = /database "([^"]+)" does not exist/.exec(error.message)?.[1];
+  if (name === undefined) return '';
+  return `. Create it first (createdb ${name}): a database named by PLACARD_DATABASE_URL is used as it is`;
 }
 
 /**
@@ -37,7 +54,7 @@ export function emit(options: OutputOptions, value: unknown, human: () => void):
  */
 export function reportFailure(options: OutputOptions, error: unknown): void {
   const known = error instanceof DomainError || error instanceof ConfigError;
-  const message = error instanceof Error ? error.message : String(error);
+  const message = (error instanceof Error ? error.message : String(error)) + remedy(error);
   const problems = error instanceof DomainError ? error.problems : [];
   const code = error instanceof DomainError ? error.code : undefined;
   if (options.json) {

@@ -73,4 +73,47 @@ describe.each(ENGINES)('a failed start (%s)', (engine) => {
     });
     expect(output.join('\n')).toContain('EADDRINUSE');
   });
+
+  it('on a port another program holds, says so and what to do, and exits 1', async () => {
+    const database: TestDatabase = await createDatabase(engine);
+    cleanups.push(() => database.drop());
+    const dataDir = tempDir('placard-failed-start-');
+    cleanups.push(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+    // A plain server, as the demo's `npm start` left running would be.
+    const taken = net.createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    cleanups.push(() => new Promise((resolve) => taken.close(resolve)));
+    const { port } = taken.address() as net.AddressInfo;
+
+    const child = spawn(SERVER_NODE, [CLI, 'serve'], {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        PLACARD_HOST: '127.0.0.1',
+        PLACARD_PORT: String(port),
+        PLACARD_DATA_DIR: dataDir,
+        PLACARD_DATABASE_URL: database.url,
+        PLACARD_REDIS_URL: '',
+      },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    cleanups.push(() => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const code = await new Promise<number | string>((resolve) => {
+      const timer = setTimeout(() => resolve('still running'), EXIT_WITHIN_MS);
+      child.once('exit', (exitCode, signal) => {
+        clearTimeout(timer);
+        resolve(exitCode ?? signal ?? 'unknown');
+      });
+    });
+
+    expect(code).toBe(1);
+    expect(stderr).toBe(
+      `error: port ${port} on 127.0.0.1 is already in use (EADDRINUSE: another Placard or another ` +
+        'program): stop it, or set PLACARD_PORT to another port\n',
+    );
+  });
 });

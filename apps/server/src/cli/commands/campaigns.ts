@@ -10,7 +10,7 @@ import { PacingJob } from '../../jobs/pacing-job.js';
 import { explainCampaign, type WhyQuery } from '../../services/serving-explainer.js';
 import { ServingState } from '../../serving/serving-state.js';
 import { idAction, inStore, jsonOption, positiveInteger, recordAction, storeAction } from '../context.js';
-import { emit, printTable, type OutputOptions } from '../output.js';
+import { counted, emit, printTable, type OutputOptions } from '../output.js';
 
 const list = (value: string): string[] =>
   value
@@ -126,8 +126,8 @@ export function registerCampaigns(program: Command): void {
       });
       emit(options, summary, () =>
         console.log(
-          `imported ${summary.campaignsCreated} campaigns ` +
-            `(${summary.advertisersCreated} new advertisers, ${summary.advertisersExisting} existing); ` +
+          `imported ${counted(summary.campaignsCreated, 'campaign')} ` +
+            `(${counted(summary.advertisersCreated, 'new advertiser')}, ${summary.advertisersExisting} existing); ` +
             `ids ${summary.campaignIds.join(', ')}`,
         ),
       );

@@ -5,6 +5,11 @@ import { seedDemo, type DemoResult } from '../../services/demo.js';
 import { seedDemoUsers, type DemoSignIn, type DemoSignIns } from '../../services/demo-users.js';
 import { reportFailure, type OutputOptions } from '../output.js';
 
+/** How to get an admin token when the one the first start printed is lost, as the README says. */
+const ANOTHER_ADMIN_TOKEN =
+  "The admin token was printed at this store's first start only; for another one, run:\n" +
+  '  npm run -s placard -- tokens create --label my-laptop';
+
 function demoBanner(url: string, apiKey: string, campaignId: number | undefined): string {
   const auth = `-H "Authorization: Bearer ${apiKey}"`;
   const body = JSON.stringify({
@@ -113,6 +118,9 @@ export function registerServe(program: Command): void {
           console.log(
             `\nAdmin token for ${server.url}/admin/v1 (shown once; store it now):\n  ${adminToken}`,
           );
+        } else if (demo && server.adminTokenNotices.length === 0) {
+          // A later demo start, whose reader may have lost the token the first one printed.
+          console.log(`\n${ANOTHER_ADMIN_TOKEN}`);
         }
         // Only what this store accepts is shown (seedDemo, seedDemoUsers); the rest is named, with a way to a new one.
         if (demo?.apiKey) console.log(demoBanner(server.url, demo.apiKey, sample[0]?.id));
