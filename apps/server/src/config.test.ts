@@ -17,6 +17,15 @@ describe('configuration', () => {
     expect(Object.isFrozen(config)).toBe(true);
   });
 
+  it('gives out links on the address the server listens on and prints, unless told another', () => {
+    // One origin: a link on localhost opened after signing in on 127.0.0.1 finds no session cookie.
+    expect(loadConfig({}).publicUrl).toBe('http://127.0.0.1:8080');
+    expect(loadConfig({ PLACARD_PORT: '9090' }).publicUrl).toBe('http://127.0.0.1:9090');
+    expect(loadConfig({ PLACARD_PUBLIC_URL: 'https://ads.example.com' }).publicUrl).toBe(
+      'https://ads.example.com',
+    );
+  });
+
   it('judges keys for flags every 30 seconds unless told otherwise (D15)', () => {
     expect(loadConfig({}).flagIntervalMs).toBe(30_000);
     expect(loadConfig({ PLACARD_FLAG_INTERVAL_MS: '5000' }).flagIntervalMs).toBe(5_000);

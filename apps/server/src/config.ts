@@ -257,10 +257,10 @@ export const SETTINGS: ReadonlyArray<Setting<keyof Config>> = [
     key: 'publicUrl',
     env: 'PLACARD_PUBLIC_URL',
     description:
-      "Where people reach the dashboard, such as `https://ads.example.com`: the start of the invitation and password-reset links Placard gives out, and of the addresses the dashboard shows to copy (a report's link, the integration page's commands). Default: `http://localhost:<port>`.",
-    defaultText: 'http://localhost:<port>',
+      "Where people reach the dashboard, such as `https://ads.example.com`: the start of the invitation and password-reset links Placard gives out, and of the addresses the dashboard shows to copy (a report's link, the integration page's commands). Default: `http://127.0.0.1:<port>`.",
+    defaultText: 'http://127.0.0.1:<port>',
     parse: (raw, partial) => {
-      if (raw === undefined || raw === '') return `http://localhost:${partial.port ?? 8080}`;
+      if (raw === undefined || raw === '') return `http://127.0.0.1:${partial.port ?? 8080}`;
       let url: URL | undefined;
       try {
         url = new URL(raw);

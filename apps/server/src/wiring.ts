@@ -56,7 +56,7 @@ export interface WiringOptions {
   serveTokenSecret?: Buffer;
   /** What each serve token was used for (D15); in memory unless given (server.ts passes Redis's). */
   serveTokenStates?: ServeTokenStates;
-  /** Where people reach the dashboard: the start of one-time links (default http://localhost:8080). */
+  /** Where people reach the dashboard: the start of one-time links (default http://127.0.0.1:8080). */
   publicUrl?: string;
   /** How often the key flag job judges every key (D15; default `FLAG_INTERVAL_MS`, 30 s). */
   flagIntervalMs?: number;
@@ -124,7 +124,7 @@ export interface Services {
  */
 export function wireServices(store: Store, logger: Logger, options: WiringOptions): Services {
   const clock = options.clock ?? Date.now;
-  const publicUrl = options.publicUrl ?? 'http://localhost:8080';
+  const publicUrl = options.publicUrl ?? 'http://127.0.0.1:8080';
   const state = new ServingState(store, logger, options.refreshIntervalMs, clock);
   const monotonic = options.monotonic ?? monotonicNow;
   const limiter = options.limiter ?? new MemoryRateLimiter(monotonic);

@@ -229,7 +229,7 @@ describe('placard management commands', () => {
       env,
     );
     expect(created).toMatchObject({ email: 'ops@example.com', status: 'invited', account: 'operator' });
-    expect(created.link).toMatch(/^http:\/\/localhost:8080\/link\/[0-9A-Za-z]{43}$/);
+    expect(created.link).toMatch(/^http:\/\/127\.0\.0\.1:8080\/link\/[0-9A-Za-z]{43}$/);
     const table = runCli(['users', 'list'], env).stdout;
     expect(table).toMatch(/^ID\s+EMAIL\s+ACCOUNT\s+ACCOUNTNAME\s+ROLE\s+STATUS/);
     expect(table).toMatch(

@@ -229,7 +229,7 @@ describe('dashboard reports by dates', () => {
     );
     const link = /id="report-link"[^>]*value="([^"]+)"/.exec(page.body)?.[1]?.replaceAll('&amp;', '&');
     expect(link).toBe(
-      'http://localhost:8080/reports?window=dates&from=2026-06-01&to=2026-06-01&breakdown=country&timeZone=Europe%2FParis&placement=header_banner',
+      'http://127.0.0.1:8080/reports?window=dates&from=2026-06-01&to=2026-06-01&breakdown=country&timeZone=Europe%2FParis&placement=header_banner',
     );
     const again = await browser.get(new URL(link!).pathname + new URL(link!).search);
     expect(total(again.body, 'impressions')).toEqual(total(page.body, 'impressions'));

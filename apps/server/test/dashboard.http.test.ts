@@ -275,7 +275,7 @@ describe.each(ENGINES)('dashboard sessions on %s', (engine) => {
     // Ready to run: the public address (PLACARD_PUBLIC_URL, by default), a real placement, the key
     // from the environment.
     expect(integration.body).toContain(
-      'curl -s &quot;http://localhost:8080/api/v1/campaigns/fetch?placement=header_banner&amp;limit=3&quot;',
+      'curl -s &quot;http://127.0.0.1:8080/api/v1/campaigns/fetch?placement=header_banner&amp;limit=3&quot;',
     );
     expect(integration.body).toContain('Bearer $PLACARD_API_KEY');
 

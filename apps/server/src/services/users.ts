@@ -46,7 +46,7 @@ export class UserService {
   constructor(
     private readonly store: Store,
     private readonly actor: Actor = CLI_ACTOR,
-    private readonly publicUrl = 'http://localhost:8080',
+    private readonly publicUrl = 'http://127.0.0.1:8080',
     private readonly clock: () => number = Date.now,
   ) {}
 

@@ -169,7 +169,7 @@ export async function createTestApp(
     requestTimeoutMs?: number;
     /** The port to listen on (from `freePort()`), for a test that must know it before the start. */
     port?: number;
-    /** `PLACARD_PUBLIC_URL`: the address pages give out (`http://localhost:8080` by default). */
+    /** `PLACARD_PUBLIC_URL`: the address pages give out (`http://127.0.0.1:8080` by default). */
     publicUrl?: string;
   } = {},
 ): Promise<TestApp> {
