@@ -27,7 +27,12 @@ describe.each(ENGINES)('a failed start (%s)', (engine) => {
   // Building is a set-up's work, under the hooks' timeout, not a test's.
   beforeAll(() => ensureBuilt());
 
-  it('with Redis configured and its port taken, exits non-zero with the cause in its log', async () => {
+  /**
+   * Starts `placard serve` on a port a plain server holds (as the demo's `npm start` left running
+   * would), with `env` added; resolves with the port, the exit code (or 'still running' after
+   * EXIT_WITHIN_MS) and what the process printed, stdout and stderr as lines.
+   */
+  async function serveOnTakenPort(env: Record<string, string>) {
     const database: TestDatabase = await createDatabase(engine);
     cleanups.push(() => database.drop());
     const dataDir = tempDir('placard-failed-start-');
@@ -45,10 +50,7 @@ describe.each(ENGINES)('a failed start (%s)', (engine) => {
         PLACARD_PORT: String(port),
         PLACARD_DATA_DIR: dataDir,
         PLACARD_DATABASE_URL: database.url,
-        PLACARD_REDIS_URL: SHARED_REDIS_URL,
-        PLACARD_REDIS_KEY_PREFIX: `placard-failed-start-${process.pid}:`,
-        // Polling the store often makes a start that left its jobs running show at once.
-        PLACARD_REFRESH_INTERVAL_MS: '50',
+        ...env,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -56,9 +58,10 @@ describe.each(ENGINES)('a failed start (%s)', (engine) => {
     cleanups.push(() => {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     });
-    const output: string[] = [];
-    readline.createInterface({ input: child.stdout }).on('line', (line) => output.push(line));
-    readline.createInterface({ input: child.stderr }).on('line', (line) => output.push(line));
+    const stdout: string[] = [];
+    const stderr: string[] = [];
+    readline.createInterface({ input: child.stdout }).on('line', (line) => stdout.push(line));
+    readline.createInterface({ input: child.stderr }).on('line', (line) => stderr.push(line));
     const code = await new Promise<number | string>((resolve) => {
       const timer = setTimeout(() => resolve('still running'), EXIT_WITHIN_MS);
       child.once('exit', (exitCode, signal) => {
@@ -66,7 +69,19 @@ describe.each(ENGINES)('a failed start (%s)', (engine) => {
         resolve(exitCode ?? signal ?? 'unknown');
       });
     });
+    // The streams' last lines may arrive after the exit event.
+    await new Promise((resolve) => setImmediate(resolve));
+    return { port, code, stdout, stderr };
+  }
 
+  it('with Redis configured and its port taken, exits non-zero with the cause in its log', async () => {
+    const { code, stdout, stderr } = await serveOnTakenPort({
+      PLACARD_REDIS_URL: SHARED_REDIS_URL,
+      PLACARD_REDIS_KEY_PREFIX: `placard-failed-start-${process.pid}:`,
+      // Polling the store often makes a start that left its jobs running show at once.
+      PLACARD_REFRESH_INTERVAL_MS: '50',
+    });
+    const output = [...stdout, ...stderr];
     expect({ code, refreshFailures: output.filter((line) => line.includes('refreshing')).length }).toEqual({
       code: 1,
       refreshFailures: 0,
@@ -75,45 +90,11 @@ describe.each(ENGINES)('a failed start (%s)', (engine) => {
   });
 
   it('on a port another program holds, says so and what to do, and exits 1', async () => {
-    const database: TestDatabase = await createDatabase(engine);
-    cleanups.push(() => database.drop());
-    const dataDir = tempDir('placard-failed-start-');
-    cleanups.push(() => fs.rmSync(dataDir, { recursive: true, force: true }));
-    // A plain server, as the demo's `npm start` left running would be.
-    const taken = net.createServer();
-    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
-    cleanups.push(() => new Promise((resolve) => taken.close(resolve)));
-    const { port } = taken.address() as net.AddressInfo;
-
-    const child = spawn(SERVER_NODE, [CLI, 'serve'], {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        PLACARD_HOST: '127.0.0.1',
-        PLACARD_PORT: String(port),
-        PLACARD_DATA_DIR: dataDir,
-        PLACARD_DATABASE_URL: database.url,
-        PLACARD_REDIS_URL: '',
-      },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    cleanups.push(() => {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-    });
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const code = await new Promise<number | string>((resolve) => {
-      const timer = setTimeout(() => resolve('still running'), EXIT_WITHIN_MS);
-      child.once('exit', (exitCode, signal) => {
-        clearTimeout(timer);
-        resolve(exitCode ?? signal ?? 'unknown');
-      });
-    });
-
+    const { port, code, stderr } = await serveOnTakenPort({ PLACARD_REDIS_URL: '' });
     expect(code).toBe(1);
-    expect(stderr).toBe(
+    expect(stderr).toEqual([
       `error: port ${port} on 127.0.0.1 is already in use (EADDRINUSE: another Placard or another ` +
-        'program): stop it, or set PLACARD_PORT to another port\n',
-    );
+        'program): stop it, or set PLACARD_PORT to another port',
+    ]);
   });
 });
