@@ -6,6 +6,19 @@ export function isExpired(expiresAt: number | null, now: number): boolean {
   return expiresAt !== null && expiresAt <= now;
 }
 
+/**
+ * Why the partner API refuses a live key found by its digest, or null when it takes it: `unknown`
+ * (none found, or past its expiry: a rotated key ends as a revoked one does, 401) or `suspended`
+ * (403). The one rule, read by the partner API's authentication and by the demo's start banner.
+ */
+export function partnerKeyRefusal(
+  key: { status: string; expiresAt: number | null } | undefined,
+  now: number,
+): 'unknown' | 'suspended' | null {
+  if (!key || isExpired(key.expiresAt, now)) return 'unknown';
+  return key.status === 'suspended' ? 'suspended' : null;
+}
+
 /** What an operator sees of a credential that is not suspended: revocation wins over expiry. */
 export function lifecycleStatus(
   revoked: boolean,

@@ -1,5 +1,5 @@
 import { bearerToken, digestApiKey, isWellFormedAdminToken, isWellFormedApiKey } from '../domain/api-keys.js';
-import { isExpired, PARTNER_ROUTE_HINT } from '../domain/credentials.js';
+import { PARTNER_ROUTE_HINT, partnerKeyRefusal } from '../domain/credentials.js';
 import { DomainError, WrongCredential } from '../domain/errors.js';
 import type { Caller } from '../serving/delivery.js';
 import type { ServingState } from '../serving/serving-state.js';
@@ -39,8 +39,9 @@ export function partnerAuthenticator(
     const key = state.key(digest);
     const now = clock();
     // A rotated key keeps working until its expiry, then is as unknown as a revoked one.
-    if (!key || isExpired(key.expiresAt, now)) throw unauthorized();
-    if (key.status === 'suspended') throw new DomainError('forbidden', SUSPENDED_KEY_MESSAGE);
+    const refusal = partnerKeyRefusal(key, now);
+    if (refusal === 'unknown' || !key) throw unauthorized();
+    if (refusal === 'suspended') throw new DomainError('forbidden', SUSPENDED_KEY_MESSAGE);
     if (remembered.size >= MAX_REMEMBERED) remembered.clear();
     remembered.set(token, digest);
     onUse(key.id, now);

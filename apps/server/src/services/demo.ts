@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { digestApiKey, isWellFormedApiKey } from '../domain/api-keys.js';
-import { isExpired } from '../domain/credentials.js';
+import { partnerKeyRefusal } from '../domain/credentials.js';
 import { DEFAULT_PLACEMENTS } from '../domain/placements.js';
 import type { Store } from '../store/store.js';
 import { CampaignService } from './campaigns.js';
@@ -120,13 +120,13 @@ export async function seedDemo(store: Store, dataDir: string): Promise<DemoResul
 
 /**
  * Why the partner API would refuse `plaintext` on this store, or undefined when it would accept it:
- * the same rules as `partnerAuthenticator` (http/auth.ts), read from the store, since the serving
- * state is not loaded yet when the demo is seeded.
+ * `partnerKeyRefusal`, the partner API's own rule, on the key as the store holds it (the serving state
+ * is not loaded yet when the demo is seeded).
  */
 async function keyRefusal(store: Store, plaintext: string): Promise<'unusable' | 'unknown' | undefined> {
   if (!isWellFormedApiKey(plaintext)) return 'unknown';
   const digest = digestApiKey(plaintext);
   const key = (await store.loadLiveKeys()).find((live) => live.digest === digest);
   if (!key) return 'unknown';
-  return key.status === 'active' && !isExpired(key.expiresAt, Date.now()) ? undefined : 'unusable';
+  return partnerKeyRefusal(key, Date.now()) === null ? undefined : 'unusable';
 }
