@@ -20,6 +20,7 @@ function event(campaignId: number): TrackedEvent {
     idempotencyKey: null,
     userAddress: null,
     mayHitCap: false,
+    priced: false,
   };
 }
 

@@ -63,6 +63,7 @@ export async function seedDemoTraffic(
           idempotencyKey: null,
           userAddress: null,
           mayHitCap: false,
+          priced: false,
         };
         batch.push(event);
         if (next() < CLICK_RATE)

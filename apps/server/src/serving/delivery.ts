@@ -150,6 +150,7 @@ export class DeliveryService {
         idempotencyKey,
         userAddress: judged.userAddress,
         mayHitCap,
+        priced: false,
       });
       if (stored !== 'duplicate') {
         const reason = stored === 'counted' ? '' : (judged.reason ?? REASONS.pastCap);

@@ -45,7 +45,7 @@ export async function compactRollups(ctx: StoreContext, until: number): Promise<
     if (first !== null)
       await tx.db
         .insertInto('campaign_rollups')
-        .columns(['campaign_id', 'slot', 'kind', 'verdict', 'count'])
+        .columns(['campaign_id', 'slot', 'kind', 'verdict', 'count', 'spend_micros'])
         .expression((eb) =>
           eb
             .selectFrom('event_rollups')
@@ -55,6 +55,7 @@ export async function compactRollups(ctx: StoreContext, until: number): Promise<
               'kind',
               'verdict',
               s.fn.sum<number>('count').as('count'),
+              s.fn.sum<number>('spend_micros').as('spend_micros'),
             ])
             .where('minute', '>=', quarterOf(first))
             .where('minute', '<', to)

@@ -5,6 +5,7 @@ import {
   idempotencyExpiry,
   QUARTER_HOUR,
   requestFingerprint,
+  type Charge,
   type EventLedger,
   type SettledBatch,
 } from './event-ledger.js';
@@ -17,7 +18,7 @@ import {
 import type { TrackedEvent } from './rows.js';
 import type { Db } from './schema.js';
 
-/**
+/*
  * The whole of a batch's write on PostgreSQL in one statement: idempotent replays settled (D9), raw
  * events inserted, per-minute rollups added to. One statement is one round trip and, outside a
  * transaction, its own atomic commit: a batch without capped campaigns needs no BEGIN and COMMIT,
@@ -32,34 +33,61 @@ import type { Db } from './schema.js';
  * lock. So a live claim whose fingerprint differs from the first event's, or is null (claimed
  * before fingerprints were kept, and matching any request), is rewritten unchanged to be returned.
  * Keys and rollup rows are written in key order, so concurrent batches lock rows in one order and
- * wait rather than deadlock.
+ * wait rather than deadlock. A batch that settles money takes two statements (`storeBatchPostgres`).
  */
-const STATEMENT = (
-  kinds: string[],
-  campaigns: number[],
-  placements: string[],
-  countries: (string | null)[],
-  devices: (string | null)[],
-  partners: number[],
-  apiKeys: number[],
-  times: number[],
-  verdicts: string[],
-  reasons: (string | null)[],
-  keys: (string | null)[],
-  addresses: (string | null)[],
-  fingerprints: string[],
-  eventTimes: (number | null)[],
-  expiredBefore: number,
-) => sql<{ ord: string | number; outcome: 'replay' | 'refused' }>`
-  with input as (
-    select * from unnest(
-      ${kinds}::text[], ${campaigns}::bigint[], ${placements}::text[], ${countries}::text[],
-      ${devices}::text[], ${partners}::bigint[], ${apiKeys}::bigint[], ${times}::bigint[],
-      ${verdicts}::text[], ${reasons}::text[], ${keys}::text[], ${addresses}::text[],
-      ${fingerprints}::text[], ${eventTimes}::bigint[]
-    ) with ordinality as t(kind, campaign_id, placement_id, country, device, partner_id, api_key_id,
-      occurred_at, verdict, reason, idempotency_key, user_address, fingerprint, event_at, ord)
-  ),
+
+/** A batch as one array per column, for `unnest`. */
+interface Columns {
+  kinds: string[];
+  campaigns: number[];
+  placements: string[];
+  countries: (string | null)[];
+  devices: (string | null)[];
+  partners: number[];
+  apiKeys: number[];
+  times: number[];
+  verdicts: string[];
+  reasons: (string | null)[];
+  keys: (string | null)[];
+  addresses: (string | null)[];
+  fingerprints: string[];
+  eventTimes: (number | null)[];
+  costs: number[];
+}
+
+function columnsOf(events: readonly TrackedEvent[]): Columns {
+  return {
+    kinds: events.map((event) => event.kind),
+    campaigns: events.map((event) => event.campaignId),
+    placements: events.map((event) => event.placement),
+    countries: events.map((event) => event.country),
+    devices: events.map((event) => event.device),
+    partners: events.map((event) => event.partnerId),
+    apiKeys: events.map((event) => event.apiKeyId),
+    times: events.map((event) => event.occurredAt),
+    verdicts: events.map((event) => event.verdict),
+    reasons: events.map((event) => event.reason),
+    keys: events.map((event) => event.idempotencyKey),
+    addresses: events.map((event) => event.userAddress),
+    fingerprints: events.map((event) => (event.idempotencyKey === null ? '' : requestFingerprint(event))),
+    eventTimes: events.map((event) => event.eventAt ?? null),
+    costs: events.map((event) => event.costMicros ?? 0),
+  };
+}
+
+/** The batch's rows, numbered from 1 in batch order (`ord`). */
+const rowsOf = (c: Columns) => sql`
+  select * from unnest(
+    ${c.kinds}::text[], ${c.campaigns}::bigint[], ${c.placements}::text[], ${c.countries}::text[],
+    ${c.devices}::text[], ${c.partners}::bigint[], ${c.apiKeys}::bigint[], ${c.times}::bigint[],
+    ${c.verdicts}::text[], ${c.reasons}::text[], ${c.keys}::text[], ${c.addresses}::text[],
+    ${c.fingerprints}::text[], ${c.eventTimes}::bigint[], ${c.costs}::bigint[]
+  ) with ordinality as t(kind, campaign_id, placement_id, country, device, partner_id, api_key_id,
+    occurred_at, verdict, reason, idempotency_key, user_address, fingerprint, event_at, cost_micros, ord)`;
+
+/** The claims of the batch's Idempotency-Keys, and each row `settled` as new, a replay or refused. */
+const claimsOf = (c: Columns, expiredBefore: number) => sql`
+  input as (${rowsOf(c)}),
   firsts as (
     select distinct on (api_key_id, idempotency_key) api_key_id, idempotency_key, ord, occurred_at,
       fingerprint
@@ -96,75 +124,100 @@ const STATEMENT = (
         else 'refused'
       end as outcome
     from keyed
-  ),
-  final as (
-    select ord, kind, campaign_id, placement_id, country, device, partner_id, api_key_id, occurred_at,
-      idempotency_key, user_address, event_at,
-      case when outcome = 'replay' then 'duplicate' else verdict end as verdict,
-      case when outcome = 'replay' then ${REASONS.idempotentReplay} else reason end as reason
-    from settled where outcome <> 'refused'
-  ),
+  )`;
+
+/** The rows of `final` written: raw events, per-minute rollups, and late quarter hours. */
+const WRITES = sql`
   stored as (
     insert into events (kind, campaign_id, placement_id, country, device, partner_id, api_key_id,
-      occurred_at, verdict, reason, idempotency_key, user_address, event_at)
+      occurred_at, verdict, reason, idempotency_key, user_address, event_at, cost_micros)
     select kind, campaign_id, placement_id, country, device, partner_id, api_key_id, occurred_at,
-      verdict, reason, idempotency_key, user_address, event_at
+      verdict, reason, idempotency_key, user_address, event_at, cost_micros
     from final order by ord
   ),
   rolled as (
     insert into event_rollups as rollup (minute, campaign_id, partner_id, placement_id, country, device,
-      kind, verdict, reason, count)
+      kind, verdict, reason, count, spend_micros)
     select occurred_at - occurred_at % 60000, campaign_id, partner_id, placement_id,
-      coalesce(country, ''), coalesce(device, ''), kind, verdict, coalesce(reason, ''), count(*)
+      coalesce(country, ''), coalesce(device, ''), kind, verdict, coalesce(reason, ''), count(*),
+      sum(cost_micros)
     from final group by 1, 2, 3, 4, 5, 6, 7, 8, 9 order by 1, 2, 3, 4, 5, 6, 7, 8, 9
     on conflict (minute, campaign_id, partner_id, placement_id, country, device, kind, verdict, reason)
-      do update set count = rollup.count + excluded.count
+      do update set count = rollup.count + excluded.count,
+        spend_micros = rollup.spend_micros + excluded.spend_micros
   ),
   -- A quarter hour already summed into campaign_rollups (a late commit, demo traffic from the past)
   -- is summed there too. The mark is read in this statement's snapshot, taken once its lock on
   -- event_rollups is granted, so a compaction (which locks the table) is all before it or all after.
   late as (
-    insert into campaign_rollups as summed (campaign_id, slot, kind, verdict, count)
-    select campaign_id, occurred_at - occurred_at % ${QUARTER_HOUR}, kind, verdict, count(*)
+    insert into campaign_rollups as summed (campaign_id, slot, kind, verdict, count, spend_micros)
+    select campaign_id, occurred_at - occurred_at % ${QUARTER_HOUR}, kind, verdict, count(*),
+      sum(cost_micros)
     from final
     where occurred_at < (select value::bigint from meta where key = ${COMPACTED_BEFORE})
     group by 1, 2, 3, 4 order by 1, 2, 3, 4
-    on conflict (campaign_id, slot, kind, verdict) do update set count = summed.count + excluded.count
-  )
+    on conflict (campaign_id, slot, kind, verdict) do update set count = summed.count + excluded.count,
+      spend_micros = summed.spend_micros + excluded.spend_micros
+  )`;
+
+/** The whole batch in one statement: claims settled, then the rows not refused written as settled. */
+const settleAndWrite = (c: Columns, expiredBefore: number) => sql<Outcome>`
+  with ${claimsOf(c, expiredBefore)},
+  final as (
+    select ord, kind, campaign_id, placement_id, country, device, partner_id, api_key_id, occurred_at,
+      idempotency_key, user_address, event_at,
+      case when outcome = 'replay' then 'duplicate' else verdict end as verdict,
+      case when outcome = 'replay' then ${REASONS.idempotentReplay} else reason end as reason,
+      case when outcome = 'replay' then 0 else cost_micros end as cost_micros
+    from settled where outcome <> 'refused'
+  ),
+  ${WRITES}
   select ord, outcome from settled where outcome <> 'new'`;
 
-/** Stores a batch (see above) and returns it settled (see `SettledBatch`). */
-export async function storeBatchPostgres(db: Db, events: readonly TrackedEvent[]): Promise<SettledBatch> {
+/** A priced batch's first statement: its claims alone, so its costs can follow its replays. */
+const settleOnly = (c: Columns, expiredBefore: number) => sql<Outcome>`
+  with ${claimsOf(c, expiredBefore)}
+  select ord, outcome from settled where outcome <> 'new'`;
+
+/** A priced batch's second statement: its rows as settled and charged, written. */
+const writeOnly = (c: Columns) => sql`
+  with final as (${rowsOf(c)}),
+  ${WRITES}
+  select count(*) as written from final`;
+
+interface Outcome {
+  ord: string | number;
+  outcome: 'replay' | 'refused';
+}
+
+/**
+ * Stores a batch (see above) and returns it settled (see `SettledBatch`). With `charge`, inside the
+ * transaction of a batch that settles money, in two statements: the claims first, then the events as
+ * settled and charged (a replay must not take a priced unit, and only the claims say which are).
+ */
+export async function storeBatchPostgres(
+  db: Db,
+  events: readonly TrackedEvent[],
+  charge: Charge | null,
+): Promise<SettledBatch> {
   if (events.length === 0) return { stored: [], refused: [] };
-  const { rows } = await STATEMENT(
-    events.map((event) => event.kind),
-    events.map((event) => event.campaignId),
-    events.map((event) => event.placement),
-    events.map((event) => event.country),
-    events.map((event) => event.device),
-    events.map((event) => event.partnerId),
-    events.map((event) => event.apiKeyId),
-    events.map((event) => event.occurredAt),
-    events.map((event) => event.verdict),
-    events.map((event) => event.reason),
-    events.map((event) => event.idempotencyKey),
-    events.map((event) => event.userAddress),
-    events.map((event) => (event.idempotencyKey === null ? '' : requestFingerprint(event))),
-    events.map((event) => event.eventAt ?? null),
-    idempotencyExpiry(events),
-  ).execute(db);
-  if (rows.length === 0) return { stored: [...events], refused: [] };
+  const columns = columnsOf(events);
+  const expiredBefore = idempotencyExpiry(events);
+  const { rows } = await (charge === null ? settleAndWrite : settleOnly)(columns, expiredBefore).execute(db);
   // `with ordinality` numbers from 1.
   const outcomes = new Map(rows.map((row) => [Number(row.ord) - 1, row.outcome]));
-  const stored: TrackedEvent[] = [];
+  const settled: TrackedEvent[] = [];
   const refused: number[] = [];
   for (const [index, event] of events.entries()) {
     const outcome = outcomes.get(index);
     if (outcome === 'refused') refused.push(index);
     else if (outcome === 'replay')
-      stored.push({ ...event, verdict: 'duplicate', reason: REASONS.idempotentReplay });
-    else stored.push(event);
+      settled.push({ ...event, verdict: 'duplicate', reason: REASONS.idempotentReplay });
+    else settled.push(event);
   }
+  if (charge === null) return { stored: settled, refused };
+  const stored = charge(settled);
+  if (stored.length > 0) await writeOnly(columnsOf(stored)).execute(db);
   return { stored, refused };
 }
 

@@ -1,4 +1,5 @@
 import type BetterSqlite3 from 'better-sqlite3';
+import { addMicros, micros, type Micros } from '../domain/money.js';
 import { REASONS } from '../domain/verdicts.js';
 import {
   COMPACTED_BEFORE,
@@ -7,6 +8,7 @@ import {
   pruneEvents,
   quarterOf,
   requestFingerprint,
+  type Charge,
   type EventLedger,
   type SettledBatch,
 } from './event-ledger.js';
@@ -22,20 +24,22 @@ const CLAIM = `insert into idempotency_keys (api_key_id, key, created_at, finger
 const HELD = `select fingerprint from idempotency_keys where api_key_id = ? and key = ?`;
 
 const INSERT_EVENT = `insert into events (kind, campaign_id, placement_id, country, device, partner_id,
-  api_key_id, occurred_at, verdict, reason, idempotency_key, user_address, event_at)
-  values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+  api_key_id, occurred_at, verdict, reason, idempotency_key, user_address, event_at, cost_micros)
+  values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 
 const ADD_TO_ROLLUP = `insert into event_rollups (minute, campaign_id, partner_id, placement_id, country,
-  device, kind, verdict, reason, count) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+  device, kind, verdict, reason, count, spend_micros) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
   on conflict (minute, campaign_id, partner_id, placement_id, country, device, kind, verdict, reason)
-  do update set count = event_rollups.count + excluded.count`;
+  do update set count = event_rollups.count + excluded.count,
+    spend_micros = event_rollups.spend_micros + excluded.spend_micros`;
 
 /** How far `campaign_rollups` sum the rollups already (migration 013). */
 const COMPACTED = `select value from meta where key = '${COMPACTED_BEFORE}'`;
 
-const ADD_TO_CAMPAIGN_ROLLUP = `insert into campaign_rollups (campaign_id, slot, kind, verdict, count)
-  values (?, ?, ?, ?, ?)
-  on conflict (campaign_id, slot, kind, verdict) do update set count = campaign_rollups.count + excluded.count`;
+const ADD_TO_CAMPAIGN_ROLLUP = `insert into campaign_rollups (campaign_id, slot, kind, verdict, count,
+  spend_micros) values (?, ?, ?, ?, ?, ?)
+  on conflict (campaign_id, slot, kind, verdict) do update set count = campaign_rollups.count + excluded.count,
+    spend_micros = campaign_rollups.spend_micros + excluded.spend_micros`;
 
 interface Statements {
   claim: BetterSqlite3.Statement;
@@ -82,10 +86,11 @@ function statementsOf(sqlite: BetterSqlite3.Database): Statements {
 export function storeBatchSqlite(
   sqlite: BetterSqlite3.Database,
   events: readonly TrackedEvent[],
+  charge: Charge | null,
 ): SettledBatch {
   const { claim, held, insertEvent, addToRollup, compacted, addToCampaignRollup } = statementsOf(sqlite);
   const expiredBefore = idempotencyExpiry(events);
-  const stored: TrackedEvent[] = [];
+  const settled: TrackedEvent[] = [];
   const refused: number[] = [];
   // A repeat within the batch finds the claim its first event just made (live), like any replay.
   for (const [index, event] of events.entries()) {
@@ -95,17 +100,18 @@ export function storeBatchSqlite(
       key === null ||
       claim.get(event.apiKeyId, key, event.occurredAt, fingerprint, expiredBefore) !== undefined
     ) {
-      stored.push(event);
+      settled.push(event);
       continue;
     }
     // A key claimed before fingerprints were kept (null) matches any request, as it did then.
     const holds = held.get(event.apiKeyId, key)?.fingerprint ?? null;
     if (holds === null || holds === fingerprint)
-      stored.push({ ...event, verdict: 'duplicate', reason: REASONS.idempotentReplay });
+      settled.push({ ...event, verdict: 'duplicate', reason: REASONS.idempotentReplay });
     else refused.push(index);
   }
+  const stored = charge === null ? settled : charge(settled);
 
-  const rollups = new Map<string, { event: TrackedEvent; minute: number; count: number }>();
+  const rollups = new Map<string, { event: TrackedEvent; minute: number; count: number; spend: Micros }>();
   for (const event of stored) {
     insertEvent.run(
       event.kind,
@@ -121,17 +127,21 @@ export function storeBatchSqlite(
       event.idempotencyKey,
       event.userAddress,
       event.eventAt ?? null,
+      event.costMicros ?? 0,
     );
     const minute = minuteOf(event.occurredAt);
     const dimensions = `${minute}\0${event.campaignId}\0${event.partnerId}\0${event.placement}\0${event.country ?? ''}\0${event.device ?? ''}\0${event.kind}\0${event.verdict}\0${event.reason ?? ''}`;
     const rollup = rollups.get(dimensions);
-    if (rollup) rollup.count++;
-    else rollups.set(dimensions, { event, minute, count: 1 });
+    const cost = micros(event.costMicros ?? 0);
+    if (rollup) {
+      rollup.count++;
+      if (cost !== 0) rollup.spend = addMicros(rollup.spend, cost);
+    } else rollups.set(dimensions, { event, minute, count: 1, spend: cost });
   }
   // Read once the batch holds the write lock (its first write is behind it), so no compaction can
   // move it before the batch commits.
   const compactedBefore = Number(compacted.get()?.value ?? 0);
-  for (const { event, minute, count } of rollups.values()) {
+  for (const { event, minute, count, spend } of rollups.values()) {
     addToRollup.run(
       minute,
       event.campaignId,
@@ -143,10 +153,11 @@ export function storeBatchSqlite(
       event.verdict,
       event.reason ?? '',
       count,
+      spend,
     );
     // A quarter hour already summed (a late commit, demo traffic from the past) is summed here too.
     if (minute < compactedBefore)
-      addToCampaignRollup.run(event.campaignId, quarterOf(minute), event.kind, event.verdict, count);
+      addToCampaignRollup.run(event.campaignId, quarterOf(minute), event.kind, event.verdict, count, spend);
   }
   return { stored, refused };
 }
@@ -158,7 +169,7 @@ export function storeBatchSqlite(
 export function sqliteLedger(handle: BetterSqlite3.Database): EventLedger {
   return {
     commitsAlone: false,
-    store: (_db, events) => storeBatchSqlite(handle, events),
+    store: (_db, events, charge) => storeBatchSqlite(handle, events, charge),
     // One events table: retention deletes its rows in chunks.
     pruneEvents,
     partitions: null,

@@ -18,6 +18,9 @@ export interface SettledBatch {
   refused: number[];
 }
 
+/** Gives each settled event its cost (store/charges.ts `chargeEvents`), in batch order. */
+export type Charge = (stored: readonly TrackedEvent[]) => TrackedEvent[];
+
 /**
  * What an Idempotency-Key stands for: the request that claimed it, as validated and normalised
  * (kind, campaign, placement, country, device). The key is already per API key; the time is not
@@ -32,7 +35,12 @@ export interface SettledBatch {
 export interface EventLedger {
   /** Whether a batch with nothing to cap is one statement that commits by itself. */
   readonly commitsAlone: boolean;
-  store(db: Db, events: readonly TrackedEvent[]): SettledBatch | Promise<SettledBatch>;
+  /**
+   * Writes a batch. `charge`, when given, prices the events once replays are settled and before
+   * anything is written (store/charges.ts): the events it returns, each with its `costMicros`, are
+   * the ones stored and returned.
+   */
+  store(db: Db, events: readonly TrackedEvent[], charge: Charge | null): SettledBatch | Promise<SettledBatch>;
   /** Deletes up to `limit` raw events older than `before` (retention); returns how many. */
   pruneEvents(db: Db, before: number, limit: number): Promise<number>;
   /** The raw events' daily partitions, where the engine has them (PostgreSQL); else null. */

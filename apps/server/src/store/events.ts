@@ -9,6 +9,9 @@ import {
   type SettledBatch,
 } from './event-ledger.js';
 import type { EventPartitions } from './event-partitions.js';
+import type { Micros } from '../domain/money.js';
+import { billedKind, PRICE_MODELS } from '../domain/prices.js';
+import { chargeEvents, pricesInForce, recordCharges } from './charges.js';
 import { capsOf, emptyBatchOutcome, type EventKind, type TrackedEvent, type BatchOutcome } from './rows.js';
 import { transact, type StoreContext } from './context.js';
 import { appendAudit } from './audit.js';
@@ -20,7 +23,8 @@ import { appendAudit } from './audit.js';
  * capped campaigns advance, a total cap completes the campaign, a daily cap holds it until the
  * next local midnight of its time zone). Caps hold (D16): an event that would take a counter past
  * its cap is stored as `invalid`, `past cap`, however many batches and instances race for the last
- * units. Resolves only once durable.
+ * units. Each billable event of a campaign priced per event is given its cost in the same commit,
+ * from the price then in force (D18, `charges.ts`). Resolves only once durable.
  */
 export async function insertEvents(
   ctx: StoreContext,
@@ -42,17 +46,29 @@ export async function insertEvents(
       if (stored[next++]?.verdict === 'duplicate') effects.replayed.push(index);
     }
   };
-  // A batch with nothing to cap is one statement where the engine's ledger commits it by itself.
-  if (ctx.ledger.commitsAlone && !ctx.db.isTransaction && !events.some((event) => event.mayHitCap)) {
-    count(await ctx.ledger.store(ctx.db, events));
+  // A batch with nothing to cap or charge is one statement where the engine's ledger commits it by
+  // itself.
+  if (
+    ctx.ledger.commitsAlone &&
+    !ctx.db.isTransaction &&
+    !events.some((event) => event.mayHitCap || event.priced)
+  ) {
+    count(await ctx.ledger.store(ctx.db, events, null));
     return effects;
   }
   await transact(ctx, async (tx) => {
-    const capped = await lockCappedCampaigns(tx, events);
+    const locked = await lockSettledCampaigns(tx, events);
+    const capped = new Map([...locked].filter(([, campaign]) => campaign.hasCaps));
     const judged = await holdCaps(tx, events, capped, effects);
-    const settled = await tx.ledger.store(tx.db, judged);
+    const prices = await pricesInForce(tx, locked);
+    const settled = await tx.ledger.store(
+      tx.db,
+      judged,
+      prices.size === 0 ? null : (stored) => chargeEvents(stored, prices),
+    );
     count(settled);
     await applyCaps(tx, settled.stored, capped, effects);
+    await recordCharges(tx, settled.stored, prices);
   });
   return effects;
 }
@@ -115,29 +131,37 @@ export function pruneIdempotencyKeys(ctx: StoreContext, now: number, limit: numb
   return pruneOldIdempotencyKeys(ctx.db, now, limit);
 }
 
-/** A campaign with a cap, as the batch that locked it found it. */
+/** A campaign with a cap or a price per event, as the batch that locked it found it. */
 interface CappedCampaign {
   id: number;
   status: string;
   timeZone: string;
   caps: Caps;
+  hasCaps: boolean;
 }
 
 /**
- * The batch's campaigns that have a cap, each row locked until the batch commits
- * (`EngineTraits.lockRows`: PostgreSQL's `FOR UPDATE`, in id order so batches never deadlock;
- * SQLite: its one writer at a time). Every
- * batch that may move a campaign's counters holds that lock first, so the counters it reads next
- * are the ones it will add to: however many batches and instances track the campaign at once, each
- * sees the last unit under a cap go to exactly one event.
+ * The batch's campaigns that have a cap or charge per event, each row locked until the batch
+ * commits (`EngineTraits.lockRows`: PostgreSQL's `FOR UPDATE`, in id order so batches never
+ * deadlock; SQLite: its one writer at a time). Every batch that may move a campaign's counters or
+ * charge it holds that lock first, so the counters it reads next are the ones it will add to:
+ * however many batches and instances track the campaign at once, each sees the last unit under a
+ * cap go to exactly one event, and each CPM run is priced from where the previous one ended.
+ *
+ * The events looked at are those the serving index marked (`mayHitCap`, `priced`); where a batch
+ * commits in a transaction anyway (`commitsAlone` false: SQLite) every counted event's campaign,
+ * so that a price set a moment ago, which the index may not know yet, is charged all the same.
  */
-async function lockCappedCampaigns(
+async function lockSettledCampaigns(
   ctx: StoreContext,
   events: readonly TrackedEvent[],
 ): Promise<Map<number, CappedCampaign>> {
+  const everyCounted = !ctx.ledger.commitsAlone;
   const ids = [
     ...new Set(
-      events.filter((event) => event.verdict === 'counted' && event.mayHitCap).map((e) => e.campaignId),
+      events
+        .filter((event) => event.verdict === 'counted' && (everyCounted || event.mayHitCap || event.priced))
+        .map((e) => e.campaignId),
     ),
   ];
   if (ids.length === 0) return new Map();
@@ -159,23 +183,33 @@ async function lockCappedCampaigns(
         eb('cap_clicks_total', 'is not', null),
         eb('cap_impressions_daily', 'is not', null),
         eb('cap_clicks_daily', 'is not', null),
+        eb('price_model', 'in', PER_EVENT_MODELS),
       ]),
     )
     .orderBy('id')
     .$call((q) => ctx.traits.lockRows(q))
     .execute();
   return new Map(
-    rows.map((row) => [
-      Number(row.id),
-      {
-        id: Number(row.id),
-        status: row.status,
-        timeZone: row.time_zone,
-        caps: capsOf(row),
-      },
-    ]),
+    rows.map((row) => {
+      const caps = capsOf(row);
+      return [
+        Number(row.id),
+        {
+          id: Number(row.id),
+          status: row.status,
+          timeZone: row.time_zone,
+          caps,
+          hasCaps: Object.values(caps).some((cap) => cap !== null),
+        },
+      ];
+    }),
   );
 }
+
+/** The price models that charge each billable event (`flat` charges the flight, not events). */
+const PER_EVENT_MODELS = PRICE_MODELS.filter(
+  (model) => billedKind({ model, amountMicros: 1 as Micros }) !== null,
+);
 
 /** The key of a campaign's counter: its whole flight ('total') or a local date. */
 const counterKey = (campaignId: number, day: string) => `${campaignId}:${day}`;

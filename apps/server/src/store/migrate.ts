@@ -19,6 +19,7 @@ import * as eventPartitions from './migrations/016-event-partitions.js';
 import * as eventTimes from './migrations/017-event-times.js';
 import * as campaignChangesByStatement from './migrations/018-campaign-changes-by-statement.js';
 import * as campaignDelivery from './migrations/019-campaign-delivery.js';
+import * as money from './migrations/020-money.js';
 
 /** Where Kysely's migrator records the migrations applied. */
 const MIGRATION_TABLE = DEFAULT_MIGRATION_TABLE;
@@ -46,6 +47,7 @@ function migrations(connection: Connection): Record<string, Migration> {
       up: (db) => campaignChangesByStatement.up(db, connection.engine),
     },
     '019-campaign-delivery': { up: (db) => campaignDelivery.up(db, connection.engine) },
+    '020-money': { up: (db) => money.up(db, connection.engine) },
   };
 }
 

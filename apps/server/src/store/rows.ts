@@ -210,6 +210,15 @@ export interface TrackedEvent {
    * event must update its cap counters. Events of uncapped campaigns skip that query.
    */
   mayHitCap: boolean;
+  /**
+   * The campaign charged per event of this kind when the event was validated (a `cpm` price for an
+   * impression, `cpc` for a click; from the serving index), so storing it must settle its cost
+   * (D18). Where batches commit in a transaction anyway (SQLite) the commit checks every counted
+   * event's campaign, so a price the index has not learnt yet is charged too.
+   */
+  priced: boolean;
+  /** What the event cost in micros: set by its batch's commit (store/charges.ts), else 0. */
+  costMicros?: number;
 }
 
 // ---- records the store's modules take and give --------------------------------------------

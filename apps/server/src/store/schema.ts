@@ -9,6 +9,7 @@ export interface Database {
   placements: PlacementTable;
   advertisers: AdvertiserTable;
   campaigns: CampaignTable;
+  campaign_prices: CampaignPriceTable;
   campaign_placements: CampaignPlacementTable;
   partners: PartnerTable;
   api_keys: ApiKeyTable;
@@ -73,6 +74,24 @@ export interface CampaignTable {
   /** Set when a daily cap is reached: not served before this instant (the next local midnight). */
   capped_until: number | null;
   rejection_reason: string | null;
+  /** `cpm`, `cpc` or `flat` (D18); null with `price_micros` for a house campaign (migration 020). */
+  price_model: string | null;
+  price_micros: number | null;
+}
+
+/**
+ * Every price a campaign has had (migration 020), the newest in force: from when, set by whom, and
+ * the billable units charged at it with their cost (each CPM run is priced from `billed`).
+ */
+export interface CampaignPriceTable {
+  id: Generated<number>;
+  campaign_id: number;
+  since: number;
+  model: string | null;
+  amount_micros: number | null;
+  actor: string;
+  billed: Generated<number>;
+  spend_micros: Generated<number>;
 }
 
 export interface CampaignPlacementTable {
@@ -127,6 +146,8 @@ export interface EventTable {
   user_address: string | null;
   /** When the partner says the event happened (`occurredAt`, D15); null when it did not say. */
   event_at: number | null;
+  /** What the event cost, in micros, fixed in its batch's commit (D18); 0 when not billable. */
+  cost_micros: Generated<number>;
 }
 
 /** (API key, Idempotency-Key) pairs seen in the last 24 hours (D9). */
@@ -151,6 +172,8 @@ export interface EventRollupTable {
   /** Why the events are not billable (D15); '' for `counted`. */
   reason: string;
   count: number;
+  /** The events' summed cost in micros (migration 020). */
+  spend_micros: Generated<number>;
 }
 
 /**
@@ -164,6 +187,7 @@ export interface CampaignRollupTable {
   kind: string;
   verdict: string;
   count: number;
+  spend_micros: Generated<number>;
 }
 
 /**
@@ -174,6 +198,7 @@ export interface CampaignDeliveryTable {
   campaign_id: number;
   impressions: Generated<number>;
   clicks: Generated<number>;
+  spend_micros: Generated<number>;
 }
 
 /** Bumped by triggers on every write to a watched table; instances poll it to refresh their index. */
@@ -207,6 +232,8 @@ export interface CampaignCounterTable {
   day: string;
   impressions: number;
   clicks: number;
+  /** Billable spend in micros (migration 020): what budgets count. */
+  spend_micros: Generated<number>;
 }
 
 export interface AdminTokenTable {

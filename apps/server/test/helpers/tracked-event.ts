@@ -17,6 +17,7 @@ export function trackedEvent(
     idempotencyKey: null,
     userAddress: null,
     mayHitCap: false,
+    priced: false,
     ...fields,
   };
 }

@@ -1,0 +1,162 @@
+import { sql } from 'kysely';
+import { describe, expect, it } from 'vitest';
+import { cpmCumulativeCost, micros } from '../src/domain/money.js';
+import type { PriceModel } from '../src/domain/prices.js';
+import type { Store, TrackedEvent } from '../src/store/store.js';
+import { campaignInput } from './helpers/campaign-input.js';
+import { eachBlockStore, ENGINES } from './helpers/engines.js';
+import { newPartnerKey, trackedEvent } from './helpers/tracked-event.js';
+
+/**
+ * Each billable event's cost is fixed in its batch's commit from the price then in force (D18), on
+ * every engine: the n-th impression at a CPM costs F(n) − F(n − 1), replays and events that are not
+ * counted cost nothing, and the raw events, the rollups, the price's own count and the campaign's
+ * spend counters agree to the micro.
+ */
+describe.each(ENGINES)('money in the event ledger on %s', (engine) => {
+  let store: Store;
+  eachBlockStore(engine, (opened) => ({ store } = opened));
+  const at = Date.parse('2026-06-01T12:00:00Z');
+
+  /** Sets a campaign's price as the price change does: the columns and a new row of its history. */
+  async function setPrice(campaignId: number, model: PriceModel | null, amount: number | null) {
+    await store.db
+      .updateTable('campaigns')
+      .set({ price_model: model, price_micros: amount })
+      .where('id', '=', campaignId)
+      .execute();
+    await store.db
+      .insertInto('campaign_prices')
+      .values({ campaign_id: campaignId, since: at, model, amount_micros: amount, actor: 'test' })
+      .execute();
+  }
+
+  async function pricedCampaign(name: string, model: PriceModel, amount: number) {
+    const { campaignIds } = await store.importCampaigns([{ name, campaigns: [campaignInput()] }]);
+    const id = campaignIds[0];
+    await setPrice(id, model, amount);
+    const source = await newPartnerKey(store, `${name} partner`, `d-${name}`);
+    const event = (fields: Partial<TrackedEvent> = {}): TrackedEvent =>
+      trackedEvent({ ...source, campaignId: id, occurredAt: at, priced: true, ...fields });
+    return { id, event };
+  }
+
+  /** What the store holds of a campaign's money, read back from each place it is kept. */
+  async function moneyOf(campaignId: number) {
+    const events = await store.db
+      .selectFrom('events')
+      .select(['kind', 'verdict', 'cost_micros'])
+      .where('campaign_id', '=', campaignId)
+      .orderBy('id')
+      .execute();
+    const rollups = await sql<{ spend: string | number | null }>`
+      select sum(spend_micros) as spend from event_rollups where campaign_id = ${campaignId}`.execute(
+      store.db,
+    );
+    const prices = await store.db
+      .selectFrom('campaign_prices')
+      .select(['billed', 'spend_micros'])
+      .where('campaign_id', '=', campaignId)
+      .orderBy('id')
+      .execute();
+    const total = await store.db
+      .selectFrom('campaign_counters')
+      .select('spend_micros')
+      .where('campaign_id', '=', campaignId)
+      .where('day', '=', 'total')
+      .executeTakeFirst();
+    const costs = events.map((row) => Number(row.cost_micros));
+    return {
+      events,
+      costs,
+      eventSpend: costs.reduce((sum, cost) => sum + cost, 0),
+      rollupSpend: Number(rollups.rows[0]?.spend ?? 0),
+      prices: prices.map((row) => ({ billed: Number(row.billed), spend: Number(row.spend_micros) })),
+      counterSpend: Number(total?.spend_micros ?? 0),
+    };
+  }
+
+  it('charges every 1,000 impressions exactly the CPM, however they are batched, and nothing else', async () => {
+    const cpm = 2_500_001;
+    const { id, event } = await pricedCampaign('cpm-batches', 'cpm', cpm);
+    let n = 0;
+    const sizes = [1, 7, 333, 2, 659, 998, 1, 344];
+    for (const [batch, size] of sizes.entries()) {
+      const events = Array.from({ length: size }, (_, i) => event({ idempotencyKey: `k-${batch}-${i}` }));
+      // Each batch also carries a replay of its first event, a click, and an invalid impression.
+      events.push(event({ idempotencyKey: `k-${batch}-0` }));
+      events.push(event({ kind: 'click' }));
+      events.push(event({ verdict: 'invalid', reason: 'bot user agent' }));
+      const outcome = await store.insertEvents(events);
+      expect(outcome.replayed).toEqual([size]);
+      n += size;
+    }
+    const money = await moneyOf(id);
+    const expected = cpmCumulativeCost(micros(cpm), n);
+    expect(n).toBe(2345);
+    expect(money.eventSpend).toBe(expected);
+    expect(money.rollupSpend).toBe(expected);
+    expect(money.prices).toEqual([{ billed: n, spend: expected }]);
+    expect(money.counterSpend).toBe(expected);
+    const billed = money.events.filter((row) => row.kind === 'impression' && row.verdict === 'counted');
+    expect(billed.map((row) => Number(row.cost_micros)).every((cost) => cost === 2500 || cost === 2501)).toBe(
+      true,
+    );
+    const unbilled = money.events.filter((row) => row.kind !== 'impression' || row.verdict !== 'counted');
+    expect(unbilled).toHaveLength(3 * sizes.length);
+    expect(unbilled.every((row) => Number(row.cost_micros) === 0)).toBe(true);
+  });
+
+  it('applies a new price to later events only, and counts each price from its own start', async () => {
+    const { id, event } = await pricedCampaign('price-change', 'cpm', 1_999);
+    await store.insertEvents([event(), event(), event()]);
+    const before = await moneyOf(id);
+    await setPrice(id, 'cpc', 300_000);
+    await store.insertEvents([event(), event({ kind: 'click' }), event({ kind: 'click' })]);
+    await setPrice(id, 'cpm', 1_999);
+    await store.insertEvents([event()]);
+    const after = await moneyOf(id);
+    expect(after.costs.slice(0, 3)).toEqual(before.costs);
+    // F(1..3) at 1,999: 1, 2, 2 (floor(1.999), floor(3.998), floor(5.997)); the next CPM starts at n = 1.
+    expect(after.costs).toEqual([1, 2, 2, 0, 300_000, 300_000, 1]);
+    expect(after.prices).toEqual([
+      { billed: 3, spend: 5 },
+      { billed: 2, spend: 600_000 },
+      { billed: 1, spend: 1 },
+    ]);
+    expect(after.rollupSpend).toBe(600_006);
+    expect(after.counterSpend).toBe(600_006);
+  });
+
+  it('charges concurrent batches as one sequence: 40 batches of 25 cost exactly the CPM', async () => {
+    const cpm = 7_777_777;
+    const { id, event } = await pricedCampaign('concurrent', 'cpm', cpm);
+    await Promise.all(
+      Array.from({ length: 40 }, () => store.insertEvents(Array.from({ length: 25 }, () => event()))),
+    );
+    const money = await moneyOf(id);
+    expect(money.eventSpend).toBe(cpm);
+    expect(money.rollupSpend).toBe(cpm);
+    expect(money.prices).toEqual([{ billed: 1000, spend: cpm }]);
+  });
+
+  it('keeps the spend through compaction into campaign_rollups and the campaigns list', async () => {
+    const { id, event } = await pricedCampaign('compaction', 'cpc', 125_000);
+    await store.insertEvents([event({ kind: 'click' }), event({ kind: 'click' }), event()]);
+    await store.compactRollups(at + 3_600_000);
+    const summed = await sql<{ spend: string | number | null }>`
+      select sum(spend_micros) as spend from campaign_rollups where campaign_id = ${id}`.execute(store.db);
+    expect(Number(summed.rows[0]?.spend)).toBe(250_000);
+    const delivery = await store.db
+      .selectFrom('campaign_delivery')
+      .select('spend_micros')
+      .where('campaign_id', '=', id)
+      .executeTakeFirst();
+    expect(Number(delivery?.spend_micros)).toBe(250_000);
+    // A late batch adding to a quarter hour already compacted adds its spend there too.
+    await store.insertEvents([event({ kind: 'click' })]);
+    const late = await sql<{ spend: string | number | null }>`
+      select sum(spend_micros) as spend from campaign_rollups where campaign_id = ${id}`.execute(store.db);
+    expect(Number(late.rows[0]?.spend)).toBe(375_000);
+  });
+});
