@@ -140,6 +140,24 @@ describe.each(ENGINES)('money in the event ledger on %s', (engine) => {
     expect(money.prices).toEqual([{ billed: 1000, spend: cpm }]);
   });
 
+  it('charges an event whose campaign the serving index did not know was priced (a price set a moment ago)', async () => {
+    const { id, event } = await pricedCampaign('unmarked', 'cpc', 410_000);
+    // Marked as charging nothing, as an instance that has not polled since the price was set marks it.
+    const outcome = await store.insertEvents([
+      event({ kind: 'click', priced: false }),
+      event({ kind: 'click', priced: false, verdict: 'invalid', reason: 'bot user agent' }),
+    ]);
+    expect(outcome.stored).toEqual(
+      new Map([
+        ['click:counted', 1],
+        ['click:invalid', 1],
+      ]),
+    );
+    const money = await moneyOf(id);
+    expect(money.costs).toEqual([410_000, 0]);
+    expect(money.prices).toEqual([{ billed: 1, spend: 410_000 }]);
+  });
+
   it('keeps the spend through compaction into campaign_rollups and the campaigns list', async () => {
     const { id, event } = await pricedCampaign('compaction', 'cpc', 125_000);
     await store.insertEvents([event({ kind: 'click' }), event({ kind: 'click' }), event()]);

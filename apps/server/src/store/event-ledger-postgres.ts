@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import { REASONS } from '../domain/verdicts.js';
 import {
   COMPACTED_BEFORE,
@@ -8,6 +8,7 @@ import {
   type Charge,
   type EventLedger,
   type SettledBatch,
+  UnmarkedPrice,
 } from './event-ledger.js';
 import {
   createEventPartitions,
@@ -126,14 +127,21 @@ const claimsOf = (c: Columns, expiredBefore: number) => sql`
     from keyed
   )`;
 
-/** The rows of `final` written: raw events, per-minute rollups, and late quarter hours. */
-const WRITES = sql`
+/** The SQLSTATE with which a batch refuses itself on finding a price the index did not mark. */
+const UNMARKED_PRICE = 'PLPRC';
+
+/**
+ * The rows of `final` written: raw events, per-minute rollups, and late quarter hours. `checked`
+ * is a boolean expression evaluated once, before the first row is written; false or an error stops
+ * the statement.
+ */
+const writesOf = (checked: RawBuilder<boolean>) => sql`
   stored as (
     insert into events (kind, campaign_id, placement_id, country, device, partner_id, api_key_id,
       occurred_at, verdict, reason, idempotency_key, user_address, event_at, cost_micros)
     select kind, campaign_id, placement_id, country, device, partner_id, api_key_id, occurred_at,
       verdict, reason, idempotency_key, user_address, event_at, cost_micros
-    from final order by ord
+    from final where (select ${checked}) order by ord
   ),
   rolled as (
     insert into event_rollups as rollup (minute, campaign_id, partner_id, placement_id, country, device,
@@ -160,6 +168,18 @@ const WRITES = sql`
       spend_micros = summed.spend_micros + excluded.spend_micros
   )`;
 
+/**
+ * A batch written in one statement, outside a transaction, is one the serving index marked as
+ * charging nothing. The index learns of a price at its next poll, so a price set a moment ago may
+ * be missed: the statement checks that no counted event's campaign charges per event, and refuses
+ * itself (writing nothing) if one does, to be taken again as a batch that settles money. One lookup
+ * by primary key of the batch's campaigns.
+ */
+const NOTHING_PRICED = sql<boolean>`case when exists (
+    select 1 from campaigns where id in (select campaign_id from final where verdict = 'counted')
+      and price_model in ('cpm', 'cpc')
+  ) then placard_refuse(${UNMARKED_PRICE}, 'a campaign of the batch charges per event') else true end`;
+
 /** The whole batch in one statement: claims settled, then the rows not refused written as settled. */
 const settleAndWrite = (c: Columns, expiredBefore: number) => sql<Outcome>`
   with ${claimsOf(c, expiredBefore)},
@@ -171,7 +191,7 @@ const settleAndWrite = (c: Columns, expiredBefore: number) => sql<Outcome>`
       case when outcome = 'replay' then 0 else cost_micros end as cost_micros
     from settled where outcome <> 'refused'
   ),
-  ${WRITES}
+  ${writesOf(NOTHING_PRICED)}
   select ord, outcome from settled where outcome <> 'new'`;
 
 /** A priced batch's first statement: its claims alone, so its costs can follow its replays. */
@@ -182,7 +202,7 @@ const settleOnly = (c: Columns, expiredBefore: number) => sql<Outcome>`
 /** A priced batch's second statement: its rows as settled and charged, written. */
 const writeOnly = (c: Columns) => sql`
   with final as (${rowsOf(c)}),
-  ${WRITES}
+  ${writesOf(sql<boolean>`true`)}
   select count(*) as written from final`;
 
 interface Outcome {
@@ -203,7 +223,13 @@ export async function storeBatchPostgres(
   if (events.length === 0) return { stored: [], refused: [] };
   const columns = columnsOf(events);
   const expiredBefore = idempotencyExpiry(events);
-  const { rows } = await (charge === null ? settleAndWrite : settleOnly)(columns, expiredBefore).execute(db);
+  const { rows } = await (charge === null ? settleAndWrite : settleOnly)(columns, expiredBefore)
+    .execute(db)
+    .catch((error: unknown) => {
+      if ((error as { code?: unknown } | null)?.code === UNMARKED_PRICE)
+        throw new UnmarkedPrice(String(error));
+      throw error;
+    });
   // `with ordinality` numbers from 1.
   const outcomes = new Map(rows.map((row) => [Number(row.ord) - 1, row.outcome]));
   const settled: TrackedEvent[] = [];

@@ -18,6 +18,15 @@ export interface SettledBatch {
   refused: number[];
 }
 
+/**
+ * A batch the serving index marked as charging nothing reached a campaign that charges per event (a
+ * price set a moment ago, on another instance or by the CLI, not yet polled): the ledger stored
+ * nothing, and the batch is to be taken again as one that settles money (`events.ts`).
+ */
+export class UnmarkedPrice extends Error {
+  override readonly name = 'UnmarkedPrice';
+}
+
 /** Gives each settled event its cost (store/charges.ts `chargeEvents`), in batch order. */
 export type Charge = (stored: readonly TrackedEvent[]) => TrackedEvent[];
 

@@ -4,6 +4,7 @@ import { NO_CAPS, totalCapReached, type Caps, type Totals } from '../domain/camp
 import { REASONS } from '../domain/verdicts.js';
 import { localDate, startOfNextLocalDay } from '../domain/time-zones.js';
 import {
+  UnmarkedPrice,
   pruneIdempotencyKeys as pruneOldIdempotencyKeys,
   type EventPartitioning,
   type SettledBatch,
@@ -53,8 +54,17 @@ export async function insertEvents(
     !ctx.db.isTransaction &&
     !events.some((event) => event.mayHitCap || event.priced)
   ) {
-    count(await ctx.ledger.store(ctx.db, events, null));
-    return effects;
+    try {
+      count(await ctx.ledger.store(ctx.db, events, null));
+      return effects;
+    } catch (error) {
+      if (!(error instanceof UnmarkedPrice)) throw error;
+      // A price the serving index has not learnt yet: taken again as a batch that settles money.
+      return insertEvents(
+        ctx,
+        events.map((event) => ({ ...event, priced: true })),
+      );
+    }
   }
   await transact(ctx, async (tx) => {
     const locked = await lockSettledCampaigns(tx, events);

@@ -21,6 +21,7 @@ type AnyDb = Kysely<any>;
  * - `spend_micros` on `event_rollups` and `campaign_rollups` beside `count`, summed the same way,
  *   and on `campaign_counters` (a campaign's spend in total and per local day: its budgets' counter).
  * - `campaign_delivery.spend_micros`, kept by the same triggers as its counts (recreated here).
+ * - PostgreSQL: `placard_refuse(code, message)`, which raises, for a statement that must not commit.
  *
  * A store migrated to this while an instance of the previous release still compacts rollups (a
  * rolling upgrade) may sum a quarter hour into `campaign_rollups` without its spend; reports of weeks
@@ -63,6 +64,15 @@ export async function up(db: AnyDb, engine: Engine): Promise<void> {
     await sql`alter table campaign_rollups drop constraint campaign_rollups_pk`.execute(db);
     await sql`alter table campaign_rollups add constraint campaign_rollups_pk
       primary key (campaign_id, slot, kind, verdict) include (count, spend_micros)`.execute(db);
+  }
+
+  if (engine === 'postgres') {
+    // Raises `message` with SQLSTATE `code`: how one statement refuses itself (the event ledger's
+    // batch that finds a campaign priced that the serving index had not marked, event-ledger-postgres.ts).
+    await sql`create function placard_refuse(code text, message text) returns boolean language plpgsql as $$
+      begin
+        raise exception using errcode = code, message = message;
+      end $$`.execute(db);
   }
 
   // campaign_delivery's triggers (migration 019), now adding the spend too.
