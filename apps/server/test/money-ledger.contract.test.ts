@@ -158,6 +158,84 @@ describe.each(ENGINES)('money in the event ledger on %s', (engine) => {
     expect(money.prices).toEqual([{ billed: 1, spend: 410_000 }]);
   });
 
+  async function setBudgets(campaignId: number, total: number | null, daily: number | null) {
+    await store.db
+      .updateTable('campaigns')
+      .set({ budget_total_micros: total, budget_daily_micros: daily })
+      .where('id', '=', campaignId)
+      .execute();
+  }
+
+  it('holds a total budget: spend stops within one price of it, the rest is past budget, and the campaign completes', async () => {
+    const { id, event } = await pricedCampaign('total-budget', 'cpc', 3_000);
+    await setBudgets(id, 10_000, null);
+    const click = () => event({ kind: 'click' });
+    const first = await store.insertEvents([click(), click()]);
+    expect(first.completed).toEqual([]);
+    const second = await store.insertEvents([click(), click(), event(), click()]);
+    // The third click takes spend to 9,000; the fourth would pass 10,000: stored past budget, and
+    // the campaign, which no further click can be charged to, completes.
+    expect(second.pastBudget).toEqual([1, 3]);
+    expect(second.completed).toEqual([id]);
+    expect(second.stored.get('click:invalid')).toBe(2);
+    const money = await moneyOf(id);
+    expect(money.eventSpend).toBe(9_000);
+    expect(money.counterSpend).toBe(9_000);
+    expect(money.prices).toEqual([{ billed: 3, spend: 9_000 }]);
+    const past = await store.db
+      .selectFrom('events')
+      .select(['reason', 'cost_micros'])
+      .where('campaign_id', '=', id)
+      .where('verdict', '=', 'invalid')
+      .execute();
+    expect(past.map((row) => [row.reason, Number(row.cost_micros)])).toEqual([
+      ['past budget', 0],
+      ['past budget', 0],
+    ]);
+    expect((await store.getCampaign(id))?.status).toBe('completed');
+    expect((await store.listAudit({ objectType: 'campaign', objectId: String(id) })).at(-1)).toMatchObject({
+      actor: 'system',
+      action: 'complete',
+      reason: 'total budget reached',
+    });
+  });
+
+  it('holds a daily budget in the campaign time zone until its next local midnight, and charges again the next day', async () => {
+    const { campaignIds } = await store.importCampaigns([
+      { name: 'daily-budget', campaigns: [campaignInput({ timeZone: 'Asia/Tokyo' })] },
+    ]);
+    const id = campaignIds[0];
+    await setPrice(id, 'cpm', 1_000_000);
+    await setBudgets(id, null, 5_500);
+    const source = await newPartnerKey(store, 'daily-budget partner', 'd-daily-budget');
+    // 12:00 UTC is 21:00 in Tokyo; the next Tokyo midnight is 15:00 UTC.
+    const impression = (occurredAt: number) =>
+      trackedEvent({ ...source, campaignId: id, occurredAt, priced: true });
+    const outcome = await store.insertEvents(Array.from({ length: 7 }, () => impression(at)));
+    expect(outcome.pastBudget).toEqual([5, 6]);
+    expect(outcome.cappedForTheDay).toEqual([id]);
+    expect((await store.getCampaign(id))?.cappedUntil).toBe(Date.parse('2026-06-01T15:00:00Z'));
+    const nextDay = await store.insertEvents([impression(Date.parse('2026-06-01T15:30:00Z'))]);
+    expect(nextDay.pastBudget).toEqual([]);
+    expect((await moneyOf(id)).eventSpend).toBe(6_000);
+  });
+
+  it('ends concurrent batches within one price of a total budget, never past it', async () => {
+    const cpm = 7_777_777;
+    const { id, event } = await pricedCampaign('concurrent-budget', 'cpm', cpm);
+    await setBudgets(id, 5_000_000, null);
+    const outcomes = await Promise.all(
+      Array.from({ length: 40 }, () => store.insertEvents(Array.from({ length: 25 }, () => event()))),
+    );
+    const money = await moneyOf(id);
+    expect(money.eventSpend).toBeLessThanOrEqual(5_000_000);
+    expect(money.eventSpend).toBeGreaterThan(5_000_000 - 7_778);
+    const charged = money.costs.filter((cost) => cost > 0).length;
+    expect(outcomes.reduce((sum, outcome) => sum + outcome.pastBudget.length, 0)).toBe(1000 - charged);
+    expect(money.eventSpend).toBe(cpmCumulativeCost(micros(cpm), charged));
+    expect(outcomes.flatMap((outcome) => outcome.completed)).toEqual([id]);
+  });
+
   it('keeps the spend through compaction into campaign_rollups and the campaigns list', async () => {
     const { id, event } = await pricedCampaign('compaction', 'cpc', 125_000);
     await store.insertEvents([event({ kind: 'click' }), event({ kind: 'click' }), event()]);

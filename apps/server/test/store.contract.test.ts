@@ -618,6 +618,7 @@ describe.each(ENGINES)('store contract on %s', (engine) => {
       refused: [],
       replayed: [],
       pastCap: [],
+      pastBudget: [],
       completed: [],
       cappedForTheDay: [],
       stored: new Map([['impression:counted', 2]]),
@@ -626,6 +627,7 @@ describe.each(ENGINES)('store contract on %s', (engine) => {
       refused: [],
       replayed: [],
       pastCap: [],
+      pastBudget: [],
       completed: [total],
       cappedForTheDay: [daily],
       stored: new Map([

@@ -11,7 +11,7 @@ export const BILLABLE_VERDICT: Verdict = 'counted';
  * Why an event is not billable (D15): a closed set, stored with the event and counted in the
  * rollups. `counted` events have no reason; `duplicate` ones have `idempotentReplay`; `invalid`
  * ones one of the others, decided on the request path (`serving/traffic-judge.ts`), or for
- * `pastCap` when the batch is stored (`store/events.ts`).
+ * `pastCap` and `pastBudget` when the batch is stored (`store/events.ts`, `store/charges.ts`).
  * docs/product-rules.md (D15) says what each means and why it is not billed.
  */
 export const REASONS = {
@@ -31,6 +31,11 @@ export const REASONS = {
    * zone) when the event was stored: it was shown or clicked before the instance learnt (D16).
    */
   pastCap: 'past cap',
+  /**
+   * Charging the event would have taken its campaign's spend past a budget (total, or daily in its
+   * time zone) when the event was stored (D18): it was shown or clicked before the instance learnt.
+   */
+  pastBudget: 'past budget',
   /**
    * The event's serve token (D15, `serve-tokens.ts`) was not signed by this deployment for its API
    * key, campaign and placement: forged, altered, or another key's, campaign's or placement's.
@@ -61,6 +66,7 @@ export const VERDICT_OF_REASON: Readonly<Record<Reason, Verdict>> = {
   [REASONS.knownBot]: 'invalid',
   [REASONS.addressRate]: 'invalid',
   [REASONS.pastCap]: 'invalid',
+  [REASONS.pastBudget]: 'invalid',
   [REASONS.badToken]: 'invalid',
   [REASONS.expiredToken]: 'invalid',
   [REASONS.tokenReplay]: 'invalid',

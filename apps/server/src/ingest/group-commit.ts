@@ -148,12 +148,12 @@ export class GroupCommitSink implements EventSink {
       this.observer.committed?.(batch.length, (performance.now() - started) / 1000, false);
       const refused = new Set(effects.refused);
       const replayed = new Set(effects.replayed);
-      const pastCap = new Set(effects.pastCap);
+      const pastLimit = new Set([...effects.pastCap, ...effects.pastBudget]);
       for (const [index, pending] of batch.entries()) {
         if (refused.has(index))
           pending.reject(new DomainError('unprocessable', IDEMPOTENCY_KEY_REUSED_MESSAGE));
         else if (replayed.has(index)) pending.resolve('duplicate');
-        else pending.resolve(pastCap.has(index) ? 'invalid' : pending.event.verdict);
+        else pending.resolve(pastLimit.has(index) ? 'invalid' : pending.event.verdict);
       }
       this.observer.settled?.();
       this.observer.stored?.(effects.stored);

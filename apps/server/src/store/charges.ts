@@ -1,35 +1,47 @@
-// What a batch's billable events cost (D18), settled inside the batch's commit. Part of the batch
-// write of events.ts: functions over a StoreContext.
+// What a batch's billable events cost (D18) and the budgets they are held to, settled inside the
+// batch's commit. Part of the batch write of events.ts: functions over a StoreContext.
 import { addMicros, micros, type Micros } from '../domain/money.js';
 import { billedKind, priceOf, runCost, type Price } from '../domain/prices.js';
 import { localDate } from '../domain/time-zones.js';
+import { REASONS } from '../domain/verdicts.js';
 import type { StoreContext } from './context.js';
 import type { TrackedEvent } from './rows.js';
 
+/** A locked campaign as charging needs it: where its days fall, and its spend budgets. */
+export interface ChargedCampaign {
+  timeZone: string;
+  budgetTotal: Micros | null;
+  budgetDaily: Micros | null;
+}
+
 /**
  * A campaign's price in force as its locked batch found it (the newest row of `campaign_prices`),
- * with the units billed at it so far, and what this batch charges at it.
+ * with the units billed at it so far, its spend so far against its budgets, and what this batch
+ * charges.
  */
-export interface PriceInForce {
+export interface PriceInForce extends ChargedCampaign {
   /** The `campaign_prices` row. */
   id: number;
   campaignId: number;
-  timeZone: string;
   price: Price;
-  /** Billable units charged at this price before the batch. */
+  /** Billable units charged at this price before the batch, then with the batch's. */
   billed: number;
   /** Units and micros this batch charges. */
   charged: number;
   cost: Micros;
+  /** Spend counters ('total' and local dates), as stored plus the batch's charges so far. */
+  spent: Map<string, Micros>;
 }
 
 /**
  * The prices in force that charge per event (`cpm`, `cpc`) of `campaigns` (locked by the batch, so
- * no other batch charges them until it commits), by campaign.
+ * no other batch charges them until it commits), by campaign, with their spend counters for the
+ * whole flight and for the local days of `events`.
  */
 export async function pricesInForce(
   ctx: StoreContext,
-  campaigns: ReadonlyMap<number, { timeZone: string }>,
+  campaigns: ReadonlyMap<number, ChargedCampaign>,
+  events: readonly TrackedEvent[],
 ): Promise<Map<number, PriceInForce>> {
   if (campaigns.size === 0) return new Map();
   const rows = await ctx.db
@@ -50,23 +62,47 @@ export async function pricesInForce(
     const campaign = campaigns.get(campaignId);
     if (price === null || billedKind(price) === null || campaign === undefined) continue;
     prices.set(campaignId, {
+      ...campaign,
       id: Number(row.id),
       campaignId,
-      timeZone: campaign.timeZone,
       price,
       billed: Number(row.billed),
       charged: 0,
       cost: 0 as Micros,
+      spent: new Map(),
     });
   }
+  const budgeted = [...prices.values()].filter((p) => p.budgetTotal !== null || p.budgetDaily !== null);
+  if (budgeted.length === 0) return prices;
+  const days = new Set(['total']);
+  for (const event of events) {
+    const charge = prices.get(event.campaignId);
+    if (charge !== undefined && charge.budgetDaily !== null)
+      days.add(localDate(event.occurredAt, charge.timeZone));
+  }
+  const counters = await ctx.db
+    .selectFrom('campaign_counters')
+    .select(['campaign_id', 'day', 'spend_micros'])
+    .where(
+      'campaign_id',
+      'in',
+      budgeted.map((p) => p.campaignId),
+    )
+    .where('day', 'in', [...days])
+    .execute();
+  for (const row of counters)
+    prices.get(Number(row.campaign_id))?.spent.set(row.day, micros(row.spend_micros));
   return prices;
 }
 
 /**
  * The batch as the ledger settled it, each billable event given its cost: counted, of the kind its
  * campaign's price charges, priced in order from the units billed before it (the n-th impression at
- * a CPM costs F(n) − F(n − 1), so every 1,000 cost exactly the CPM). Every other event costs 0.
- * Called once replays are known, so a duplicate never takes a unit.
+ * a CPM costs F(n) − F(n − 1), so every 1,000 cost exactly the CPM). An event whose cost would take
+ * its campaign's spend past a budget (total, or daily in its time zone) is stored `invalid`,
+ * `past budget`, and charged nothing, so spend never passes a budget and stops within one event's
+ * price of it. Every other event costs 0. Called once replays are known, so a duplicate never takes
+ * a unit.
  */
 export function chargeEvents(
   stored: readonly TrackedEvent[],
@@ -77,47 +113,94 @@ export function chargeEvents(
     if (charge === undefined || event.verdict !== 'counted' || billedKind(charge.price) !== event.kind)
       return event;
     const cost = runCost(charge.price, charge.billed + charge.charged, 1);
+    const day = charge.budgetDaily === null ? null : localDate(event.occurredAt, charge.timeZone);
+    if (
+      passes(charge, 'total', charge.budgetTotal, cost) ||
+      (day !== null && passes(charge, day, charge.budgetDaily, cost))
+    )
+      return { ...event, verdict: 'invalid', reason: REASONS.pastBudget, costMicros: 0 };
     charge.charged++;
     charge.cost = addMicros(charge.cost, cost);
+    add(charge, 'total', cost);
+    if (day !== null) add(charge, day, cost);
     return { ...event, costMicros: cost };
   });
 }
 
+/** Whether spending `cost` more on counter `key` would pass `budget`. */
+function passes(charge: PriceInForce, key: string, budget: Micros | null, cost: Micros): boolean {
+  return budget !== null && addMicros(charge.spent.get(key) ?? (0 as Micros), cost) > budget;
+}
+
+function add(charge: PriceInForce, key: string, cost: Micros): void {
+  charge.spent.set(key, addMicros(charge.spent.get(key) ?? (0 as Micros), cost));
+}
+
+/**
+ * Campaigns whose budget the batch spent, as far as the next billable event would pass it, each with
+ * the time of its latest event in the batch (the day a daily budget holds is that event's).
+ */
+export interface BudgetsReached {
+  /** Total budget: no further event can be charged. */
+  total: { campaignId: number; at: number }[];
+  daily: { campaignId: number; at: number }[];
+}
+
 /**
  * Records what the batch charged: the units and spend of each price in force, and each campaign's
- * spend counters (its whole flight and each local day), which its budgets read.
+ * spend counters (its whole flight and each local day), which its budgets read. Returns the
+ * campaigns whose budget is now spent: those the next billable event would take past it.
  */
 export async function recordCharges(
   ctx: StoreContext,
   stored: readonly TrackedEvent[],
   prices: ReadonlyMap<number, PriceInForce>,
-): Promise<void> {
+): Promise<BudgetsReached> {
+  const reached: BudgetsReached = { total: [], daily: [] };
   for (const charge of prices.values()) {
-    if (charge.charged === 0) continue;
+    const mine = stored.filter((event) => event.campaignId === charge.campaignId);
+    if (charge.charged > 0) await countCharges(ctx, charge, mine);
+    // The campaign's latest billable event of the batch, charged or not: its day is the one held.
+    const last = mine.findLast(
+      (event) =>
+        event.kind === billedKind(charge.price) &&
+        (event.verdict === 'counted' || event.reason === REASONS.pastBudget),
+    );
+    if (last === undefined) continue;
+    const next = runCost(charge.price, charge.billed + charge.charged, 1);
+    const at = last.occurredAt;
+    if (passes(charge, 'total', charge.budgetTotal, next))
+      reached.total.push({ campaignId: charge.campaignId, at });
+    else if (passes(charge, localDate(at, charge.timeZone), charge.budgetDaily, next))
+      reached.daily.push({ campaignId: charge.campaignId, at });
+  }
+  return reached;
+}
+
+async function countCharges(ctx: StoreContext, charge: PriceInForce, mine: readonly TrackedEvent[]) {
+  await ctx.db
+    .updateTable('campaign_prices')
+    .set((eb) => ({
+      billed: eb('billed', '+', charge.charged),
+      spend_micros: eb('spend_micros', '+', charge.cost),
+    }))
+    .where('id', '=', charge.id)
+    .execute();
+  const byDay = new Map<string, Micros>([['total', charge.cost]]);
+  for (const event of mine) {
+    if (!event.costMicros) continue;
+    const day = localDate(event.occurredAt, charge.timeZone);
+    byDay.set(day, addMicros(byDay.get(day) ?? (0 as Micros), micros(event.costMicros)));
+  }
+  for (const [day, spend] of byDay) {
     await ctx.db
-      .updateTable('campaign_prices')
-      .set((eb) => ({
-        billed: eb('billed', '+', charge.charged),
-        spend_micros: eb('spend_micros', '+', charge.cost),
-      }))
-      .where('id', '=', charge.id)
+      .insertInto('campaign_counters')
+      .values({ campaign_id: charge.campaignId, day, impressions: 0, clicks: 0, spend_micros: spend })
+      .onConflict((oc) =>
+        oc
+          .columns(['campaign_id', 'day'])
+          .doUpdateSet((eb) => ({ spend_micros: eb('campaign_counters.spend_micros', '+', spend) })),
+      )
       .execute();
-    const byDay = new Map<string, Micros>([['total', charge.cost]]);
-    for (const event of stored) {
-      if (event.campaignId !== charge.campaignId || !event.costMicros) continue;
-      const day = localDate(event.occurredAt, charge.timeZone);
-      byDay.set(day, addMicros(byDay.get(day) ?? (0 as Micros), micros(event.costMicros)));
-    }
-    for (const [day, spend] of byDay) {
-      await ctx.db
-        .insertInto('campaign_counters')
-        .values({ campaign_id: charge.campaignId, day, impressions: 0, clicks: 0, spend_micros: spend })
-        .onConflict((oc) =>
-          oc
-            .columns(['campaign_id', 'day'])
-            .doUpdateSet((eb) => ({ spend_micros: eb('campaign_counters.spend_micros', '+', spend) })),
-        )
-        .execute();
-    }
   }
 }

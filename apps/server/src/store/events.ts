@@ -10,7 +10,7 @@ import {
   type SettledBatch,
 } from './event-ledger.js';
 import type { EventPartitions } from './event-partitions.js';
-import type { Micros } from '../domain/money.js';
+import { micros, type Micros } from '../domain/money.js';
 import { billedKind, PRICE_MODELS } from '../domain/prices.js';
 import { chargeEvents, pricesInForce, recordCharges } from './charges.js';
 import { capsOf, emptyBatchOutcome, type EventKind, type TrackedEvent, type BatchOutcome } from './rows.js';
@@ -44,7 +44,9 @@ export async function insertEvents(
     let next = 0;
     for (let index = 0; index < events.length; index++) {
       if (skipped.has(index)) continue;
-      if (stored[next++]?.verdict === 'duplicate') effects.replayed.push(index);
+      const event = stored[next++];
+      if (event?.verdict === 'duplicate') effects.replayed.push(index);
+      else if (event?.reason === REASONS.pastBudget) effects.pastBudget.push(index);
     }
   };
   // A batch with nothing to cap or charge is one statement where the engine's ledger commits it by
@@ -70,7 +72,7 @@ export async function insertEvents(
     const locked = await lockSettledCampaigns(tx, events);
     const capped = new Map([...locked].filter(([, campaign]) => campaign.hasCaps));
     const judged = await holdCaps(tx, events, capped, effects);
-    const prices = await pricesInForce(tx, locked);
+    const prices = await pricesInForce(tx, locked, events);
     const settled = await tx.ledger.store(
       tx.db,
       judged,
@@ -78,7 +80,16 @@ export async function insertEvents(
     );
     count(settled);
     await applyCaps(tx, settled.stored, capped, effects);
-    await recordCharges(tx, settled.stored, prices);
+    const spent = await recordCharges(tx, settled.stored, prices);
+    for (const { campaignId, at } of spent.total) {
+      const campaign = locked.get(campaignId) as SettledCampaign;
+      if (campaign.status === 'running' && !effects.completed.includes(campaignId))
+        await complete(tx, campaign, at, 'total budget reached', effects);
+    }
+    for (const { campaignId, at } of spent.daily) {
+      if (!effects.completed.includes(campaignId) && !effects.cappedForTheDay.includes(campaignId))
+        await holdForTheDay(tx, locked.get(campaignId) as SettledCampaign, at, effects);
+    }
   });
   return effects;
 }
@@ -142,12 +153,14 @@ export function pruneIdempotencyKeys(ctx: StoreContext, now: number, limit: numb
 }
 
 /** A campaign with a cap or a price per event, as the batch that locked it found it. */
-interface CappedCampaign {
+interface SettledCampaign {
   id: number;
   status: string;
   timeZone: string;
   caps: Caps;
   hasCaps: boolean;
+  budgetTotal: Micros | null;
+  budgetDaily: Micros | null;
 }
 
 /**
@@ -165,7 +178,7 @@ interface CappedCampaign {
 async function lockSettledCampaigns(
   ctx: StoreContext,
   events: readonly TrackedEvent[],
-): Promise<Map<number, CappedCampaign>> {
+): Promise<Map<number, SettledCampaign>> {
   const everyCounted = !ctx.ledger.commitsAlone;
   const ids = [
     ...new Set(
@@ -185,6 +198,8 @@ async function lockSettledCampaigns(
       'cap_clicks_total',
       'cap_impressions_daily',
       'cap_clicks_daily',
+      'budget_total_micros',
+      'budget_daily_micros',
     ])
     .where('id', 'in', ids)
     .where((eb) =>
@@ -210,6 +225,8 @@ async function lockSettledCampaigns(
           timeZone: row.time_zone,
           caps,
           hasCaps: Object.values(caps).some((cap) => cap !== null),
+          budgetTotal: row.budget_total_micros === null ? null : micros(row.budget_total_micros),
+          budgetDaily: row.budget_daily_micros === null ? null : micros(row.budget_daily_micros),
         },
       ];
     }),
@@ -235,11 +252,11 @@ const counterKey = (campaignId: number, day: string) => `${campaignId}:${day}`;
 async function holdCaps(
   ctx: StoreContext,
   events: readonly TrackedEvent[],
-  capped: ReadonlyMap<number, CappedCampaign>,
+  capped: ReadonlyMap<number, SettledCampaign>,
   effects: BatchOutcome,
 ): Promise<readonly TrackedEvent[]> {
   if (capped.size === 0) return events;
-  const dayOf = (event: TrackedEvent, campaign: CappedCampaign) =>
+  const dayOf = (event: TrackedEvent, campaign: SettledCampaign) =>
     localDate(event.occurredAt, campaign.timeZone);
   const days = new Set(['total']);
   for (const event of events) {
@@ -295,7 +312,7 @@ function capsOfKind(caps: Caps, kind: EventKind): { total: number | null; daily:
 async function applyCaps(
   ctx: StoreContext,
   stored: readonly TrackedEvent[],
-  capped: ReadonlyMap<number, CappedCampaign>,
+  capped: ReadonlyMap<number, SettledCampaign>,
   effects: BatchOutcome,
 ): Promise<void> {
   for (const campaign of capped.values()) {
@@ -325,35 +342,55 @@ async function applyCaps(
       campaign.status === 'running' &&
       totalCapReached({ ...NO_CAPS, ...totalsOnly(campaign.caps) }, total)
     ) {
-      await ctx.db
-        .updateTable('campaigns')
-        .set({ status: 'completed', updated_at: last.occurredAt })
-        .where('id', '=', campaign.id)
-        .execute();
-      await appendAudit(ctx, {
-        at: last.occurredAt,
-        actor: 'system',
-        objectType: 'campaign',
-        objectId: String(campaign.id),
-        action: 'complete',
-        reason: 'total cap reached',
-        before: { status: campaign.status },
-        after: { status: 'completed' },
-      });
-      effects.completed.push(campaign.id);
+      await complete(ctx, campaign, last.occurredAt, 'total cap reached', effects);
     } else if (
       reached(today.impressions, campaign.caps.impressionsDaily) ||
       reached(today.clicks, campaign.caps.clicksDaily)
     ) {
-      const until = startOfNextLocalDay(last.occurredAt, campaign.timeZone);
-      await ctx.db
-        .updateTable('campaigns')
-        .set({ capped_until: until })
-        .where('id', '=', campaign.id)
-        .execute();
-      effects.cappedForTheDay.push(campaign.id);
+      await holdForTheDay(ctx, campaign, last.occurredAt, effects);
     }
   }
+}
+
+/** Completes a running campaign that reached a total cap or budget (`why`), audited as the system's. */
+async function complete(
+  ctx: StoreContext,
+  campaign: SettledCampaign,
+  at: number,
+  why: string,
+  effects: BatchOutcome,
+): Promise<void> {
+  await ctx.db
+    .updateTable('campaigns')
+    .set({ status: 'completed', updated_at: at })
+    .where('id', '=', campaign.id)
+    .execute();
+  await appendAudit(ctx, {
+    at,
+    actor: 'system',
+    objectType: 'campaign',
+    objectId: String(campaign.id),
+    action: 'complete',
+    reason: why,
+    before: { status: campaign.status },
+    after: { status: 'completed' },
+  });
+  effects.completed.push(campaign.id);
+}
+
+/** Holds a campaign that reached a daily cap or budget on the local day of `at` until its end. */
+async function holdForTheDay(
+  ctx: StoreContext,
+  campaign: SettledCampaign,
+  at: number,
+  effects: BatchOutcome,
+): Promise<void> {
+  await ctx.db
+    .updateTable('campaigns')
+    .set({ capped_until: startOfNextLocalDay(at, campaign.timeZone) })
+    .where('id', '=', campaign.id)
+    .execute();
+  effects.cappedForTheDay.push(campaign.id);
 }
 
 /** A campaign's total caps alone. */

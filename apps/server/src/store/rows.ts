@@ -327,9 +327,11 @@ export interface BatchOutcome {
   replayed: number[];
   /** Positions in the batch of events stored as `invalid`, `past cap`: their campaign had reached it (D16). */
   pastCap: number[];
-  /** Campaigns completed by reaching a total cap. */
+  /** Positions in the batch of events stored as `invalid`, `past budget`: charging them would pass a budget (D18). */
+  pastBudget: number[];
+  /** Campaigns completed by reaching a total cap or total budget. */
   completed: number[];
-  /** Campaigns held for the rest of their day by a daily cap. */
+  /** Campaigns held for the rest of their day by a daily cap or daily budget. */
   cappedForTheDay: number[];
   /** Events stored, by `kind:verdict` (for metrics). */
   stored: Map<string, number>;
@@ -337,7 +339,15 @@ export interface BatchOutcome {
 
 /** The outcome of a batch before anything in it is counted: nothing refused, replayed or capped. */
 export function emptyBatchOutcome(): BatchOutcome {
-  return { refused: [], replayed: [], pastCap: [], completed: [], cappedForTheDay: [], stored: new Map() };
+  return {
+    refused: [],
+    replayed: [],
+    pastCap: [],
+    pastBudget: [],
+    completed: [],
+    cappedForTheDay: [],
+    stored: new Map(),
+  };
 }
 
 export type CampaignPatch = Partial<CampaignInput> & {

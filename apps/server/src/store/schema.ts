@@ -77,6 +77,9 @@ export interface CampaignTable {
   /** `cpm`, `cpc` or `flat` (D18); null with `price_micros` for a house campaign (migration 020). */
   price_model: string | null;
   price_micros: number | null;
+  /** Spend budgets in micros (migration 020): the whole flight, and each local day; null: none. */
+  budget_total_micros: number | null;
+  budget_daily_micros: number | null;
 }
 
 /**

@@ -15,6 +15,8 @@ type AnyDb = Kysely<any>;
  *   n-th impression at a CPM costs F(n) − F(n − 1) counted from the price's start, so the count lives
  *   with the price, not with the campaign (a batch updating the campaign row would bump the
  *   campaigns' change feed and make every instance reload its index).
+ * - `campaigns.budget_total_micros` and `budget_daily_micros` (the day in the campaign's time zone):
+ *   what the campaign may spend, null for no limit; held in the commit like caps.
  * - `events.cost_micros`: each event's cost, fixed in its batch's commit (0 for every event that is
  *   not billable or not charged per event). Added with a constant default, so PostgreSQL writes no
  *   row and the partitions inherit it.
@@ -30,6 +32,8 @@ type AnyDb = Kysely<any>;
 export async function up(db: AnyDb, engine: Engine): Promise<void> {
   await db.schema.alterTable('campaigns').addColumn('price_model', 'text').execute();
   await db.schema.alterTable('campaigns').addColumn('price_micros', 'bigint').execute();
+  for (const column of ['budget_total_micros', 'budget_daily_micros'])
+    await db.schema.alterTable('campaigns').addColumn(column, 'bigint').execute();
   await db.schema
     .createTable('campaign_prices')
     .$call(withId(engine))
