@@ -38,7 +38,7 @@ describe.each(ENGINES)('money in the event ledger on %s', (engine) => {
     const source = await newPartnerKey(store, `${name} partner`, `d-${name}`);
     const event = (fields: Partial<TrackedEvent> = {}): TrackedEvent =>
       trackedEvent({ ...source, campaignId: id, occurredAt: at, priced: true, ...fields });
-    return { id, event };
+    return { id, event, partnerId: source.partnerId };
   }
 
   /** What the store holds of a campaign's money, read back from each place it is kept. */
@@ -234,6 +234,99 @@ describe.each(ENGINES)('money in the event ledger on %s', (engine) => {
     expect(outcomes.reduce((sum, outcome) => sum + outcome.pastBudget.length, 0)).toBe(1000 - charged);
     expect(money.eventSpend).toBe(cpmCumulativeCost(micros(cpm), charged));
     expect(outcomes.flatMap((outcome) => outcome.completed)).toEqual([id]);
+  });
+
+  async function setShare(partnerId: number, basisPoints: number, from: number) {
+    await store.db
+      .insertInto('partner_revenue_shares')
+      .values({
+        partner_id: partnerId,
+        effective_from: from,
+        basis_points: basisPoints,
+        actor: 'test',
+        created_at: from,
+      })
+      .execute();
+  }
+
+  /** Each partner's earnings on a campaign: from its events, its rollups, and its no-loss counters. */
+  async function earningsOf(campaignId: number, partnerId: number) {
+    const events = await store.db
+      .selectFrom('events')
+      .select(['cost_micros', 'earnings_micros'])
+      .where('campaign_id', '=', campaignId)
+      .where('partner_id', '=', partnerId)
+      .orderBy('id')
+      .execute();
+    const rolled = await sql<{ spend: string | number | null; earnings: string | number | null }>`
+      select sum(spend_micros) as spend, sum(earnings_micros) as earnings from event_rollups
+      where campaign_id = ${campaignId} and partner_id = ${partnerId}`.execute(store.db);
+    const counters = await store.db
+      .selectFrom('partner_earnings')
+      .innerJoin('campaign_prices', 'campaign_prices.id', 'partner_earnings.price_id')
+      .select(['partner_earnings.spend_micros', 'partner_earnings.earnings_micros'])
+      .where('campaign_prices.campaign_id', '=', campaignId)
+      .where('partner_earnings.partner_id', '=', partnerId)
+      .orderBy('partner_earnings.share_id')
+      .execute();
+    return {
+      earnings: events.map((row) => Number(row.earnings_micros)),
+      eventEarnings: events.reduce((sum, row) => sum + Number(row.earnings_micros), 0),
+      rollupEarnings: Number(rolled.rows[0]?.earnings ?? 0),
+      counters: counters.map((row) => ({
+        spend: Number(row.spend_micros),
+        earnings: Number(row.earnings_micros),
+      })),
+    };
+  }
+
+  it("earns each partner its revenue share of the spend on its events with no micro lost, from the share's date on", async () => {
+    const cpm = 2_500_001;
+    const { id, event, partnerId } = await pricedCampaign('earnings', 'cpm', cpm);
+    const other = await newPartnerKey(store, 'earnings other partner', 'd-earnings-other');
+    await setShare(partnerId, 7_000, at - 86_400_000);
+    await setShare(other.partnerId, 3_333, at - 86_400_000);
+    // A later share for the first partner, effective an hour after `at`: not for the events before it.
+    await setShare(partnerId, 5_000, at + 3_600_000);
+    for (let batch = 0; batch < 7; batch++)
+      await store.insertEvents([
+        ...Array.from({ length: 335 }, () => event()),
+        ...Array.from({ length: 100 }, () => event({ ...other })),
+        event({ verdict: 'invalid', reason: 'known bot' }),
+      ]);
+    await store.insertEvents(Array.from({ length: 10 }, () => event({ occurredAt: at + 3_600_000 })));
+    const mine = await earningsOf(id, partnerId);
+    const theirs = await earningsOf(id, other.partnerId);
+    // Spend of the whole campaign is one CPM sequence of 2,355 + 700 impressions; each partner's
+    // earnings are exact on the spend of its own events under each share.
+    const spendOf = async (partner: number, before: number) =>
+      Number(
+        (
+          await sql<{ spend: string | number }>`select coalesce(sum(cost_micros), 0) as spend from events
+            where campaign_id = ${id} and partner_id = ${partner} and occurred_at ${sql.raw(before > 0 ? '<' : '>=')} ${Math.abs(before)}`.execute(
+            store.db,
+          )
+        ).rows[0]?.spend,
+      );
+    const mineBefore = await spendOf(partnerId, at + 3_600_000);
+    const mineAfter = await spendOf(partnerId, -(at + 3_600_000));
+    const theirsAll = await spendOf(other.partnerId, at + 3_600_000);
+    // docs/product-rules.md (D18) quotes these figures.
+    expect([mineBefore, Math.floor((mineBefore * 7_000) / 10_000)]).toEqual([5_862_502, 4_103_751]);
+    expect(mine.counters).toEqual([
+      { spend: mineBefore, earnings: Math.floor((mineBefore * 7_000) / 10_000) },
+      { spend: mineAfter, earnings: Math.floor((mineAfter * 5_000) / 10_000) },
+    ]);
+    expect(mine.eventEarnings).toBe(
+      Math.floor((mineBefore * 7_000) / 10_000) + Math.floor((mineAfter * 5_000) / 10_000),
+    );
+    expect(mine.rollupEarnings).toBe(mine.eventEarnings);
+    expect(theirs.counters).toEqual([
+      { spend: theirsAll, earnings: Math.floor((theirsAll * 3_333) / 10_000) },
+    ]);
+    expect(theirs.eventEarnings).toBe(Math.floor((theirsAll * 3_333) / 10_000));
+    expect(theirs.rollupEarnings).toBe(theirs.eventEarnings);
+    expect((await moneyOf(id)).eventSpend).toBe(cpmCumulativeCost(micros(cpm), 7 * 435 + 10));
   });
 
   it('keeps the spend through compaction into campaign_rollups and the campaigns list', async () => {

@@ -45,7 +45,7 @@ export async function compactRollups(ctx: StoreContext, until: number): Promise<
     if (first !== null)
       await tx.db
         .insertInto('campaign_rollups')
-        .columns(['campaign_id', 'slot', 'kind', 'verdict', 'count', 'spend_micros'])
+        .columns(['campaign_id', 'slot', 'kind', 'verdict', 'count', 'spend_micros', 'earnings_micros'])
         .expression((eb) =>
           eb
             .selectFrom('event_rollups')
@@ -56,6 +56,7 @@ export async function compactRollups(ctx: StoreContext, until: number): Promise<
               'verdict',
               s.fn.sum<number>('count').as('count'),
               s.fn.sum<number>('spend_micros').as('spend_micros'),
+              s.fn.sum<number>('earnings_micros').as('earnings_micros'),
             ])
             .where('minute', '>=', quarterOf(first))
             .where('minute', '<', to)

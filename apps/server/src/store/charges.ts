@@ -1,6 +1,6 @@
 // What a batch's billable events cost (D18) and the budgets they are held to, settled inside the
 // batch's commit. Part of the batch write of events.ts: functions over a StoreContext.
-import { addMicros, micros, type Micros } from '../domain/money.js';
+import { addMicros, micros, revenueShareIncrement, type Micros } from '../domain/money.js';
 import { billedKind, priceOf, runCost, type Price } from '../domain/prices.js';
 import { localDate } from '../domain/time-zones.js';
 import { REASONS } from '../domain/verdicts.js';
@@ -107,6 +107,7 @@ export async function pricesInForce(
 export function chargeEvents(
   stored: readonly TrackedEvent[],
   prices: ReadonlyMap<number, PriceInForce>,
+  book: EarningsBook,
 ): TrackedEvent[] {
   return stored.map((event) => {
     const charge = prices.get(event.campaignId);
@@ -123,8 +124,144 @@ export function chargeEvents(
     charge.cost = addMicros(charge.cost, cost);
     add(charge, 'total', cost);
     if (day !== null) add(charge, day, cost);
-    return { ...event, costMicros: cost };
+    return { ...event, costMicros: cost, earningsMicros: earn(book, charge.id, event, cost) };
   });
+}
+
+/**
+ * What a charged event earns its partner: the share in force at the event (the newest started by
+ * then), with the no-loss rule over the spend of its (price, partner, share); 0 without a share.
+ */
+function earn(book: EarningsBook, priceId: number, event: TrackedEvent, cost: Micros): Micros {
+  const share = book.shares.get(event.partnerId)?.find((candidate) => candidate.from <= event.occurredAt);
+  if (share === undefined) return 0 as Micros;
+  const key = `${priceId}:${event.partnerId}:${share.id}`;
+  let counter = book.counters.get(key);
+  if (counter === undefined) {
+    counter = {
+      priceId,
+      partnerId: event.partnerId,
+      shareId: share.id,
+      spend: 0 as Micros,
+      earnings: 0 as Micros,
+    };
+    book.counters.set(key, counter);
+  }
+  const earned = revenueShareIncrement(share.basisPoints, counter.spend, cost);
+  counter.spend = addMicros(counter.spend, cost);
+  counter.earnings = addMicros(counter.earnings, earned);
+  counter.addedSpend = addMicros(counter.addedSpend ?? (0 as Micros), cost);
+  counter.addedEarnings = addMicros(counter.addedEarnings ?? (0 as Micros), earned);
+  return earned;
+}
+
+/** A partner's revenue share from an instant on. */
+interface ShareInForce {
+  id: number;
+  from: number;
+  basisPoints: number;
+}
+
+/** The spend and earnings of one (price, partner, share), as stored and with the batch's. */
+interface EarningsCounter {
+  priceId: number;
+  partnerId: number;
+  shareId: number;
+  spend: Micros;
+  earnings: Micros;
+  addedSpend?: Micros;
+  addedEarnings?: Micros;
+}
+
+/** What pricing a batch needs to give each charged event its partner's earnings. */
+export interface EarningsBook {
+  /** Each partner's shares started by the batch's newest event, newest first. */
+  shares: Map<number, ShareInForce[]>;
+  /** By `price:partner:share`. */
+  counters: Map<string, EarningsCounter>;
+}
+
+/**
+ * The revenue shares of the partners of the batch's priced events, and their earnings counters under
+ * the prices in force (rows written only by batches holding the price's campaign lock, which this
+ * batch holds).
+ */
+export async function earningsBook(
+  ctx: StoreContext,
+  prices: ReadonlyMap<number, PriceInForce>,
+  events: readonly TrackedEvent[],
+): Promise<EarningsBook> {
+  const book: EarningsBook = { shares: new Map(), counters: new Map() };
+  const priced = events.filter((event) => prices.has(event.campaignId));
+  if (priced.length === 0) return book;
+  const partners = [...new Set(priced.map((event) => event.partnerId))];
+  const newest = Math.max(...priced.map((event) => event.occurredAt));
+  const shares = await ctx.db
+    .selectFrom('partner_revenue_shares')
+    .select(['id', 'partner_id', 'effective_from', 'basis_points'])
+    .where('partner_id', 'in', partners)
+    .where('effective_from', '<=', newest)
+    .orderBy('partner_id')
+    .orderBy('effective_from', 'desc')
+    .orderBy('id', 'desc')
+    .execute();
+  for (const row of shares) {
+    const partnerId = Number(row.partner_id);
+    const list = book.shares.get(partnerId) ?? [];
+    list.push({
+      id: Number(row.id),
+      from: Number(row.effective_from),
+      basisPoints: Number(row.basis_points),
+    });
+    book.shares.set(partnerId, list);
+  }
+  if (book.shares.size === 0) return book;
+  const counters = await ctx.db
+    .selectFrom('partner_earnings')
+    .select(['price_id', 'partner_id', 'share_id', 'spend_micros', 'earnings_micros'])
+    .where(
+      'price_id',
+      'in',
+      [...prices.values()].map((price) => price.id),
+    )
+    .where('partner_id', 'in', [...book.shares.keys()])
+    .execute();
+  for (const row of counters) {
+    const counter = {
+      priceId: Number(row.price_id),
+      partnerId: Number(row.partner_id),
+      shareId: Number(row.share_id),
+      spend: micros(row.spend_micros),
+      earnings: micros(row.earnings_micros),
+    };
+    book.counters.set(`${counter.priceId}:${counter.partnerId}:${counter.shareId}`, counter);
+  }
+  return book;
+}
+
+/** Adds the batch's spend and earnings to each (price, partner, share) it charged. */
+export async function recordEarnings(ctx: StoreContext, book: EarningsBook): Promise<void> {
+  for (const counter of book.counters.values()) {
+    if (counter.addedSpend === undefined) continue;
+    const spend = counter.addedSpend;
+    const earnings = counter.addedEarnings ?? (0 as Micros);
+    await ctx.db
+      .insertInto('partner_earnings')
+      .values({
+        price_id: counter.priceId,
+        partner_id: counter.partnerId,
+        share_id: counter.shareId,
+        spend_micros: spend,
+        earnings_micros: earnings,
+      })
+      .onConflict((oc) =>
+        oc.columns(['price_id', 'partner_id', 'share_id']).doUpdateSet((eb) => ({
+          spend_micros: eb('partner_earnings.spend_micros', '+', spend),
+          earnings_micros: eb('partner_earnings.earnings_micros', '+', earnings),
+        })),
+      )
+      .execute();
+  }
 }
 
 /** Whether spending `cost` more on counter `key` would pass `budget`. */

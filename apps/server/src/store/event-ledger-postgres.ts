@@ -54,6 +54,7 @@ interface Columns {
   fingerprints: string[];
   eventTimes: (number | null)[];
   costs: number[];
+  earnings: number[];
 }
 
 function columnsOf(events: readonly TrackedEvent[]): Columns {
@@ -73,6 +74,7 @@ function columnsOf(events: readonly TrackedEvent[]): Columns {
     fingerprints: events.map((event) => (event.idempotencyKey === null ? '' : requestFingerprint(event))),
     eventTimes: events.map((event) => event.eventAt ?? null),
     costs: events.map((event) => event.costMicros ?? 0),
+    earnings: events.map((event) => event.earningsMicros ?? 0),
   };
 }
 
@@ -82,9 +84,10 @@ const rowsOf = (c: Columns) => sql`
     ${c.kinds}::text[], ${c.campaigns}::bigint[], ${c.placements}::text[], ${c.countries}::text[],
     ${c.devices}::text[], ${c.partners}::bigint[], ${c.apiKeys}::bigint[], ${c.times}::bigint[],
     ${c.verdicts}::text[], ${c.reasons}::text[], ${c.keys}::text[], ${c.addresses}::text[],
-    ${c.fingerprints}::text[], ${c.eventTimes}::bigint[], ${c.costs}::bigint[]
+    ${c.fingerprints}::text[], ${c.eventTimes}::bigint[], ${c.costs}::bigint[], ${c.earnings}::bigint[]
   ) with ordinality as t(kind, campaign_id, placement_id, country, device, partner_id, api_key_id,
-    occurred_at, verdict, reason, idempotency_key, user_address, fingerprint, event_at, cost_micros, ord)`;
+    occurred_at, verdict, reason, idempotency_key, user_address, fingerprint, event_at, cost_micros,
+    earnings_micros, ord)`;
 
 /** The claims of the batch's Idempotency-Keys, and each row `settled` as new, a replay or refused. */
 const claimsOf = (c: Columns, expiredBefore: number) => sql`
@@ -138,34 +141,37 @@ const UNMARKED_PRICE = 'PLPRC';
 const writesOf = (checked: RawBuilder<boolean>) => sql`
   stored as (
     insert into events (kind, campaign_id, placement_id, country, device, partner_id, api_key_id,
-      occurred_at, verdict, reason, idempotency_key, user_address, event_at, cost_micros)
+      occurred_at, verdict, reason, idempotency_key, user_address, event_at, cost_micros, earnings_micros)
     select kind, campaign_id, placement_id, country, device, partner_id, api_key_id, occurred_at,
-      verdict, reason, idempotency_key, user_address, event_at, cost_micros
+      verdict, reason, idempotency_key, user_address, event_at, cost_micros, earnings_micros
     from final where (select ${checked}) order by ord
   ),
   rolled as (
     insert into event_rollups as rollup (minute, campaign_id, partner_id, placement_id, country, device,
-      kind, verdict, reason, count, spend_micros)
+      kind, verdict, reason, count, spend_micros, earnings_micros)
     select occurred_at - occurred_at % 60000, campaign_id, partner_id, placement_id,
       coalesce(country, ''), coalesce(device, ''), kind, verdict, coalesce(reason, ''), count(*),
-      sum(cost_micros)
+      sum(cost_micros), sum(earnings_micros)
     from final group by 1, 2, 3, 4, 5, 6, 7, 8, 9 order by 1, 2, 3, 4, 5, 6, 7, 8, 9
     on conflict (minute, campaign_id, partner_id, placement_id, country, device, kind, verdict, reason)
       do update set count = rollup.count + excluded.count,
-        spend_micros = rollup.spend_micros + excluded.spend_micros
+        spend_micros = rollup.spend_micros + excluded.spend_micros,
+        earnings_micros = rollup.earnings_micros + excluded.earnings_micros
   ),
   -- A quarter hour already summed into campaign_rollups (a late commit, demo traffic from the past)
   -- is summed there too. The mark is read in this statement's snapshot, taken once its lock on
   -- event_rollups is granted, so a compaction (which locks the table) is all before it or all after.
   late as (
-    insert into campaign_rollups as summed (campaign_id, slot, kind, verdict, count, spend_micros)
+    insert into campaign_rollups as summed (campaign_id, slot, kind, verdict, count, spend_micros,
+      earnings_micros)
     select campaign_id, occurred_at - occurred_at % ${QUARTER_HOUR}, kind, verdict, count(*),
-      sum(cost_micros)
+      sum(cost_micros), sum(earnings_micros)
     from final
     where occurred_at < (select value::bigint from meta where key = ${COMPACTED_BEFORE})
     group by 1, 2, 3, 4 order by 1, 2, 3, 4
     on conflict (campaign_id, slot, kind, verdict) do update set count = summed.count + excluded.count,
-      spend_micros = summed.spend_micros + excluded.spend_micros
+      spend_micros = summed.spend_micros + excluded.spend_micros,
+      earnings_micros = summed.earnings_micros + excluded.earnings_micros
   )`;
 
 /**
@@ -188,7 +194,8 @@ const settleAndWrite = (c: Columns, expiredBefore: number) => sql<Outcome>`
       idempotency_key, user_address, event_at,
       case when outcome = 'replay' then 'duplicate' else verdict end as verdict,
       case when outcome = 'replay' then ${REASONS.idempotentReplay} else reason end as reason,
-      case when outcome = 'replay' then 0 else cost_micros end as cost_micros
+      case when outcome = 'replay' then 0 else cost_micros end as cost_micros,
+      case when outcome = 'replay' then 0 else earnings_micros end as earnings_micros
     from settled where outcome <> 'refused'
   ),
   ${writesOf(NOTHING_PRICED)}

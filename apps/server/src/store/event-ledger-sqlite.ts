@@ -24,22 +24,25 @@ const CLAIM = `insert into idempotency_keys (api_key_id, key, created_at, finger
 const HELD = `select fingerprint from idempotency_keys where api_key_id = ? and key = ?`;
 
 const INSERT_EVENT = `insert into events (kind, campaign_id, placement_id, country, device, partner_id,
-  api_key_id, occurred_at, verdict, reason, idempotency_key, user_address, event_at, cost_micros)
-  values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+  api_key_id, occurred_at, verdict, reason, idempotency_key, user_address, event_at, cost_micros,
+  earnings_micros) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 
 const ADD_TO_ROLLUP = `insert into event_rollups (minute, campaign_id, partner_id, placement_id, country,
-  device, kind, verdict, reason, count, spend_micros) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+  device, kind, verdict, reason, count, spend_micros, earnings_micros)
+  values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
   on conflict (minute, campaign_id, partner_id, placement_id, country, device, kind, verdict, reason)
   do update set count = event_rollups.count + excluded.count,
-    spend_micros = event_rollups.spend_micros + excluded.spend_micros`;
+    spend_micros = event_rollups.spend_micros + excluded.spend_micros,
+    earnings_micros = event_rollups.earnings_micros + excluded.earnings_micros`;
 
 /** How far `campaign_rollups` sum the rollups already (migration 013). */
 const COMPACTED = `select value from meta where key = '${COMPACTED_BEFORE}'`;
 
 const ADD_TO_CAMPAIGN_ROLLUP = `insert into campaign_rollups (campaign_id, slot, kind, verdict, count,
-  spend_micros) values (?, ?, ?, ?, ?, ?)
+  spend_micros, earnings_micros) values (?, ?, ?, ?, ?, ?, ?)
   on conflict (campaign_id, slot, kind, verdict) do update set count = campaign_rollups.count + excluded.count,
-    spend_micros = campaign_rollups.spend_micros + excluded.spend_micros`;
+    spend_micros = campaign_rollups.spend_micros + excluded.spend_micros,
+    earnings_micros = campaign_rollups.earnings_micros + excluded.earnings_micros`;
 
 interface Statements {
   claim: BetterSqlite3.Statement;
@@ -111,7 +114,10 @@ export function storeBatchSqlite(
   }
   const stored = charge === null ? settled : charge(settled);
 
-  const rollups = new Map<string, { event: TrackedEvent; minute: number; count: number; spend: Micros }>();
+  const rollups = new Map<
+    string,
+    { event: TrackedEvent; minute: number; count: number; spend: Micros; earnings: Micros }
+  >();
   for (const event of stored) {
     insertEvent.run(
       event.kind,
@@ -128,20 +134,23 @@ export function storeBatchSqlite(
       event.userAddress,
       event.eventAt ?? null,
       event.costMicros ?? 0,
+      event.earningsMicros ?? 0,
     );
     const minute = minuteOf(event.occurredAt);
     const dimensions = `${minute}\0${event.campaignId}\0${event.partnerId}\0${event.placement}\0${event.country ?? ''}\0${event.device ?? ''}\0${event.kind}\0${event.verdict}\0${event.reason ?? ''}`;
     const rollup = rollups.get(dimensions);
     const cost = micros(event.costMicros ?? 0);
+    const earned = micros(event.earningsMicros ?? 0);
     if (rollup) {
       rollup.count++;
       if (cost !== 0) rollup.spend = addMicros(rollup.spend, cost);
-    } else rollups.set(dimensions, { event, minute, count: 1, spend: cost });
+      if (earned !== 0) rollup.earnings = addMicros(rollup.earnings, earned);
+    } else rollups.set(dimensions, { event, minute, count: 1, spend: cost, earnings: earned });
   }
   // Read once the batch holds the write lock (its first write is behind it), so no compaction can
   // move it before the batch commits.
   const compactedBefore = Number(compacted.get()?.value ?? 0);
-  for (const { event, minute, count, spend } of rollups.values()) {
+  for (const { event, minute, count, spend, earnings } of rollups.values()) {
     addToRollup.run(
       minute,
       event.campaignId,
@@ -154,10 +163,19 @@ export function storeBatchSqlite(
       event.reason ?? '',
       count,
       spend,
+      earnings,
     );
     // A quarter hour already summed (a late commit, demo traffic from the past) is summed here too.
     if (minute < compactedBefore)
-      addToCampaignRollup.run(event.campaignId, quarterOf(minute), event.kind, event.verdict, count, spend);
+      addToCampaignRollup.run(
+        event.campaignId,
+        quarterOf(minute),
+        event.kind,
+        event.verdict,
+        count,
+        spend,
+        earnings,
+      );
   }
   return { stored, refused };
 }

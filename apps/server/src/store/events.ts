@@ -12,7 +12,7 @@ import {
 import type { EventPartitions } from './event-partitions.js';
 import { micros, type Micros } from '../domain/money.js';
 import { billedKind, PRICE_MODELS } from '../domain/prices.js';
-import { chargeEvents, pricesInForce, recordCharges } from './charges.js';
+import { chargeEvents, earningsBook, pricesInForce, recordCharges, recordEarnings } from './charges.js';
 import { capsOf, emptyBatchOutcome, type EventKind, type TrackedEvent, type BatchOutcome } from './rows.js';
 import { transact, type StoreContext } from './context.js';
 import { appendAudit } from './audit.js';
@@ -73,14 +73,16 @@ export async function insertEvents(
     const capped = new Map([...locked].filter(([, campaign]) => campaign.hasCaps));
     const judged = await holdCaps(tx, events, capped, effects);
     const prices = await pricesInForce(tx, locked, events);
+    const book = await earningsBook(tx, prices, events);
     const settled = await tx.ledger.store(
       tx.db,
       judged,
-      prices.size === 0 ? null : (stored) => chargeEvents(stored, prices),
+      prices.size === 0 ? null : (stored) => chargeEvents(stored, prices, book),
     );
     count(settled);
     await applyCaps(tx, settled.stored, capped, effects);
     const spent = await recordCharges(tx, settled.stored, prices);
+    await recordEarnings(tx, book);
     for (const { campaignId, at } of spent.total) {
       const campaign = locked.get(campaignId) as SettledCampaign;
       if (campaign.status === 'running' && !effects.completed.includes(campaignId))

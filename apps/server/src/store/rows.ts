@@ -219,6 +219,8 @@ export interface TrackedEvent {
   priced: boolean;
   /** What the event cost in micros: set by its batch's commit (store/charges.ts), else 0. */
   costMicros?: number;
+  /** What the event earned its partner in micros, set with its cost (store/charges.ts), else 0. */
+  earningsMicros?: number;
 }
 
 // ---- records the store's modules take and give --------------------------------------------

@@ -10,6 +10,8 @@ export interface Database {
   advertisers: AdvertiserTable;
   campaigns: CampaignTable;
   campaign_prices: CampaignPriceTable;
+  partner_revenue_shares: PartnerRevenueShareTable;
+  partner_earnings: PartnerEarningsTable;
   campaign_placements: CampaignPlacementTable;
   partners: PartnerTable;
   api_keys: ApiKeyTable;
@@ -97,6 +99,25 @@ export interface CampaignPriceTable {
   spend_micros: Generated<number>;
 }
 
+/** A partner's revenue share from an instant on (migration 020): the newest started is in force. */
+export interface PartnerRevenueShareTable {
+  id: Generated<number>;
+  partner_id: number;
+  effective_from: number;
+  basis_points: number;
+  actor: string;
+  created_at: number;
+}
+
+/** The spend and earnings of one partner under one price and one share: earnings' no-loss counter. */
+export interface PartnerEarningsTable {
+  price_id: number;
+  partner_id: number;
+  share_id: number;
+  spend_micros: Generated<number>;
+  earnings_micros: Generated<number>;
+}
+
 export interface CampaignPlacementTable {
   campaign_id: number;
   placement_id: string;
@@ -151,6 +172,8 @@ export interface EventTable {
   event_at: number | null;
   /** What the event cost, in micros, fixed in its batch's commit (D18); 0 when not billable. */
   cost_micros: Generated<number>;
+  /** What the event earned its partner, in micros, fixed with its cost (D18). */
+  earnings_micros: Generated<number>;
 }
 
 /** (API key, Idempotency-Key) pairs seen in the last 24 hours (D9). */
@@ -175,8 +198,9 @@ export interface EventRollupTable {
   /** Why the events are not billable (D15); '' for `counted`. */
   reason: string;
   count: number;
-  /** The events' summed cost in micros (migration 020). */
+  /** The events' summed cost and partner earnings in micros (migration 020). */
   spend_micros: Generated<number>;
+  earnings_micros: Generated<number>;
 }
 
 /**
@@ -191,6 +215,7 @@ export interface CampaignRollupTable {
   verdict: string;
   count: number;
   spend_micros: Generated<number>;
+  earnings_micros: Generated<number>;
 }
 
 /**

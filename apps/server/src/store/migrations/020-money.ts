@@ -22,6 +22,12 @@ type AnyDb = Kysely<any>;
  *   row and the partitions inherit it.
  * - `spend_micros` on `event_rollups` and `campaign_rollups` beside `count`, summed the same way,
  *   and on `campaign_counters` (a campaign's spend in total and per local day: its budgets' counter).
+ * - Partners' revenue shares (`partner_revenue_shares`: basis points from an instant, the start of
+ *   the date set, in the billing time zone) and what each event earns its partner
+ *   (`earnings_micros` on events and both rollup tables). `partner_earnings` counts the spend and
+ *   earnings of each (price, partner, share): earnings on each event are E(S + cost) − E(S) with
+ *   E(S) = floor(S · bps / 10000) over that spend, so they add up with no micro lost; it is written
+ *   only under the lock of the price's campaign.
  * - `campaign_delivery.spend_micros`, kept by the same triggers as its counts (recreated here).
  * - PostgreSQL: `placard_refuse(code, message)`, which raises, for a statement that must not commit.
  *
@@ -51,6 +57,35 @@ export async function up(db: AnyDb, engine: Engine): Promise<void> {
     .columns(['campaign_id', 'id'])
     .execute();
 
+  await db.schema
+    .createTable('partner_revenue_shares')
+    .$call(withId(engine))
+    .addColumn('partner_id', 'bigint', (c) => c.notNull())
+    .addColumn('effective_from', 'bigint', (c) => c.notNull())
+    .addColumn('basis_points', 'integer', (c) => c.notNull())
+    .addColumn('actor', 'text', (c) => c.notNull())
+    .addColumn('created_at', 'bigint', (c) => c.notNull())
+    .execute();
+  await db.schema
+    .createIndex('partner_revenue_shares_partner')
+    .on('partner_revenue_shares')
+    .columns(['partner_id', 'effective_from'])
+    .execute();
+  await db.schema
+    .createTable('partner_earnings')
+    .addColumn('price_id', 'bigint', (c) => c.notNull())
+    .addColumn('partner_id', 'bigint', (c) => c.notNull())
+    .addColumn('share_id', 'bigint', (c) => c.notNull())
+    .addColumn('spend_micros', 'bigint', (c) => c.notNull().defaultTo(0))
+    .addColumn('earnings_micros', 'bigint', (c) => c.notNull().defaultTo(0))
+    .addPrimaryKeyConstraint('partner_earnings_pk', ['price_id', 'partner_id', 'share_id'])
+    .execute();
+  for (const table of ['events', 'event_rollups', 'campaign_rollups'])
+    await db.schema
+      .alterTable(table)
+      .addColumn('earnings_micros', 'bigint', (c) => c.notNull().defaultTo(0))
+      .execute();
+
   for (const table of ['events', 'event_rollups', 'campaign_counters', 'campaign_delivery']) {
     await db.schema
       .alterTable(table)
@@ -67,7 +102,7 @@ export async function up(db: AnyDb, engine: Engine): Promise<void> {
     // Reports of weeks read campaign_rollups by index alone: the key carries the spend as well.
     await sql`alter table campaign_rollups drop constraint campaign_rollups_pk`.execute(db);
     await sql`alter table campaign_rollups add constraint campaign_rollups_pk
-      primary key (campaign_id, slot, kind, verdict) include (count, spend_micros)`.execute(db);
+      primary key (campaign_id, slot, kind, verdict) include (count, spend_micros, earnings_micros)`.execute(db);
   }
 
   if (engine === 'postgres') {
