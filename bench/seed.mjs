@@ -85,6 +85,7 @@ export async function seedCampaigns(databaseUrl, count) {
     }
     const partners = new PartnerService(store);
     const partner = await partners.createPartner('Benchmark partner');
+    if (process.env.BENCH_MONEY !== 'false') await priceCampaigns(store, pairs, partner.id);
     const { plaintext, key } = await partners.createKey(partner.id, 'bench');
     // Limits far above what one core can serve: the benchmark measures the limiter's cost, never
     // its refusals (wrk counts any non-2xx as a failure).
@@ -93,6 +94,43 @@ export async function seedCampaigns(databaseUrl, count) {
   } finally {
     await store.close();
   }
+}
+
+/**
+ * Money on (D18; `BENCH_MONEY=false` leaves it off): seven campaigns in ten priced per thousand
+ * impressions (1 to 5 units), two per click (0.20 to 0.80 units), one a house campaign, and the
+ * partner earning 70% from the start, so every billable event of the load is charged and earns in
+ * its commit. Written to the store's tables directly, as a price change writes them.
+ */
+async function priceCampaigns(store, pairs, partnerId) {
+  const random = mulberry32(7);
+  for (const [id] of pairs) {
+    const kind = id % 10;
+    if (kind === 9) continue;
+    const [model, amount] =
+      kind < 7
+        ? ['cpm', 1_000_000 + Math.floor(random() * 4_000) * 1_000]
+        : ['cpc', 200_000 + Math.floor(random() * 600) * 1_000];
+    await store.db
+      .updateTable('campaigns')
+      .set({ price_model: model, price_micros: amount })
+      .where('id', '=', id)
+      .execute();
+    await store.db
+      .insertInto('campaign_prices')
+      .values({ campaign_id: id, since: 0, model, amount_micros: amount, actor: 'benchmark' })
+      .execute();
+  }
+  await store.db
+    .insertInto('partner_revenue_shares')
+    .values({
+      partner_id: partnerId,
+      effective_from: 0,
+      basis_points: 7_000,
+      actor: 'benchmark',
+      created_at: 0,
+    })
+    .execute();
 }
 
 /**

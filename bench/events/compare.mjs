@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import * as bench from '../lib.mjs';
-import { prepareLoad, SCRIPT, verdictsOf } from './load.mjs';
+import { moneyOf, prepareLoad, SCRIPT, verdictsOf } from './load.mjs';
 import { BENCH_TOKEN_SECRET } from './tokens.mjs';
 
 const given = process.argv[process.argv.indexOf('--compare') + 1];
@@ -45,6 +45,7 @@ await bench.compareInOneRun({
 // What each build's judge made of its load: nearly all billable, or one of them measured refusals.
 for (const [label, { load }] of Object.entries({ this: current, other })) {
   console.log(
-    `${label} build's events by verdict and reason: ${JSON.stringify(await verdictsOf(load.databaseUrl))}`,
+    `${label} build's events by verdict and reason: ${JSON.stringify(await verdictsOf(load.databaseUrl))}; ` +
+      `money: ${JSON.stringify(await moneyOf(load.databaseUrl))}`,
   );
 }

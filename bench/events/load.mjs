@@ -51,3 +51,25 @@ export async function verdictsOf(databaseUrl) {
     await store.close();
   }
 }
+
+/**
+ * The spend and partner earnings the load was charged, in micros (the rollups' sums), or null for a
+ * store without money (an older build's).
+ */
+export async function moneyOf(databaseUrl) {
+  const store = new Store(connect(databaseUrl));
+  try {
+    const row = await store.db
+      .selectFrom('event_rollups')
+      .select([
+        (eb) => eb.fn.sum('spend_micros').as('spend'),
+        (eb) => eb.fn.sum('earnings_micros').as('earnings'),
+      ])
+      .executeTakeFirst();
+    return { spendMicros: Number(row?.spend ?? 0), earningsMicros: Number(row?.earnings ?? 0) };
+  } catch {
+    return null;
+  } finally {
+    await store.close();
+  }
+}

@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import * as bench from '../lib.mjs';
-import { prepareLoad, SCRIPT, verdictsOf } from './load.mjs';
+import { moneyOf, prepareLoad, SCRIPT, verdictsOf } from './load.mjs';
 import { BENCH_TOKEN_SECRET } from './tokens.mjs';
 
 bench.prepareMachine();
@@ -98,7 +98,9 @@ try {
     ['postgres', postgres],
   ]) {
     verdicts[label] = await verdictsOf(target.databaseUrl);
-    console.log(`${label} events by verdict and reason: ${JSON.stringify(verdicts[label])}`);
+    console.log(
+      `${label} events by verdict and reason: ${JSON.stringify(verdicts[label])}; money: ${JSON.stringify(await moneyOf(target.databaseUrl))}`,
+    );
   }
   const summary = {
     method: `server on core 0, wrk -t1 -c50 -d${bench.SECONDS}s on core 1, impressions with fresh serve tokens, clicks with an earlier impression's, each run hello, SQLite with and without the guards alternating 3 times each, PostgreSQL, hello, median of ${bench.RUNS} runs`,
