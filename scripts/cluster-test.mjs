@@ -11,7 +11,12 @@
 // - a key suspended through one instance is refused by every instance within 2 s;
 // - a campaign with a total cap, raced for by partners through HAProxy while instances die, ends
 //   with exactly its cap billable: the events in flight when it was reached are stored `past cap`,
-//   and once every instance knows, its events are answered 404 (D16).
+//   and once every instance knows, its events are answered 404 (D16);
+// - a campaign priced per thousand impressions with a total spend budget, raced for the same way,
+//   ends with its spend within one impression's price of the budget and never past it, every
+//   billable impression charged exactly its share of the CPM (the spend of n impressions is
+//   floor(n × CPM / 1000)), and the events, the rollups, the price's count and the campaign's spend
+//   counter agreeing to the micro (D18).
 //
 // `--broken` runs the same test against a copy of the build patched to answer before committing,
 // and succeeds only if the test catches it: acknowledged events lost.
@@ -19,7 +24,8 @@
 // Options (environment): CLUSTER_KILLS (default 16), CLUSTER_CLIENTS (default 16),
 // CLUSTER_TIME_LIMIT_S (default 600: the whole test, stopped and failed past it), CLUSTER_RETRY_ON
 // (HAProxy's retry-on, to see what its default is for: `none`), CLUSTER_CAP (default 1000: the
-// capped campaign's total impressions). PLACARD_REFRESH_INTERVAL_MS reaches the instances.
+// capped campaign's total impressions), CLUSTER_BUDGET_MICROS (default 2000500: the budgeted campaign's total budget).
+// PLACARD_REFRESH_INTERVAL_MS reaches the instances.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -31,9 +37,11 @@ import {
   freePort,
   liftKeyLimits,
   placardJson,
+  priceWithBudget,
   servedPairs,
   sleep,
   storedImpressions,
+  storedSpend,
   trackingLoad,
 } from './event-load.mjs';
 import { ensureHaproxy } from './setup.mjs';
@@ -48,6 +56,12 @@ const CAP = Number(process.env.CLUSTER_CAP ?? 1000);
 const CAPPED_CLIENTS = 4;
 /** How long after the kills the capped campaign may take to reach its cap, if it has not yet. */
 const CAP_WAIT_MS = 60_000;
+/**
+ * The budgeted campaign's CPM (its impressions cost 2,500 or 2,501 micros) and total budget in micros
+ * (800 impressions cost 2,000,000; the 801st would pass it).
+ */
+const BUDGET_CPM = 2_500_001;
+const BUDGET = Number(process.env.CLUSTER_BUDGET_MICROS ?? 2_000_500);
 /** The whole test's bound (it takes 2 to 3 minutes on 2 cores). */
 const TIME_LIMIT_MS = Number(process.env.CLUSTER_TIME_LIMIT_S ?? 600) * 1000;
 /**
@@ -87,11 +101,13 @@ const unexpectedExits = [];
 let cluster;
 let load;
 let cappedLoad;
+let budgetLoad;
 
 /** Removes what the test made; also when it is stopped short. */
 async function cleanUp() {
   await load?.abandon();
   await cappedLoad?.abandon();
+  await budgetLoad?.abandon();
   await cluster?.stop();
   await dropDatabase(databaseName).catch((error) => log(`could not drop ${databaseName}: ${error.message}`));
   haproxyLines = fs.existsSync(haproxyLog) ? fs.readFileSync(haproxyLog, 'utf8').trim().split('\n') : [];
@@ -185,18 +201,20 @@ async function suspensionDelays(keyId, apiKey) {
 }
 
 /**
- * Creates a campaign on header_banner with a total cap of `CAP` impressions through `admin`, submits
- * and approves it, and resolves with its id once every instance serves it.
+ * Creates a campaign on header_banner through `admin` with `fields` (a cap) and `prepare(id)` done
+ * to it (a price and a budget), submits and approves it, and resolves with its id once every
+ * instance serves it.
  */
-async function cappedCampaign(apiKey) {
-  const advertiser = await admin('POST', '/advertisers', { name: 'Capped Cluster Advertiser' });
+async function racedCampaign(apiKey, name, fields, prepare = async () => undefined) {
+  const advertiser = await admin('POST', '/advertisers', { name: `${name} Cluster Advertiser` });
   const { id } = await admin('POST', '/campaigns', {
     advertiserId: advertiser.id,
-    title: 'Capped in the cluster',
-    destinationUrl: 'https://capped.example/',
+    title: `${name} in the cluster`,
+    destinationUrl: `https://${name.toLowerCase()}.example/`,
     placements: ['header_banner'],
-    caps: { impressionsTotal: CAP },
+    ...fields,
   });
+  await prepare(id);
   await admin('POST', `/campaigns/${id}/submit`);
   await admin('POST', `/campaigns/${id}/approve`);
   for (const instance of cluster.instances) {
@@ -215,10 +233,10 @@ async function cappedCampaign(apiKey) {
   return id;
 }
 
-/** Resolves true once the capped campaign's events are refused (it reached its cap), false after `ms`. */
-async function capReached(ms) {
+/** Resolves true once `raced`'s events are refused (its campaign reached its cap or budget), false after `ms`. */
+async function refusedWithin(raced, ms) {
   const since = Date.now();
-  while (!cappedLoad.statuses.has(404)) {
+  while (!raced.statuses.has(404)) {
     if (Date.now() - since > ms) return false;
     await sleep(100);
   }
@@ -266,6 +284,44 @@ async function cappedFailures(campaignId, reached) {
   return found;
 }
 
+/** What is wrong with the budgeted campaign's race, once its load has stopped. */
+async function budgetFailures(campaignId, reached) {
+  const found = [];
+  for (const [status, count] of budgetLoad.statuses)
+    if (![200, 404, 503, 0].includes(status)) found.push(`budgeted campaign: ${count} answers ${status}`);
+  if (!reached)
+    found.push(`the budgeted campaign had not spent its budget ${CAP_WAIT_MS / 1000} s after the kills`);
+  const spend = await storedSpend(databaseUrl, campaignId);
+  log(
+    `budgeted campaign ${campaignId} (CPM ${BUDGET_CPM} micros, budget ${BUDGET} micros): answers ` +
+      `${[...budgetLoad.statuses].map(([status, count]) => `${status}: ${count}`).join(', ')}; ` +
+      `stored impressions ${JSON.stringify(await storedImpressions(databaseUrl, campaignId))}; spend ${JSON.stringify(spend)}`,
+  );
+  // floor(n × CPM / 1000) in integers: n × CPM stays far below 2^53 here.
+  const exact = Math.floor((spend.billable * BUDGET_CPM) / 1000);
+  const price = Math.ceil(BUDGET_CPM / 1000);
+  if (spend.events > BUDGET)
+    found.push(`the budgeted campaign spent ${spend.events} micros, past its budget ${BUDGET}`);
+  if (spend.events <= BUDGET - price)
+    found.push(
+      `the budgeted campaign stopped at ${spend.events} micros, more than one price (${price}) short of ${BUDGET}`,
+    );
+  if (spend.events !== exact)
+    found.push(
+      `the budgeted campaign's ${spend.billable} billable impressions cost ${spend.events} micros, not ${exact}`,
+    );
+  for (const place of ['prices', 'counter', 'rollups'])
+    if (spend[place] !== spend.events)
+      found.push(
+        `the budgeted campaign's spend in its ${place} is ${spend[place]} micros, its events' ${spend.events}`,
+      );
+  if (spend.billed !== spend.billable)
+    found.push(
+      `the budgeted campaign's price counted ${spend.billed} impressions, its events ${spend.billable}`,
+    );
+  return found;
+}
+
 try {
   cluster = await startCluster({
     dist,
@@ -293,13 +349,24 @@ try {
     prefix: 'cluster',
     fetchEvery: 5,
   });
-  const cappedId = await cappedCampaign(apiKey);
+  const cappedId = await racedCampaign(apiKey, 'Capped', { caps: { impressionsTotal: CAP } });
   cappedLoad = trackingLoad({
     base: cluster.url,
     apiKey,
     pairs: [{ campaignId: cappedId, placement: 'header_banner' }],
     clients: CAPPED_CLIENTS,
     prefix: 'cluster-capped',
+    refusalPauseMs: 100,
+  });
+  const budgetedId = await racedCampaign(apiKey, 'Budgeted', {}, (id) =>
+    priceWithBudget(databaseUrl, id, BUDGET_CPM, BUDGET),
+  );
+  budgetLoad = trackingLoad({
+    base: cluster.url,
+    apiKey,
+    pairs: [{ campaignId: budgetedId, placement: 'header_banner' }],
+    clients: CAPPED_CLIENTS,
+    prefix: 'cluster-budgeted',
     refusalPauseMs: 100,
   });
   const chaosStarted = Date.now();
@@ -314,9 +381,12 @@ try {
   await allBack();
   await sleep(500);
   await load.stop();
-  const reached = await capReached(CAP_WAIT_MS);
+  const reached = await refusedWithin(cappedLoad, CAP_WAIT_MS);
   await cappedLoad.stop();
   failures.push(...(await cappedFailures(cappedId, reached)));
+  const spent = await refusedWithin(budgetLoad, CAP_WAIT_MS);
+  await budgetLoad.stop();
+  failures.push(...(await budgetFailures(budgetedId, spent)));
   const chaosSeconds = (Date.now() - chaosStarted) / 1000;
   log(
     `load: ${load.acknowledged.size} events acknowledged, ${load.fetches} fetches, in ${chaosSeconds.toFixed(1)} s`,
@@ -324,7 +394,7 @@ try {
   log(
     `answers seen through HAProxy: ${[...load.statuses].map(([status, count]) => `${status}: ${count}`).join(', ')}`,
   );
-  failures.push(...unansweredFailures([load, cappedLoad]));
+  failures.push(...unansweredFailures([load, cappedLoad, budgetLoad]));
   for (const [status, count] of load.statuses) {
     if (status === 200 || status === 503 || status === 0) continue;
     failures.push(`${count} answers ${status}`);
@@ -349,11 +419,12 @@ try {
 
   await cluster.stop();
   failures.push(...unexpectedExits);
-  // Both loads' events: the capped campaign's keys start `cluster-capped-`.
+  // Every load's events: the raced campaigns' keys start `cluster-capped-` and `cluster-budgeted-`.
+  const loads = [load, cappedLoad, budgetLoad];
   const both = {
-    sent: new Set([...load.sent, ...cappedLoad.sent]),
-    acknowledged: new Set([...load.acknowledged, ...cappedLoad.acknowledged]),
-    retries: load.retries + cappedLoad.retries,
+    sent: new Set(loads.flatMap((one) => [...one.sent])),
+    acknowledged: new Set(loads.flatMap((one) => [...one.acknowledged])),
+    retries: loads.reduce((sum, one) => sum + one.retries, 0),
   };
   const check = await checkStore(databaseUrl, 'cluster', both.acknowledged);
   for (const line of describeCheck(both, check)) log(line);
@@ -382,5 +453,5 @@ log(
   broken
     ? `the broken build was caught: ${lost}`
     : 'passed: 0 lost, 0 counted twice, rollups exact, no 5xx but 503 with Retry-After, suspension everywhere ' +
-        `within 2 s, the capped campaign exactly at its cap of ${CAP}`,
+        `within 2 s, the capped campaign exactly at its cap of ${CAP}, the budgeted one within one price of its budget`,
 );

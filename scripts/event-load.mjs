@@ -310,6 +310,67 @@ async function openStore(databaseUrl) {
   return new Store(connect(databaseUrl));
 }
 
+/**
+ * Prices a campaign per thousand impressions (`cpm` micros) with a total spend budget (`budget`
+ * micros), as a price change and a budget write them: the campaign's columns and its price history.
+ */
+export async function priceWithBudget(databaseUrl, campaignId, cpm, budget) {
+  const store = await openStore(databaseUrl);
+  try {
+    await store.db
+      .updateTable('campaigns')
+      .set({ price_model: 'cpm', price_micros: cpm, budget_total_micros: budget })
+      .where('id', '=', campaignId)
+      .execute();
+    await store.db
+      .insertInto('campaign_prices')
+      .values({
+        campaign_id: campaignId,
+        since: Date.now(),
+        model: 'cpm',
+        amount_micros: cpm,
+        actor: 'cluster test',
+      })
+      .execute();
+  } finally {
+    await store.close();
+  }
+}
+
+/**
+ * A campaign's money as the store keeps it in each place: its events' costs and billable
+ * impressions, its price's own count, its spend counter, and its per-minute rollups.
+ */
+export async function storedSpend(databaseUrl, campaignId) {
+  const store = await openStore(databaseUrl);
+  /** The sum of `column` over the campaign's rows of `table` (and `where`). */
+  const sum = async (table, column, where = (query) => query) => {
+    const row = await where(store.db.selectFrom(table).select((eb) => eb.fn.sum(column).as('n')))
+      .where('campaign_id', '=', campaignId)
+      .executeTakeFirst();
+    return Number(row?.n ?? 0);
+  };
+  try {
+    const billable = await store.db
+      .selectFrom('events')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .where('campaign_id', '=', campaignId)
+      .where('kind', '=', 'impression')
+      .where('verdict', '=', 'counted')
+      .executeTakeFirst();
+    return {
+      events: await sum('events', 'cost_micros'),
+      billable: Number(billable?.n ?? 0),
+      prices: await sum('campaign_prices', 'spend_micros'),
+      billed: await sum('campaign_prices', 'billed'),
+      counter: await sum('campaign_counters', 'spend_micros', (query) => query.where('day', '=', 'total')),
+      rollups: await sum('event_rollups', 'spend_micros'),
+    };
+  } finally {
+    await store.close();
+  }
+}
+
 /** A campaign's stored impressions by verdict and reason, as `{ 'counted:': n, 'invalid:past cap': m }`. */
 export async function storedImpressions(databaseUrl, campaignId) {
   const store = await openStore(databaseUrl);
