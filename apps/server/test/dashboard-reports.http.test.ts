@@ -82,8 +82,8 @@ describe.each(ENGINES)('dashboard reports on %s', (engine) => {
     expect(csv.headers['content-type']).toBe('text/csv; charset=utf-8');
     expect(csv.headers['content-disposition']).toMatch(/^attachment; filename="placard-hour-campaign-/);
     expect(csv.body.split('\r\n')).toEqual([
-      'period,campaign,campaignName,impressions,clicks,ctr,nonBillableImpressions,nonBillableClicks',
-      `2026-06-01T12:34+00:00,${own},Harbour lights,3,1,0.333333,0,0`,
+      'period,campaign,campaignName,impressions,clicks,ctr,nonBillableImpressions,nonBillableClicks,spend,eCPM,eCPC,currency',
+      `2026-06-01T12:34+00:00,${own},Harbour lights,3,1,0.333333,0,0,0.00,0.00,0.00,USD`,
       '',
     ]);
   });
@@ -93,9 +93,9 @@ describe.each(ENGINES)('dashboard reports on %s', (engine) => {
     const byAdvertiser = await operator.get('/reports.csv?window=hour&breakdown=advertiser');
     const foreignAdvertiser = (await t.campaigns.get(foreign!)).advertiserId;
     expect(byAdvertiser.body.split('\r\n')).toEqual([
-      'period,advertiser,advertiserName,impressions,clicks,ctr,nonBillableImpressions,nonBillableClicks',
-      `2026-06-01T12:34+00:00,${ownAdvertiser},Own Ads,3,1,0.333333,0,0`,
-      `2026-06-01T12:34+00:00,${foreignAdvertiser},Other Ads,5,0,0,0,0`,
+      'period,advertiser,advertiserName,impressions,clicks,ctr,nonBillableImpressions,nonBillableClicks,spend,eCPM,eCPC,currency',
+      `2026-06-01T12:34+00:00,${ownAdvertiser},Own Ads,3,1,0.333333,0,0,0.00,0.00,0.00,USD`,
+      `2026-06-01T12:34+00:00,${foreignAdvertiser},Other Ads,5,0,0,0,0,0.00,0.00,,USD`,
       '',
     ]);
     // A partner's traffic shows other advertisers' campaigns: their ids, never their titles.
@@ -119,8 +119,16 @@ describe.each(ENGINES)('dashboard reports on %s', (engine) => {
     const page = await partner.get('/reports?window=hour&breakdown=reason');
     expect(page.status).toBe(200);
     const row = /<tr><th scope="row">click without impression<\/th>(.*?)<\/tr>/.exec(page.body)?.[1] ?? '';
-    // Not billed: no billable impression or click, one event answered but not charged.
-    expect([...row.matchAll(/<td[^>]*>([^<]*)<\/td>/g)].map((cell) => cell[1])).toEqual(['0', '0', '–', '1']);
+    // Not billed: no billable impression or click, one event answered but not charged, and no spend.
+    expect([...row.matchAll(/<td[^>]*>([^<]*)<\/td>/g)].map((cell) => cell[1])).toEqual([
+      '0',
+      '0',
+      '–',
+      '1',
+      '0.00',
+      '–',
+      '–',
+    ]);
     expect(page.body).toContain('billable (no reason)');
     const advertiser = await person(`reasons-adv-${engine}@example.com`, `advertiser:${ownAdvertiser}`);
     expect((await advertiser.get('/reports?window=hour&breakdown=reason')).body).toContain(
