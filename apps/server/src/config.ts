@@ -7,6 +7,9 @@ import { parseProxyRange } from './http/client-address.js';
 /** How long partners may reuse a fetch answer unless configured: changes reach pages within this. */
 export const DEFAULT_FETCH_MAX_AGE_SECONDS = 5;
 
+/** The currency of a deployment that names none. */
+export const DEFAULT_CURRENCY = 'USD';
+
 /** Where every key this deployment writes in Redis starts unless configured. */
 export const DEFAULT_REDIS_KEY_PREFIX = 'placard:';
 
@@ -337,9 +340,9 @@ export const SETTINGS: ReadonlyArray<Setting<keyof Config>> = [
     env: 'PLACARD_CURRENCY',
     description:
       'The currency of every amount, an ISO 4217 code such as `EUR` or `JPY`, in capitals. Amounts are kept as whole millionths of it and never converted: choose it before any money is recorded.',
-    defaultText: 'USD',
+    defaultText: DEFAULT_CURRENCY,
     parse: (raw) => {
-      if (raw === undefined || raw === '') return 'USD';
+      if (raw === undefined || raw === '') return DEFAULT_CURRENCY;
       if (!isCurrencyCode(raw)) throw new ConfigError(`PLACARD_CURRENCY ${CURRENCY_RULE} (got "${raw}")`);
       return raw;
     },

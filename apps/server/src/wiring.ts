@@ -4,7 +4,7 @@ import type { AppDeps } from './http/app.js';
 import { ReadinessMonitor } from './http/readiness.js';
 import { clientAddressBehind } from './http/client-address.js';
 import { Shutdown } from './http/shutdown.js';
-import { DEFAULT_FETCH_MAX_AGE_SECONDS } from './config.js';
+import { DEFAULT_CURRENCY, DEFAULT_FETCH_MAX_AGE_SECONDS } from './config.js';
 import type { EventSink } from './ingest/event-sink.js';
 import { DEFAULT_GROUP_COMMIT, GroupCommitSink } from './ingest/group-commit.js';
 import { AdminTokens } from './services/admin-tokens.js';
@@ -62,6 +62,8 @@ export interface WiringOptions {
   flagIntervalMs?: number;
   /** Even pacing's assumed fetches an hour of a placement without a full day of traffic (config.ts). */
   pacingPriorFetchesPerHour?: number;
+  /** The currency of every amount (`PLACARD_CURRENCY`; `DEFAULT_CURRENCY` unless given). */
+  currency?: string;
   /** How old a partner's `occurredAt` may be (default `DEFAULT_EVENT_TIME_WINDOW_MS`, 15 minutes). */
   eventTimeWindowMs?: number;
 }
@@ -185,6 +187,7 @@ export function wireServices(store: Store, logger: Logger, options: WiringOption
     serving: state,
     index: () => state.index,
     paceOf: (id) => state.paceOf(id),
+    currency: options.currency ?? DEFAULT_CURRENCY,
   });
   const appDeps: AppDeps = {
     version: VERSION,

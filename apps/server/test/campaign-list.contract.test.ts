@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Store, TrackedEvent } from '../src/store/store.js';
 import { campaignInput } from './helpers/campaign-input.js';
+import { setCampaignPrice } from './helpers/prices.js';
 import { newPartnerKey, trackedEvent } from './helpers/tracked-event.js';
 import { createDatabase, ENGINES, type TestDatabase } from './helpers/engines.js';
 
@@ -16,7 +17,8 @@ describe.each(ENGINES)('campaign list on %s', (engine) => {
     database = await createDatabase(engine);
     store = await database.open();
     const source = await newPartnerKey(store, 'List partner', 'l');
-    event = (fields) => trackedEvent({ ...source, occurredAt: at('2026-06-02T10:00:00Z'), ...fields });
+    event = (fields) =>
+      trackedEvent({ ...source, occurredAt: at('2026-06-02T10:00:00Z'), priced: true, ...fields });
   });
   afterAll(async () => {
     await store?.close();
@@ -36,9 +38,13 @@ describe.each(ENGINES)('campaign list on %s', (engine) => {
     while ((await store.compactRollups(until)) !== null);
   }
 
-  it('counts delivery today (from the campaign’s local midnight) and in total, before and after compaction', async () => {
+  it('counts delivery today (from the campaign’s local midnight) and in total, and spend in total, before and after compaction', async () => {
     const [utc, paris, quiet] = await advertiserWith('Delivery', ['UTC one', 'Paris one', 'Quiet one']);
     const day = (iso: string) => at(iso);
+    const since = day('2026-06-01T00:00:00Z');
+    // Each counted click of the first costs 1,500,001 micros; a thousand impressions of the second 3 units.
+    await setCampaignPrice(store, utc, { model: 'cpc', amountMicros: 1_500_001, since });
+    await setCampaignPrice(store, paris, { model: 'cpm', amountMicros: 3_000_000, since });
     await store.insertEvents([
       // The day before, in UTC and in Paris.
       event({ campaignId: utc, occurredAt: day('2026-06-01T09:00:00Z') }),
@@ -59,9 +65,19 @@ describe.each(ENGINES)('campaign list on %s', (engine) => {
       { id: quiet, todayFrom: day('2026-06-02T00:00:00Z') },
     ];
     const expected = new Map([
-      [utc, { today: { impressions: 1, clicks: 1 }, total: { impressions: 3, clicks: 2 } }],
-      [paris, { today: { impressions: 2, clicks: 0 }, total: { impressions: 2, clicks: 0 } }],
-      [quiet, { today: { impressions: 0, clicks: 0 }, total: { impressions: 0, clicks: 0 } }],
+      [
+        utc,
+        {
+          today: { impressions: 1, clicks: 1 },
+          total: { impressions: 3, clicks: 2 },
+          spendMicros: 3_000_002,
+        },
+      ],
+      [
+        paris,
+        { today: { impressions: 2, clicks: 0 }, total: { impressions: 2, clicks: 0 }, spendMicros: 6_000 },
+      ],
+      [quiet, { today: { impressions: 0, clicks: 0 }, total: { impressions: 0, clicks: 0 }, spendMicros: 0 }],
     ]);
     expect(await store.campaignDelivery(asked)).toEqual(expected);
 
@@ -74,16 +90,19 @@ describe.each(ENGINES)('campaign list on %s', (engine) => {
     // A late batch adds to a quarter hour already compacted (a new row and an existing one).
     await store.insertEvents([
       event({ campaignId: utc, occurredAt: day('2026-06-02T08:05:00Z') }),
+      event({ campaignId: utc, occurredAt: day('2026-06-02T08:06:00Z'), kind: 'click' }),
       event({ campaignId: quiet, occurredAt: day('2026-06-01T12:00:00Z'), kind: 'click' }),
     ]);
     const late = await store.campaignDelivery(asked);
     expect(late.get(utc)).toEqual({
-      today: { impressions: 2, clicks: 1 },
-      total: { impressions: 4, clicks: 2 },
+      today: { impressions: 2, clicks: 2 },
+      total: { impressions: 4, clicks: 3 },
+      spendMicros: 4_500_003,
     });
     expect(late.get(quiet)).toEqual({
       today: { impressions: 0, clicks: 0 },
       total: { impressions: 0, clicks: 1 },
+      spendMicros: 0,
     });
   });
 

@@ -3,7 +3,10 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect } from '../src/store/connect.js';
 import { Store } from '../src/store/store.js';
+import { campaignInput } from './helpers/campaign-input.js';
 import { tempDir } from './helpers/engines.js';
+import { setCampaignPrice } from './helpers/prices.js';
+import { newPartnerKey, trackedEvent } from './helpers/tracked-event.js';
 import { cliJson, ensureBuilt, runCli } from './helpers/process.js';
 
 /**
@@ -394,6 +397,81 @@ describe('placard management commands', () => {
       'cli flag_policy update',
       'cli flag_policy update',
     ]);
+  });
+
+  it('reports spend, eCPM and eCPC in the currency, amounts right-aligned, and the same in JSON and CSV', async () => {
+    // The events of a day, written to the store directly as the server would have tracked them.
+    const at = Date.parse('2026-06-01T10:00:00Z');
+    const store = new Store(connect(`sqlite:${path.join(dataDir, 'placard.db')}`));
+    const { campaignIds } = await store.importCampaigns([
+      {
+        name: 'Spending Advertiser',
+        campaigns: [
+          campaignInput({ title: 'Priced per thousand' }),
+          campaignInput({ title: 'Priced per click' }),
+        ],
+      },
+    ]);
+    const [perThousand, perClick] = campaignIds as [number, number];
+    await setCampaignPrice(store, perThousand, { model: 'cpm', amountMicros: 12_500_000, since: at });
+    await setCampaignPrice(store, perClick, { model: 'cpc', amountMicros: 1_234_567_891, since: at });
+    const source = await newPartnerKey(store, 'Spending Partner', 'spending');
+    const event = (campaignId: number, kind: 'impression' | 'click' = 'impression') =>
+      trackedEvent({ ...source, campaignId, kind, occurredAt: at, priced: true });
+    await store.insertEvents([
+      // 7 impressions at a CPM of 12.50: 87,500 micros.
+      ...Array.from({ length: 7 }, () => event(perThousand)),
+      // 3 impressions and 3 clicks at 1,234.567891: 3,703,703,673 micros.
+      ...Array.from({ length: 3 }, () => event(perClick)),
+      ...Array.from({ length: 3 }, () => event(perClick, 'click')),
+    ]);
+    await store.close();
+
+    const args = ['report', '--from', '2026-06-01', '--to', '2026-06-01', '--group-by', 'campaign'];
+    const table = runCli([...args, '--campaign', `${perThousand},${perClick}`], env);
+    expect(table.code, table.stderr).toBe(0);
+    const lines = table.stdout.split('\n');
+    const header = lines.find((line) => line.startsWith('period'))!;
+    expect(header).toMatch(/nonBillableClicks\s+spend\s+eCPM\s+eCPC\s+currency$/);
+    /** The cells of a line that end where the header's `name` ends: right-aligned under it. */
+    const under = (line: string, name: string) => {
+      const end = header.indexOf(` ${name}`) + 1 + name.length;
+      return /\S+$/.exec(line.slice(0, end))?.[0];
+    };
+    const row = (title: string) => lines.find((line) => line.includes(title))!;
+    const total = lines.find((line) => line.startsWith('total'))!;
+    // No clicks: no eCPC, its cell blank.
+    expect(['spend', 'eCPM', 'eCPC'].map((name) => under(row('Priced per thousand'), name))).toEqual([
+      '0.09',
+      '12.50',
+      undefined,
+    ]);
+    expect(['spend', 'eCPM', 'eCPC'].map((name) => under(row('Priced per click'), name))).toEqual([
+      '3703.70',
+      '1234567.89',
+      '1234.57',
+    ]);
+    // 3,703,791,173 micros over 10 impressions and 3 clicks, each floored to the micro.
+    expect(['spend', 'eCPM', 'eCPC'].map((name) => under(total, name))).toEqual([
+      '3703.79',
+      '370379.12',
+      '1234.60',
+    ]);
+    expect(total).toMatch(/\sUSD$/);
+
+    const json = cliJson<{ currency: string; totals: Record<string, unknown> }>(
+      [...args, '--campaign', `${perThousand},${perClick}`],
+      env,
+    );
+    expect(json.currency).toBe('USD');
+    expect(json.totals).toMatchObject({
+      spendMicros: 3_703_791_173,
+      ecpmMicros: 370_379_117_300,
+      ecpcMicros: 1_234_597_057,
+      currency: 'USD',
+    });
+    const csv = runCli([...args, '--campaign', String(perClick), '--csv'], env).stdout.split('\r\n');
+    expect(csv[1]).toBe(`2026-06-01,${perClick},Priced per click,3,3,1,0,0,3703.70,1234567.89,1234.57,USD`);
   });
 
   it('migrate names the migrations it applied to a new store, then says nothing was left to apply', () => {

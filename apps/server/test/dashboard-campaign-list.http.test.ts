@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { campaign, createTestApp, type TestApp } from './helpers/app.js';
 import type { BrowserClient } from './helpers/browser-client.js';
 import { signedInPerson } from './helpers/people.js';
+import { setCampaignPrice } from './helpers/prices.js';
 
 /** The titles of the campaigns listed, in order. */
 /** A page without its cells' column names (shown above each cell on a phone), to read rows by. */
@@ -49,6 +50,10 @@ describe('the campaigns list', () => {
     );
     const [other] = await t.addCampaigns([campaign({ title: 'Other advertiser’s offer' })], 'Other Ads');
     Object.assign(ids, { capped, busy, quiet, other });
+    // A click of the capped offer costs 2.50; a thousand impressions of the busy one 12.345678.
+    const since = Date.parse('2026-05-31T00:00:00Z');
+    await setCampaignPrice(t.store, capped, { model: 'cpc', amountMicros: 2_500_000, since });
+    await setCampaignPrice(t.store, busy, { model: 'cpm', amountMicros: 12_345_678, since });
     // Yesterday's delivery (in total, not today) and today's.
     now = Date.parse('2026-05-31T20:00:00Z');
     await impression(busy);
@@ -64,7 +69,7 @@ describe('the campaigns list', () => {
   });
   afterAll(async () => t?.close());
 
-  it('shows each campaign’s delivery today and in total, and its caps’ progress', async () => {
+  it('shows each campaign’s delivery today and in total, its spend in total, and its caps’ progress', async () => {
     const page = await operator.get('/campaigns');
     expect(page.status).toBe(200);
     const capped = rowOf(page.body, 'Capped offer');
@@ -77,6 +82,12 @@ describe('the campaigns list', () => {
     expect(busy).toContain('<td>3</td><td>0</td>'); // in total: yesterday's two and today's one
     expect(busy).toContain('no caps');
     expect(busy).toContain('<td>List Ads</td>');
+    // Spend in total, right-aligned in the currency's decimals: one click; three impressions,
+    // floor(3 × 12,345,678 / 1000) = 37,037 micros.
+    expect(page.body).toContain('Spend in total (USD)');
+    expect(capped).toContain('<td class="money">2.50</td>');
+    expect(busy).toContain('<td class="money">0.04</td>');
+    expect(rowOf(page.body, 'Quiet offer')).toContain('<td class="money">0.00</td>');
   });
 
   it('filters by status and searches by name or number, in the query string', async () => {

@@ -3,6 +3,8 @@ import { campaign, createTestApp, type TestApp } from './helpers/app.js';
 import { BrowserClient } from './helpers/browser-client.js';
 import { ENGINES } from './helpers/engines.js';
 import { signedInPerson } from './helpers/people.js';
+import { setCampaignPrice } from './helpers/prices.js';
+import { newPartnerKey, trackedEvent } from './helpers/tracked-event.js';
 
 /** The dashboard's live reports (D14) over real HTTP: each person's own figures, nothing more. */
 describe.each(ENGINES)('dashboard reports on %s', (engine) => {
@@ -82,8 +84,8 @@ describe.each(ENGINES)('dashboard reports on %s', (engine) => {
     expect(csv.headers['content-type']).toBe('text/csv; charset=utf-8');
     expect(csv.headers['content-disposition']).toMatch(/^attachment; filename="placard-hour-campaign-/);
     expect(csv.body.split('\r\n')).toEqual([
-      'period,campaign,campaignName,impressions,clicks,ctr,nonBillableImpressions,nonBillableClicks',
-      `2026-06-01T12:34+00:00,${own},Harbour lights,3,1,0.333333,0,0`,
+      'period,campaign,campaignName,impressions,clicks,ctr,nonBillableImpressions,nonBillableClicks,spend,eCPM,eCPC,currency',
+      `2026-06-01T12:34+00:00,${own},Harbour lights,3,1,0.333333,0,0,0.00,0.00,0.00,USD`,
       '',
     ]);
   });
@@ -93,9 +95,9 @@ describe.each(ENGINES)('dashboard reports on %s', (engine) => {
     const byAdvertiser = await operator.get('/reports.csv?window=hour&breakdown=advertiser');
     const foreignAdvertiser = (await t.campaigns.get(foreign!)).advertiserId;
     expect(byAdvertiser.body.split('\r\n')).toEqual([
-      'period,advertiser,advertiserName,impressions,clicks,ctr,nonBillableImpressions,nonBillableClicks',
-      `2026-06-01T12:34+00:00,${ownAdvertiser},Own Ads,3,1,0.333333,0,0`,
-      `2026-06-01T12:34+00:00,${foreignAdvertiser},Other Ads,5,0,0,0,0`,
+      'period,advertiser,advertiserName,impressions,clicks,ctr,nonBillableImpressions,nonBillableClicks,spend,eCPM,eCPC,currency',
+      `2026-06-01T12:34+00:00,${ownAdvertiser},Own Ads,3,1,0.333333,0,0,0.00,0.00,0.00,USD`,
+      `2026-06-01T12:34+00:00,${foreignAdvertiser},Other Ads,5,0,0,0,0,0.00,0.00,,USD`,
       '',
     ]);
     // A partner's traffic shows other advertisers' campaigns: their ids, never their titles.
@@ -119,8 +121,16 @@ describe.each(ENGINES)('dashboard reports on %s', (engine) => {
     const page = await partner.get('/reports?window=hour&breakdown=reason');
     expect(page.status).toBe(200);
     const row = /<tr><th scope="row">click without impression<\/th>(.*?)<\/tr>/.exec(page.body)?.[1] ?? '';
-    // Not billed: no billable impression or click, one event answered but not charged.
-    expect([...row.matchAll(/<td[^>]*>([^<]*)<\/td>/g)].map((cell) => cell[1])).toEqual(['0', '0', '–', '1']);
+    // Not billed: no billable impression or click, one event answered but not charged, and no spend.
+    expect([...row.matchAll(/<td[^>]*>([^<]*)<\/td>/g)].map((cell) => cell[1])).toEqual([
+      '0',
+      '0',
+      '–',
+      '1',
+      '0.00',
+      '–',
+      '–',
+    ]);
     expect(page.body).toContain('billable (no reason)');
     const advertiser = await person(`reasons-adv-${engine}@example.com`, `advertiser:${ownAdvertiser}`);
     expect((await advertiser.get('/reports?window=hour&breakdown=reason')).body).toContain(
@@ -139,6 +149,49 @@ describe.each(ENGINES)('dashboard reports on %s', (engine) => {
     expect(breakdown.body).toContain(
       'breakdown must be one of: campaign, placement, country, device, reason',
     );
+  });
+
+  it('shows spend, eCPM and eCPC in the currency, right-aligned in digits of one width', async () => {
+    const [perThousand, perClick] = await t.addCampaigns(
+      [campaign({ title: 'Per thousand' }), campaign({ title: 'Per click' })],
+      'Priced Ads',
+    );
+    const since = now - 60 * 60_000;
+    await setCampaignPrice(t.store, perThousand, { model: 'cpm', amountMicros: 2_000_000, since });
+    await setCampaignPrice(t.store, perClick, { model: 'cpc', amountMicros: 1_234_567, since });
+    const source = await newPartnerKey(t.store, `Priced partner ${engine}`, `priced-${engine}`);
+    const event = (campaignId: number, kind: 'impression' | 'click' = 'impression') =>
+      trackedEvent({ ...source, campaignId, kind, occurredAt: now - 60_000, priced: true });
+    // 3 impressions at a CPM of 2.00 cost 6,000 micros; 2 clicks at 1.234567 cost 2,469,134.
+    await t.store.insertEvents([
+      ...[1, 2, 3].map(() => event(perThousand)),
+      event(perClick),
+      event(perClick),
+      event(perClick, 'click'),
+      event(perClick, 'click'),
+    ]);
+    const advertiserId = (await t.campaigns.get(perThousand)).advertiserId;
+    const browser = await person(`money-${engine}@example.com`, `advertiser:${advertiserId}`);
+    const page = await browser.get('/reports?window=hour&breakdown=campaign');
+    expect(page.status).toBe(200);
+    // 2,475,134 micros in all: 495,026,800 per thousand of the 5 impressions, 1,237,567 per click.
+    expect(page.body).toMatch(/<dd data-total="spend" class="money">USD 2\.48<\/dd>/);
+    expect(page.body).toContain('Amounts in USD');
+    for (const header of ['Spend', 'eCPM', 'eCPC'])
+      expect(page.body).toContain(`<th scope="col" class="money">${header} (USD)</th>`);
+    /** The amounts of a campaign's row of the breakdown. */
+    const row = (title: string) => {
+      const cells = new RegExp(`<tr><th scope="row">${title}</th>(.*?)</tr>`).exec(page.body)?.[1] ?? '';
+      return [...cells.matchAll(/<td class="money"[^>]*>([^<]*)<\/td>/g)].map((cell) => cell[1]);
+    };
+    expect(row('Per thousand')).toEqual(['0.01', '2.00', '–']);
+    expect(row('Per click')).toEqual(['2.47', '1,234.57', '1.23']);
+    // The hour's series has the totals: the amounts of the whole report, exact in their micros.
+    expect(page.body).toContain('<td class="money" data-micros="2475134">2.48</td>');
+    expect(page.body).toContain('<td class="money" data-micros="495026800">495.03</td>');
+    expect(page.body).toContain('<td class="money" data-micros="1237567">1.24</td>');
+    const css = await browser.get('/assets/dashboard.css');
+    expect(css.body).toMatch(/td\.money,[^}]*text-align: right;\s*font-variant-numeric: tabular-nums;/);
   });
 });
 

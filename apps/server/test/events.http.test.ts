@@ -15,6 +15,9 @@ import { fill as fillTable, planOf as plan } from './helpers/plans.js';
 
 const DAY = 24 * 60 * 60 * 1000;
 
+/** The money of a report row of campaigns without a price, with a click: nothing cost anything. */
+const UNPRICED = { spendMicros: 0, ecpmMicros: 0, ecpcMicros: 0, currency: 'USD' };
+
 describe.each(ENGINES)('events, idempotency and reports on %s', (engine) => {
   const t = eachTestFrozenApp(engine, '2026-11-22T23:58:00Z');
   let first: number;
@@ -261,6 +264,7 @@ describe.each(ENGINES)('events, idempotency and reports on %s', (engine) => {
           ctr: 0.333333,
           nonBillableImpressions: 0,
           nonBillableClicks: 0,
+          ...UNPRICED,
         },
         {
           period: '2026-11-23',
@@ -270,6 +274,8 @@ describe.each(ENGINES)('events, idempotency and reports on %s', (engine) => {
           ctr: 0,
           nonBillableImpressions: 1,
           nonBillableClicks: 0,
+          ...UNPRICED,
+          ecpcMicros: null,
         },
       ]);
       expect(totals).toEqual({
@@ -278,6 +284,7 @@ describe.each(ENGINES)('events, idempotency and reports on %s', (engine) => {
         ctr: 0.2,
         nonBillableImpressions: 1,
         nonBillableClicks: 0,
+        ...UNPRICED,
       });
     });
 
@@ -291,6 +298,7 @@ describe.each(ENGINES)('events, idempotency and reports on %s', (engine) => {
           ctr: 0.2,
           nonBillableImpressions: 1,
           nonBillableClicks: 0,
+          ...UNPRICED,
         },
       ]);
       const angeles = await report('from=2026-11-22&to=2026-11-22&timeZone=America/Los_Angeles');
@@ -341,15 +349,17 @@ describe.each(ENGINES)('events, idempotency and reports on %s', (engine) => {
           ctr: 0,
           nonBillableImpressions: 1,
           nonBillableClicks: 0,
+          ...UNPRICED,
+          ecpcMicros: null,
         },
       ]);
     });
 
     it('answers CSV for format=csv and for Accept: text/csv', async () => {
       const expected =
-        'period,campaign,campaignName,impressions,clicks,ctr,nonBillableImpressions,nonBillableClicks\r\n' +
-        `2026-11-22,${first},Test campaign,3,1,0.333333,0,0\r\n` +
-        `2026-11-23,${second},Test campaign,2,0,0,1,0\r\n`;
+        'period,campaign,campaignName,impressions,clicks,ctr,nonBillableImpressions,nonBillableClicks,spend,eCPM,eCPC,currency\r\n' +
+        `2026-11-22,${first},Test campaign,3,1,0.333333,0,0,0.00,0.00,0.00,USD\r\n` +
+        `2026-11-23,${second},Test campaign,2,0,0,1,0,0.00,0.00,,USD\r\n`;
       const res = await t.admin('GET', '/reports?from=2026-11-22&to=2026-11-23&groupBy=campaign&format=csv');
       expect(res.statusCode).toBe(200);
       expect(res.headers['content-type']).toBe('text/csv; charset=utf-8');

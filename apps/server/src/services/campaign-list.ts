@@ -1,4 +1,5 @@
 import type { Campaign, Totals } from '../domain/campaigns.js';
+import type { Micros } from '../domain/money.js';
 import type { Pace } from '../domain/pacing.js';
 import { localDate, startOfThisLocalDay } from '../domain/time-zones.js';
 import type {
@@ -42,7 +43,7 @@ export interface CampaignListRow {
 
 /**
  * The campaigns list (the dashboard's Campaigns page): one page of the campaigns the actor may see,
- * filtered and sorted, each with its advertiser's name, its delivery today and in total, its caps'
+ * filtered and sorted, each with its advertiser's name, its delivery today and in total, its spend, its caps'
  * progress and its pacing. A fixed number of queries per page whatever its size or the number of
  * campaigns: the page, the names, the delivery, the cap counters.
  */
@@ -83,7 +84,7 @@ export class CampaignList {
       return {
         campaign,
         advertiserName: names.get(campaign.advertiserId) ?? `#${campaign.advertiserId}`,
-        delivery: delivery.get(campaign.id) ?? { today: none, total: none },
+        delivery: delivery.get(campaign.id) ?? { today: none, total: none, spendMicros: 0 as Micros },
         caps: capProgress(campaign, counted(today.get(campaign.id)!), counted('total')),
         ...(pacing && { pacing }),
       };

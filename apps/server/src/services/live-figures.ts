@@ -17,7 +17,8 @@ import { AdvertiserService } from './advertisers.js';
 import type { Actor } from './audit.js';
 import { CampaignService } from './campaigns.js';
 import { PartnerService } from './partners.js';
-import { ReportService, type Report, type ReportCounts } from './reports.js';
+import { addMicros } from '../domain/money.js';
+import { emptyCounts, ReportService, withRates, type Report, type ReportCounts } from './reports.js';
 
 /** What each kind of account may break its figures down by, its default first. */
 export const BREAKDOWNS: Record<Account['kind'], readonly ReportDimension[]> = {
@@ -77,20 +78,13 @@ export interface Figures {
 /** A page shows the breakdown's largest values; the CSV export has every one. */
 const BREAKDOWN_ROWS = 25;
 
-const zero = (): ReportCounts => ({
-  impressions: 0,
-  clicks: 0,
-  ctr: null,
-  nonBillableImpressions: 0,
-  nonBillableClicks: 0,
-});
-
 function addTo(sum: ReportCounts, counts: ReportCounts): void {
   sum.impressions += counts.impressions;
   sum.clicks += counts.clicks;
   sum.nonBillableImpressions += counts.nonBillableImpressions;
   sum.nonBillableClicks += counts.nonBillableClicks;
-  sum.ctr = sum.impressions > 0 ? Math.round((sum.clicks / sum.impressions) * 1e6) / 1e6 : null;
+  sum.spendMicros = addMicros(sum.spendMicros, counts.spendMicros);
+  withRates(sum);
 }
 
 /**
@@ -146,7 +140,9 @@ export async function liveFigures(
   actor: Actor,
   query: FiguresQuery,
   now: number,
+  currency: string,
 ): Promise<Figures> {
+  const zero = () => emptyCounts(currency);
   const plan =
     query.window === DATES
       ? planDates(query.from ?? '', query.to ?? '', query.timeZone)
@@ -164,7 +160,7 @@ export async function liveFigures(
       },
       now,
     );
-  const reports = new ReportService(store, actor);
+  const reports = new ReportService(store, actor, currency);
   const report = await reports.run(over(plan, query.breakdown));
   const before = previousPeriod(plan, query.timeZone);
   const previous = {

@@ -29,6 +29,8 @@ export interface ManagementDeps {
   index: () => CampaignIndex;
   /** Each campaign's pace as this instance's pacing job last decided it (D16). */
   paceOf: (id: number) => Pace;
+  /** The currency of every amount (`PLACARD_CURRENCY`). */
+  currency: string;
 }
 
 /** The constructor of a service that changes what fetches read. */
@@ -76,8 +78,13 @@ export class ManagementServices {
     return new UserService(this.deps.store, actor, this.deps.publicUrl, this.deps.clock);
   }
 
+  /** The currency every amount the services give is in. */
+  get currency(): string {
+    return this.deps.currency;
+  }
+
   reports(actor: Actor): ReportService {
-    return new ReportService(this.deps.store, actor);
+    return new ReportService(this.deps.store, actor, this.deps.currency);
   }
 
   /** The names behind a report's ids, as far as the actor may see them. */
@@ -87,7 +94,7 @@ export class ManagementServices {
 
   /** The figures of a live report page, now. */
   liveFigures(actor: Actor, query: FiguresQuery) {
-    return liveFigures(this.deps.store, actor, query, this.deps.clock());
+    return liveFigures(this.deps.store, actor, query, this.deps.clock(), this.deps.currency);
   }
 
   /** The names of accounts, as far as the actor may see them. */

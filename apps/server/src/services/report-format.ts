@@ -1,10 +1,12 @@
+import type { Micros } from '../domain/money.js';
+import { moneyFigure } from '../domain/money-rates.js';
 import type { ReportDimension } from '../domain/report-request.js';
 import type { Store } from '../store/store.js';
 import type { Actor } from './audit.js';
 import { namesOf, type NamedKind, type NameIndex } from './names.js';
 import type { Report } from './reports.js';
 
-/** The counts of every report, its last columns. */
+/** The counts of every report, after its period and dimensions. */
 export const COUNT_COLUMNS = [
   'impressions',
   'clicks',
@@ -12,6 +14,12 @@ export const COUNT_COLUMNS = [
   'nonBillableImpressions',
   'nonBillableClicks',
 ] as const;
+
+/** The amounts of every report, after its counts, in units of the currency, and the currency last. */
+export const MONEY_COLUMNS = ['spend', 'eCPM', 'eCPC'] as const;
+
+/** The field of a report's row or totals behind each money column. */
+const MONEY_FIELDS = { spend: 'spendMicros', eCPM: 'ecpmMicros', eCPC: 'ecpcMicros' } as const;
 
 /** Dimensions whose values are ids: each is followed by a column of the names people know them by. */
 const NAMED: readonly ReportDimension[] = ['campaign', 'advertiser', 'partner'] satisfies NamedKind[];
@@ -26,6 +34,17 @@ interface Column {
 const text = (value: unknown): string =>
   typeof value === 'string' || typeof value === 'number' ? String(value) : '';
 const plain = (name: string): Column => ({ name, cell: (row) => text(row[name]) });
+/**
+ * An amount in units with the currency's decimals, as an exact decimal string made from the micros
+ * (never a float); empty where there is none (eCPM without impressions).
+ */
+const money = (name: (typeof MONEY_COLUMNS)[number]): Column => ({
+  name,
+  cell: (row) => {
+    const amount = row[MONEY_FIELDS[name]];
+    return typeof amount === 'number' ? moneyFigure(amount as Micros, String(row['currency'])) : '';
+  },
+});
 /** The name of the id in the `dimension` column; empty for one the actor may not see. */
 const nameOf = (dimension: NamedKind): Column => ({
   name: `${dimension}Name`,
@@ -37,7 +56,7 @@ const nameOf = (dimension: NamedKind): Column => ({
 
 /**
  * A report's columns, in order: period, the grouped dimensions (a campaign, advertiser or partner
- * id followed by its name: `campaign,campaignName`), then the counts.
+ * id followed by its name: `campaign,campaignName`), the counts, the amounts, then the currency.
  */
 function columnsOf(report: Report): Column[] {
   return [
@@ -46,6 +65,8 @@ function columnsOf(report: Report): Column[] {
       isNamed(dimension) ? [plain(dimension), nameOf(dimension)] : [plain(dimension)],
     ),
     ...COUNT_COLUMNS.map(plain),
+    ...MONEY_COLUMNS.map(money),
+    plain('currency'),
   ];
 }
 
@@ -89,8 +110,8 @@ export function reportCsv(report: Report, names: NameIndex): string {
   );
 }
 
-/** The totals line of a report, in `reportColumns` order. */
-export function reportTotals(report: Report): string[] {
-  const totals = report.totals as unknown as Record<string, unknown>;
-  return reportColumns(report).map((column) => (column === 'period' ? 'total' : text(totals[column])));
+/** The totals line of a report, in `reportColumns` order (its dimensions and names empty). */
+export function reportTotals(report: Report, names: NameIndex): string[] {
+  const totals = { ...report.totals, period: 'total' } as unknown as Record<string, unknown>;
+  return columnsOf(report).map((column) => column.cell(totals, names));
 }

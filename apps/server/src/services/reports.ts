@@ -1,9 +1,11 @@
+import { addMicros, type Micros } from '../domain/money.js';
+import { effectiveCpc, effectiveCpm } from '../domain/money-rates.js';
 import type { ReportDimension, ReportRequest } from '../domain/report-request.js';
 import { localPeriod } from '../domain/time-zones.js';
 import { BILLABLE_VERDICT } from '../domain/verdicts.js';
 import { readRollups } from '../store/report-queries.js';
 import type { Store } from '../store/store.js';
-import { CLI_ACTOR, type Actor } from './audit.js';
+import type { Actor } from './audit.js';
 
 /** The request narrowed to the actor's own advertiser or partner. */
 function scoped(request: ReportRequest, actor: Actor): ReportRequest {
@@ -15,7 +17,7 @@ function scoped(request: ReportRequest, actor: Actor): ReportRequest {
   return { ...request, filters: { ...request.filters, [account.kind]: own } };
 }
 
-/** Counts of one period (and one combination of the grouped dimensions). */
+/** Counts and money of one period (and one combination of the grouped dimensions). */
 export interface ReportCounts {
   /** Billable (`counted`) impressions and clicks. */
   impressions: number;
@@ -25,6 +27,14 @@ export interface ReportCounts {
   /** Events stored with another verdict (duplicates, invalid): answered, but never billed (D10). */
   nonBillableImpressions: number;
   nonBillableClicks: number;
+  /** What the billable events cost, in micros of `currency` (events of no other verdict cost anything). */
+  spendMicros: Micros;
+  /** floor(spend × 1000 / impressions): what a thousand billable impressions cost; null without any. */
+  ecpmMicros: Micros | null;
+  /** floor(spend / clicks): what a billable click cost; null without any. */
+  ecpcMicros: Micros | null;
+  /** The deployment's currency (`PLACARD_CURRENCY`), which every amount is in. */
+  currency: string;
 }
 
 export type ReportRow = { period: string } & Partial<Record<ReportDimension, string | number | null>> &
@@ -36,6 +46,8 @@ export interface Report {
   granularity: ReportRequest['granularity'];
   timeZone: string;
   groupBy: ReportDimension[];
+  /** The currency of every amount (each row and the totals carry it too). */
+  currency: string;
   rows: ReportRow[];
   totals: ReportCounts;
 }
@@ -45,15 +57,23 @@ export interface Report {
  * or day. */
 const QUARTER_HOUR = 15 * 60_000;
 
-const emptyCounts = (): ReportCounts => ({
+/** Counts and money at zero, in `currency`. */
+export const emptyCounts = (currency: string): ReportCounts => ({
   impressions: 0,
   clicks: 0,
   ctr: null,
   nonBillableImpressions: 0,
   nonBillableClicks: 0,
+  spendMicros: 0 as Micros,
+  ecpmMicros: null,
+  ecpcMicros: null,
+  currency,
 });
 
-function add(counts: ReportCounts, kind: string, verdict: string, count: number): void {
+function add(counts: ReportCounts, kind: string, verdict: string, count: number, spend: Micros): void {
+  // Summed whatever the verdict: only counted events have a cost, and a report filtered to other
+  // verdicts shows their (zero) spend rather than hiding a cost stored against them.
+  counts.spendMicros = addMicros(counts.spendMicros, spend);
   const billable = verdict === BILLABLE_VERDICT;
   if (kind === 'impression') {
     if (billable) counts.impressions += count;
@@ -62,8 +82,14 @@ function add(counts: ReportCounts, kind: string, verdict: string, count: number)
   else counts.nonBillableClicks += count;
 }
 
-function withCtr<T extends ReportCounts>(counts: T): T {
+/**
+ * The counts with their ratios worked out from the sums: the click-through rate (a float of six
+ * decimals: not money), and eCPM and eCPC floored to the micro in integer arithmetic.
+ */
+export function withRates<T extends ReportCounts>(counts: T): T {
   counts.ctr = counts.impressions > 0 ? Math.round((counts.clicks / counts.impressions) * 1e6) / 1e6 : null;
+  counts.ecpmMicros = effectiveCpm(counts.spendMicros, counts.impressions);
+  counts.ecpcMicros = effectiveCpc(counts.spendMicros, counts.clicks);
   return counts;
 }
 
@@ -81,13 +107,15 @@ function compareRows(a: ReportRow, b: ReportRow, groupBy: readonly ReportDimensi
 }
 
 /**
- * Reports of reach, delivery and engagement from the per-minute rollups, which are written in the
+ * Reports of reach, delivery, engagement and spend from the per-minute rollups, which are written in the
  * same transaction as the events: a report includes every event whose request was answered.
  */
 export class ReportService {
   constructor(
     private readonly store: Store,
-    private readonly actor: Actor = CLI_ACTOR,
+    private readonly actor: Actor,
+    /** The deployment's currency (`PLACARD_CURRENCY`): the rollups hold micros of it. */
+    private readonly currency: string,
   ) {}
 
   /**
@@ -105,7 +133,7 @@ export class ReportService {
       filters: request.filters,
     });
     const rows = new Map<string, ReportRow>();
-    const totals = emptyCounts();
+    const totals = emptyCounts(this.currency);
     const periods = new Map<number, string>();
     for (const slice of slices) {
       let period = periods.get(slice.slot);
@@ -118,11 +146,11 @@ export class ReportService {
       let row = rows.get(key);
       if (!row) {
         const values = Object.fromEntries(request.groupBy.map((dimension, i) => [dimension, dimensions[i]]));
-        row = { period, ...values, ...emptyCounts() };
+        row = { period, ...values, ...emptyCounts(this.currency) };
         rows.set(key, row);
       }
-      add(row, slice.kind, slice.verdict, slice.count);
-      add(totals, slice.kind, slice.verdict, slice.count);
+      add(row, slice.kind, slice.verdict, slice.count, slice.spend);
+      add(totals, slice.kind, slice.verdict, slice.count, slice.spend);
     }
     return {
       from: request.from,
@@ -130,8 +158,9 @@ export class ReportService {
       granularity: request.granularity,
       timeZone: request.timeZone,
       groupBy: request.groupBy,
-      rows: [...rows.values()].map(withCtr).sort((a, b) => compareRows(a, b, request.groupBy)),
-      totals: withCtr(totals),
+      currency: this.currency,
+      rows: [...rows.values()].map(withRates).sort((a, b) => compareRows(a, b, request.groupBy)),
+      totals: withRates(totals),
     };
   }
 }

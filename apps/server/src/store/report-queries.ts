@@ -1,4 +1,5 @@
 import type { CompiledQuery } from 'kysely';
+import { micros, type Micros } from '../domain/money.js';
 import type { ReportDimension } from '../domain/report-request.js';
 import { rollupsCompactedBefore } from './campaign-rollups.js';
 import { QUARTER_HOUR } from './event-ledger.js';
@@ -26,13 +27,15 @@ export interface RollupQuery {
   filters: Partial<Record<ReportDimension, readonly (string | number)[]>>;
 }
 
-/** Summed rollup counts of one time slot and one combination of the grouped dimensions. */
+/** Summed rollup counts and spend of one time slot and one combination of the grouped dimensions. */
 export interface RollupSlice {
   slot: number;
   values: Partial<Record<ReportDimension, string | number>>;
   kind: string;
   verdict: string;
   count: number;
+  /** What the slice's events cost (only counted events of a priced campaign cost anything). */
+  spend: Micros;
 }
 
 /** The per-minute rollups, or their sums by campaign and quarter hour (migration 013). */
@@ -82,6 +85,7 @@ function slicesOf(db: Db, table: RollupTable, from: number, to: number, query: R
         eb.ref(column('kind') as 'event_rollups.kind').as('kind'),
         eb.ref(column('verdict') as 'event_rollups.verdict').as('verdict'),
         eb.fn.sum<number | string>(column('count') as 'event_rollups.count').as('count'),
+        eb.fn.sum<number | string>(column('spend_micros') as 'event_rollups.spend_micros').as('spend'),
         // The verdict is selected above already; grouping by it adds no second column.
         // eslint-disable-next-line @typescript-eslint/no-explicit-any -- see above
         ...grouped.map((dimension) => eb.ref(dimensionColumn(dimension) as any).as(dimension)),
@@ -141,7 +145,7 @@ export function rollupStatements(db: Db, query: RollupQuery, compactedBefore: nu
 }
 
 /**
- * Reads the rollups summed into slots and grouped by the asked dimensions. A slot may come in more
+ * Reads the rollups (counts and spend) summed into slots and grouped by the asked dimensions. A slot may come in more
  * than one slice (from both tables); the caller adds them up. Consistent without a transaction:
  * rollups are never deleted, and `campaign_rollups` before the mark change only together with the
  * per-minute rows they sum, so a compaction or a batch in between reads like one just after.
@@ -164,6 +168,8 @@ export async function readRollups(db: Db, asked: RollupQuery): Promise<RollupSli
         kind: String(record['kind']),
         verdict: String(record['verdict']),
         count: Number(record['count']),
+        // PostgreSQL sums bigints into a numeric, which node-postgres gives as a string.
+        spend: micros(record['spend'] as number | string),
       });
     }
   }

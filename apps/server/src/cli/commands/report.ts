@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { parseReportRequest, REPORT_DIMENSIONS } from '../../domain/report-request.js';
 import {
   COUNT_COLUMNS,
+  MONEY_COLUMNS,
   reportCells,
   reportColumns,
   reportCsv,
@@ -36,7 +37,9 @@ export function registerReport(program: Command): void {
   storeAction(
     program
       .command('report')
-      .description('impressions, clicks, CTR and non-billable counts from the live rollups')
+      .description(
+        'impressions, clicks, CTR, non-billable counts, spend, eCPM and eCPC from the live rollups',
+      )
       .option(
         '--from <when>',
         'start: YYYY-MM-DD (local midnight) or an ISO date-time with offset; default today',
@@ -54,9 +57,11 @@ export function registerReport(program: Command): void {
       .option('--verdict <verdicts>', 'only these verdicts: counted, duplicate, invalid')
       .option('--reason <reasons>', 'only these reasons (none: counted events, which have none)')
       .option('--csv', 'print CSV'),
-    async ({ store }, options: ReportOptions) => {
+    async ({ store, config }, options: ReportOptions) => {
       const { csv, json, ...params } = options;
-      const report = await new ReportService(store).run(parseReportRequest(params, Date.now()));
+      const report = await new ReportService(store, CLI_ACTOR, config.currency).run(
+        parseReportRequest(params, Date.now()),
+      );
       const names = await reportNames(store, CLI_ACTOR, report);
       if (csv && !json) {
         process.stdout.write(reportCsv(report, names));
@@ -69,14 +74,16 @@ export function registerReport(program: Command): void {
           console.log('(no events)');
           return;
         }
-        // Period, dimensions and names on the left, counts on the right, and a totals line.
-        const firstCount = reportColumns(report).length - COUNT_COLUMNS.length;
-        const counts = (index: number) => index >= firstCount;
+        // Period, dimensions and names on the left, counts and amounts on the right (digits and
+        // decimal points under each other), the currency last, and a totals line.
+        const columns = reportColumns(report);
+        const firstFigure = columns.length - COUNT_COLUMNS.length - MONEY_COLUMNS.length - 1;
+        const figure = (index: number) => index >= firstFigure && index < columns.length - 1;
         process.stdout.write(
-          renderTable(reportColumns(report), reportCells(report, names), {
-            alignRight: counts,
+          renderTable(columns, reportCells(report, names), {
+            alignRight: figure,
             rules: true,
-            footer: reportTotals(report),
+            footer: reportTotals(report, names),
           }),
         );
       });

@@ -63,6 +63,7 @@ export async function campaignRoutes(app: FastifyInstance, deps: DashboardDeps):
       operator: signedIn.user.account.kind === 'operator',
       canChange: mayChange(signedIn.user.role),
       canCreate: signedIn.user.account.kind !== 'partner' && mayChange(signedIn.user.role),
+      currency: deps.services.currency,
       ...(problem && { problem }),
     });
   }

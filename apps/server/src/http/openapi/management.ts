@@ -184,6 +184,22 @@ const Counts = {
   ctr: Nullable(Type.Number({ description: 'Clicks per impression; null without impressions.' })),
   nonBillableImpressions: Type.Integer(),
   nonBillableClicks: Type.Integer(),
+  spendMicros: Type.Integer({
+    description:
+      'What the billable events cost, in micros of `currency` (1 unit = 1,000,000): the sum of each event’s cost, fixed when it was recorded.',
+  }),
+  ecpmMicros: Nullable(
+    Type.Integer({
+      description:
+        'Effective CPM: floor(spendMicros × 1000 / impressions), in micros; null without impressions.',
+    }),
+  ),
+  ecpcMicros: Nullable(
+    Type.Integer({
+      description: 'Effective CPC: floor(spendMicros / clicks), in micros; null without clicks.',
+    }),
+  ),
+  currency: Type.String({ description: 'The ISO 4217 currency of every amount (`PLACARD_CURRENCY`).' }),
 };
 
 const Report = Type.Object(
@@ -193,6 +209,7 @@ const Report = Type.Object(
     granularity: Type.Union([Type.Literal('minute'), Type.Literal('hour'), Type.Literal('day')]),
     timeZone: Type.String(),
     groupBy: Type.Array(Type.String()),
+    currency: Type.String({ description: 'The ISO 4217 currency of every amount (`PLACARD_CURRENCY`).' }),
     rows: Type.Array(
       Type.Object(
         {

@@ -1,3 +1,4 @@
+import { formatMoney } from '../../../domain/money.js';
 import { CAMPAIGN_STATUSES, type Campaign, type Totals } from '../../../domain/campaigns.js';
 import type { CampaignListRow, PacingProgress } from '../../../services/campaign-list.js';
 import type { CampaignSortKey } from '../../../store/store.js';
@@ -153,6 +154,8 @@ export function CampaignsPage(props: {
   canChange: boolean;
   /** The people of an advertiser or of the operator who may change things create campaigns here. */
   canCreate: boolean;
+  /** The currency of every amount (`PLACARD_CURRENCY`). */
+  currency: string;
   problem?: string;
 }) {
   const { rows, page, view } = props;
@@ -213,6 +216,11 @@ export function CampaignsPage(props: {
             cell: (row) => figure(row.delivery.total.impressions),
           },
           { header: sortable('Clicks in total', 'clicks'), cell: (row) => figure(row.delivery.total.clicks) },
+          {
+            header: `Spend in total (${props.currency})`,
+            cell: (row) => formatMoney(row.delivery.spendMicros, props.currency),
+            class: 'money',
+          },
           { header: 'Caps and pacing', cell: (row) => <Limits row={row} /> },
           {
             header: 'Flight',

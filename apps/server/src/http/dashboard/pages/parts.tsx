@@ -114,6 +114,8 @@ export function DataTable(props: DataTableProps) {
 export interface Column<Row> {
   header: string | SortHeader;
   cell: (row: Row) => ComponentChildren;
+  /** The cells' class: `money` right-aligns amounts in digits of one width (dashboard.css). */
+  class?: 'money';
 }
 
 /**
@@ -141,7 +143,7 @@ export function ListTable<Row>(
       {rows.map((row) => (
         <tr>
           {shown.map((column) => (
-            <td>{column.cell(row)}</td>
+            <td {...(column.class && { class: column.class })}>{column.cell(row)}</td>
           ))}
         </tr>
       ))}

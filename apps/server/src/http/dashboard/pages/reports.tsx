@@ -1,3 +1,4 @@
+import { formatMoney, formatMoneyWithCode, type Micros } from '../../../domain/money.js';
 import { DATES, DATES_LABEL, REPORT_WINDOW_LABELS, REPORT_WINDOWS } from '../../../domain/report-windows.js';
 import { localPeriod } from '../../../domain/time-zones.js';
 import type { Figures, FiguresQuery } from '../../../services/live-figures.js';
@@ -38,18 +39,33 @@ export function reportQueryString(query: FiguresQuery): string {
   return params.toString();
 }
 
+/** An amount with its currency's decimals, `–` where there is none (eCPM without impressions). */
+function Money(props: { micros: Micros | null; currency: string }) {
+  return (
+    <td class="money" {...(props.micros !== null && { 'data-micros': props.micros })}>
+      {props.micros === null ? '–' : formatMoney(props.micros, props.currency)}
+    </td>
+  );
+}
+
 function Counts({ counts }: { counts: ReportCounts }) {
+  // Impressions and clicks first: the chart script reads them from the second and third cells.
   return (
     <>
       <td data-value={counts.impressions}>{number.format(counts.impressions)}</td>
       <td data-value={counts.clicks}>{number.format(counts.clicks)}</td>
       <td>{ctr(counts)}</td>
       <td>{number.format(notBilled(counts))}</td>
+      <Money micros={counts.spendMicros} currency={counts.currency} />
+      <Money micros={counts.ecpmMicros} currency={counts.currency} />
+      <Money micros={counts.ecpcMicros} currency={counts.currency} />
     </>
   );
 }
 
 const COUNT_HEADERS = ['Impressions', 'Clicks', 'Click-through rate', 'Not billed'];
+/** The amounts' headers, each followed by the currency. */
+const MONEY_HEADERS = ['Spend', 'eCPM', 'eCPC'];
 
 const percent = new Intl.NumberFormat('en-US', { maximumFractionDigits: 1, signDisplay: 'exceptZero' });
 const points = new Intl.NumberFormat('en-US', {
@@ -82,11 +98,20 @@ function spanText(span: { from: number; to: number; days?: number }, timeZone: s
 }
 
 /** One total of the report, with its value in the previous period and the change. */
-function Total(props: { name: string; total?: string; value: string; change: string; before: string }) {
+function Total(props: {
+  name: string;
+  total?: string;
+  value: string;
+  change: string;
+  before: string;
+  money?: boolean;
+}) {
   return (
     <div>
       <dt>{props.name}</dt>
-      <dd data-total={props.total}>{props.value}</dd>
+      <dd data-total={props.total} {...(props.money && { class: 'money' })}>
+        {props.value}
+      </dd>
       <dd class="change" data-change={props.total}>
         {props.change} <span class="note">(previous period: {props.before})</span>
       </dd>
@@ -136,10 +161,19 @@ export function LiveFigures(props: { figures: Figures; updatedAt: string; emptyH
           before={ctr(before)}
         />
         <Total name="Not billed" total="not-billed" {...count(notBilled(totals), notBilled(before))} />
+        <Total
+          name="Spend"
+          total="spend"
+          money
+          value={formatMoneyWithCode(totals.spendMicros, totals.currency)}
+          change={change(totals.spendMicros, before.spendMicros)}
+          before={formatMoneyWithCode(before.spendMicros, before.currency)}
+        />
       </dl>
       <p class="note">
         Billable events only, except “not billed” (repeated requests and other events that are answered but
-        never charged). Updated {props.updatedAt}
+        never charged). Amounts in {totals.currency}; eCPM is the spend per thousand impressions, eCPC per
+        click. Updated {props.updatedAt}
         {figures.live && <span class="live-note"> · refreshes every {REFRESH_SECONDS} seconds</span>}.
       </p>
       {quiet && <p class="empty">{props.emptyHint}</p>}
@@ -162,7 +196,7 @@ export function LiveFigures(props: { figures: Figures; updatedAt: string; emptyH
           <thead>
             <tr>
               <th scope="col">{per === 'day' ? 'Day' : per === 'hour' ? 'Hour' : 'Minute'}</th>
-              <CountHeaders />
+              <CountHeaders currency={totals.currency} />
             </tr>
           </thead>
           <tbody>
@@ -189,7 +223,7 @@ export function LiveFigures(props: { figures: Figures; updatedAt: string; emptyH
             <thead>
               <tr>
                 <th scope="col">{breakdownName}</th>
-                <CountHeaders />
+                <CountHeaders currency={totals.currency} />
               </tr>
             </thead>
             <tbody>
@@ -207,13 +241,18 @@ export function LiveFigures(props: { figures: Figures; updatedAt: string; emptyH
   );
 }
 
-/** The column headers of the counts every table of the report shows (see `Counts`). */
-function CountHeaders() {
+/** The column headers of the counts and amounts every table of the report shows (see `Counts`). */
+function CountHeaders(props: { currency: string }) {
   return (
     <>
       {COUNT_HEADERS.map((header) => (
         <th scope="col" key={header}>
           {header}
+        </th>
+      ))}
+      {MONEY_HEADERS.map((header) => (
+        <th scope="col" class="money" key={header}>
+          {header} ({props.currency})
         </th>
       ))}
     </>
