@@ -1,5 +1,6 @@
 // What a batch's billable events cost (D18) and the budgets they are held to, settled inside the
 // batch's commit. Part of the batch write of events.ts: functions over a StoreContext.
+import { sql } from 'kysely';
 import { addMicros, micros, revenueShareIncrement, type Micros } from '../domain/money.js';
 import { billedKind, priceOf, runCost, type Price } from '../domain/prices.js';
 import { localDate } from '../domain/time-zones.js';
@@ -241,27 +242,26 @@ export async function earningsBook(
 
 /** Adds the batch's spend and earnings to each (price, partner, share) it charged. */
 export async function recordEarnings(ctx: StoreContext, book: EarningsBook): Promise<void> {
-  for (const counter of book.counters.values()) {
-    if (counter.addedSpend === undefined) continue;
-    const spend = counter.addedSpend;
-    const earnings = counter.addedEarnings ?? (0 as Micros);
-    await ctx.db
-      .insertInto('partner_earnings')
-      .values({
-        price_id: counter.priceId,
-        partner_id: counter.partnerId,
-        share_id: counter.shareId,
-        spend_micros: spend,
-        earnings_micros: earnings,
-      })
-      .onConflict((oc) =>
-        oc.columns(['price_id', 'partner_id', 'share_id']).doUpdateSet((eb) => ({
-          spend_micros: eb('partner_earnings.spend_micros', '+', spend),
-          earnings_micros: eb('partner_earnings.earnings_micros', '+', earnings),
-        })),
-      )
-      .execute();
-  }
+  const rows = [...book.counters.values()]
+    .filter((counter) => counter.addedSpend !== undefined)
+    .map((counter) => ({
+      price_id: counter.priceId,
+      partner_id: counter.partnerId,
+      share_id: counter.shareId,
+      spend_micros: counter.addedSpend ?? (0 as Micros),
+      earnings_micros: counter.addedEarnings ?? (0 as Micros),
+    }));
+  if (rows.length === 0) return;
+  await ctx.db
+    .insertInto('partner_earnings')
+    .values(rows)
+    .onConflict((oc) =>
+      oc.columns(['price_id', 'partner_id', 'share_id']).doUpdateSet((eb) => ({
+        spend_micros: eb('partner_earnings.spend_micros', '+', eb.ref('excluded.spend_micros')),
+        earnings_micros: eb('partner_earnings.earnings_micros', '+', eb.ref('excluded.earnings_micros')),
+      })),
+    )
+    .execute();
 }
 
 /** Whether spending `cost` more on counter `key` would pass `budget`. */
@@ -294,15 +294,27 @@ export async function recordCharges(
   prices: ReadonlyMap<number, PriceInForce>,
 ): Promise<BudgetsReached> {
   const reached: BudgetsReached = { total: [], daily: [] };
+  const byCampaign = new Map<number, TrackedEvent[]>();
+  for (const event of stored) {
+    if (!prices.has(event.campaignId)) continue;
+    const mine = byCampaign.get(event.campaignId);
+    if (mine) mine.push(event);
+    else byCampaign.set(event.campaignId, [event]);
+  }
+  await countCharges(
+    ctx,
+    [...prices.values()].filter((charge) => charge.charged > 0),
+    byCampaign,
+  );
   for (const charge of prices.values()) {
-    const mine = stored.filter((event) => event.campaignId === charge.campaignId);
-    if (charge.charged > 0) await countCharges(ctx, charge, mine);
     // The campaign's latest billable event of the batch, charged or not: its day is the one held.
-    const last = mine.findLast(
-      (event) =>
-        event.kind === billedKind(charge.price) &&
-        (event.verdict === 'counted' || event.reason === REASONS.pastBudget),
-    );
+    const last = byCampaign
+      .get(charge.campaignId)
+      ?.findLast(
+        (event) =>
+          event.kind === billedKind(charge.price) &&
+          (event.verdict === 'counted' || event.reason === REASONS.pastBudget),
+      );
     if (last === undefined) continue;
     const next = runCost(charge.price, charge.billed + charge.charged, 1);
     const at = last.occurredAt;
@@ -314,30 +326,45 @@ export async function recordCharges(
   return reached;
 }
 
-async function countCharges(ctx: StoreContext, charge: PriceInForce, mine: readonly TrackedEvent[]) {
+/**
+ * Adds the batch's charges to their prices' counts and to their campaigns' spend counters, in one
+ * statement each whatever the number of campaigns: a batch touches hundreds of campaigns, and a
+ * statement each was a round trip each on PostgreSQL.
+ */
+async function countCharges(
+  ctx: StoreContext,
+  charged: readonly PriceInForce[],
+  byCampaign: ReadonlyMap<number, readonly TrackedEvent[]>,
+): Promise<void> {
+  if (charged.length === 0) return;
+  const whenId = (value: (charge: PriceInForce) => number) =>
+    sql.join(
+      charged.map((charge) => sql`when ${charge.id} then cast(${value(charge)} as bigint)`),
+      sql` `,
+    );
+  await sql`update campaign_prices set
+      billed = billed + case id ${whenId((charge) => charge.charged)} end,
+      spend_micros = spend_micros + case id ${whenId((charge) => charge.cost)} end
+    where id in (${sql.join(charged.map((charge) => charge.id))})`.execute(ctx.db);
+  const counters: { campaign_id: number; day: string; impressions: 0; clicks: 0; spend_micros: Micros }[] =
+    [];
+  for (const charge of charged) {
+    const byDay = new Map<string, Micros>([['total', charge.cost]]);
+    for (const event of byCampaign.get(charge.campaignId) ?? []) {
+      if (!event.costMicros) continue;
+      const day = localDate(event.occurredAt, charge.timeZone);
+      byDay.set(day, addMicros(byDay.get(day) ?? (0 as Micros), micros(event.costMicros)));
+    }
+    for (const [day, spend] of byDay)
+      counters.push({ campaign_id: charge.campaignId, day, impressions: 0, clicks: 0, spend_micros: spend });
+  }
   await ctx.db
-    .updateTable('campaign_prices')
-    .set((eb) => ({
-      billed: eb('billed', '+', charge.charged),
-      spend_micros: eb('spend_micros', '+', charge.cost),
-    }))
-    .where('id', '=', charge.id)
+    .insertInto('campaign_counters')
+    .values(counters)
+    .onConflict((oc) =>
+      oc.columns(['campaign_id', 'day']).doUpdateSet((eb) => ({
+        spend_micros: eb('campaign_counters.spend_micros', '+', eb.ref('excluded.spend_micros')),
+      })),
+    )
     .execute();
-  const byDay = new Map<string, Micros>([['total', charge.cost]]);
-  for (const event of mine) {
-    if (!event.costMicros) continue;
-    const day = localDate(event.occurredAt, charge.timeZone);
-    byDay.set(day, addMicros(byDay.get(day) ?? (0 as Micros), micros(event.costMicros)));
-  }
-  for (const [day, spend] of byDay) {
-    await ctx.db
-      .insertInto('campaign_counters')
-      .values({ campaign_id: charge.campaignId, day, impressions: 0, clicks: 0, spend_micros: spend })
-      .onConflict((oc) =>
-        oc
-          .columns(['campaign_id', 'day'])
-          .doUpdateSet((eb) => ({ spend_micros: eb('campaign_counters.spend_micros', '+', spend) })),
-      )
-      .execute();
-  }
 }
