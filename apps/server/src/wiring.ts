@@ -64,6 +64,8 @@ export interface WiringOptions {
   pacingPriorFetchesPerHour?: number;
   /** How old a partner's `occurredAt` may be (default `DEFAULT_EVENT_TIME_WINDOW_MS`, 15 minutes). */
   eventTimeWindowMs?: number;
+  /** The IANA time zone of billing dates (`PLACARD_BILLING_TIME_ZONE`; default UTC). */
+  billingTimeZone?: string;
 }
 
 /**
@@ -185,6 +187,7 @@ export function wireServices(store: Store, logger: Logger, options: WiringOption
     serving: state,
     index: () => state.index,
     paceOf: (id) => state.paceOf(id),
+    billingTimeZone: options.billingTimeZone ?? 'UTC',
   });
   const appDeps: AppDeps = {
     version: VERSION,

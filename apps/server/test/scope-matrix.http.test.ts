@@ -36,7 +36,8 @@ const routes = (owner: Rule['owner'], need: Rule['need'], operations: string): R
 const RULES: Record<string, Rule> = {
   ...routes(null, 'read', 'listPartners listAdvertisers listCampaigns listPlacements report listFlags'),
   ...routes(null, 'operator-change', 'createPartner createAdvertiser addPlacement setFlagPolicy'),
-  ...routes('partner', 'read', 'getPartner listKeys getKey getFlag'),
+  ...routes('partner', 'read', 'getPartner listKeys getKey getFlag listRevenueShares'),
+  ...routes('partner', 'operator-change', 'setRevenueShare'),
   ...routes('partner', 'operator-change', 'updatePartner suspendKey reinstateKey setKeyLimits'),
   ...routes('partner', 'operator-change', 'dismissFlag suspendFlag'),
   ...routes('partner', 'change', 'createKey rotateKey revokeKey'),
@@ -228,6 +229,11 @@ describe('the scope matrix', () => {
       dismissFlag: { note: 'matrix' },
       setFlagPolicy: { multiplier: 3 },
       setKeyLimits: { fetchRate: 50 },
+      // A day ahead in every time zone, so the operator's share is taken whatever the hour.
+      setRevenueShare: {
+        basisPoints: 7000,
+        effectiveDate: new Date(Date.now() + 2 * 86_400_000).toISOString().slice(0, 10),
+      },
       createAdvertiser: { name: `Advertiser by ${callerName(caller)} ${target}` },
       renameAdvertiser: { name: `Renamed ${target} ${callerName(caller)}` },
       createCampaign: {

@@ -14,6 +14,7 @@ import { PartnerService } from './partners.js';
 import { PlacementService } from './placements.js';
 import { reportNames } from './report-format.js';
 import { ReportService, type Report } from './reports.js';
+import { RevenueShareService } from './revenue-shares.js';
 import { explainCampaign, type WhyQuery } from './serving-explainer.js';
 import { UserService } from './users.js';
 
@@ -29,6 +30,8 @@ export interface ManagementDeps {
   index: () => CampaignIndex;
   /** Each campaign's pace as this instance's pacing job last decided it (D16). */
   paceOf: (id: number) => Pace;
+  /** `PLACARD_BILLING_TIME_ZONE`: the zone billing dates are days of (D18). */
+  billingTimeZone: string;
 }
 
 /** The constructor of a service that changes what fetches read. */
@@ -66,6 +69,11 @@ export class ManagementServices {
 
   partners(actor: Actor): PartnerService {
     return this.serving(PartnerService, actor);
+  }
+
+  /** Partners' revenue shares (D18). */
+  revenueShares(actor: Actor): RevenueShareService {
+    return new RevenueShareService(this.deps.store, actor, this.deps.clock, this.deps.billingTimeZone);
   }
 
   keyFlags(actor: Actor): KeyFlagService {

@@ -171,6 +171,8 @@ export async function createTestApp(
     port?: number;
     /** `PLACARD_PUBLIC_URL`: the address pages give out (`http://127.0.0.1:8080` by default). */
     publicUrl?: string;
+    /** `PLACARD_BILLING_TIME_ZONE`: the zone of billing dates (UTC by default). */
+    billingTimeZone?: string;
   } = {},
 ): Promise<TestApp> {
   const database = await createDatabase(options.engine ?? 'sqlite');
@@ -192,6 +194,7 @@ export async function createTestApp(
       pacingPriorFetchesPerHour: options.pacingPriorFetchesPerHour,
     }),
     ...(options.publicUrl !== undefined && { publicUrl: options.publicUrl }),
+    ...(options.billingTimeZone !== undefined && { billingTimeZone: options.billingTimeZone }),
   });
   const { state, events } = services;
   await state.load();
