@@ -366,6 +366,7 @@ const PAGES: Record<string, { kinds: readonly Kind[]; roles?: readonly Role[] }>
   '/placements': { kinds: ['operator', 'partner'] }, // Placements: what partners' servers may ask for
   '/integration': { kinds: ['partner'] }, // Integration (partners)
   '/partners': { kinds: ['operator'] }, // Partners (the operator)
+  '/partners/:id/revenue-shares': { kinds: ['operator', 'partner'] }, // a partner's revenue shares
   '/advertisers': { kinds: ['operator'] }, // Advertisers (the operator)
   '/audit': { kinds: ['operator'] }, // Audit log (the operator)
   '/health': { kinds: ['operator'] }, // Health (the operator)
@@ -460,6 +461,10 @@ describe('the scope matrix of the dashboard', () => {
     }),
     form('change blocked categories', (o) => `/partners/${o.partner}`, partnerOperator, {
       blockedCategories: 'politics, health',
+    }),
+    form('set revenue share', (o) => `/partners/${o.partner}/revenue-shares`, partnerOperator, {
+      percent: '70',
+      effectiveDate: new Date(Date.now() + 2 * 86_400_000).toISOString().slice(0, 10),
     }),
     form('create advertiser', () => '/advertisers', rule(null, 'operator-change'), { name: 'Matrix Ads' }),
     form('rename advertiser', (o) => `/advertisers/${o.advertiser}`, advertiserOperator, {
@@ -597,8 +602,16 @@ describe('the scope matrix of the dashboard', () => {
   it('walks every page as every person: the pages they may use open, the others are 403 and never in the menu', async () => {
     const wrong: string[] = [];
     const url = (route: string) =>
-      route.replace(':id', String(route.startsWith('/keys/') ? objects.own.key : objects.own.campaign)) +
-      (route.startsWith('/reports') ? '?window=hour' : '');
+      route.replace(
+        ':id',
+        String(
+          route.startsWith('/keys/')
+            ? objects.own.key
+            : route.startsWith('/partners/')
+              ? objects.own.partner
+              : objects.own.campaign,
+        ),
+      ) + (route.startsWith('/reports') ? '?window=hour' : '');
     for (const caller of CALLERS) {
       const browser = browsers.get(callerName(caller))!;
       const allowed = Object.keys(PAGES).filter((route) => mayOpenPage(caller, route));

@@ -40,8 +40,13 @@ export class RevenueShareService {
     private readonly actor: Actor = CLI_ACTOR,
     private readonly clock: () => number = Date.now,
     /** `PLACARD_BILLING_TIME_ZONE`: the zone billing dates are days of. */
-    private readonly billingTimeZone = 'UTC',
+    readonly billingTimeZone = 'UTC',
   ) {}
+
+  /** Today in the billing time zone: the earliest date a share may be set from. */
+  today(): string {
+    return localDate(this.clock(), this.billingTimeZone);
+  }
 
   private partner(store: Store, ref: string | number): Promise<Partner> {
     return new PartnerService(store, this.actor, this.clock).findPartner(ref);
