@@ -92,7 +92,7 @@ describe('revenue shares in the dashboard', () => {
   it('refuses the partner’s people a share of their own, and shows another partner’s as missing', async () => {
     const refused = await partner.submit(page, page, { percent: '100', effectiveDate: '2026-12-01' });
     expect(refused.status).toBe(403);
-    expect(refused.body).toContain('only the operator may set a partner's revenue share');
+    expect(refused.body).toContain("only the operator may set a partner's revenue share");
     expect((await partner.get(`/partners/${otherId}/revenue-shares`)).status).toBe(404);
     expect(await t.store.listRevenueShares(partnerId)).toHaveLength(2);
   });
