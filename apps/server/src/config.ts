@@ -351,7 +351,7 @@ export const SETTINGS: ReadonlyArray<Setting<keyof Config>> = [
     key: 'billingTimeZone',
     env: 'PLACARD_BILLING_TIME_ZONE',
     description:
-      'The IANA time zone of billing dates, such as `Europe/Paris`: a revenue share dated a day takes effect at that day\'s midnight there, and monthly statements close at its month ends.',
+      "The IANA time zone of billing dates, such as `Europe/Paris`: a revenue share dated a day takes effect at that day's midnight there, and monthly statements close at its month ends.",
     defaultText: 'UTC',
     parse: (raw) => {
       if (raw === undefined || raw === '') return 'UTC';

@@ -166,12 +166,12 @@ describe.each(ENGINES)('revenue shares on %s', (engine) => {
     await t.store.db
       .updateTable('campaigns')
       .set({ price_model: 'cpm', price_micros: cpm })
-      .where('id', '=', campaignId!)
+      .where('id', '=', campaignId)
       .execute();
     await t.store.db
       .insertInto('campaign_prices')
       .values({
-        campaign_id: campaignId!,
+        campaign_id: campaignId,
         since: Date.now() - DAY,
         model: 'cpm',
         amount_micros: cpm,
@@ -186,7 +186,7 @@ describe.each(ENGINES)('revenue shares on %s', (engine) => {
         await t.store.db
           .selectFrom('events')
           .select(['cost_micros', 'earnings_micros'])
-          .where('campaign_id', '=', campaignId!)
+          .where('campaign_id', '=', campaignId)
           .orderBy('id')
           .execute()
       ).map((row) => [Number(row.cost_micros), Number(row.earnings_micros)]);
@@ -213,10 +213,10 @@ describe.each(ENGINES)('revenue shares on %s', (engine) => {
     // The event charged before the share keeps earning nothing; the next four earn 70% of their
     // spend together, to the micro, and the 10% of the day after tomorrow does not apply yet.
     expect(after[0]).toEqual([2500, 0]);
-    const spend = micros(after.slice(1).reduce((sum, [cost]) => sum + cost!, 0));
-    expect(after.slice(1).reduce((sum, [, earned]) => sum + earned!, 0)).toBe(
+    const spend = micros(after.slice(1).reduce((sum, [cost]) => sum + cost, 0));
+    expect(after.slice(1).reduce((sum, [, earned]) => sum + earned, 0)).toBe(
       revenueShareCumulative(7000, spend),
     );
-    expect(after.slice(1).every(([cost, earned]) => earned! > 0 && earned! < cost!)).toBe(true);
+    expect(after.slice(1).every(([cost, earned]) => earned > 0 && earned < cost)).toBe(true);
   });
 });

@@ -57,7 +57,7 @@ describe('revenue shares', () => {
   it('takes calendar dates only, naming effectiveDate', () => {
     expect(checkBillingDate('2026-12-01')).toBe('2026-12-01');
     for (const bad of ['2026-02-30', '2026-13-01', '1/12/2026', '2026-12-01T00:00', 20261201]) {
-      expect(problemsOf(() => checkBillingDate(bad)).problems[0]!.field).toBe('effectiveDate');
+      expect(problemsOf(() => checkBillingDate(bad)).problems[0].field).toBe('effectiveDate');
     }
   });
 

@@ -49,7 +49,7 @@ export function checkBillingDate(value: unknown): string {
   if (year < 1970 || asUtc.toISOString().slice(0, 10) !== value) {
     throw invalidField('effectiveDate', `${DATE_RULE}, and be a day of the calendar`);
   }
-  return value as string;
+  return value;
 }
 
 /**
