@@ -49,6 +49,11 @@ describe('configuration', () => {
     expect(loadConfig({ PLACARD_CURRENCY: 'BHD' }).currency).toBe('BHD');
   });
 
+  it('dates billing in UTC unless given another IANA time zone', () => {
+    expect(loadConfig({}).billingTimeZone).toBe('UTC');
+    expect(loadConfig({ PLACARD_BILLING_TIME_ZONE: 'Europe/Paris' }).billingTimeZone).toBe('Europe/Paris');
+  });
+
   it('leaves earlier admin tokens valid unless told to revoke them', () => {
     expect(loadConfig({}).revokePreviousAdminTokens).toBe(false);
     expect(loadConfig({ PLACARD_REVOKE_PREVIOUS_ADMIN_TOKENS: 'true' }).revokePreviousAdminTokens).toBe(true);
@@ -112,6 +117,16 @@ describe('configuration', () => {
       'PLACARD_CURRENCY',
       '€',
       'PLACARD_CURRENCY must be an ISO 4217 currency code of three capital letters, such as USD, EUR or JPY (got "€")',
+    ],
+    [
+      'PLACARD_BILLING_TIME_ZONE',
+      'Mars/Olympus',
+      'PLACARD_BILLING_TIME_ZONE must be an IANA time zone such as UTC or Europe/Paris (got "Mars/Olympus")',
+    ],
+    [
+      'PLACARD_BILLING_TIME_ZONE',
+      '+02:00',
+      'PLACARD_BILLING_TIME_ZONE must be an IANA time zone such as UTC or Europe/Paris (got "+02:00")',
     ],
   ])('refuses %s=%s with a message naming it', (name, value, message) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);

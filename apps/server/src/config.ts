@@ -2,6 +2,7 @@ import path from 'node:path';
 import { FLAG_INTERVAL_MS } from './domain/key-flags.js';
 import { DEFAULT_EVENT_TIME_WINDOW_MS } from './domain/event-time.js';
 import { CURRENCY_RULE, isCurrencyCode } from './domain/money.js';
+import { isTimeZone } from './domain/time-zones.js';
 import { parseProxyRange } from './http/client-address.js';
 
 /** How long partners may reuse a fetch answer unless configured: changes reach pages within this. */
@@ -67,6 +68,8 @@ export interface Config {
   readonly pacingPriorFetchesPerHour: number;
   /** The ISO 4217 code of the one currency every amount of this deployment is in, as integer micros. */
   readonly currency: string;
+  /** The IANA time zone billing dates are in: the day a revenue share takes effect, monthly statements (D18). */
+  readonly billingTimeZone: string;
 }
 
 /** Thrown for a bad environment value; `main` prints the message and exits non-zero. */
@@ -344,6 +347,22 @@ export const SETTINGS: ReadonlyArray<Setting<keyof Config>> = [
     parse: (raw) => {
       if (raw === undefined || raw === '') return DEFAULT_CURRENCY;
       if (!isCurrencyCode(raw)) throw new ConfigError(`PLACARD_CURRENCY ${CURRENCY_RULE} (got "${raw}")`);
+      return raw;
+    },
+  },
+  {
+    key: 'billingTimeZone',
+    env: 'PLACARD_BILLING_TIME_ZONE',
+    description:
+      "The IANA time zone of billing dates, such as `Europe/Paris`: a revenue share dated a day takes effect at that day's midnight there, and monthly statements close at its month ends.",
+    defaultText: 'UTC',
+    parse: (raw) => {
+      if (raw === undefined || raw === '') return 'UTC';
+      if (!isTimeZone(raw)) {
+        throw new ConfigError(
+          `PLACARD_BILLING_TIME_ZONE must be an IANA time zone such as UTC or Europe/Paris (got "${raw}")`,
+        );
+      }
       return raw;
     },
   },

@@ -66,6 +66,8 @@ export interface WiringOptions {
   currency?: string;
   /** How old a partner's `occurredAt` may be (default `DEFAULT_EVENT_TIME_WINDOW_MS`, 15 minutes). */
   eventTimeWindowMs?: number;
+  /** The IANA time zone of billing dates (`PLACARD_BILLING_TIME_ZONE`; default UTC). */
+  billingTimeZone?: string;
 }
 
 /**
@@ -188,6 +190,7 @@ export function wireServices(store: Store, logger: Logger, options: WiringOption
     index: () => state.index,
     paceOf: (id) => state.paceOf(id),
     currency: options.currency ?? DEFAULT_CURRENCY,
+    billingTimeZone: options.billingTimeZone ?? 'UTC',
   });
   const appDeps: AppDeps = {
     version: VERSION,

@@ -166,6 +166,48 @@ describe('placard management commands', () => {
     expect(listing).not.toMatch(/[0-9a-f]{64}/);
   });
 
+  it('sets a partner’s revenue share from a billing date, lists them, and refuses a past date with exit 1', () => {
+    const paris = { ...env, PLACARD_BILLING_TIME_ZONE: 'Europe/Paris' };
+    cliJson(['partners', 'create', 'Sharing Partner'], env);
+    // Two days ahead is a later day in Paris whatever the hour.
+    const from = new Date(Date.now() + 2 * 86_400_000).toISOString().slice(0, 10);
+    const share = cliJson<{ percent: string; effectiveFrom: string; setBy: string }>(
+      ['partners', 'share', 'Sharing Partner', '--basis-points', '7000', '--from', from],
+      paris,
+    );
+    expect(share).toMatchObject({ percent: '70.00', setBy: 'cli', effectiveDate: from });
+    // Midnight in Paris is 23:00 or 22:00 UTC the day before.
+    expect(share.effectiveFrom).toMatch(/T2[23]:00:00\.000Z$/);
+    const said = runCli(
+      ['partners', 'share', 'Sharing Partner', '--basis-points', '6550', '--from', from],
+      paris,
+    );
+    expect(said.code, said.stderr).toBe(0);
+    expect(said.stdout).toContain(`partner Sharing Partner earns 65.50% from ${from}`);
+
+    const table = runCli(['partners', 'shares', 'Sharing Partner'], paris);
+    expect(table.code, table.stderr).toBe(0);
+    expect(table.stdout).toMatch(/EFFECTIVEDATE\s+PERCENT\s+BASISPOINTS/);
+    expect(table.stdout.indexOf('65.50')).toBeLessThan(table.stdout.indexOf('70.00'));
+    expect(cliJson<unknown[]>(['partners', 'shares', 'Sharing Partner'], paris)).toHaveLength(2);
+
+    const past = runCli(
+      ['partners', 'share', 'Sharing Partner', '--basis-points', '9000', '--from', '2020-01-01'],
+      paris,
+    );
+    expect(past.code).toBe(1);
+    expect(past.stderr).toMatch(/effectiveDate must be today \(\d{4}-\d{2}-\d{2}, Europe\/Paris\) or later/);
+    const wrong = runCli(
+      ['partners', 'share', 'Sharing Partner', '--basis-points', '70%', '--from', from],
+      paris,
+    );
+    expect(wrong.code).toBe(1);
+    expect(wrong.stderr).toContain('basisPoints must be a whole number of basis points from 0 to 10000');
+    expect(runCli(['partners', 'share', 'Sharing Partner', '--from', from], paris).code).toBe(2);
+    const audited = cliJson<Array<{ action: string }>>(['audit', '--type', 'partner'], env);
+    expect(audited.filter((entry) => entry.action === 'set_revenue_share')).toHaveLength(2);
+  });
+
   it('lists a rotated-out key past its expiry as expired, with its expiry, and will not rotate it again', () => {
     cliJson(['partners', 'create', 'Expiring Partner'], env);
     const key = cliJson<{ id: number }>(['keys', 'create', '--partner', 'Expiring Partner'], env);

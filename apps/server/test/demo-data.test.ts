@@ -27,6 +27,23 @@ describe.each(ENGINES)('the demo data on %s', (engine) => {
     await database?.drop();
   });
 
+  it('gives the demo partner a 70% share from before its first event, so its charged traffic earns', async () => {
+    const partner = (await store.listPartners())[0];
+    const shares = await store.listRevenueShares(partner.id);
+    expect(shares.map((share) => share.basisPoints)).toEqual([7000]);
+    const first = await store.db
+      .selectFrom('events')
+      .select((eb) => eb.fn.min<number>('occurred_at').as('first'))
+      .executeTakeFirstOrThrow();
+    expect(shares[0].effectiveFrom).toBeLessThanOrEqual(Number(first.first));
+    expect(shares[0].effectiveFrom).toBeGreaterThan(before - 8 * 24 * 3_600_000);
+    const audited = await store.listAudit(
+      { objectType: 'partner', objectId: String(partner.id) },
+      { limit: 10 },
+    );
+    expect(audited.map((entry) => entry.action)).toContain('set_revenue_share');
+  });
+
   it('has a week of the demo partner’s traffic, to running campaigns only, in the rollups too', async () => {
     const events = await store.db
       .selectFrom('events')

@@ -109,6 +109,14 @@ describe('the OpenAPI document', () => {
     await expectStatus(t.admin('GET', `/partners/${partner}`), 200);
     await expectStatus(t.admin('PATCH', `/partners/${partner}`, { name: 'Renamed' }), 200);
     await expectStatus(t.admin('GET', `/partners/${partner}/keys`), 200);
+    const shareFrom = new Date(Date.now() + 2 * 86_400_000).toISOString().slice(0, 10);
+    const share = { basisPoints: 7000, effectiveDate: shareFrom };
+    await expectStatus(t.admin('POST', `/partners/${partner}/revenue-shares`, share), 201);
+    await expectStatus(
+      t.admin('POST', `/partners/${partner}/revenue-shares`, { ...share, effectiveDate: '2000-01-01' }),
+      422,
+    );
+    await expectStatus(t.admin('GET', `/partners/${partner}/revenue-shares`), 200);
     await expectStatus(t.admin('GET', `/keys/${key}`), 200);
     const rotated = idOf(await expectStatus(t.admin('POST', `/keys/${key}/rotate`), 201));
     await expectStatus(t.admin('PUT', `/keys/${rotated}/rate-limits`, { fetchRate: 5 }), 200);

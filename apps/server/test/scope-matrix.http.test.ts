@@ -36,7 +36,8 @@ const routes = (owner: Rule['owner'], need: Rule['need'], operations: string): R
 const RULES: Record<string, Rule> = {
   ...routes(null, 'read', 'listPartners listAdvertisers listCampaigns listPlacements report listFlags'),
   ...routes(null, 'operator-change', 'createPartner createAdvertiser addPlacement setFlagPolicy'),
-  ...routes('partner', 'read', 'getPartner listKeys getKey getFlag'),
+  ...routes('partner', 'read', 'getPartner listKeys getKey getFlag listRevenueShares'),
+  ...routes('partner', 'operator-change', 'setRevenueShare'),
   ...routes('partner', 'operator-change', 'updatePartner suspendKey reinstateKey setKeyLimits'),
   ...routes('partner', 'operator-change', 'dismissFlag suspendFlag'),
   ...routes('partner', 'change', 'createKey rotateKey revokeKey'),
@@ -228,6 +229,11 @@ describe('the scope matrix', () => {
       dismissFlag: { note: 'matrix' },
       setFlagPolicy: { multiplier: 3 },
       setKeyLimits: { fetchRate: 50 },
+      // A day ahead in every time zone, so the operator's share is taken whatever the hour.
+      setRevenueShare: {
+        basisPoints: 7000,
+        effectiveDate: new Date(Date.now() + 2 * 86_400_000).toISOString().slice(0, 10),
+      },
       createAdvertiser: { name: `Advertiser by ${callerName(caller)} ${target}` },
       renameAdvertiser: { name: `Renamed ${target} ${callerName(caller)}` },
       createCampaign: {
@@ -360,6 +366,7 @@ const PAGES: Record<string, { kinds: readonly Kind[]; roles?: readonly Role[] }>
   '/placements': { kinds: ['operator', 'partner'] }, // Placements: what partners' servers may ask for
   '/integration': { kinds: ['partner'] }, // Integration (partners)
   '/partners': { kinds: ['operator'] }, // Partners (the operator)
+  '/partners/:id/revenue-shares': { kinds: ['operator', 'partner'] }, // a partner's revenue shares
   '/advertisers': { kinds: ['operator'] }, // Advertisers (the operator)
   '/audit': { kinds: ['operator'] }, // Audit log (the operator)
   '/health': { kinds: ['operator'] }, // Health (the operator)
@@ -454,6 +461,10 @@ describe('the scope matrix of the dashboard', () => {
     }),
     form('change blocked categories', (o) => `/partners/${o.partner}`, partnerOperator, {
       blockedCategories: 'politics, health',
+    }),
+    form('set revenue share', (o) => `/partners/${o.partner}/revenue-shares`, partnerOperator, {
+      percent: '70',
+      effectiveDate: new Date(Date.now() + 2 * 86_400_000).toISOString().slice(0, 10),
     }),
     form('create advertiser', () => '/advertisers', rule(null, 'operator-change'), { name: 'Matrix Ads' }),
     form('rename advertiser', (o) => `/advertisers/${o.advertiser}`, advertiserOperator, {
@@ -591,8 +602,16 @@ describe('the scope matrix of the dashboard', () => {
   it('walks every page as every person: the pages they may use open, the others are 403 and never in the menu', async () => {
     const wrong: string[] = [];
     const url = (route: string) =>
-      route.replace(':id', String(route.startsWith('/keys/') ? objects.own.key : objects.own.campaign)) +
-      (route.startsWith('/reports') ? '?window=hour' : '');
+      route.replace(
+        ':id',
+        String(
+          route.startsWith('/keys/')
+            ? objects.own.key
+            : route.startsWith('/partners/')
+              ? objects.own.partner
+              : objects.own.campaign,
+        ),
+      ) + (route.startsWith('/reports') ? '?window=hour' : '');
     for (const caller of CALLERS) {
       const browser = browsers.get(callerName(caller))!;
       const allowed = Object.keys(PAGES).filter((route) => mayOpenPage(caller, route));

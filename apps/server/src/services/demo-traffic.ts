@@ -22,6 +22,11 @@ const dailyCurve = (ms: number) => 1 - 0.8 * Math.cos(((new Date(ms).getUTCHours
  * events (raw events and their per-minute rollups, in the same transactions), so a new user's
  * reports and charts have something to show. Every event is `counted` and has no Idempotency-Key.
  */
+/** When the demo's week of traffic, seeded at `now`, begins: the start of the hour a week before. */
+export function demoTrafficStart(now: number): number {
+  return Math.floor(now / HOUR) * HOUR - DAYS * 24 * HOUR;
+}
+
 export async function seedDemoTraffic(
   store: Store,
   campaigns: readonly Campaign[],
@@ -32,7 +37,7 @@ export async function seedDemoTraffic(
   const next = mulberry32(20261125);
   const pick = <T>(list: readonly T[]): T => list[Math.floor(next() * list.length)]!;
   const running = campaigns.filter((campaign) => campaign.status === 'running');
-  const start = Math.floor(now / HOUR) * HOUR - DAYS * 24 * HOUR;
+  const start = demoTrafficStart(now);
   // PostgreSQL: the week's days have their event partitions, whatever the retention period.
   await store.ensureEventPartitions(now, DAYS);
   let batch: TrackedEvent[] = [];

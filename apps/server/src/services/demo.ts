@@ -5,7 +5,9 @@ import { partnerKeyRefusal } from '../domain/credentials.js';
 import { DEFAULT_PLACEMENTS } from '../domain/placements.js';
 import type { Store } from '../store/store.js';
 import { CampaignService } from './campaigns.js';
-import { seedDemoTraffic } from './demo-traffic.js';
+import { demoTrafficStart, seedDemoTraffic } from './demo-traffic.js';
+import { audit, CLI_ACTOR } from './audit.js';
+import { revenueShareView } from './revenue-shares.js';
 import { PartnerService } from './partners.js';
 
 const SEEDED_FLAG = 'demo_seeded';
@@ -106,16 +108,44 @@ export async function seedDemo(store: Store, dataDir: string): Promise<DemoResul
   const { campaignIds } = await new CampaignService(store).import(demoImportDocument(), { approve: true });
   const partner = (await store.findPartner(DEMO_PARTNER)) ?? (await partners.createPartner(DEMO_PARTNER));
   const { plaintext, key } = await partners.createKey(partner.id, 'demo');
+  const now = Date.now();
+  await giveDemoShare(store, partner.id, demoTrafficStart(now), now);
   await seedDemoTraffic(
     store,
     await store.getCampaigns(campaignIds),
     { partnerId: partner.id, apiKeyId: key.id },
-    Date.now(),
+    now,
   );
   fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   fs.writeFileSync(keyFile, `${plaintext}\n`, { mode: 0o600 });
   await store.setMeta(SEEDED_FLAG, new Date().toISOString());
   return { created: true, apiKey: plaintext, keyFile };
+}
+
+/** The demo partner's revenue share (70%), so the demo's charged traffic earns it something. */
+export const DEMO_SHARE_BASIS_POINTS = 7_000;
+
+/**
+ * Gives the demo partner its share from `from`, the start of its seeded traffic, audited. A past
+ * instant, which the operator could not set: seeding makes the demo's history, as if the share had
+ * been set before it began.
+ */
+async function giveDemoShare(store: Store, partnerId: number, from: number, now: number): Promise<void> {
+  await store.transaction(async (tx) => {
+    const share = await tx.addRevenueShare(
+      { partnerId, effectiveFrom: from, basisPoints: DEMO_SHARE_BASIS_POINTS, actor: CLI_ACTOR.id },
+      now,
+    );
+    const change = {
+      objectType: 'partner',
+      objectId: partnerId,
+      action: 'set_revenue_share',
+      reason: 'demo data',
+      before: { revenueShare: null },
+      after: { revenueShare: revenueShareView(share, 'UTC') },
+    } as const;
+    await audit(tx, CLI_ACTOR, change, now);
+  });
 }
 
 /**

@@ -14,6 +14,7 @@ import { PartnerService } from './partners.js';
 import { PlacementService } from './placements.js';
 import { reportNames } from './report-format.js';
 import { ReportService, type Report } from './reports.js';
+import { RevenueShareService } from './revenue-shares.js';
 import { explainCampaign, type WhyQuery } from './serving-explainer.js';
 import { UserService } from './users.js';
 
@@ -31,6 +32,8 @@ export interface ManagementDeps {
   paceOf: (id: number) => Pace;
   /** The currency of every amount (`PLACARD_CURRENCY`). */
   currency: string;
+  /** `PLACARD_BILLING_TIME_ZONE`: the zone billing dates are days of (D18). */
+  billingTimeZone: string;
 }
 
 /** The constructor of a service that changes what fetches read. */
@@ -68,6 +71,11 @@ export class ManagementServices {
 
   partners(actor: Actor): PartnerService {
     return this.serving(PartnerService, actor);
+  }
+
+  /** Partners' revenue shares (D18). */
+  revenueShares(actor: Actor): RevenueShareService {
+    return new RevenueShareService(this.deps.store, actor, this.deps.clock, this.deps.billingTimeZone);
   }
 
   keyFlags(actor: Actor): KeyFlagService {

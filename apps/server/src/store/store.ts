@@ -17,6 +17,7 @@ import * as pacing from './pacing.js';
 import * as partners from './partners.js';
 import * as people from './people.js';
 import * as placements from './placements.js';
+import * as revenueShares from './revenue-shares.js';
 
 export type {
   Advertiser,
@@ -50,6 +51,7 @@ export type { Db } from './schema.js';
 export { CAMPAIGN_SORTS, emptyBatchOutcome } from './rows.js';
 export type { CampaignDelivery } from './campaign-delivery.js';
 export type { KeyEventCount, KeyFlagRecord, KeySliceCount } from './key-flags.js';
+export type { RevenueShare } from './revenue-shares.js';
 
 /**
  * The storage API every service uses: a façade over one module per aggregate (placements,
@@ -172,6 +174,10 @@ export class Store {
   readonly revokeApiKey = this.bound(partners.revokeApiKey);
   readonly loadLiveKeys = this.bound(partners.loadLiveKeys);
   readonly recordKeyUsage = this.bound(partners.recordKeyUsage);
+
+  // Partners' revenue shares, only ever added (revenue-shares.ts)
+  readonly addRevenueShare = this.bound(revenueShares.addRevenueShare);
+  readonly listRevenueShares = this.bound(revenueShares.listRevenueShares);
 
   // Admin tokens (only their digests are stored) (admin-tokens.ts)
   readonly createAdminToken = this.bound(adminTokens.createAdminToken);

@@ -173,6 +173,8 @@ export async function createTestApp(
     publicUrl?: string;
     /** `PLACARD_CURRENCY` (USD by default). */
     currency?: string;
+    /** `PLACARD_BILLING_TIME_ZONE`: the zone of billing dates (UTC by default). */
+    billingTimeZone?: string;
   } = {},
 ): Promise<TestApp> {
   const database = await createDatabase(options.engine ?? 'sqlite');
@@ -195,6 +197,7 @@ export async function createTestApp(
     }),
     ...(options.publicUrl !== undefined && { publicUrl: options.publicUrl }),
     ...(options.currency !== undefined && { currency: options.currency }),
+    ...(options.billingTimeZone !== undefined && { billingTimeZone: options.billingTimeZone }),
   });
   const { state, events } = services;
   await state.load();

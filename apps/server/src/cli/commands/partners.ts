@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { CLI_ACTOR } from '../../services/audit.js';
 import { namesOf } from '../../services/names.js';
 import { keyView, PartnerService } from '../../services/partners.js';
+import { RevenueShareService } from '../../services/revenue-shares.js';
 import type { Partner } from '../../store/store.js';
 import { idAction, positiveInteger, recordAction, storeAction } from '../context.js';
 import { isoTimes } from '../../services/iso-times.js';
@@ -56,6 +57,49 @@ export function registerPartners(program: Command): void {
           list.map((p) => ({ ...p, blockedCategories: p.blockedCategories.join(',') })),
           ['id', 'name', 'blockedCategories', 'createdAt'],
         ),
+      );
+    },
+  );
+
+  storeAction(
+    partners
+      .command('share <partner>')
+      .description(
+        "set a partner's revenue share from a billing date on (PLACARD_BILLING_TIME_ZONE): today or later",
+      )
+      .requiredOption('--basis-points <n>', 'of each charged event’s cost, 0 to 10000 (7000 is 70%)')
+      .requiredOption('--from <date>', 'the date it takes effect, YYYY-MM-DD; today applies from now'),
+    async ({ store, config }, options: OutputOptions & { basisPoints: string; from: string }, ref) => {
+      const service = new RevenueShareService(store, CLI_ACTOR, Date.now, config.billingTimeZone);
+      // Digits are a number of basis points; anything else goes as typed, for the service to refuse.
+      const basisPoints = /^\d+$/.test(options.basisPoints)
+        ? Number(options.basisPoints)
+        : options.basisPoints;
+      const share = await service.set(ref, { basisPoints, effectiveDate: options.from });
+      emit(options, isoTimes(share), () =>
+        console.log(
+          `partner ${ref} earns ${share.percent}% from ${share.effectiveDate} (${share.effectiveFrom}, share ${share.id})`,
+        ),
+      );
+    },
+  );
+  storeAction(
+    partners
+      .command('shares <partner>')
+      .description("a partner's revenue shares, the latest to take effect first"),
+    async ({ store, config }, options: OutputOptions, ref) => {
+      const service = new RevenueShareService(store, CLI_ACTOR, Date.now, config.billingTimeZone);
+      const list = (await service.list(ref)).map((share) => isoTimes(share) as Row);
+      emit(options, list, () =>
+        printTable(list, [
+          'id',
+          'effectiveDate',
+          'percent',
+          'basisPoints',
+          'effectiveFrom',
+          'setBy',
+          'createdAt',
+        ]),
       );
     },
   );

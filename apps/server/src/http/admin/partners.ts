@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { isoTimes } from '../../services/iso-times.js';
 import { keyView, MAX_ROTATION_HOURS } from '../../services/partners.js';
 import type { ApiKeyRecord } from '../../store/store.js';
 import { IdParams, Nullable, One } from '../openapi/common.js';
@@ -47,6 +48,42 @@ export async function partnerRoutes(app: ManagementApp, context: AdminContext): 
   app.patch('/partners/:id', { schema: updatePartner }, async (request) =>
     one(await service(request).updatePartner(request.params.id, request.body)),
   );
+
+  const shares = callerService(context, (services, actor) => services.revenueShares(actor));
+
+  const listRevenueShares = {
+    ...operation('listRevenueShares', 'Partners', {
+      summary: 'List a partner’s revenue shares',
+      description:
+        'Every share set, the latest to take effect first; the first whose `effectiveFrom` has passed is in force. The partner’s own tokens read theirs.',
+      ok: [200, Type.Object({ status: Type.Literal('success'), data: Type.Array(ref('RevenueShare')) })],
+    }),
+    params: IdParams,
+  };
+  app.get('/partners/:id/revenue-shares', { schema: listRevenueShares }, async (request) => ({
+    status: 'success',
+    data: isoTimes(await shares(request).list(request.params.id)),
+  }));
+
+  const setRevenueShare = {
+    ...operation('setRevenueShare', 'Partners', {
+      summary: 'Set a partner’s revenue share from a date',
+      description:
+        'The operator’s only. From the start of `effectiveDate` in the billing time zone (`PLACARD_BILLING_TIME_ZONE`), or from now when it is today; a past date is refused with 422, since earnings already made never change. Each charged event earns its partner the share in force when it happened.',
+      ok: [201, One(ref('RevenueShare')), 'Set.'],
+    }),
+    params: IdParams,
+    body: body(
+      Type.Object({
+        basisPoints: Type.Integer({ description: 'From 0 to 10000: 7000 is 70%.' }),
+        effectiveDate: Type.String({ description: 'A date, `YYYY-MM-DD`: today or later.' }),
+      }),
+    ),
+  };
+  app.post('/partners/:id/revenue-shares', { schema: setRevenueShare }, async (request, reply) => {
+    const share = await shares(request).set(request.params.id, request.body);
+    return reply.code(201).send(one(share));
+  });
 
   // A page of one partner's keys: the partner's id in the path.
   const listKeys = {

@@ -1,15 +1,19 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { mayChange } from '../../domain/accounts.js';
-import { DomainError } from '../../domain/errors.js';
+import { DomainError, invalidField } from '../../domain/errors.js';
+import { readSharePercent } from '../../domain/revenue-shares.js';
 import { keyStatus, keyView } from '../../services/partners.js';
 import type { SignedIn } from '../../services/sessions.js';
 import type { DashboardDeps } from './context.js';
-import { pageWithForms, type RenderPage } from './page-routes.js';
+import { setFlash } from './cookies.js';
+import type { Refused } from './pages/layout.js';
+import { pageWithForms, refusal, type RenderPage } from './page-routes.js';
 import { pageAsked, pagingOf } from './paging.js';
 import { IntegrationPage } from './pages/integration.js';
 import { PartnersPage } from './pages/partners.js';
+import { RevenueSharesPage } from './pages/revenue-shares.js';
 import { sendPage } from './render.js';
-import { PAGE, pageContext, requireSignedIn } from './support.js';
+import { attempt, formFields, PAGE, pageContext, requireSignedIn } from './support.js';
 
 const NOT_A_PARTNER = 'the integration page is a partner’s: it shows its own keys and commands';
 
@@ -53,6 +57,69 @@ export async function partnerRoutes(app: FastifyInstance, deps: DashboardDeps): 
     }),
   );
 
+  // A partner's revenue shares: the operator's people set them, the partner's own read them.
+  const sharesPage = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    signedIn: SignedIn,
+    refused?: Refused,
+  ) => {
+    const ref = (request.params as { id: string }).id;
+    const partner = await partners(signedIn).findPartner(ref);
+    const service = deps.services.revenueShares(signedIn.actor);
+    const shares = await service.list(partner.id);
+    const operator = signedIn.user.account.kind === 'operator';
+    // Who set each share, in words, for the operator's people; a partner's read "the operator".
+    const names = operator
+      ? await deps.services.auditActorNames(
+          signedIn.actor,
+          shares.map((share) => share.setBy),
+        )
+      : new Map<string, string>();
+    const now = deps.clock();
+    return RevenueSharesPage({
+      page: pageContext(request, reply),
+      partner,
+      shares: shares.map((share) => ({ ...share, setByName: names.get(share.setBy) ?? 'the operator' })),
+      today: service.today(),
+      billingTimeZone: service.billingTimeZone,
+      current: shares.find((share) => Date.parse(share.effectiveFrom) <= now),
+      canChange: operator && mayChange(signedIn.user.role),
+      refused,
+    });
+  };
+  app.get('/partners/:id/revenue-shares', PAGE, async (request, reply) => {
+    const signedIn = requireSignedIn(request, reply);
+    if (!signedIn) return reply;
+    return sendPage(reply, await sharesPage(request, reply, signedIn));
+  });
+  app.post('/partners/:id/revenue-shares', PAGE, async (request, reply) => {
+    const signedIn = requireSignedIn(request, reply)!;
+    const ref = (request.params as { id: string }).id;
+    const fields = formFields(request);
+    const refused = await attempt(
+      reply,
+      async () => {
+        const service = deps.services.revenueShares(signedIn.actor);
+        // Scope first, as the service checks it: a partner's people are refused whatever they typed.
+        await service.list(ref);
+        const read = readSharePercent(fields['percent'] ?? '');
+        if ('problem' in read) throw invalidField('percent', read.problem);
+        await service.set(ref, {
+          basisPoints: read.basisPoints,
+          effectiveDate: fields['effectiveDate']?.trim(),
+        });
+        setFlash(
+          reply,
+          `the revenue share is set: ${fields['percent']?.trim()}% from ${fields['effectiveDate']?.trim()}`,
+        );
+      },
+      (problem, problems) => sharesPage(request, reply, signedIn, refusal(request, problem, problems)),
+    );
+    if (refused) return reply;
+    return reply.redirect(`/partners/${ref}/revenue-shares`, 303);
+  });
+
   app.get('/integration', PAGE, async (request, reply) => {
     const signedIn = requireSignedIn(request, reply);
     if (!signedIn) return reply;
@@ -69,6 +136,9 @@ export async function partnerRoutes(app: FastifyInstance, deps: DashboardDeps): 
     );
     const baseUrl = deps.publicUrl.replace(/\/+$/, '');
     const page = pageContext(request, reply);
-    return sendPage(reply, IntegrationPage({ page, baseUrl, keys, placements, placement }));
+    return sendPage(
+      reply,
+      IntegrationPage({ page, baseUrl, keys, placements, placement, partnerId: signedIn.user.account.id }),
+    );
   });
 }

@@ -34,6 +34,35 @@ const Partner = Type.Object(
   { $id: 'Partner' },
 );
 
+const RevenueShare = Type.Object(
+  {
+    id: Type.Integer(),
+    basisPoints: Type.Integer({
+      minimum: 0,
+      maximum: 10_000,
+      description: 'Of each charged event’s cost; 7000 is 70%.',
+    }),
+    percent: Type.String({
+      description: 'The same share as a percentage with two decimals, such as `70.00`.',
+    }),
+    effectiveFrom: Type.String({
+      format: 'date-time',
+      description:
+        'The instant it takes effect: the start of `effectiveDate`, or when it was set for that day.',
+    }),
+    effectiveDate: Type.String({
+      format: 'date',
+      description:
+        'The billing date it takes effect on, in the billing time zone (`PLACARD_BILLING_TIME_ZONE`).',
+    }),
+    setBy: Type.String({
+      description: 'Who set it, as the audit log names actors (`admin:3`, `user:7`, `cli`).',
+    }),
+    createdAt: Instant,
+  },
+  { $id: 'RevenueShare' },
+);
+
 const ApiKey = Type.Object(
   {
     id: Type.Integer(),
@@ -311,6 +340,7 @@ export const MANAGEMENT_SCHEMAS = [
   FlagPolicy,
   User,
   Partner,
+  RevenueShare,
   ApiKey,
   AdminToken,
   Advertiser,

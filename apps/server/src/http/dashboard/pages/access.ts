@@ -78,6 +78,10 @@ export const PAGE_ACCESS: Readonly<Record<string, PageRule>> = {
     refusal: "the integration page is a partner's: what its server needs to call Placard",
   },
   '/partners': { allows: kinds('operator'), refusal: `the partners are ${OPERATORS} to manage` },
+  '/partners/:id/revenue-shares': {
+    allows: kinds('operator', 'partner'),
+    refusal: 'a partner’s revenue share is for the partner and the operator',
+  },
   '/advertisers': { allows: kinds('operator'), refusal: `the advertisers are ${OPERATORS} to manage` },
   '/audit': { allows: kinds('operator'), refusal: 'only the operator may read the audit log' },
   '/health': { allows: kinds('operator'), refusal: 'only the operator may see the service’s health' },

@@ -69,6 +69,8 @@ export function IntegrationPage(props: {
   /** The placements the partner may ask for (enabled ones), and the one the commands use. */
   placements: Array<{ id: string; description: string }>;
   placement: string | undefined;
+  /** The partner's own id: its revenue share's page. */
+  partnerId: number;
 }) {
   const { baseUrl, placement } = props;
   const commands = placement === undefined ? undefined : curlCommands(baseUrl, placement);
@@ -77,7 +79,8 @@ export function IntegrationPage(props: {
       <p>
         Your server calls Placard at <code>{baseUrl}</code>: it fetches campaigns for a placement, shows them,
         and reports an impression per display and a click per genuine click. Every call carries one of your
-        API keys.
+        API keys. What your traffic earns follows your{' '}
+        <a href={`/partners/${props.partnerId}/revenue-shares`}>revenue share</a>.
       </p>
 
       <h2 class="section-title">Your API keys</h2>

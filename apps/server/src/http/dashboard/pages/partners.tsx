@@ -56,6 +56,17 @@ export function PartnersPage(props: ListPageProps & { partners: PartnerRow[] }) 
               ),
           },
           {
+            header: 'Revenue share',
+            cell: (partner) => (
+              <a
+                href={`/partners/${partner.id}/revenue-shares`}
+                aria-label={`Revenue share of ${partner.name}`}
+              >
+                Share history
+              </a>
+            ),
+          },
+          {
             header: 'Active keys',
             cell: (partner) => (
               <a href="/keys" aria-label={`${partner.activeKeys} active keys of ${partner.name}`}>
