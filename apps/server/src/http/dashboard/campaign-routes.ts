@@ -83,6 +83,7 @@ export async function campaignRoutes(app: FastifyInstance, deps: DashboardDeps):
       campaigns,
       paging,
       changes,
+      currency: deps.services.currency,
       ...(refused && { problem: refused.problem, refused }),
     });
   }
