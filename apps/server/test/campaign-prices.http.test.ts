@@ -181,6 +181,9 @@ describe.each(ENGINES)('campaign prices through the management API, on %s', (eng
     expectTracked(await impression(), 'impression');
     // 2.50 per thousand: the first impression costs floor(2,500,000 / 1,000) micros.
     expect((await t.admin('PATCH', `/campaigns/${running}`, { price: cpm(2.5) })).statusCode).toBe(200);
+    // Once the serving index has the change (at once on this instance, within 2 s on others), its
+    // events are marked priced, which PostgreSQL's commit needs to settle their cost.
+    await t.state.refresh();
     expectTracked(await impression(), 'impression');
     expectTracked(await impression(), 'impression');
     const costs = await t.store.db
