@@ -85,8 +85,8 @@ describe.each(ENGINES)('the demo data on %s', (engine) => {
     // The week's traffic cost money: a running CPM campaign's spend is its CPM's share of its impressions.
     const cpm = campaigns.find(({ status, price }) => status === 'running' && price?.model === 'cpm')!;
     const [charged] = await store.campaignPrices(cpm.id);
-    expect(charged!.billedUnits).toBeGreaterThan(0);
-    expect(charged!.spendMicros).toBe(Math.floor((charged!.billedUnits * cpm.price!.amountMicros) / 1000));
+    expect(charged.billedUnits).toBeGreaterThan(0);
+    expect(charged.spendMicros).toBe(Math.floor((charged.billedUnits * cpm.price!.amountMicros) / 1000));
     const house = campaigns.find(({ status, price }) => status === 'running' && price === null)!;
     const costs = await store.db
       .selectFrom('events')
