@@ -1,6 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { campaign, createTestApp, expectTracked, type TestApp } from './helpers/app.js';
 import { ENGINES } from './helpers/engines.js';
+import { GroupCommitSink } from '../src/ingest/group-commit.js';
+import type { Store, TrackedEvent } from '../src/store/store.js';
 
 /**
  * A campaign's price through the management API (D18): the operator sets, changes and removes it,
@@ -11,8 +13,24 @@ describe.each(ENGINES)('campaign prices through the management API, on %s', (eng
   let t: TestApp;
   let advertiserId = 0;
   let running = 0;
+  /** Every event the partner API handed to the store, as delivery marked it. */
+  let handed: TrackedEvent[] = [];
   beforeEach(async () => {
-    t = await createTestApp({ engine });
+    handed = [];
+    t = await createTestApp({
+      engine,
+      events: (store: Store, onCap: () => void) =>
+        new GroupCommitSink(
+          {
+            insertEvents: (events: readonly TrackedEvent[]) => {
+              handed.push(...events);
+              return store.insertEvents(events);
+            },
+          },
+          () => undefined,
+          onCap,
+        ),
+    });
     [running] = await t.addCampaigns([campaign({ title: 'Priced' })], 'Priced Ads');
     advertiserId = (await t.campaigns.get(running)).advertiserId;
   });
@@ -193,6 +211,9 @@ describe.each(ENGINES)('campaign prices through the management API, on %s', (eng
       .orderBy('id')
       .execute();
     expect(costs.map((row) => Number(row.cost_micros))).toEqual([0, 2_500, 2_500]);
+    // Delivery marked them from the index: the store settles a marked batch at once, where an unmarked
+    // one of a priced campaign is refused and taken again (PostgreSQL) or read in full (SQLite).
+    expect(handed.map((event) => event.priced)).toEqual([false, true, true]);
     const [inForce] = await history(running);
     expect([inForce?.['billedUnits'], inForce?.['spendMicros']]).toEqual([2, 5_000]);
   });
