@@ -3,6 +3,7 @@ import { campaign, createTestApp, type TestApp } from './helpers/app.js';
 import type { BrowserClient } from './helpers/browser-client.js';
 import { campaignForm } from './helpers/dashboard-fixtures.js';
 import { signedInPerson } from './helpers/people.js';
+import { campaignToJson } from '../src/services/campaigns.js';
 
 /**
  * A campaign's price in the dashboard (D18): the operator sets it in units of the currency, read
@@ -101,6 +102,28 @@ describe('campaign prices in the dashboard', () => {
     expect((await t.campaigns.get(id)).status).toBe('pending_review');
     const queue = await operator.get('/review');
     expect(queue.body).toContain('<strong>Price</strong>: <del>none</del> → <ins>CPC USD 0.355</ins>');
+  });
+
+  it('reads an approval from before campaigns had prices as one without a price', async () => {
+    const [id] = await t.addCampaigns([campaign({ title: 'Old approval' })], 'Harbour Ads');
+    const { price, ...approvedBeforePrices } = campaignToJson(await t.campaigns.get(id));
+    expect(price).toBeNull();
+    await t.store.appendAudit({
+      at: now,
+      actor: 'system',
+      objectType: 'campaign',
+      objectId: String(id),
+      action: 'approve',
+      reason: null,
+      before: null,
+      after: approvedBeforePrices,
+    });
+    const base = { ...fields('Old approval, renamed'), priority: '0', weight: '1', priceModel: '' };
+    expect((await edit(id, base)).status).toBe(303);
+    const queue = await operator.get('/review');
+    const card = queue.body.split('<li class="card">').find((part) => part.includes('Old approval, renamed'));
+    expect(card).toContain('<strong>Title</strong>: <del>Old approval</del>');
+    expect(card).not.toContain('<strong>Price</strong>');
   });
 
   it('names an amount it cannot read, keeps what was typed, and changes nothing', async () => {
