@@ -365,6 +365,57 @@ describe('placard management commands', () => {
     expect(table).toMatch(new RegExp(`campaign ${id}\\s+Capped, renamed\\s+submit\\b`));
   });
 
+  it('sets a price exactly from units of the currency, shows it, lists its prices and removes it', () => {
+    const file = path.join(dataDir, 'priced.json');
+    fs.writeFileSync(
+      file,
+      JSON.stringify({
+        title: 'Priced',
+        destinationUrl: 'https://priced.example/',
+        placements: ['footer_banner'],
+      }),
+    );
+    const advertiser = cliJson<{ id: number }>(['advertisers', 'create', 'Priced Advertiser'], env);
+    const created = cliJson<{ id: number; price: unknown }>(
+      ['campaigns', 'create', file, '--advertiser', String(advertiser.id), '--price', 'cpm:2.50'],
+      env,
+    );
+    expect(created.price).toEqual({ model: 'cpm', amountMicros: 2_500_000 });
+    const id = String(created.id);
+    expect(runCli(['campaigns', 'show', id], env).stdout).toMatch(/^price\s+CPM USD 2\.50$/m);
+    expect(cliJson<{ price: unknown }>(['campaigns', 'show', id], env).price).toEqual({
+      model: 'cpm',
+      amountMicros: 2_500_000,
+      currency: 'USD',
+    });
+
+    // 0.355 has finer micros than cents show: read and shown exactly, never rounded.
+    const changed = cliJson<{ price: unknown }>(['campaigns', 'update', id, '--price', 'CPC:0.355'], env);
+    expect(changed.price).toEqual({ model: 'cpc', amountMicros: 355_000 });
+    expect(runCli(['campaigns', 'show', id], env).stdout).toMatch(/^price\s+CPC USD 0\.355$/m);
+    for (const wrong of ['cpm', 'cpa:1', 'cpm:2.5.0', 'cpm:-1', 'cpm:0', 'cpm:0.0000001']) {
+      const refused = runCli(['campaigns', 'update', id, '--price', wrong], env);
+      expect(refused.code, `${wrong}: ${refused.stderr}`).toBe(1);
+      expect(refused.stderr, wrong).toMatch(/price/);
+    }
+    cliJson(['campaigns', 'update', id, '--price', 'none'], env);
+    expect(runCli(['campaigns', 'show', id], env).stdout).toMatch(/^price\s+none$/m);
+
+    const table = runCli(['campaigns', 'prices', id], env).stdout.trim().split('\n');
+    expect(table[0]).toMatch(/^SINCE\s+MODEL\s+AMOUNT\s+SETBY\s+BILLEDUNITS\s+SPEND$/);
+    expect(table.slice(1).map((line) => line.split(/\s{2,}/).slice(1))).toEqual([
+      ['none', '-', 'cli', '0', 'USD 0.00'],
+      ['CPC', 'USD 0.355', 'cli', '0', 'USD 0.00'],
+      ['CPM', 'USD 2.50', 'cli', '0', 'USD 0.00'],
+    ]);
+    const listed = cliJson<Array<{ model: string | null; setBy: string }>>(['campaigns', 'prices', id], env);
+    expect(listed.map((entry) => `${entry.model} ${entry.setBy}`)).toEqual([
+      'null cli',
+      'cpc cli',
+      'cpm cli',
+    ]);
+  });
+
   it('lists, shows, dismisses and suspends key flags, and turns the automatic policy on and off, audited as cli', async () => {
     cliJson(['partners', 'create', 'Flagged Partner'], env);
     const keys = [1, 2].map(() =>

@@ -81,6 +81,38 @@ describe.each(ENGINES)('the demo data on %s', (engine) => {
     expect(Number(rolled.n)).toBe(impressions + clicks);
   });
 
+  it('prices most campaigns, keeps house campaigns without a price, and charges the priced ones’ traffic', async () => {
+    const campaigns = await store.listCampaigns();
+    const byModel = new Map<string, number>();
+    for (const { price } of campaigns) {
+      const model = price?.model ?? 'none';
+      byModel.set(model, (byModel.get(model) ?? 0) + 1);
+    }
+    expect(byModel.get('none')).toBeGreaterThanOrEqual(1);
+    expect(byModel.get('cpc')).toBeGreaterThanOrEqual(1);
+    expect(byModel.get('cpm')! + byModel.get('cpc')!).toBeGreaterThan(campaigns.length / 2);
+    expect(new Set(campaigns.flatMap(({ price }) => (price ? [price.amountMicros] : [])))).toEqual(
+      new Set([2_500_000, 4_000_000, 350_000]),
+    );
+    // Each priced campaign's price is in its prices too, as the price change writes both.
+    for (const campaign of campaigns.filter(({ price }) => price !== null)) {
+      const [inForce] = await store.campaignPrices(campaign.id);
+      expect(inForce?.price).toEqual(campaign.price);
+    }
+    // The week's traffic cost money: a running CPM campaign's spend is its CPM's share of its impressions.
+    const cpm = campaigns.find(({ status, price }) => status === 'running' && price?.model === 'cpm')!;
+    const [charged] = await store.campaignPrices(cpm.id);
+    expect(charged.billedUnits).toBeGreaterThan(0);
+    expect(charged.spendMicros).toBe(Math.floor((charged.billedUnits * cpm.price!.amountMicros) / 1000));
+    const house = campaigns.find(({ status, price }) => status === 'running' && price === null)!;
+    const costs = await store.db
+      .selectFrom('events')
+      .select((eb) => eb.fn.sum<number>('cost_micros').as('spend'))
+      .where('campaign_id', '=', house.id)
+      .executeTakeFirstOrThrow();
+    expect(Number(costs.spend)).toBe(0);
+  });
+
   it('is seeded once: a second start adds nothing', async () => {
     const count = async () =>
       Number(

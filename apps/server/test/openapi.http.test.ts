@@ -157,6 +157,9 @@ describe('the OpenAPI document', () => {
     await expectStatus(t.admin('GET', '/campaigns'), 200);
     await expectStatus(t.admin('GET', `/campaigns/${created}`), 200);
     await expectStatus(t.admin('PATCH', `/campaigns/${created}`, { title: 'Edited' }), 200);
+    const price = { model: 'cpm', amountMicros: 2_500_000 };
+    await expectStatus(t.admin('PATCH', `/campaigns/${created}`, { price }), 200);
+    await expectStatus(t.admin('GET', `/campaigns/${created}/prices`), 200);
     await expectStatus(t.admin('POST', `/campaigns/${created}/approve`), 409);
     await expectStatus(t.admin('POST', `/campaigns/${created}/submit`), 200);
     await expectStatus(t.admin('POST', `/campaigns/${created}/approve`), 200);

@@ -41,7 +41,7 @@ const RULES: Record<string, Rule> = {
   ...routes('partner', 'operator-change', 'updatePartner suspendKey reinstateKey setKeyLimits'),
   ...routes('partner', 'operator-change', 'dismissFlag suspendFlag'),
   ...routes('partner', 'change', 'createKey rotateKey revokeKey'),
-  ...routes('advertiser', 'read', 'getAdvertiser getCampaign whyCampaign'),
+  ...routes('advertiser', 'read', 'getAdvertiser getCampaign whyCampaign listCampaignPrices'),
   ...routes('advertiser', 'operator-change', 'renameAdvertiser approveCampaign rejectCampaign'),
   ...routes('advertiser', 'change', 'createCampaign updateCampaign submitCampaign'),
   ...routes('advertiser', 'change', 'pauseCampaign resumeCampaign archiveCampaign'),

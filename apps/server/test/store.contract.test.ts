@@ -1,5 +1,6 @@
 import pino from 'pino';
 import { sql } from 'kysely';
+import { micros } from '../src/domain/money.js';
 import { describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { connect, openSqliteFile } from '../src/store/connect.js';
@@ -53,6 +54,7 @@ describe.each(ENGINES)('store contract on %s', (engine) => {
       weight: 3,
       devices: ['mobile'],
       pacing: 'even',
+      price: { model: 'cpc', amountMicros: 350_000 },
     };
     const { campaignIds } = await store.importCampaigns(
       [
@@ -91,6 +93,40 @@ describe.each(ENGINES)('store contract on %s', (engine) => {
       createdAt: 1_700_000_000_123,
       updatedAt: 1_700_000_000_123,
     });
+  });
+
+  it('keeps every price of a campaign with the one in force, appending only when the price changes', async () => {
+    const { campaignIds } = await store.importCampaigns(
+      [{ name: 'Priced', campaigns: [campaignInput({ price: { model: 'cpm', amountMicros: 2_500_000 } })] }],
+      1_000,
+      'cli',
+    );
+    const id = campaignIds[0];
+    const cpc = { model: 'cpc' as const, amountMicros: micros(350_000) };
+    await store.updateCampaign(
+      id,
+      { price: { model: 'cpm', amountMicros: micros(2_500_000) } },
+      2_000,
+      'user:1',
+    );
+    await store.updateCampaign(id, { title: 'Renamed' }, 3_000, 'user:1');
+    await store.updateCampaign(id, { price: cpc }, 4_000, 'admin:2');
+    await store.updateCampaign(id, { price: null }, 5_000, 'system');
+    expect((await store.getCampaign(id))?.price).toBeNull();
+    expect(await store.campaignPrices(id)).toEqual([
+      { since: 5_000, price: null, setBy: 'system', billedUnits: 0, spendMicros: 0 },
+      { since: 4_000, price: cpc, setBy: 'admin:2', billedUnits: 0, spendMicros: 0 },
+      {
+        since: 1_000,
+        price: { model: 'cpm', amountMicros: 2_500_000 },
+        setBy: 'cli',
+        billedUnits: 0,
+        spendMicros: 0,
+      },
+    ]);
+    // A house campaign starts with no price and no history.
+    const house = await store.createCampaign((await store.getCampaign(id))!.advertiserId, campaignInput());
+    expect(await store.campaignPrices(house)).toEqual([]);
   });
 
   it('imports all or nothing', async () => {

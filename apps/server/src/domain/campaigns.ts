@@ -1,6 +1,7 @@
 import type { FieldProblem } from './errors.js';
 import { canPaceEvenly, PACING_NEEDS_CAP_MESSAGE, PACINGS, type Pacing } from './pacing.js';
 import { isPlacementId } from './placements.js';
+import { readPrice, type Price } from './prices.js';
 import { isTimeZone } from './time-zones.js';
 import { COUNTRY_CODES, DEVICES, type Device } from './targeting.js';
 
@@ -43,6 +44,8 @@ export interface Campaign {
   caps: Caps;
   /** How its caps are spent (D16): as fast as it can, or spread evenly over their periods. */
   pacing: Pacing;
+  /** The price in force (D18); null for a house campaign, whose events cost nothing. */
+  price: Price | null;
   /** Set while a daily cap holds: not served before this instant. */
   cappedUntil: number | null;
   rejectionReason: string | null;
@@ -65,11 +68,14 @@ export const NO_CAPS: Caps = {
   clicksDaily: null,
 };
 
-/** The fields an operator supplies; everything else is assigned by the store or the lifecycle. */
+/**
+ * The fields an operator supplies; everything else is assigned by the store or the lifecycle. A
+ * campaign stored without `price` has none (a house campaign).
+ */
 export type CampaignInput = Omit<
   Campaign,
-  'id' | 'advertiserId' | 'createdAt' | 'updatedAt' | 'cappedUntil' | 'rejectionReason'
->;
+  'id' | 'advertiserId' | 'createdAt' | 'updatedAt' | 'cappedUntil' | 'rejectionReason' | 'price'
+> & { price?: Price | null };
 
 export const MIN_PRIORITY = -1000;
 export const MAX_PRIORITY = 1000;
@@ -79,10 +85,11 @@ export const DEFAULT_PRIORITY = 0;
 export const DEFAULT_WEIGHT = 1;
 
 /**
- * Fields only the operator sets: they decide which campaign a fetch returns first, so an
- * advertiser who could set them would buy first place without anyone reviewing it.
+ * Fields only the operator sets: priority and weight decide which campaign a fetch returns first, so
+ * an advertiser who could set them would buy first place without anyone reviewing it; the price is
+ * what the advertiser is charged (D18), agreed with the operator, never set by the one who pays it.
  */
-export const OPERATOR_FIELDS = ['priority', 'weight'] as const;
+export const OPERATOR_FIELDS = ['priority', 'weight', 'price'] as const;
 
 export type { FieldProblem };
 
@@ -223,6 +230,8 @@ export function validateCampaignInput(
     problems.push({ field: at('pacing'), message: PACING_NEEDS_CAP_MESSAGE });
   }
 
+  const price = readPrice(fields['price'], at('price'), problems);
+
   if (problems.length > 0) return { problems };
   return {
     problems,
@@ -242,6 +251,7 @@ export function validateCampaignInput(
       timeZone: timeZone as string,
       caps,
       pacing: pacing as Pacing,
+      price,
     },
   };
 }

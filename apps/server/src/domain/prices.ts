@@ -1,5 +1,14 @@
 import type { FieldProblem } from './errors.js';
-import { cpmRunCost, MAX_MICROS, micros, multiplyMicros, type Micros } from './money.js';
+import {
+  cpmRunCost,
+  formatMicros,
+  formatMoney,
+  MAX_MICROS,
+  micros,
+  multiplyMicros,
+  readMoney,
+  type Micros,
+} from './money.js';
 
 /**
  * How a campaign is priced (D18): per thousand billable impressions (`cpm`), per billable click
@@ -82,3 +91,26 @@ export function readPrice(value: unknown, path: string, problems: FieldProblem[]
 
 export const samePrice = (a: Price | null, b: Price | null): boolean =>
   a === null || b === null ? a === b : a.model === b.model && a.amountMicros === b.amountMicros;
+
+/** How people read each model: per thousand impressions, per click, for the flight. */
+export const PRICE_MODEL_LABELS: Readonly<Record<PriceModel, string>> = {
+  cpm: 'CPM',
+  cpc: 'CPC',
+  flat: 'Flat',
+};
+
+/**
+ * A price's amount as people read it, exactly: the currency's decimals (`2.50`, `1,200` yen) unless
+ * the price has finer micros than those show (`0.355`), as a price is never rounded where it is read.
+ */
+export function formatPriceAmount(amount: Micros, currency: string): string {
+  const shown = formatMoney(amount, currency);
+  const read = readMoney(shown);
+  return 'micros' in read && read.micros === amount ? shown : formatMicros(amount);
+}
+
+/** A price in words: `CPM USD 2.50`, `Flat JPY 50,000`, or `none` (a house campaign). */
+export const priceText = (price: Price | null, currency: string): string =>
+  price === null
+    ? 'none'
+    : `${PRICE_MODEL_LABELS[price.model]} ${currency} ${formatPriceAmount(price.amountMicros, currency)}`;

@@ -22,6 +22,7 @@ const running: Campaign = {
   timeZone: 'UTC',
   caps: NO_CAPS,
   pacing: 'asap',
+  price: null,
   cappedUntil: null,
   rejectionReason: null,
   createdAt: now,

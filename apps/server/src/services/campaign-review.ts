@@ -38,8 +38,9 @@ export async function changesSinceApproval(
     );
     if (approval) {
       const approved = (approval.after ?? {}) as Record<string, unknown>;
+      // A field the approved version lacks (price, before campaigns had one) was null then.
       return EDITABLE.filter(
-        (field) => JSON.stringify(approved[field]) !== JSON.stringify(current[field]),
+        (field) => JSON.stringify(approved[field] ?? null) !== JSON.stringify(current[field] ?? null),
       ).map((field) => ({ field, approved: approved[field] ?? null, now: current[field] ?? null }));
     }
     if (entries.length < AUDIT_PAGE) return null;

@@ -9,6 +9,7 @@ import {
   type FieldProblem,
 } from '../domain/campaigns.js';
 import { invalid, invalidField, notFound, unprocessable } from '../domain/errors.js';
+import type { Price } from '../domain/prices.js';
 import { NUL_PROBLEM, nulFields } from '../domain/nul-characters.js';
 import {
   APPROVED_STATUSES,
@@ -22,6 +23,7 @@ import {
 import type {
   AdvertiserImport,
   CampaignFilter,
+  CampaignPriceRecord,
   CampaignSort,
   ImportSummary,
   NumberedPage,
@@ -34,7 +36,14 @@ import { audit, type Actor } from './audit.js';
 import { commitServed } from '../serving/serving-changes.js';
 import { ServedService, type AuditedObject } from './served-service.js';
 
-/** The JSON form of a campaign in an import file or an update (times as ISO 8601 strings). */
+/** A price as an import file, an update and the audit log carry it: `{ model, amountMicros }` or null. */
+export const priceToJson = (price: Price | null): Record<string, unknown> | null =>
+  price === null ? null : { model: price.model, amountMicros: price.amountMicros };
+
+/**
+ * The JSON form of a campaign in an import file or an update (times as ISO 8601 strings); the
+ * management API's adds the currency to its price (`campaignRecord`).
+ */
 export function campaignToJson(campaign: Campaign): Record<string, unknown> {
   return {
     id: campaign.id,
@@ -54,11 +63,21 @@ export function campaignToJson(campaign: Campaign): Record<string, unknown> {
     timeZone: campaign.timeZone,
     caps: campaign.caps,
     pacing: campaign.pacing,
+    price: priceToJson(campaign.price),
     cappedUntil: campaign.cappedUntil === null ? null : new Date(campaign.cappedUntil).toISOString(),
     rejectionReason: campaign.rejectionReason,
     createdAt: new Date(campaign.createdAt).toISOString(),
     updatedAt: new Date(campaign.updatedAt).toISOString(),
   };
+}
+
+/** A price as the management API answers it: with the deployment's currency, which it is in. */
+export const priceRecord = (price: Price | null, currency: string): Record<string, unknown> | null =>
+  price === null ? null : { ...priceToJson(price), currency };
+
+/** A campaign as the management API answers it: its JSON form, its price naming the currency. */
+export function campaignRecord(campaign: Campaign, currency: string): Record<string, unknown> {
+  return { ...campaignToJson(campaign), price: priceRecord(campaign.price, currency) };
 }
 
 export interface ImportOptions {
@@ -92,22 +111,37 @@ export const EDITABLE = [
   'timeZone',
   'caps',
   'pacing',
+  'price',
 ] as const;
 
+/** Whether a price as sent (null, or an object with `model` and `amountMicros`) differs from `current`. */
+function priceDiffers(sent: unknown, current: Price | null): boolean {
+  if (sent === null || current === null) return sent !== current;
+  const { model, amountMicros } = (typeof sent === 'object' ? sent : {}) as Record<string, unknown>;
+  return model !== current.model || amountMicros !== current.amountMicros;
+}
+
+/** `a`, `a and b`, `a, b and c`. */
+const spokenList = (items: readonly string[]): string =>
+  items.length <= 1 ? items.join('') : `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]}`;
+
 /**
- * Refuses a priority or weight someone outside the operator's account would change: `current` is
- * the campaign's (a new one's are the defaults). The value it already has is no change, so a client
- * that sends back the campaign it read is not refused for it.
+ * Refuses a priority, weight or price someone outside the operator's account would change:
+ * `current` is the campaign's (a new one's are the defaults, and no price). The value it already
+ * has is no change, so a client that sends back the campaign it read is not refused for it.
  */
 function requireOperatorFields(
   actor: Actor,
   changes: Record<string, unknown>,
-  current: { priority: number; weight: number },
+  current: { priority: number; weight: number; price: Price | null },
 ): void {
-  const changed = OPERATOR_FIELDS.filter(
-    (field) => changes[field] !== undefined && changes[field] !== current[field],
-  );
-  if (changed.length > 0) requireOperatorAccount(actor, `set a campaign's ${changed.join(' and ')}`);
+  const changed = OPERATOR_FIELDS.filter((field) => {
+    if (changes[field] === undefined) return false;
+    return field === 'price'
+      ? priceDiffers(changes[field], current.price)
+      : changes[field] !== current[field];
+  });
+  if (changed.length > 0) requireOperatorAccount(actor, `set a campaign's ${spokenList(changed)}`);
 }
 
 /** The fields of a campaign in an import file: the editable ones and the status it starts in. */
@@ -178,7 +212,7 @@ export class CampaignService extends ServedService {
     });
     if (problems.length > 0) throw unprocessable('invalid import file', problems);
     return commitServed(this.store, this.serving, async (tx) => {
-      const summary = await tx.importCampaigns(advertisers, now);
+      const summary = await tx.importCampaigns(advertisers, now, this.actor.id);
       const created = await tx.getCampaigns(summary.campaignIds);
       await tx.appendAudit(
         created.map((campaign) => ({
@@ -206,10 +240,14 @@ export class CampaignService extends ServedService {
       )
         throw notFound(`advertiser ${advertiserId} not found`);
       requireChange(this.actor);
-      requireOperatorFields(this.actor, input, { priority: DEFAULT_PRIORITY, weight: DEFAULT_WEIGHT });
+      requireOperatorFields(this.actor, input, {
+        priority: DEFAULT_PRIORITY,
+        weight: DEFAULT_WEIGHT,
+        price: null,
+      });
       const result = validateCampaignInput({ ...input, status: 'draft' }, '', await this.knownPlacements(tx));
       if (!result.value) throw unprocessable('invalid campaign', result.problems);
-      const id = await tx.createCampaign(advertiserId, result.value, now);
+      const id = await tx.createCampaign(advertiserId, result.value, now, this.actor.id);
       const campaign = (await tx.getCampaign(id))!;
       await audit(
         tx,
@@ -275,6 +313,12 @@ export class CampaignService extends ServedService {
     return this.visibleCampaign(this.store, id);
   }
 
+  /** Every price the campaign has had, newest first, for whoever may see the campaign. */
+  async prices(id: number): Promise<CampaignPriceRecord[]> {
+    await this.visibleCampaign(this.store, id);
+    return this.store.campaignPrices(id);
+  }
+
   /** The campaign, or not found when it does not exist or is another advertiser's (D13). */
   private async visibleCampaign(store: Store, id: number): Promise<Campaign> {
     const campaign = await store.getCampaign(id);
@@ -320,7 +364,7 @@ export class CampaignService extends ServedService {
         changed.includes('caps') &&
         statusAfterCapChange(current, result.value.caps, await tx.campaignTotals(id), now) === 'paused';
       if (reopened) status = 'paused';
-      const updated = (await tx.updateCampaign(id, { ...result.value, status }, now))!;
+      const updated = (await tx.updateCampaign(id, { ...result.value, status }, now, this.actor.id))!;
       await audit(
         tx,
         this.actor,

@@ -1,4 +1,5 @@
 import type { Campaign } from '../domain/campaigns.js';
+import { chargesPerEvent } from '../domain/prices.js';
 import { mulberry32 } from '../domain/seeded-random.js';
 import { BILLABLE_VERDICT } from '../domain/verdicts.js';
 import type { Store, TrackedEvent } from '../store/store.js';
@@ -68,11 +69,16 @@ export async function seedDemoTraffic(
           idempotencyKey: null,
           userAddress: null,
           mayHitCap: false,
-          priced: false,
+          priced: chargesPerEvent(campaign.price, 'impression'),
         };
         batch.push(event);
         if (next() < CLICK_RATE)
-          batch.push({ ...event, kind: 'click', occurredAt: Math.min(now - 1, occurredAt + 5_000) });
+          batch.push({
+            ...event,
+            kind: 'click',
+            occurredAt: Math.min(now - 1, occurredAt + 5_000),
+            priced: chargesPerEvent(campaign.price, 'click'),
+          });
         if (batch.length >= BATCH) await flush();
       }
     }

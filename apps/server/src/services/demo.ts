@@ -39,7 +39,24 @@ const DEVICE_SETS = [[], ['mobile'], [], ['desktop', 'tablet'], [], ['desktop']]
 /** Every 10th campaign is not running, so the demo shows that only running campaigns are served. */
 const NOT_RUNNING = ['paused', 'draft', 'pending_review', 'rejected'];
 
-/** The demo data set: 5 advertisers and 40 campaigns spread over every placement. */
+/**
+ * Prices cycled across demo campaigns (D18), in micros of the deployment's currency: mostly CPMs of
+ * 2.50 and 4.00, CPCs of 0.35, and a house campaign (no price) in every ten.
+ */
+const PRICES = [
+  { model: 'cpm', amountMicros: 2_500_000 },
+  { model: 'cpm', amountMicros: 4_000_000 },
+  { model: 'cpc', amountMicros: 350_000 },
+  { model: 'cpm', amountMicros: 2_500_000 },
+  null,
+  { model: 'cpm', amountMicros: 4_000_000 },
+  { model: 'cpm', amountMicros: 2_500_000 },
+  { model: 'cpc', amountMicros: 350_000 },
+  { model: 'cpm', amountMicros: 4_000_000 },
+  { model: 'cpm', amountMicros: 2_500_000 },
+];
+
+/** The demo data set: 5 advertisers and 40 campaigns spread over every placement, most of them priced. */
 export function demoImportDocument(): { advertisers: Array<{ name: string; campaigns: unknown[] }> } {
   const placements = DEFAULT_PLACEMENTS.map((p) => p.id);
   const advertisers = ADVERTISERS.map((a) => ({ name: a.name, campaigns: [] as unknown[] }));
@@ -54,6 +71,7 @@ export function demoImportDocument(): { advertisers: Array<{ name: string; campa
       status: i % 10 === 9 ? NOT_RUNNING[(i / 10) | 0] : 'running',
       priority: i % 5 === 0 ? 2 : i % 3 === 0 ? 1 : 0,
       weight: 1 + (i % 4),
+      price: PRICES[i % PRICES.length],
       // Each campaign runs in two or three placements; together they cover all 15.
       placements: [
         ...new Set([placements[i % 15]!, placements[(i * 7 + 3) % 15]!, placements[(i * 4 + 1) % 15]!]),

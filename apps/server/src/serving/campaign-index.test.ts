@@ -51,7 +51,7 @@ function campaign(id: number, changes: Fields): Campaign {
     createdAt: NOW,
     updatedAt: NOW,
   };
-  return { ...value!, ...stored, ...changes };
+  return { ...value!, price: value!.price ?? null, ...stored, ...changes };
 }
 
 /** A change: to one campaign's fields (a new id creates it), its removal, or time passing. */

@@ -1,4 +1,5 @@
 import { isInFlight, type Campaign } from '../domain/campaigns.js';
+import type { Price } from '../domain/prices.js';
 import { UNPACED, type Pace } from '../domain/pacing.js';
 import {
   addToGroups,
@@ -27,6 +28,8 @@ export interface ServedCampaign {
   readonly chance: number;
   /** Has a total or daily cap: its events must update the cap counters as they are stored. */
   readonly hasCaps: boolean;
+  /** Its price in force (D18): whether its events of a kind cost something as they are stored. */
+  readonly price: Price | null;
   /** The campaign object of the contract (2.1) as UTF-8 JSON: exactly its fields, nulls omitted. */
   readonly json: Buffer;
 }
@@ -151,6 +154,7 @@ class Admission {
       countries: campaign.countries.length === 0 ? NONE : campaign.countries.map((c) => this.shared(c)),
       devices: campaign.devices.length === 0 ? NONE : campaign.devices,
       hasCaps: Object.values(campaign.caps).some((cap) => cap !== null),
+      price: campaign.price,
       json: campaignJson(campaign),
     };
   }

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { invalid, notFound } from '../domain/errors.js';
+import { chargesPerEvent } from '../domain/prices.js';
 import { DEFAULT_EVENT_TIME_WINDOW_MS, eventTime } from '../domain/event-time.js';
 import { SERVE_TOKEN_NONCE_BYTES } from '../domain/serve-tokens.js';
 import type { KeyPolicies } from '../domain/rate-limits.js';
@@ -104,15 +105,24 @@ export class DeliveryService {
     if (!campaign.placements.includes(request.placement)) {
       throw invalid(`campaign ${request.campaignId} is not served in placement ${request.placement}`);
     }
+    const priced = chargesPerEvent(campaign.price, kind);
     if (idempotencyKey === null)
-      return this.judgeAndStore(kind, request, caller, null, campaign.hasCaps, now);
+      return this.judgeAndStore(kind, request, caller, null, campaign.hasCaps, priced, now);
     // Requests sharing a key are taken one at a time, so only the one that claims the key is judged
     // as itself: one refused later (422) never left a credit a concurrent click could bill against.
     const claim = `${caller.apiKeyId}:${idempotencyKey}`;
     for (let ahead = this.claims.get(claim); ahead !== undefined; ahead = this.claims.get(claim)) {
       await ahead.catch(() => undefined);
     }
-    const mine = this.judgeAndStore(kind, request, caller, idempotencyKey, campaign.hasCaps, this.clock());
+    const mine = this.judgeAndStore(
+      kind,
+      request,
+      caller,
+      idempotencyKey,
+      campaign.hasCaps,
+      priced,
+      this.clock(),
+    );
     this.claims.set(claim, mine);
     try {
       await mine;
@@ -128,6 +138,7 @@ export class DeliveryService {
     caller: Caller,
     idempotencyKey: string | null,
     mayHitCap: boolean,
+    priced: boolean,
     now: number,
   ): Promise<void> {
     const at = eventTime(request.occurredAt, now, this.eventTimeWindowMs);
@@ -150,7 +161,7 @@ export class DeliveryService {
         idempotencyKey,
         userAddress: judged.userAddress,
         mayHitCap,
-        priced: false,
+        priced,
       });
       if (stored !== 'duplicate') {
         const reason = stored === 'counted' ? '' : (judged.reason ?? REASONS.pastCap);

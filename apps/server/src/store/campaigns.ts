@@ -2,6 +2,8 @@
 // index loads. Part of the Store façade (store.ts): functions over a StoreContext.
 import { sql, type Selectable } from 'kysely';
 import type { Campaign, CampaignInput, CampaignStatus } from '../domain/campaigns.js';
+import { micros } from '../domain/money.js';
+import { priceOf, samePrice, type Price } from '../domain/prices.js';
 import {
   campaignColumns,
   toCampaign,
@@ -13,6 +15,7 @@ import {
   type PageRequest,
   type CampaignPatch,
   type CampaignSort,
+  type CampaignPriceRecord,
 } from './rows.js';
 import type { CampaignTable } from './schema.js';
 import { DEFAULT_PAGE, numberedPage, transact, type StoreContext } from './context.js';
@@ -20,12 +23,13 @@ import { createAdvertiser, findAdvertiser } from './advertisers.js';
 
 /**
  * Imports advertisers (matched by name, created when new) and their campaigns in one transaction:
- * either everything is stored or nothing is.
+ * either everything is stored or nothing is. `actor` (as the audit log names it) set their prices.
  */
 export async function importCampaigns(
   ctx: StoreContext,
   advertisers: AdvertiserImport[],
   now = Date.now(),
+  actor = 'system',
 ): Promise<ImportSummary> {
   return transact(ctx, async (tx) => {
     const summary: ImportSummary = {
@@ -41,7 +45,7 @@ export async function importCampaigns(
         existing = await createAdvertiser(tx, advertiser.name, now);
         summary.advertisersCreated++;
       }
-      for (const id of await createCampaigns(tx, existing.id, advertiser.campaigns, now))
+      for (const id of await createCampaigns(tx, existing.id, advertiser.campaigns, now, actor))
         summary.campaignIds.push(id);
       summary.campaignsCreated += advertiser.campaigns.length;
     }
@@ -49,14 +53,21 @@ export async function importCampaigns(
   });
 }
 
-/** Inserts a campaign with its placements; returns its id. */
+/**
+ * Inserts a campaign with its placements and its price (set by `actor`, as the audit log names it);
+ * returns its id.
+ */
 export async function createCampaign(
   ctx: StoreContext,
   advertiserId: number,
   input: CampaignInput,
   now = Date.now(),
+  actor = 'system',
 ): Promise<number> {
-  return (await createCampaigns(ctx, advertiserId, [input], now))[0] as number;
+  return transact(
+    ctx,
+    async (tx) => (await createCampaigns(tx, advertiserId, [input], now, actor))[0] as number,
+  );
 }
 
 /** Campaigns per insert statement: within both engines' limits on bound parameters. */
@@ -67,13 +78,15 @@ const INSERT_CHUNK = 500;
  * import of 100,000 one statement at a time spent most of its time in round trips); returns their
  * ids in the order given. Call it in a transaction: the rows of one statement then get ids in the
  * order they are inserted (SQLite's next rowid, PostgreSQL's sequence drawn row by row), so the
- * returned ids, sorted, line up with the inputs.
+ * returned ids, sorted, line up with the inputs. A priced campaign gets its first `campaign_prices`
+ * row (set by `actor`) in the same transaction, so a batch's commit never finds one without the other.
  */
 export async function createCampaigns(
   ctx: StoreContext,
   advertiserId: number,
   inputs: readonly CampaignInput[],
   now = Date.now(),
+  actor = 'system',
 ): Promise<number[]> {
   const ids: number[] = [];
   for (let start = 0; start < inputs.length; start += INSERT_CHUNK) {
@@ -105,6 +118,14 @@ export async function createCampaigns(
       await ctx.db
         .insertInto('campaign_placements')
         .values(placements.slice(at, at + INSERT_CHUNK))
+        .execute();
+    const prices = chunk.flatMap((input, i) =>
+      input.price ? [priceRow(chunkIds[i] as number, input.price, now, actor)] : [],
+    );
+    for (let at = 0; at < prices.length; at += INSERT_CHUNK)
+      await ctx.db
+        .insertInto('campaign_prices')
+        .values(prices.slice(at, at + INSERT_CHUNK))
         .execute();
     for (const id of chunkIds) ids.push(id);
   }
@@ -319,12 +340,29 @@ async function withPlacements(ctx: StoreContext, rows: Selectable<CampaignTable>
   return rows.map((row) => toCampaign(row, placementsByCampaign.get(row.id) ?? []));
 }
 
-/** Applies a validated patch; returns the updated campaign, or undefined when it does not exist. */
+/** A `campaign_prices` row: `price` (null for none) in force from `since`, set by `actor`. */
+function priceRow(campaignId: number, price: Price | null, since: number, actor: string) {
+  return {
+    campaign_id: campaignId,
+    since,
+    model: price?.model ?? null,
+    amount_micros: price?.amountMicros ?? null,
+    actor,
+  };
+}
+
+/**
+ * Applies a validated patch; returns the updated campaign, or undefined when it does not exist. A
+ * patch whose price differs from the one in force appends it to `campaign_prices` (set by `actor`)
+ * in the same transaction, compared once the update holds the campaign's row, which a batch's commit
+ * locks before reading the newest price: the two always agree.
+ */
 export async function updateCampaign(
   ctx: StoreContext,
   id: number,
   patch: CampaignPatch,
   now = Date.now(),
+  actor = 'system',
 ): Promise<Campaign | undefined> {
   return transact(ctx, async (tx) => {
     const result = await tx.db
@@ -338,6 +376,15 @@ export async function updateCampaign(
       .where('id', '=', id)
       .executeTakeFirst();
     if (Number(result.numUpdatedRows) === 0) return undefined;
+    if (patch.price !== undefined) {
+      const inForce = await newestPriceRow(tx, id);
+      const current = inForce === undefined ? null : priceOf(inForce.model, inForce.amount_micros);
+      if (!samePrice(current, patch.price))
+        await tx.db
+          .insertInto('campaign_prices')
+          .values(priceRow(id, patch.price, now, actor))
+          .execute();
+    }
     if (patch.placements !== undefined) {
       await tx.db.deleteFrom('campaign_placements').where('campaign_id', '=', id).execute();
       await tx.db
@@ -347,4 +394,31 @@ export async function updateCampaign(
     }
     return getCampaign(tx, id);
   });
+}
+
+function newestPriceRow(ctx: StoreContext, campaignId: number) {
+  return ctx.db
+    .selectFrom('campaign_prices')
+    .select(['model', 'amount_micros'])
+    .where('campaign_id', '=', campaignId)
+    .orderBy('id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+}
+
+/** Every price a campaign has had, newest (the one in force) first, with what was billed at each. */
+export async function campaignPrices(ctx: StoreContext, campaignId: number): Promise<CampaignPriceRecord[]> {
+  const rows = await ctx.db
+    .selectFrom('campaign_prices')
+    .select(['since', 'model', 'amount_micros', 'actor', 'billed', 'spend_micros'])
+    .where('campaign_id', '=', campaignId)
+    .orderBy('id', 'desc')
+    .execute();
+  return rows.map((row) => ({
+    since: Number(row.since),
+    price: priceOf(row.model, row.amount_micros),
+    setBy: row.actor,
+    billedUnits: Number(row.billed),
+    spendMicros: micros(row.spend_micros),
+  }));
 }

@@ -5,6 +5,8 @@ import type { Pacing } from '../domain/pacing.js';
 import type { Device } from '../domain/targeting.js';
 import type { Verdict } from '../domain/verdicts.js';
 import type { Account, Role } from '../domain/accounts.js';
+import { priceOf, type Price } from '../domain/prices.js';
+import type { Micros } from '../domain/money.js';
 import type {
   AdminTokenTable,
   ApiKeyTable,
@@ -86,6 +88,7 @@ export function toCampaign(row: Selectable<CampaignTable>, placements: string[])
     timeZone: row.time_zone,
     caps: capsOf(row),
     pacing: row.pacing as Pacing,
+    price: priceOf(row.price_model, row.price_micros),
     cappedUntil: row.capped_until,
     rejectionReason: row.rejection_reason,
     createdAt: row.created_at,
@@ -115,6 +118,10 @@ export function campaignColumns(input: Partial<CampaignInput>) {
     columns.cap_clicks_daily = input.caps.clicksDaily;
   }
   if (input.pacing !== undefined) columns.pacing = input.pacing;
+  if (input.price !== undefined) {
+    columns.price_model = input.price?.model ?? null;
+    columns.price_micros = input.price?.amountMicros ?? null;
+  }
   return columns;
 }
 
@@ -356,6 +363,19 @@ export type CampaignPatch = Partial<CampaignInput> & {
   rejectionReason?: string | null;
   cappedUntil?: number | null;
 };
+
+/** One price a campaign has had (D18): from when, set by whom, and what was billed at it. */
+export interface CampaignPriceRecord {
+  /** Epoch milliseconds from which it was in force. */
+  since: number;
+  /** Null: the campaign had no price from then on. */
+  price: Price | null;
+  /** Who set it, as the audit log names actors (`admin:<token id>`, `user:<id>`, `cli`, `system`). */
+  setBy: string;
+  /** Billable units (impressions for a CPM, clicks for a CPC) charged at it. */
+  billedUnits: number;
+  spendMicros: Micros;
+}
 
 /** A person (D13): never the password hash, which stays in the store but for sign-in. */
 export interface UserRecord {

@@ -30,6 +30,7 @@ export type {
   BatchOutcome,
   CampaignFilter,
   CampaignPatch,
+  CampaignPriceRecord,
   CampaignSort,
   CampaignSortKey,
   EventKind,
@@ -159,6 +160,7 @@ export class Store {
   readonly campaignsDueForTimedStatus = this.bound(campaigns.campaignsDueForTimedStatus);
   readonly moveCampaignStatus = this.bound(campaigns.moveCampaignStatus);
   readonly updateCampaign = this.bound(campaigns.updateCampaign);
+  readonly campaignPrices = this.bound(campaigns.campaignPrices);
 
   // Partners, their API keys, and what the serving state loads of the keys (live keys with their limits) (partners.ts)
   readonly createPartner = this.bound(partners.createPartner);

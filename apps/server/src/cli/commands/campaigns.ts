@@ -3,14 +3,23 @@ import type { Command } from 'commander';
 import { CAMPAIGN_STATUSES, type Campaign, type CampaignStatus, type Caps } from '../../domain/campaigns.js';
 import { CAMPAIGN_ACTIONS, type CampaignAction } from '../../domain/lifecycle.js';
 import { invalid } from '../../domain/errors.js';
+import { formatMoneyWithCode, parseMoney } from '../../domain/money.js';
+import {
+  formatPriceAmount,
+  isPriceModel,
+  PRICE_MODEL_LABELS,
+  PRICE_MODELS,
+  priceText,
+  type Price,
+} from '../../domain/prices.js';
 import { CLI_ACTOR } from '../../services/audit.js';
-import { CampaignService, campaignToJson } from '../../services/campaigns.js';
+import { CampaignService, campaignRecord, campaignToJson, priceToJson } from '../../services/campaigns.js';
 import { namesOf } from '../../services/names.js';
 import { PacingJob } from '../../jobs/pacing-job.js';
 import { explainCampaign, type WhyQuery } from '../../services/serving-explainer.js';
 import { ServingState } from '../../serving/serving-state.js';
 import { idAction, inStore, jsonOption, positiveInteger, recordAction, storeAction } from '../context.js';
-import { counted, emit, printTable, type OutputOptions } from '../output.js';
+import { counted, emit, iso, printTable, type OutputOptions } from '../output.js';
 
 const list = (value: string): string[] =>
   value
@@ -44,6 +53,22 @@ const summaryRow = (c: Campaign, advertiserName: string | undefined) => ({
   devices: c.devices.join(',') || '*',
   title: c.title.length > 40 ? `${c.title.slice(0, 39)}…` : c.title,
 });
+
+const PRICE_FORMAT = `none, or model:amount in units of the currency such as cpm:2.50 (models ${PRICE_MODELS.join(', ')})`;
+
+/**
+ * A price as `--price` takes it: `none`, or a model and an amount in units of the currency
+ * (`cpm:2.50`, `cpc:0.35`, `flat:1,500`), read exactly into micros.
+ */
+export function priceOption(text: string): Price | null {
+  if (text.trim().toLowerCase() === 'none') return null;
+  const [model, amount] = text.split(/:(.*)/s).map((part) => part.trim().toLowerCase());
+  if (!isPriceModel(model) || amount === undefined) throw invalid(`--price must be ${PRICE_FORMAT}`);
+  const amountMicros = parseMoney(amount, 'price');
+  if (amountMicros === 0)
+    throw invalid('price must be more than 0: leave a campaign without one with --price none');
+  return { model, amountMicros };
+}
 
 /** A field of `campaigns show`: lists joined, caps as `name value` pairs, absent values as "-". */
 function shownValue(value: unknown): string {
@@ -79,6 +104,7 @@ interface UpdateOptions extends OutputOptions, Partial<Record<keyof Caps, string
   end?: string;
   timeZone?: string;
   pacing?: string;
+  price?: string;
 }
 
 /**
@@ -102,6 +128,7 @@ function changesFrom(options: UpdateOptions, current: Campaign): Record<string, 
   if (options.end !== undefined) changes['endAt'] = text(options.end);
   if (options.timeZone !== undefined) changes['timeZone'] = options.timeZone;
   if (options.pacing !== undefined) changes['pacing'] = options.pacing;
+  if (options.price !== undefined) changes['price'] = priceToJson(priceOption(options.price));
   const caps: Record<string, unknown> = { ...current.caps };
   const capsNamed = CAP_OPTIONS.filter(([name]) => options[name] !== undefined);
   for (const [name] of capsNamed) caps[name] = number(options[name] as string) ?? null;
@@ -179,12 +206,52 @@ export function registerCampaigns(program: Command): void {
   );
   storeAction(
     campaigns.command('show <id>').description('show one campaign'),
-    async ({ store }, options: OutputOptions, id: string) => {
+    async ({ store, config }, options: OutputOptions, id: string) => {
       const campaign = await new CampaignService(store).get(positiveInteger(id, 'campaign id'));
-      emit(options, campaignToJson(campaign), () => {
+      emit(options, campaignRecord(campaign, config.currency), () => {
         for (const [field, value] of Object.entries(campaignToJson(campaign)))
-          console.log(`${field.padEnd(15)} ${shownValue(value)}`);
+          console.log(
+            `${field.padEnd(15)} ${field === 'price' ? priceText(campaign.price, config.currency) : shownValue(value)}`,
+          );
       });
+    },
+  );
+  storeAction(
+    campaigns
+      .command('prices <id>')
+      .description(
+        'every price a campaign has had, newest (the one in force) first, with what was billed at it',
+      ),
+    async ({ store, config }, options: OutputOptions, id: string) => {
+      const prices = await new CampaignService(store).prices(positiveInteger(id, 'campaign id'));
+      const { currency } = config;
+      emit(
+        options,
+        prices.map((entry) => ({
+          since: iso(entry.since),
+          model: entry.price?.model ?? null,
+          amountMicros: entry.price?.amountMicros ?? null,
+          currency,
+          setBy: entry.setBy,
+          billedUnits: entry.billedUnits,
+          spendMicros: entry.spendMicros,
+        })),
+        () =>
+          printTable(
+            prices.map((entry) => ({
+              since: iso(entry.since),
+              model: entry.price === null ? 'none' : PRICE_MODEL_LABELS[entry.price.model],
+              amount:
+                entry.price === null
+                  ? null
+                  : `${currency} ${formatPriceAmount(entry.price.amountMicros, currency)}`,
+              setBy: entry.setBy,
+              billedUnits: entry.billedUnits,
+              spend: formatMoneyWithCode(entry.spendMicros, currency),
+            })),
+            ['since', 'model', 'amount', 'setBy', 'billedUnits', 'spend'],
+          ),
+      );
     },
   );
   const update = campaigns
@@ -205,7 +272,8 @@ export function registerCampaigns(program: Command): void {
     .option(
       '--pacing <pacing>',
       'asap (as fast as it is drawn) or even (each cap spread over its day or flight)',
-    );
+    )
+    .option('--price <price>', `what the advertiser is charged: ${PRICE_FORMAT}`);
   for (const [name, flag] of CAP_OPTIONS)
     update.option(flag, `caps.${name}: a positive integer; "" removes the cap (the others keep theirs)`);
   idAction('campaign id', campaignToJson)(
@@ -220,12 +288,18 @@ export function registerCampaigns(program: Command): void {
     campaigns
       .command('create <file>')
       .description('create a draft campaign from a JSON file of campaign fields (import format)')
-      .requiredOption('--advertiser <id>', 'advertiser id'),
-    (store, options: { advertiser: string }, file) =>
-      new CampaignService(store).create(
-        positiveInteger(options.advertiser, 'advertiser'),
-        readJsonFile(file) as Record<string, unknown>,
+      .requiredOption('--advertiser <id>', 'advertiser id')
+      .option(
+        '--price <price>',
+        `what the advertiser is charged (instead of the file's price): ${PRICE_FORMAT}`,
       ),
+    (store, options: { advertiser: string; price?: string }, file) => {
+      const fields = readJsonFile(file) as Record<string, unknown>;
+      return new CampaignService(store).create(
+        positiveInteger(options.advertiser, 'advertiser'),
+        options.price === undefined ? fields : { ...fields, price: priceToJson(priceOption(options.price)) },
+      );
+    },
     (campaign) => `created campaign ${campaign.id} (draft)`,
   );
   storeAction(

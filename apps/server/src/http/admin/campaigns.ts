@@ -1,8 +1,8 @@
 import { Type } from 'typebox';
-import { CAMPAIGN_STATUSES, isCampaignStatus } from '../../domain/campaigns.js';
+import { CAMPAIGN_STATUSES, isCampaignStatus, type Campaign } from '../../domain/campaigns.js';
 import { invalidField, unprocessable } from '../../domain/errors.js';
 import { CAMPAIGN_ACTIONS, type CampaignAction } from '../../domain/lifecycle.js';
-import { campaignToJson } from '../../services/campaigns.js';
+import { campaignRecord } from '../../services/campaigns.js';
 import { IdParams, Instant, Nullable, NullableInstant, One } from '../openapi/common.js';
 import { campaignFields, operation, ref, Status } from '../openapi/management.js';
 import { callerService, type AdminContext } from './context.js';
@@ -78,10 +78,36 @@ function actionSchema(action: CampaignAction) {
   });
 }
 
+/**
+ * A campaign's fields as sent, its price without the `currency` a client may send back from what it
+ * read: the deployment's is no change, any other is refused (422), as amounts are never converted.
+ */
+function inDeploymentCurrency<Fields extends { price?: unknown }>(
+  fields: Fields,
+  currency: string,
+  refusal: string,
+): Fields {
+  if (fields === null || typeof fields !== 'object') return fields;
+  const price = fields.price;
+  if (price === null || typeof price !== 'object' || !('currency' in price)) return fields;
+  const { currency: sent, ...rest } = price as Record<string, unknown>;
+  if (sent !== currency) {
+    throw unprocessable(refusal, [
+      {
+        field: 'price.currency',
+        message: `must be ${currency}, the currency of this deployment (PLACARD_CURRENCY): amounts are never converted`,
+      },
+    ]);
+  }
+  return { ...fields, price: rest };
+}
+
 /** Advertisers and campaigns, with the lifecycle actions of D11. */
 export async function campaignRoutes(app: ManagementApp, context: AdminContext): Promise<void> {
   const advertisers = callerService(context, (services, actor) => services.advertisers(actor));
   const campaigns = callerService(context, (services, actor) => services.campaigns(actor));
+  const { currency } = context.services;
+  const record = (campaign: Campaign) => campaignRecord(campaign, currency);
 
   const listAdvertisers = advertiserSchemas.page('listAdvertisers', { summary: 'List advertisers' });
   app.get('/advertisers', { schema: listAdvertisers }, async (request) => {
@@ -138,7 +164,7 @@ export async function campaignRoutes(app: ManagementApp, context: AdminContext):
       },
       page,
     );
-    return pageOf(found, page, campaignToJson);
+    return pageOf(found, page, record);
   });
 
   const createCampaign = campaignSchemas.created('createCampaign', {
@@ -160,12 +186,36 @@ export async function campaignRoutes(app: ManagementApp, context: AdminContext):
       throw unprocessable('invalid campaign', [
         { field: 'advertiserId', message: 'must be an advertiser id' },
       ]);
-    return reply.code(201).send(one(campaignToJson(await campaigns(request).create(advertiserId, input))));
+    const fields = inDeploymentCurrency(input, currency, 'invalid campaign');
+    return reply.code(201).send(one(record(await campaigns(request).create(advertiserId, fields))));
   });
 
   const getCampaign = campaignSchemas.byId('getCampaign', { summary: 'Get a campaign' });
   app.get('/campaigns/:id', { schema: getCampaign }, async (request) =>
-    one(campaignToJson(await campaigns(request).get(request.params.id))),
+    one(record(await campaigns(request).get(request.params.id))),
+  );
+
+  const listCampaignPrices = {
+    ...operation('listCampaignPrices', 'Campaigns', {
+      summary: 'A campaign’s prices',
+      description:
+        'Every price the campaign has had (D18), newest (the one in force) first: from when (`since`), who set it (`setBy`, as the audit log names actors), and the billable units charged at it with their cost. A removed price is an entry whose `model` and `amountMicros` are null. Whoever may read the campaign may read them.',
+      ok: [200, One(Type.Array(ref('CampaignPrice')))],
+    }),
+    params: IdParams,
+  };
+  app.get('/campaigns/:id/prices', { schema: listCampaignPrices }, async (request) =>
+    one(
+      (await campaigns(request).prices(request.params.id)).map((entry) => ({
+        since: new Date(entry.since).toISOString(),
+        model: entry.price?.model ?? null,
+        amountMicros: entry.price?.amountMicros ?? null,
+        currency,
+        setBy: entry.setBy,
+        billedUnits: entry.billedUnits,
+        spendMicros: entry.spendMicros,
+      })),
+    ),
   );
 
   const whyCampaign = {
@@ -198,13 +248,15 @@ export async function campaignRoutes(app: ManagementApp, context: AdminContext):
   });
   // `status` is answered by the service, which names the actions that change it.
   const patchOptions = { schema: updateCampaign, config: { refusedByHandler: ['status'] } };
-  app.patch('/campaigns/:id', patchOptions, async (request) =>
-    one(campaignToJson(await campaigns(request).update(request.params.id, request.body))),
-  );
+  app.patch('/campaigns/:id', patchOptions, async (request) => {
+    const refusal = `invalid change to campaign ${request.params.id}`;
+    const changes = inDeploymentCurrency(request.body, currency, refusal);
+    return one(record(await campaigns(request).update(request.params.id, changes)));
+  });
 
   for (const action of CAMPAIGN_ACTIONS) {
     app.post(`/campaigns/:id/${action}`, { schema: actionSchema(action) }, async (request) =>
-      one(campaignToJson(await campaigns(request).act(request.params.id, action, request.body.reason))),
+      one(record(await campaigns(request).act(request.params.id, action, request.body.reason))),
     );
   }
 }

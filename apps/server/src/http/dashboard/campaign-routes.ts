@@ -1,7 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { mayChange } from '../../domain/accounts.js';
 import type { Campaign } from '../../domain/campaigns.js';
-import { DomainError, invalidField, type FieldProblem } from '../../domain/errors.js';
+import { DomainError, invalidField, unprocessable, type FieldProblem } from '../../domain/errors.js';
+import { readMoney } from '../../domain/money.js';
+import { formatPriceAmount } from '../../domain/prices.js';
 import { idFromText } from '../../domain/ids.js';
 import { instantOfLocalTime, isTimeZone, localPeriod } from '../../domain/time-zones.js';
 import { notServingReasons } from '../../domain/serving-reasons.js';
@@ -83,6 +85,7 @@ export async function campaignRoutes(app: FastifyInstance, deps: DashboardDeps):
       campaigns,
       paging,
       changes,
+      currency: deps.services.currency,
       ...(refused && { problem: refused.problem, refused }),
     });
   }
@@ -149,6 +152,8 @@ export async function campaignRoutes(app: FastifyInstance, deps: DashboardDeps):
       ...form,
       placements,
       values,
+      currency: deps.services.currency,
+      price: editing?.price ?? null,
       ...(operator && { operator }),
       ...(problem && { problem }),
       ...(problems && { problems }),
@@ -170,7 +175,8 @@ export async function campaignRoutes(app: FastifyInstance, deps: DashboardDeps):
       async () => {
         created = await campaigns(signedIn).create(advertiserOf(signedIn, values), campaignInput(values));
       },
-      (problem, problems) => formPage(request, reply, signedIn, values, undefined, problem, problems),
+      (problem, problems) =>
+        formPage(request, reply, signedIn, values, undefined, problem, formProblems(problems)),
     );
     if (refused || !created) return reply;
     return reply.redirect(`/campaigns/${created.id}`, 303);
@@ -195,9 +201,11 @@ export async function campaignRoutes(app: FastifyInstance, deps: DashboardDeps):
     );
     const canEdit = canChange && !FINAL.includes(campaign.status);
     const page = pageContext(request, reply);
+    const prices = await campaigns(signedIn).prices(campaign.id);
+    const { currency } = deps.services;
     return sendPage(
       reply,
-      CampaignPreviewPage({ page, campaign, canSubmit: canChange, canEdit, notServing }),
+      CampaignPreviewPage({ page, campaign, canSubmit: canChange, canEdit, notServing, currency, prices }),
     );
   });
 
@@ -205,7 +213,8 @@ export async function campaignRoutes(app: FastifyInstance, deps: DashboardDeps):
     const signedIn = requireSignedIn(request, reply);
     if (!signedIn) return reply;
     const campaign = await campaigns(signedIn).get(campaignId(request));
-    return sendPage(reply, await formPage(request, reply, signedIn, formValuesOf(campaign), campaign));
+    const values = formValuesOf(campaign, deps.services.currency);
+    return sendPage(reply, await formPage(request, reply, signedIn, values, campaign));
   });
 
   app.post('/campaigns/:id/edit', PAGE, async (request, reply) => {
@@ -218,7 +227,15 @@ export async function campaignRoutes(app: FastifyInstance, deps: DashboardDeps):
         await campaigns(signedIn).update(id, campaignInput(values));
       },
       async (problem, problems) =>
-        formPage(request, reply, signedIn, values, await campaigns(signedIn).get(id), problem, problems),
+        formPage(
+          request,
+          reply,
+          signedIn,
+          values,
+          await campaigns(signedIn).get(id),
+          problem,
+          formProblems(problems),
+        ),
     );
     if (refused) return reply;
     return reply.redirect(`/campaigns/${id}`, 303);
@@ -262,8 +279,11 @@ function campaignId(request: FastifyRequest): number {
   return idOrNotFound(request, 'campaign');
 }
 
-/** A campaign's fields as the form shows them: times on the wall clock of its own time zone. */
-function formValuesOf(campaign: Campaign): CampaignFormValues {
+/**
+ * A campaign's fields as the form shows them: times on the wall clock of its own time zone, its price
+ * in units of `currency`, exactly.
+ */
+function formValuesOf(campaign: Campaign, currency: string): CampaignFormValues {
   const local = (ms: number | null) =>
     ms === null ? '' : localPeriod(ms, 'minute', campaign.timeZone).slice(0, 16);
   const number = (value: number | null) => (value === null ? '' : String(value));
@@ -285,7 +305,35 @@ function formValuesOf(campaign: Campaign): CampaignFormValues {
     pacing: campaign.pacing,
     priority: String(campaign.priority),
     weight: String(campaign.weight),
+    priceModel: campaign.price?.model ?? '',
+    priceAmount: campaign.price ? formatPriceAmount(campaign.price.amountMicros, currency) : '',
   };
+}
+
+/** The service's problems with a price under the form's names for its two fields. */
+function formProblems(problems: readonly FieldProblem[]): FieldProblem[] {
+  const FORM_NAMES: Record<string, string> = {
+    price: 'priceModel',
+    'price.model': 'priceModel',
+    'price.amountMicros': 'priceAmount',
+  };
+  return problems.map((problem) => ({ ...problem, field: FORM_NAMES[problem.field] ?? problem.field }));
+}
+
+/**
+ * The price as the operator's form gave it (D18): left out when the form has none (an advertiser's),
+ * null for no model, else the model with the amount read exactly from units of the currency; an
+ * amount that cannot be read is refused naming the field, before anything is saved.
+ */
+function priceField(values: CampaignFormValues): Record<string, unknown> {
+  if (values.priceModel === undefined) return {};
+  const model = values.priceModel.trim();
+  if (model === '') return { price: null };
+  const refused = (message: string) => unprocessable('invalid campaign', [{ field: 'priceAmount', message }]);
+  const amount = readMoney(values.priceAmount ?? '');
+  if ('problem' in amount) throw refused(amount.problem);
+  if (amount.micros === 0) throw refused('must be more than 0: choose None for no price');
+  return { price: { model, amountMicros: amount.micros } };
 }
 
 const NOT_AN_ADVERTISER = "campaigns are created by an advertiser's own people or by the operator";
@@ -343,6 +391,7 @@ function campaignInput(values: CampaignFormValues): Record<string, unknown> {
     // Only the operator's form has them; posted by anyone else, the service refuses a change (403).
     ...operatorField('priority', values.priority),
     ...operatorField('weight', values.weight),
+    ...priceField(values),
   };
 }
 

@@ -1,6 +1,8 @@
 import { Type, type TSchema } from 'typebox';
 import { CAMPAIGN_STATUSES } from '../../domain/campaigns.js';
 import { PACINGS } from '../../domain/pacing.js';
+import { MAX_MICROS } from '../../domain/money.js';
+import { PRICE_MODELS } from '../../domain/prices.js';
 import { FLAG_SIGNALS, FLAG_STATUSES, KEY_SIGNALS } from '../../domain/key-flags.js';
 import { MAX_LIMIT_SETTING } from '../../domain/rate-limits.js';
 import { Instant, managementErrors, Nullable, NullableInstant } from './common.js';
@@ -136,6 +138,46 @@ const Pacing = Type.Union(
   },
 );
 
+const PriceModel = Type.Union(
+  PRICE_MODELS.map((model) => Type.Literal(model)),
+  {
+    description:
+      '`cpm` per thousand billable impressions, `cpc` per billable click, `flat` a fixed amount for the flight (not charged per event).',
+  },
+);
+
+const AmountMicros = Type.Integer({
+  minimum: 1,
+  maximum: MAX_MICROS,
+  description: 'Micros of the deployment’s currency (1 unit is 1000000): 2.50 is 2500000.',
+});
+
+const Currency = Type.String({
+  description: 'The deployment’s currency (ISO 4217, `PLACARD_CURRENCY`), which every amount is in.',
+});
+
+const Price = Type.Union(
+  [Type.Object({ model: PriceModel, amountMicros: AmountMicros, currency: Currency }), Type.Null()],
+  {
+    description:
+      'What the advertiser is charged (D18), or null for a house campaign, whose events cost nothing.',
+  },
+);
+
+/** One price a campaign has had, with what was billed at it. */
+const CampaignPrice = Type.Object(
+  {
+    since: Instant,
+    model: Nullable(PriceModel),
+    amountMicros: Nullable(AmountMicros),
+    currency: Currency,
+    setBy: Type.String({ description: 'Who set it, as the audit log names actors.' }),
+    billedUnits: Type.Integer({ description: 'Impressions (CPM) or clicks (CPC) charged at it.' }),
+    spendMicros: Type.Integer({ description: 'What they cost, in micros of the currency.' }),
+  },
+  { $id: 'CampaignPrice' },
+);
+
 const CampaignRecord = Type.Object(
   {
     id: Type.Integer(),
@@ -155,6 +197,7 @@ const CampaignRecord = Type.Object(
     timeZone: Type.String(),
     caps: Caps,
     pacing: Pacing,
+    price: Price,
     cappedUntil: NullableInstant,
     rejectionReason: Nullable(Type.String()),
     createdAt: Instant,
@@ -185,6 +228,27 @@ export const campaignFields = {
   timeZone: Type.String({ description: 'IANA time zone daily caps count in.' }),
   caps: Type.Partial(Caps, { additionalProperties: false }),
   pacing: Pacing,
+  price: Type.Union(
+    [
+      Type.Object(
+        {
+          model: PriceModel,
+          amountMicros: AmountMicros,
+          currency: Type.Optional(
+            Type.String({
+              description: 'May be left out; when sent it must be the deployment’s currency (else 422).',
+            }),
+          ),
+        },
+        { additionalProperties: false },
+      ),
+      Type.Null(),
+    ],
+    {
+      description:
+        'What the advertiser is charged (D18); null for none. The operator’s alone: anyone else changing it gets 403. A change applies to events from then on; the campaign’s prices keep every one.',
+    },
+  ),
 };
 
 const Placement = Type.Object(
@@ -345,6 +409,7 @@ export const MANAGEMENT_SCHEMAS = [
   AdminToken,
   Advertiser,
   CampaignRecord,
+  CampaignPrice,
   Placement,
   AuditRecord,
   Report,

@@ -7,12 +7,16 @@ import {
   type Campaign,
 } from '../../../domain/campaigns.js';
 import { DEVICES } from '../../../domain/targeting.js';
+import { currencyDecimals, formatMoneyWithCode } from '../../../domain/money.js';
+import { PRICE_MODEL_LABELS, formatPriceAmount, priceText } from '../../../domain/prices.js';
+import type { CampaignPriceRecord } from '../../../store/store.js';
 import { createContext } from 'preact';
 import { useContext } from 'preact/hooks';
 import type { FieldProblem } from '../../../domain/errors.js';
 import { FieldMessage, invalidAttributes, ProblemSummary, wordProblems } from './form-problems.js';
 import { CsrfField, Layout, type PageContext } from './layout.js';
-import { flight } from './format.js';
+import { flight, whenIn } from './format.js';
+import { DataTable } from './parts.js';
 
 /** What the form shows: the values typed so far (kept when the service refuses them). */
 export interface CampaignFormValues {
@@ -35,6 +39,9 @@ export interface CampaignFormValues {
   advertiserId?: string;
   priority?: string;
   weight?: string;
+  /** The operator's: `cpm`, `cpc`, `flat`, or empty for none; the amount in units of the currency. */
+  priceModel?: string;
+  priceAmount?: string;
 }
 
 /** What only the operator's people are given in the form (D13): advertisers never see these inputs. */
@@ -44,6 +51,14 @@ export interface OperatorFormFields {
   /** How many advertisers a list may hold: a full list may leave some out, so the id is typed. */
   advertiserChoices?: number;
 }
+
+/** How each price model reads in the form's choice (D18). */
+const PRICE_CHOICES: ReadonlyArray<[string, string]> = [
+  ['', 'None (a house campaign: its events cost nothing)'],
+  ['cpm', 'CPM: per thousand billable impressions'],
+  ['cpc', 'CPC: per billable click'],
+  ['flat', 'Flat: a fixed amount for the flight'],
+];
 
 /** How each pacing reads in the form (D16). */
 const PACING_CHOICES = [
@@ -74,6 +89,8 @@ const LABELS: Record<keyof CampaignFormValues, string> = {
   advertiserId: 'Advertiser',
   priority: 'Priority',
   weight: 'Weight',
+  priceModel: 'Price model',
+  priceAmount: 'Price amount',
 };
 
 /** The problems the service found with a refused form, by field, in the form's words. */
@@ -145,8 +162,12 @@ export function CampaignFormPage(props: {
   note?: string;
   placements: Array<{ id: string; description: string }>;
   values: CampaignFormValues;
-  /** Present for the operator's people only: the advertiser choice and priority and weight. */
+  /** Present for the operator's people only: the advertiser choice, priority, weight and price. */
   operator?: OperatorFormFields;
+  /** The deployment's currency, which the price is in. */
+  currency: string;
+  /** The price the campaign has, shown (not editable) to anyone but the operator's people. */
+  price: Campaign['price'];
   problem?: string;
   /** The problems the service found with each field of a refused form. */
   problems?: readonly FieldProblem[];
@@ -249,7 +270,16 @@ export function CampaignFormPage(props: {
               </label>
             ))}
           </fieldset>
-          {props.operator && <DeliveryOrder values={values} />}
+          {props.operator ? (
+            <>
+              <DeliveryOrder values={values} />
+              <PriceFields values={values} currency={props.currency} />
+            </>
+          ) : (
+            <p>
+              Price: {priceText(props.price, props.currency)} <span class="hint">(set by the operator)</span>
+            </p>
+          )}
           <button type="submit">{props.submitLabel}</button>
         </form>
       </FieldProblems.Provider>
@@ -322,6 +352,64 @@ function DeliveryOrder({ values }: { values: CampaignFormValues }) {
 }
 
 /**
+ * The price (the operator's alone, D18): its model, and its amount in units of the currency with
+ * the currency's decimals, read exactly. Changing it never sends a campaign back to review.
+ */
+function PriceFields({ values, currency }: { values: CampaignFormValues; currency: string }) {
+  const problem = useContext(FieldProblems).get('priceModel');
+  const decimals = currencyDecimals(currency);
+  const example = (2.5).toFixed(decimals);
+  return (
+    <fieldset>
+      <legend>Price (the operator’s)</legend>
+      <label for="priceModel">{LABELS.priceModel}</label>
+      <select id="priceModel" name="priceModel" {...invalidAttributes('priceModel', problem)}>
+        {PRICE_CHOICES.map(([model, label]) => (
+          <option key={model} value={model} selected={(values.priceModel ?? '') === model}>
+            {label}
+          </option>
+        ))}
+      </select>
+      <FieldMessage fieldId="priceModel" message={problem} />
+      <Field
+        name="priceAmount"
+        values={values}
+        hint={`In ${currency}, such as ${example} (per thousand impressions for a CPM). Applies to events from now on; does not send the campaign to review.`}
+      />
+    </fieldset>
+  );
+}
+
+/** A campaign's prices, newest (the one in force) first, with what was billed at each. */
+function PriceHistory(props: { prices: readonly CampaignPriceRecord[]; currency: string; timeZone: string }) {
+  const { prices, currency } = props;
+  return (
+    <DataTable
+      label="Price history"
+      count={prices.length}
+      noun={['One price', 'prices']}
+      empty="No price yet: a house campaign, whose events cost nothing."
+      headers={['Since', 'Model', 'Amount', 'Set by', 'Units billed', 'Spend']}
+    >
+      {prices.map((entry) => (
+        <tr key={entry.since}>
+          <td>{whenIn(entry.since, props.timeZone)}</td>
+          <td>{entry.price === null ? 'None' : PRICE_MODEL_LABELS[entry.price.model]}</td>
+          <td class="money">
+            {entry.price === null
+              ? ''
+              : `${currency} ${formatPriceAmount(entry.price.amountMicros, currency)}`}
+          </td>
+          <td>{entry.setBy}</td>
+          <td>{entry.billedUnits.toLocaleString('en-US')}</td>
+          <td class="money">{formatMoneyWithCode(entry.spendMicros, currency)}</td>
+        </tr>
+      ))}
+    </DataTable>
+  );
+}
+
+/**
  * A campaign's own page: why it is or is not serving, how a partner's page would show it, its
  * delivery settings, the fields partners receive, and what the person may do next.
  */
@@ -332,6 +420,10 @@ export function CampaignPreviewPage(props: {
   canEdit: boolean;
   /** Why it is not served now, each with what to do; empty while it is served. */
   notServing: string[];
+  /** The deployment's currency, which the price is in. */
+  currency: string;
+  /** Every price the campaign has had, newest first. */
+  prices: readonly CampaignPriceRecord[];
 }) {
   const { campaign } = props;
   const partnerView: Record<string, unknown> = { id: campaign.id, title: campaign.title };
@@ -386,7 +478,11 @@ export function CampaignPreviewPage(props: {
         </dd>
         <dt>Pacing</dt>
         <dd>{campaign.pacing === 'even' ? 'even: spread over each cap’s period' : 'as fast as possible'}</dd>
+        <dt>Price</dt>
+        <dd>{priceText(campaign.price, props.currency)}</dd>
       </dl>
+      <h2>Price history</h2>
+      <PriceHistory prices={props.prices} currency={props.currency} timeZone={campaign.timeZone} />
       <h2>What partners receive</h2>
       <pre class="mono" tabIndex={0} aria-label="The campaign as partners receive it">
         {JSON.stringify(partnerView, null, 2)}

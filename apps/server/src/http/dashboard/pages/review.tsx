@@ -1,4 +1,5 @@
 import type { Caps } from '../../../domain/campaigns.js';
+import { priceOf, priceText } from '../../../domain/prices.js';
 import type { FieldChange } from '../../../services/campaign-review.js';
 import type { CampaignRow } from './campaigns.js';
 import { flight, whenIn } from './format.js';
@@ -22,6 +23,7 @@ const FIELD_LABELS: Record<FieldChange['field'], string> = {
   timeZone: 'Time zone',
   caps: 'Caps',
   pacing: 'Pacing',
+  price: 'Price',
 };
 
 const list = (items: readonly string[], every: string): string =>
@@ -46,8 +48,23 @@ const pacingText = (pacing: unknown): string =>
  * A field's value, approved or current, as the reviewer reads it: times on the wall clock of the
  * campaign's time zone (`timeZone`), empty lists as what they mean (every country, every device).
  */
-export function fieldText(field: FieldChange['field'], value: unknown, timeZone: string): string {
+export function fieldText(
+  field: FieldChange['field'],
+  value: unknown,
+  timeZone: string,
+  currency: string,
+): string {
   switch (field) {
+    case 'price': {
+      const { model, amountMicros } = (value ?? {}) as Record<string, unknown>;
+      return priceText(
+        priceOf(
+          typeof model === 'string' ? model : null,
+          typeof amountMicros === 'number' ? amountMicros : null,
+        ),
+        currency,
+      );
+    }
     case 'startAt':
     case 'endAt':
       if (typeof value !== 'string') return field === 'startAt' ? 'no start' : 'no end';
@@ -71,8 +88,12 @@ export function fieldText(field: FieldChange['field'], value: unknown, timeZone:
 }
 
 /** What changed since the operator last approved the campaign, or that it was never approved. */
-function Changes(props: { campaign: CampaignRow; changes: FieldChange[] | null | undefined }) {
-  const { campaign, changes } = props;
+function Changes(props: {
+  campaign: CampaignRow;
+  changes: FieldChange[] | null | undefined;
+  currency: string;
+}) {
+  const { campaign, changes, currency } = props;
   const headingId = `changes-${campaign.id}`;
   if (changes === null || changes === undefined)
     return <p class="note review-new">New campaign, never approved.</p>;
@@ -84,8 +105,8 @@ function Changes(props: { campaign: CampaignRow; changes: FieldChange[] | null |
         {changes.map((change) => (
           <li key={change.field}>
             <strong>{FIELD_LABELS[change.field]}</strong>:{' '}
-            <del>{fieldText(change.field, change.approved, campaign.timeZone)}</del> →{' '}
-            <ins>{fieldText(change.field, change.now, campaign.timeZone)}</ins>
+            <del>{fieldText(change.field, change.approved, campaign.timeZone, currency)}</del> →{' '}
+            <ins>{fieldText(change.field, change.now, campaign.timeZone, currency)}</ins>
           </li>
         ))}
       </ul>
@@ -156,6 +177,8 @@ export function ReviewPage(props: {
   paging: Paging;
   /** Per campaign, what changed since its last approval (null: never approved). */
   changes: Map<number, FieldChange[] | null>;
+  /** The deployment's currency, which prices are shown in. */
+  currency: string;
   problem?: string;
   /** A reject form just refused: its reason as typed, and what is wrong with it beside it. */
   refused?: Refused;
@@ -172,7 +195,11 @@ export function ReviewPage(props: {
             {props.campaigns.map((campaign) => (
               <li key={campaign.id} class="card">
                 <h2>{campaign.title}</h2>
-                <Changes campaign={campaign} changes={props.changes.get(campaign.id)} />
+                <Changes
+                  campaign={campaign}
+                  changes={props.changes.get(campaign.id)}
+                  currency={props.currency}
+                />
                 <div class="review-body">
                   <div>
                     <h3>How a partner shows it</h3>
