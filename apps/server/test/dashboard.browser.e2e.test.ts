@@ -20,9 +20,20 @@ const PAGES: Record<Kind, string[]> = {
     '/audit',
     '/health',
     '/users',
+    // Money (D18): a priced demo campaign's page with its price history, and the demo partner's shares.
+    '/campaigns/1',
+    '/partners/1/revenue-shares',
   ],
   advertiser: ['/campaigns', '/campaigns/new', '/reports', '/users'],
-  partner: ['/keys', '/flags', '/placements', '/integration', '/reports', '/users'],
+  partner: [
+    '/keys',
+    '/flags',
+    '/placements',
+    '/integration',
+    '/reports',
+    '/users',
+    '/partners/1/revenue-shares',
+  ],
 };
 
 /**

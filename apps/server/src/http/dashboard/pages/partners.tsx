@@ -60,7 +60,7 @@ export function PartnersPage(props: ListPageProps & { partners: PartnerRow[] }) 
             cell: (partner) => (
               <a
                 href={`/partners/${partner.id}/revenue-shares`}
-                aria-label={`Revenue share of ${partner.name}`}
+                aria-label={`Share history of ${partner.name}`}
               >
                 Share history
               </a>
