@@ -102,7 +102,9 @@ export async function up(db: AnyDb, engine: Engine): Promise<void> {
     // Reports of weeks read campaign_rollups by index alone: the key carries the spend as well.
     await sql`alter table campaign_rollups drop constraint campaign_rollups_pk`.execute(db);
     await sql`alter table campaign_rollups add constraint campaign_rollups_pk
-      primary key (campaign_id, slot, kind, verdict) include (count, spend_micros, earnings_micros)`.execute(db);
+      primary key (campaign_id, slot, kind, verdict) include (count, spend_micros, earnings_micros)`.execute(
+      db,
+    );
   }
 
   if (engine === 'postgres') {
