@@ -164,6 +164,8 @@ export class DeliveryService {
         priced,
       });
       if (stored !== 'duplicate') {
+        // Judged billable but stored invalid: a limit the commit found reached, a cap or a budget. The
+        // sink says only the verdict, so both are kept as `past cap` here; the key flags read neither.
         const reason = stored === 'counted' ? '' : (judged.reason ?? REASONS.pastCap);
         const { apiKeyId, partnerId } = caller;
         const event = { apiKeyId, partnerId, placement: request.placement, kind, reason };

@@ -54,7 +54,7 @@ export interface OperatorFormFields {
 
 /** How each price model reads in the form's choice (D18). */
 const PRICE_CHOICES: ReadonlyArray<[string, string]> = [
-  ['', 'None (a house campaign: its events cost nothing)'],
+  ['', 'None: a house campaign, free'],
   ['cpm', 'CPM: per thousand billable impressions'],
   ['cpc', 'CPC: per billable click'],
   ['flat', 'Flat: a fixed amount for the flight'],
