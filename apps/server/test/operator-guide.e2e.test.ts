@@ -35,7 +35,7 @@ it('takes an operator from an empty store to a running campaign and a partner ke
   );
   // The impression the partner reported is in the operator's report, by API and by command.
   expect(stdout).toMatch(
-    /"groupBy":\["advertiser"\],"rows":\[\{"period":"[\d-]+","advertiser":\d+,"impressions":1,/,
+    /"groupBy":\["advertiser"\],"currency":"USD","rows":\[\{"period":"[\d-]+","advertiser":\d+,"impressions":1,/,
   );
   expect(stdout).toMatch(/^total +1 +0 /m);
   // The import's summary counts in words: one campaign, not "1 campaigns" (after a curl answer,
