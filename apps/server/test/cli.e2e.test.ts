@@ -416,6 +416,45 @@ describe('placard management commands', () => {
     ]);
   });
 
+  it('sets budgets exactly from units of the currency, shows them, changes one alone and removes them', () => {
+    const file = path.join(dataDir, 'budgeted.json');
+    fs.writeFileSync(
+      file,
+      JSON.stringify({
+        title: 'Budgeted',
+        destinationUrl: 'https://budgeted.example/',
+        placements: ['footer_banner'],
+      }),
+    );
+    const advertiser = cliJson<{ id: number }>(['advertisers', 'create', 'Budgeted Advertiser'], env);
+    const created = cliJson<{ id: number; budget: unknown }>(
+      ['campaigns', 'create', file, '--advertiser', String(advertiser.id), '--budget-total', '500.00'],
+      env,
+    );
+    expect(created.budget).toEqual({ totalMicros: 500_000_000, dailyMicros: null });
+    const id = String(created.id);
+    expect(runCli(['campaigns', 'show', id], env).stdout).toMatch(/^budget\s+USD 500\.00 in total$/m);
+
+    // The daily budget alone keeps the total one.
+    const changed = cliJson<{ budget: unknown }>(['campaigns', 'update', id, '--budget-daily', '50'], env);
+    expect(changed.budget).toEqual({ totalMicros: 500_000_000, dailyMicros: 50_000_000 });
+    expect(cliJson<{ budget: unknown }>(['campaigns', 'show', id], env).budget).toEqual({
+      totalMicros: 500_000_000,
+      dailyMicros: 50_000_000,
+      currency: 'USD',
+    });
+    expect(runCli(['campaigns', 'show', id], env).stdout).toMatch(
+      /^budget\s+USD 500\.00 in total, USD 50\.00 a day$/m,
+    );
+    for (const wrong of ['ten', '-1', '0', '2.5.0', '0.0000001']) {
+      const refused = runCli(['campaigns', 'update', id, '--budget-total', wrong], env);
+      expect(refused.code, `${wrong}: ${refused.stderr}`).toBe(1);
+      expect(refused.stderr, wrong).toMatch(/budget-total/);
+    }
+    cliJson(['campaigns', 'update', id, '--budget-total', 'none', '--budget-daily', 'NONE'], env);
+    expect(runCli(['campaigns', 'show', id], env).stdout).toMatch(/^budget\s+none$/m);
+  });
+
   it('lists, shows, dismisses and suspends key flags, and turns the automatic policy on and off, audited as cli', async () => {
     cliJson(['partners', 'create', 'Flagged Partner'], env);
     const keys = [1, 2].map(() =>

@@ -55,6 +55,7 @@ describe.each(ENGINES)('store contract on %s', (engine) => {
       devices: ['mobile'],
       pacing: 'even',
       price: { model: 'cpc', amountMicros: 350_000 },
+      budget: { totalMicros: 500_000_000, dailyMicros: 50_000_000 },
     };
     const { campaignIds } = await store.importCampaigns(
       [

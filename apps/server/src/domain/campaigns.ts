@@ -1,5 +1,6 @@
 import type { FieldProblem } from './errors.js';
 import { canPaceEvenly, PACING_NEEDS_CAP_MESSAGE, PACINGS, type Pacing } from './pacing.js';
+import { formatMoney, MAX_MICROS, micros, type Micros } from './money.js';
 import { isPlacementId } from './placements.js';
 import { readPrice, type Price } from './prices.js';
 import { isTimeZone } from './time-zones.js';
@@ -46,6 +47,8 @@ export interface Campaign {
   pacing: Pacing;
   /** The price in force (D18); null for a house campaign, whose events cost nothing. */
   price: Price | null;
+  /** Spend budgets (D18): what its billable events may cost in all and per local day. */
+  budget: Budget;
   /** Set while a daily cap holds: not served before this instant. */
   cappedUntil: number | null;
   rejectionReason: string | null;
@@ -68,14 +71,22 @@ export const NO_CAPS: Caps = {
   clicksDaily: null,
 };
 
+/** Spend budgets in micros of the deployment's currency; null means no budget. */
+export interface Budget {
+  totalMicros: Micros | null;
+  dailyMicros: Micros | null;
+}
+
+export const NO_BUDGET: Budget = { totalMicros: null, dailyMicros: null };
+
 /**
  * The fields an operator supplies; everything else is assigned by the store or the lifecycle. A
- * campaign stored without `price` has none (a house campaign).
+ * campaign stored without `price` has none (a house campaign), one without `budget` no budget.
  */
 export type CampaignInput = Omit<
   Campaign,
-  'id' | 'advertiserId' | 'createdAt' | 'updatedAt' | 'cappedUntil' | 'rejectionReason' | 'price'
-> & { price?: Price | null };
+  'id' | 'advertiserId' | 'createdAt' | 'updatedAt' | 'cappedUntil' | 'rejectionReason' | 'price' | 'budget'
+> & { price?: Price | null; budget?: Budget };
 
 export const MIN_PRIORITY = -1000;
 export const MAX_PRIORITY = 1000;
@@ -231,6 +242,7 @@ export function validateCampaignInput(
   }
 
   const price = readPrice(fields['price'], at('price'), problems);
+  const budget = readBudget(fields['budget'], at('budget'), problems);
 
   if (problems.length > 0) return { problems };
   return {
@@ -252,8 +264,36 @@ export function validateCampaignInput(
       caps,
       pacing: pacing as Pacing,
       price,
+      budget,
     },
   };
+}
+
+/**
+ * Budgets as the management API takes them: null (none) or an object whose `totalMicros` and
+ * `dailyMicros` are each null (none), left out (none) or a whole number of micros from 1 to the
+ * maximum. Problems are added under `path`.
+ */
+export function readBudget(value: unknown, path: string, problems: FieldProblem[]): Budget {
+  if (value === undefined || value === null) return NO_BUDGET;
+  if (typeof value !== 'object' || Array.isArray(value)) {
+    problems.push({ field: path, message: 'must be null or an object with totalMicros and dailyMicros' });
+    return NO_BUDGET;
+  }
+  const { totalMicros, dailyMicros, ...rest } = value as Record<string, unknown>;
+  for (const field of Object.keys(rest))
+    problems.push({ field: `${path}.${field}`, message: 'is not a field of a budget' });
+  const amount = (sent: unknown, field: string): Micros | null => {
+    if (sent === undefined || sent === null) return null;
+    if (typeof sent === 'number' && Number.isSafeInteger(sent) && sent >= 1 && sent <= MAX_MICROS)
+      return micros(sent);
+    problems.push({
+      field: `${path}.${field}`,
+      message: `must be null or a whole number of micros from 1 to ${MAX_MICROS} (1 unit of the currency is 1000000)`,
+    });
+    return null;
+  };
+  return { totalMicros: amount(totalMicros, 'totalMicros'), dailyMicros: amount(dailyMicros, 'dailyMicros') };
 }
 
 const MAX_CAP = 1_000_000_000_000;
@@ -307,4 +347,13 @@ export function isInFlight(campaign: Pick<Campaign, 'startAt' | 'endAt'>, now: n
     (campaign.startAt === null || campaign.startAt <= now) &&
     (campaign.endAt === null || now < campaign.endAt)
   );
+}
+
+/** Budgets in words: `USD 500.00 in total, USD 50.00 a day`, or `none`. */
+export function budgetText(budget: Budget, currency: string): string {
+  const parts = [
+    budget.totalMicros === null ? null : `${currency} ${formatMoney(budget.totalMicros, currency)} in total`,
+    budget.dailyMicros === null ? null : `${currency} ${formatMoney(budget.dailyMicros, currency)} a day`,
+  ].filter((part) => part !== null);
+  return parts.length === 0 ? 'none' : parts.join(', ');
 }

@@ -23,6 +23,7 @@ const running: Campaign = {
   caps: NO_CAPS,
   pacing: 'asap',
   price: null,
+  budget: { totalMicros: null, dailyMicros: null },
   cappedUntil: null,
   rejectionReason: null,
   createdAt: now,

@@ -9,6 +9,7 @@ import {
   type FieldProblem,
 } from '../domain/campaigns.js';
 import { invalid, invalidField, notFound, unprocessable } from '../domain/errors.js';
+import type { Micros } from '../domain/money.js';
 import type { Price } from '../domain/prices.js';
 import { NUL_PROBLEM, nulFields } from '../domain/nul-characters.js';
 import {
@@ -64,6 +65,7 @@ export function campaignToJson(campaign: Campaign): Record<string, unknown> {
     caps: campaign.caps,
     pacing: campaign.pacing,
     price: priceToJson(campaign.price),
+    budget: campaign.budget,
     cappedUntil: campaign.cappedUntil === null ? null : new Date(campaign.cappedUntil).toISOString(),
     rejectionReason: campaign.rejectionReason,
     createdAt: new Date(campaign.createdAt).toISOString(),
@@ -77,7 +79,11 @@ export const priceRecord = (price: Price | null, currency: string): Record<strin
 
 /** A campaign as the management API answers it: its JSON form, its price naming the currency. */
 export function campaignRecord(campaign: Campaign, currency: string): Record<string, unknown> {
-  return { ...campaignToJson(campaign), price: priceRecord(campaign.price, currency) };
+  return {
+    ...campaignToJson(campaign),
+    price: priceRecord(campaign.price, currency),
+    budget: { ...campaign.budget, currency },
+  };
 }
 
 export interface ImportOptions {
@@ -112,6 +118,7 @@ export const EDITABLE = [
   'caps',
   'pacing',
   'price',
+  'budget',
 ] as const;
 
 /** Whether a price as sent (null, or an object with `model` and `amountMicros`) differs from `current`. */
@@ -119,6 +126,24 @@ function priceDiffers(sent: unknown, current: Price | null): boolean {
   if (sent === null || current === null) return sent !== current;
   const { model, amountMicros } = (typeof sent === 'object' ? sent : {}) as Record<string, unknown>;
   return model !== current.model || amountMicros !== current.amountMicros;
+}
+
+/** Whether a total budget changed from `before` to `after` lets more be spent: raised or removed. */
+const totalBudgetRaised = (before: Micros | null, after: Micros | null): boolean =>
+  before !== null && (after === null || after > before);
+
+/**
+ * Whether the campaign is completed by its total budget (D18) while its flight is not over: the
+ * batch that spent it completed it with the audit reason 'total budget reached', its latest change.
+ */
+async function completedByTotalBudget(tx: Store, campaign: Campaign, now: number): Promise<boolean> {
+  if (campaign.status !== 'completed' || (campaign.endAt !== null && campaign.endAt <= now)) return false;
+  const latest = await tx.auditPage(
+    { objectType: 'campaign', objectId: String(campaign.id) },
+    { offset: 0, size: 1 },
+  );
+  const entry = latest.rows[0];
+  return entry?.action === 'complete' && entry.reason === 'total budget reached';
 }
 
 /** `a`, `a and b`, `a, b and c`. */
@@ -363,7 +388,12 @@ export class CampaignService extends ServedService {
       const reopened =
         changed.includes('caps') &&
         statusAfterCapChange(current, result.value.caps, await tx.campaignTotals(id), now) === 'paused';
-      if (reopened) status = 'paused';
+      const budgetReopened =
+        !reopened &&
+        changed.includes('budget') &&
+        (await completedByTotalBudget(tx, current, now)) &&
+        totalBudgetRaised(current.budget.totalMicros, result.value.budget?.totalMicros ?? null);
+      if (reopened || budgetReopened) status = 'paused';
       const updated = (await tx.updateCampaign(id, { ...result.value, status }, now, this.actor.id))!;
       await audit(
         tx,
@@ -372,7 +402,11 @@ export class CampaignService extends ServedService {
           objectType: 'campaign',
           objectId: id,
           action: 'update',
-          reason: reopened ? 'total cap no longer reached: paused, to resume' : null,
+          reason: reopened
+            ? 'total cap no longer reached: paused, to resume'
+            : budgetReopened
+              ? 'total budget raised: paused, to resume'
+              : null,
           before,
           after: campaignToJson(updated),
         },

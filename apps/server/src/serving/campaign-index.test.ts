@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { validateCampaignInput, type Campaign, type CampaignStatus } from '../domain/campaigns.js';
+import { NO_BUDGET, validateCampaignInput, type Campaign, type CampaignStatus } from '../domain/campaigns.js';
 import type { FetchQuery } from '../domain/requests.js';
 import { DEVICES, type Device } from '../domain/targeting.js';
 import { CampaignIndex } from './campaign-index.js';
@@ -51,7 +51,13 @@ function campaign(id: number, changes: Fields): Campaign {
     createdAt: NOW,
     updatedAt: NOW,
   };
-  return { ...value!, price: value!.price ?? null, ...stored, ...changes };
+  return {
+    ...value!,
+    price: value!.price ?? null,
+    budget: value!.budget ?? NO_BUDGET,
+    ...stored,
+    ...changes,
+  };
 }
 
 /** A change: to one campaign's fields (a new id creates it), its removal, or time passing. */

@@ -6,7 +6,7 @@ import type { Device } from '../domain/targeting.js';
 import type { Verdict } from '../domain/verdicts.js';
 import type { Account, Role } from '../domain/accounts.js';
 import { priceOf, type Price } from '../domain/prices.js';
-import type { Micros } from '../domain/money.js';
+import { micros, type Micros } from '../domain/money.js';
 import type {
   AdminTokenTable,
   ApiKeyTable,
@@ -89,6 +89,10 @@ export function toCampaign(row: Selectable<CampaignTable>, placements: string[])
     caps: capsOf(row),
     pacing: row.pacing as Pacing,
     price: priceOf(row.price_model, row.price_micros),
+    budget: {
+      totalMicros: row.budget_total_micros === null ? null : micros(row.budget_total_micros),
+      dailyMicros: row.budget_daily_micros === null ? null : micros(row.budget_daily_micros),
+    },
     cappedUntil: row.capped_until,
     rejectionReason: row.rejection_reason,
     createdAt: row.created_at,
@@ -121,6 +125,10 @@ export function campaignColumns(input: Partial<CampaignInput>) {
   if (input.price !== undefined) {
     columns.price_model = input.price?.model ?? null;
     columns.price_micros = input.price?.amountMicros ?? null;
+  }
+  if (input.budget !== undefined) {
+    columns.budget_total_micros = input.budget.totalMicros;
+    columns.budget_daily_micros = input.budget.dailyMicros;
   }
   return columns;
 }

@@ -1,9 +1,17 @@
 import fs from 'node:fs';
 import type { Command } from 'commander';
-import { CAMPAIGN_STATUSES, type Campaign, type CampaignStatus, type Caps } from '../../domain/campaigns.js';
+import {
+  budgetText,
+  CAMPAIGN_STATUSES,
+  readBudget,
+  type Budget,
+  type Campaign,
+  type CampaignStatus,
+  type Caps,
+} from '../../domain/campaigns.js';
 import { CAMPAIGN_ACTIONS, type CampaignAction } from '../../domain/lifecycle.js';
 import { invalid } from '../../domain/errors.js';
-import { formatMoneyWithCode, parseMoney } from '../../domain/money.js';
+import { formatMoneyWithCode, parseMoney, type Micros } from '../../domain/money.js';
 import {
   formatPriceAmount,
   isPriceModel,
@@ -70,6 +78,34 @@ export function priceOption(text: string): Price | null {
   return { model, amountMicros };
 }
 
+const BUDGET_FORMAT = 'an amount in units of the currency such as 500.00, or none';
+
+/** A budget as `--budget-total` and `--budget-daily` take it: `none`, or units read exactly into micros. */
+export function budgetOption(text: string, flag: string): Micros | null {
+  if (text.trim().toLowerCase() === 'none') return null;
+  const amount = parseMoney(text.trim(), flag);
+  if (amount === 0) throw invalid(`${flag} must be more than 0: ${BUDGET_FORMAT}`);
+  return amount;
+}
+
+/** A campaign's budget with the ones the options name changed (each given alone keeps the other). */
+function budgetFrom(
+  options: { budgetTotal?: string; budgetDaily?: string },
+  current: Budget,
+): Budget | undefined {
+  if (options.budgetTotal === undefined && options.budgetDaily === undefined) return undefined;
+  return {
+    totalMicros:
+      options.budgetTotal === undefined
+        ? current.totalMicros
+        : budgetOption(options.budgetTotal, '--budget-total'),
+    dailyMicros:
+      options.budgetDaily === undefined
+        ? current.dailyMicros
+        : budgetOption(options.budgetDaily, '--budget-daily'),
+  };
+}
+
 /** A field of `campaigns show`: lists joined, caps as `name value` pairs, absent values as "-". */
 function shownValue(value: unknown): string {
   if (Array.isArray(value)) return value.join(', ') || '(all)';
@@ -105,6 +141,8 @@ interface UpdateOptions extends OutputOptions, Partial<Record<keyof Caps, string
   timeZone?: string;
   pacing?: string;
   price?: string;
+  budgetTotal?: string;
+  budgetDaily?: string;
 }
 
 /**
@@ -129,6 +167,8 @@ function changesFrom(options: UpdateOptions, current: Campaign): Record<string, 
   if (options.timeZone !== undefined) changes['timeZone'] = options.timeZone;
   if (options.pacing !== undefined) changes['pacing'] = options.pacing;
   if (options.price !== undefined) changes['price'] = priceToJson(priceOption(options.price));
+  const budget = budgetFrom(options, current.budget);
+  if (budget !== undefined) changes['budget'] = budget;
   const caps: Record<string, unknown> = { ...current.caps };
   const capsNamed = CAP_OPTIONS.filter(([name]) => options[name] !== undefined);
   for (const [name] of capsNamed) caps[name] = number(options[name] as string) ?? null;
@@ -211,7 +251,13 @@ export function registerCampaigns(program: Command): void {
       emit(options, campaignRecord(campaign, config.currency), () => {
         for (const [field, value] of Object.entries(campaignToJson(campaign)))
           console.log(
-            `${field.padEnd(15)} ${field === 'price' ? priceText(campaign.price, config.currency) : shownValue(value)}`,
+            `${field.padEnd(15)} ${
+              field === 'price'
+                ? priceText(campaign.price, config.currency)
+                : field === 'budget'
+                  ? budgetText(campaign.budget, config.currency)
+                  : shownValue(value)
+            }`,
           );
       });
     },
@@ -273,7 +319,9 @@ export function registerCampaigns(program: Command): void {
       '--pacing <pacing>',
       'asap (as fast as it is drawn) or even (each cap spread over its day or flight)',
     )
-    .option('--price <price>', `what the advertiser is charged: ${PRICE_FORMAT}`);
+    .option('--price <price>', `what the advertiser is charged: ${PRICE_FORMAT}`)
+    .option('--budget-total <amount>', `what its events may cost in all: ${BUDGET_FORMAT}`)
+    .option('--budget-daily <amount>', `what its events may cost per local day: ${BUDGET_FORMAT}`);
   for (const [name, flag] of CAP_OPTIONS)
     update.option(flag, `caps.${name}: a positive integer; "" removes the cap (the others keep theirs)`);
   idAction('campaign id', campaignToJson)(
@@ -292,13 +340,22 @@ export function registerCampaigns(program: Command): void {
       .option(
         '--price <price>',
         `what the advertiser is charged (instead of the file's price): ${PRICE_FORMAT}`,
-      ),
-    (store, options: { advertiser: string; price?: string }, file) => {
+      )
+      .option('--budget-total <amount>', `what its events may cost in all: ${BUDGET_FORMAT}`)
+      .option('--budget-daily <amount>', `what its events may cost per local day: ${BUDGET_FORMAT}`),
+    (
+      store,
+      options: { advertiser: string; price?: string; budgetTotal?: string; budgetDaily?: string },
+      file,
+    ) => {
       const fields = readJsonFile(file) as Record<string, unknown>;
-      return new CampaignService(store).create(
-        positiveInteger(options.advertiser, 'advertiser'),
-        options.price === undefined ? fields : { ...fields, price: priceToJson(priceOption(options.price)) },
-      );
+      const fileBudget = readBudget(fields['budget'], 'budget', []);
+      const budget = budgetFrom(options, fileBudget);
+      return new CampaignService(store).create(positiveInteger(options.advertiser, 'advertiser'), {
+        ...fields,
+        ...(options.price === undefined ? {} : { price: priceToJson(priceOption(options.price)) }),
+        ...(budget === undefined ? {} : { budget }),
+      });
     },
     (campaign) => `created campaign ${campaign.id} (draft)`,
   );

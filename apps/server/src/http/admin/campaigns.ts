@@ -79,27 +79,31 @@ function actionSchema(action: CampaignAction) {
 }
 
 /**
- * A campaign's fields as sent, its price without the `currency` a client may send back from what it
- * read: the deployment's is no change, any other is refused (422), as amounts are never converted.
+ * A campaign's fields as sent, its price and budget without the `currency` a client may send back
+ * from what it read: the deployment's is no change, any other is refused (422), as amounts are never converted.
  */
-function inDeploymentCurrency<Fields extends { price?: unknown }>(
+function inDeploymentCurrency<Fields extends { price?: unknown; budget?: unknown }>(
   fields: Fields,
   currency: string,
   refusal: string,
 ): Fields {
   if (fields === null || typeof fields !== 'object') return fields;
-  const price = fields.price;
-  if (price === null || typeof price !== 'object' || !('currency' in price)) return fields;
-  const { currency: sent, ...rest } = price as Record<string, unknown>;
-  if (sent !== currency) {
-    throw unprocessable(refusal, [
-      {
-        field: 'price.currency',
-        message: `must be ${currency}, the currency of this deployment (PLACARD_CURRENCY): amounts are never converted`,
-      },
-    ]);
+  let result = fields;
+  for (const name of ['price', 'budget'] as const) {
+    const amounts = fields[name];
+    if (amounts === null || typeof amounts !== 'object' || !('currency' in amounts)) continue;
+    const { currency: sent, ...rest } = amounts as Record<string, unknown>;
+    if (sent !== currency) {
+      throw unprocessable(refusal, [
+        {
+          field: `${name}.currency`,
+          message: `must be ${currency}, the currency of this deployment (PLACARD_CURRENCY): amounts are never converted`,
+        },
+      ]);
+    }
+    result = { ...result, [name]: rest };
   }
-  return { ...fields, price: rest };
+  return result;
 }
 
 /** Advertisers and campaigns, with the lifecycle actions of D11. */

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { mayChange } from '../../domain/accounts.js';
 import type { Campaign } from '../../domain/campaigns.js';
 import { DomainError, invalidField, unprocessable, type FieldProblem } from '../../domain/errors.js';
-import { readMoney } from '../../domain/money.js';
+import { readMoney, type Micros } from '../../domain/money.js';
 import { formatPriceAmount } from '../../domain/prices.js';
 import { idFromText } from '../../domain/ids.js';
 import { instantOfLocalTime, isTimeZone, localPeriod } from '../../domain/time-zones.js';
@@ -307,6 +307,8 @@ function formValuesOf(campaign: Campaign, currency: string): CampaignFormValues 
     weight: String(campaign.weight),
     priceModel: campaign.price?.model ?? '',
     priceAmount: campaign.price ? formatPriceAmount(campaign.price.amountMicros, currency) : '',
+    budgetTotal: budgetText(campaign.budget.totalMicros, currency),
+    budgetDaily: budgetText(campaign.budget.dailyMicros, currency),
   };
 }
 
@@ -316,6 +318,8 @@ function formProblems(problems: readonly FieldProblem[]): FieldProblem[] {
     price: 'priceModel',
     'price.model': 'priceModel',
     'price.amountMicros': 'priceAmount',
+    'budget.totalMicros': 'budgetTotal',
+    'budget.dailyMicros': 'budgetDaily',
   };
   return problems.map((problem) => ({ ...problem, field: FORM_NAMES[problem.field] ?? problem.field }));
 }
@@ -334,6 +338,33 @@ function priceField(values: CampaignFormValues): Record<string, unknown> {
   if ('problem' in amount) throw refused(amount.problem);
   if (amount.micros === 0) throw refused('must be more than 0: choose None for no price');
   return { price: { model, amountMicros: amount.micros } };
+}
+
+/** A budget in the form: its amount in units of the currency, exactly, or empty for none. */
+const budgetText = (amount: Micros | null, currency: string): string =>
+  amount === null ? '' : formatPriceAmount(amount, currency);
+
+/**
+ * The budgets as the form gave them (D18): each empty for none, else read exactly from units of the
+ * currency; an amount that cannot be read is refused naming its field, before anything is saved.
+ */
+function budgetField(values: CampaignFormValues): Record<string, unknown> {
+  const problems: FieldProblem[] = [];
+  const amount = (text: string | undefined, field: 'budgetTotal' | 'budgetDaily') => {
+    if (text === undefined || text.trim() === '') return null;
+    const read = readMoney(text.trim());
+    if ('problem' in read) problems.push({ field, message: read.problem });
+    else if (read.micros === 0)
+      problems.push({ field, message: 'must be more than 0: leave it empty for none' });
+    else return read.micros;
+    return null;
+  };
+  const budget = {
+    totalMicros: amount(values.budgetTotal, 'budgetTotal'),
+    dailyMicros: amount(values.budgetDaily, 'budgetDaily'),
+  };
+  if (problems.length > 0) throw unprocessable('invalid campaign', problems);
+  return { budget };
 }
 
 const NOT_AN_ADVERTISER = "campaigns are created by an advertiser's own people or by the operator";
@@ -392,6 +423,7 @@ function campaignInput(values: CampaignFormValues): Record<string, unknown> {
     ...operatorField('priority', values.priority),
     ...operatorField('weight', values.weight),
     ...priceField(values),
+    ...budgetField(values),
   };
 }
 

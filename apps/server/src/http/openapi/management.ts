@@ -164,6 +164,18 @@ const Price = Type.Union(
   },
 );
 
+const Budget = Type.Object(
+  {
+    totalMicros: Nullable(AmountMicros),
+    dailyMicros: Nullable(AmountMicros),
+    currency: Currency,
+  },
+  {
+    description:
+      'Spend budgets (D18): what the campaign’s billable events may cost in all (`totalMicros`) and per day in its time zone (`dailyMicros`); null: no budget.',
+  },
+);
+
 /** One price a campaign has had, with what was billed at it. */
 const CampaignPrice = Type.Object(
   {
@@ -198,6 +210,7 @@ const CampaignRecord = Type.Object(
     caps: Caps,
     pacing: Pacing,
     price: Price,
+    budget: Budget,
     cappedUntil: NullableInstant,
     rejectionReason: Nullable(Type.String()),
     createdAt: Instant,
@@ -247,6 +260,27 @@ export const campaignFields = {
     {
       description:
         'What the advertiser is charged (D18); null for none. The operator’s alone: anyone else changing it gets 403. A change applies to events from then on; the campaign’s prices keep every one.',
+    },
+  ),
+  budget: Type.Union(
+    [
+      Type.Object(
+        {
+          totalMicros: Type.Optional(Nullable(AmountMicros)),
+          dailyMicros: Type.Optional(Nullable(AmountMicros)),
+          currency: Type.Optional(
+            Type.String({
+              description: 'May be left out; when sent it must be the deployment’s currency (else 422).',
+            }),
+          ),
+        },
+        { additionalProperties: false },
+      ),
+      Type.Null(),
+    ],
+    {
+      description:
+        'Spend budgets (D18): in all and per local day; a budget left out or null is none, `budget: null` removes both. The advertiser may set them on its own campaigns, and a change does not send the campaign back to review. Raising or removing the total budget of a campaign it completed, before its end, makes it `paused`, to resume.',
     },
   ),
 };

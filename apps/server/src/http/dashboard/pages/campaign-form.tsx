@@ -4,10 +4,17 @@ import {
   MAX_PRIORITY,
   MAX_WEIGHT,
   MIN_PRIORITY,
+  type Budget,
   type Campaign,
 } from '../../../domain/campaigns.js';
 import { DEVICES } from '../../../domain/targeting.js';
-import { currencyDecimals, formatMoneyWithCode } from '../../../domain/money.js';
+import {
+  addMicros,
+  currencyDecimals,
+  formatMoneyWithCode,
+  subtractMicros,
+  type Micros,
+} from '../../../domain/money.js';
 import { PRICE_MODEL_LABELS, formatPriceAmount, priceText } from '../../../domain/prices.js';
 import type { CampaignPriceRecord } from '../../../store/store.js';
 import { createContext } from 'preact';
@@ -42,6 +49,9 @@ export interface CampaignFormValues {
   /** The operator's: `cpm`, `cpc`, `flat`, or empty for none; the amount in units of the currency. */
   priceModel?: string;
   priceAmount?: string;
+  /** Spend budgets in units of the currency; empty for none (anyone who may edit sets them). */
+  budgetTotal?: string;
+  budgetDaily?: string;
 }
 
 /** What only the operator's people are given in the form (D13): advertisers never see these inputs. */
@@ -91,6 +101,8 @@ const LABELS: Record<keyof CampaignFormValues, string> = {
   weight: 'Weight',
   priceModel: 'Price model',
   priceAmount: 'Price amount',
+  budgetTotal: 'Total budget',
+  budgetDaily: 'Daily budget',
 };
 
 /** The problems the service found with a refused form, by field, in the form's words. */
@@ -270,6 +282,7 @@ export function CampaignFormPage(props: {
               </label>
             ))}
           </fieldset>
+          <BudgetFields values={values} currency={props.currency} />
           {props.operator ? (
             <>
               <DeliveryOrder values={values} />
@@ -380,6 +393,70 @@ function PriceFields({ values, currency }: { values: CampaignFormValues; currenc
   );
 }
 
+/**
+ * Spend budgets (D18), in units of the currency, each optional: set by the operator or the
+ * campaign's own advertiser, as a budget only limits what the advertiser spends; never sends the
+ * campaign back to review.
+ */
+function BudgetFields({ values, currency }: { values: CampaignFormValues; currency: string }) {
+  const example = (500).toFixed(currencyDecimals(currency));
+  return (
+    <fieldset>
+      <legend>Budget</legend>
+      <Field
+        name="budgetTotal"
+        values={values}
+        hint={`In ${currency}, such as ${example}: what its billable events may cost in all. Empty for none.`}
+      />
+      <Field
+        name="budgetDaily"
+        values={values}
+        hint={`In ${currency}: what they may cost per day in its time zone. Empty for none.`}
+      />
+    </fieldset>
+  );
+}
+
+/** A campaign's budgets and its spend against them, amounts right-aligned in tabular figures. */
+function BudgetTable(props: { budget: Budget; spent: Micros; currency: string }) {
+  const { budget, spent, currency } = props;
+  const money = (amount: Micros | null) => (amount === null ? 'none' : formatMoneyWithCode(amount, currency));
+  return (
+    <table aria-label="Budget">
+      <thead>
+        <tr>
+          <th scope="col">Budget</th>
+          <th scope="col" class="money">
+            Amount
+          </th>
+          <th scope="col" class="money">
+            Spent
+          </th>
+          <th scope="col" class="money">
+            Left
+          </th>
+        </tr>
+      </thead>
+      <tbody>
+        <tr>
+          <th scope="row">Total</th>
+          <td class="money">{money(budget.totalMicros)}</td>
+          <td class="money">{formatMoneyWithCode(spent, currency)}</td>
+          <td class="money">
+            {budget.totalMicros === null ? '' : money(subtractMicros(budget.totalMicros, spent))}
+          </td>
+        </tr>
+        <tr>
+          <th scope="row">Daily</th>
+          <td class="money">{money(budget.dailyMicros)}</td>
+          <td class="money"></td>
+          <td class="money"></td>
+        </tr>
+      </tbody>
+    </table>
+  );
+}
+
 /** A campaign's prices, newest (the one in force) first, with what was billed at each. */
 function PriceHistory(props: { prices: readonly CampaignPriceRecord[]; currency: string; timeZone: string }) {
   const { prices, currency } = props;
@@ -481,6 +558,12 @@ export function CampaignPreviewPage(props: {
         <dt>Price</dt>
         <dd>{priceText(campaign.price, props.currency)}</dd>
       </dl>
+      <h2>Budget</h2>
+      <BudgetTable
+        budget={campaign.budget}
+        spent={props.prices.reduce((sum, entry) => addMicros(sum, entry.spendMicros), 0 as Micros)}
+        currency={props.currency}
+      />
       <h2>Price history</h2>
       <PriceHistory prices={props.prices} currency={props.currency} timeZone={campaign.timeZone} />
       <h2>What partners receive</h2>

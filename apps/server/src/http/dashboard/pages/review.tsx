@@ -1,4 +1,5 @@
 import type { Caps } from '../../../domain/campaigns.js';
+import { budgetText, readBudget } from '../../../domain/campaigns.js';
 import { priceOf, priceText } from '../../../domain/prices.js';
 import type { FieldChange } from '../../../services/campaign-review.js';
 import type { CampaignRow } from './campaigns.js';
@@ -24,6 +25,7 @@ const FIELD_LABELS: Record<FieldChange['field'], string> = {
   caps: 'Caps',
   pacing: 'Pacing',
   price: 'Price',
+  budget: 'Budget',
 };
 
 const list = (items: readonly string[], every: string): string =>
@@ -65,6 +67,8 @@ export function fieldText(
         currency,
       );
     }
+    case 'budget':
+      return budgetText(readBudget(value, 'budget', []), currency);
     case 'startAt':
     case 'endAt':
       if (typeof value !== 'string') return field === 'startAt' ? 'no start' : 'no end';
