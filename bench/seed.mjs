@@ -100,7 +100,7 @@ export async function seedCampaigns(databaseUrl, count) {
  * Money on (D18; `BENCH_MONEY=false` leaves it off): seven campaigns in ten priced per thousand
  * impressions (1 to 5 units), two per click (0.20 to 0.80 units), one a house campaign, and the
  * partner earning 70% from the start, so every billable event of the load is charged and earns in
- * its commit. Written to the store's tables directly, as a price change writes them.
+ * its commit. Written through the store's own functions, as a price change and a share write them.
  */
 async function priceCampaigns(store, pairs, partnerId) {
   const random = mulberry32(7);
@@ -111,26 +111,9 @@ async function priceCampaigns(store, pairs, partnerId) {
       kind < 7
         ? ['cpm', 1_000_000 + Math.floor(random() * 4_000) * 1_000]
         : ['cpc', 200_000 + Math.floor(random() * 600) * 1_000];
-    await store.db
-      .updateTable('campaigns')
-      .set({ price_model: model, price_micros: amount })
-      .where('id', '=', id)
-      .execute();
-    await store.db
-      .insertInto('campaign_prices')
-      .values({ campaign_id: id, since: 0, model, amount_micros: amount, actor: 'benchmark' })
-      .execute();
+    await store.updateCampaign(id, { price: { model, amountMicros: amount } }, Date.now(), 'benchmark');
   }
-  await store.db
-    .insertInto('partner_revenue_shares')
-    .values({
-      partner_id: partnerId,
-      effective_from: 0,
-      basis_points: 7_000,
-      actor: 'benchmark',
-      created_at: 0,
-    })
-    .execute();
+  await store.addRevenueShare({ partnerId, effectiveFrom: 0, basisPoints: 7_000, actor: 'benchmark' }, 0);
 }
 
 /**

@@ -312,26 +312,16 @@ async function openStore(databaseUrl) {
 
 /**
  * Prices a campaign per thousand impressions (`cpm` micros) with a total spend budget (`budget`
- * micros), as a price change and a budget write them: the campaign's columns and its price history.
+ * micros), through the store's own update, as a price change and a budget change write them.
  */
 export async function priceWithBudget(databaseUrl, campaignId, cpm, budget) {
   const store = await openStore(databaseUrl);
   try {
-    await store.db
-      .updateTable('campaigns')
-      .set({ price_model: 'cpm', price_micros: cpm, budget_total_micros: budget })
-      .where('id', '=', campaignId)
-      .execute();
-    await store.db
-      .insertInto('campaign_prices')
-      .values({
-        campaign_id: campaignId,
-        since: Date.now(),
-        model: 'cpm',
-        amount_micros: cpm,
-        actor: 'cluster test',
-      })
-      .execute();
+    const patch = {
+      price: { model: 'cpm', amountMicros: cpm },
+      budget: { totalMicros: budget, dailyMicros: null },
+    };
+    await store.updateCampaign(campaignId, patch, Date.now(), 'cluster test');
   } finally {
     await store.close();
   }

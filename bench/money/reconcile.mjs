@@ -32,31 +32,12 @@ const DEVICES = ['mobile', 'desktop', 'tablet'];
 /** Revenue shares of the four partners, in basis points; the second changes half way. */
 const SHARES = [7_000, 3_333, 5_555, 0];
 
-/** A campaign's price as the price change writes it: its columns and a new row of its history. */
-async function setPrice(store, campaignId, model, amount, since) {
-  await store.db
-    .updateTable('campaigns')
-    .set({ price_model: model, price_micros: amount })
-    .where('id', '=', campaignId)
-    .execute();
-  await store.db
-    .insertInto('campaign_prices')
-    .values({ campaign_id: campaignId, since, model, amount_micros: amount, actor: 'reconcile' })
-    .execute();
-}
+/** A campaign's price through the store's own update, as a price change writes it. */
+const setPrice = (store, campaignId, model, amount, since) =>
+  store.updateCampaign(campaignId, { price: { model, amountMicros: amount } }, since, 'reconcile');
 
-async function setShare(store, partnerId, basisPoints, from) {
-  await store.db
-    .insertInto('partner_revenue_shares')
-    .values({
-      partner_id: partnerId,
-      effective_from: from,
-      basis_points: basisPoints,
-      actor: 'reconcile',
-      created_at: from,
-    })
-    .execute();
-}
+const setShare = (store, partnerId, basisPoints, from) =>
+  store.addRevenueShare({ partnerId, effectiveFrom: from, basisPoints, actor: 'reconcile' }, from);
 
 /** Stores the load at `databaseUrl`; returns the campaigns' pairs and how long storing took. */
 async function storeLoad(store, pairs) {

@@ -5,6 +5,7 @@ import type { PriceModel } from '../src/domain/prices.js';
 import type { Store, TrackedEvent } from '../src/store/store.js';
 import { campaignInput } from './helpers/campaign-input.js';
 import { eachBlockStore, ENGINES } from './helpers/engines.js';
+import { setCampaignPrice } from './helpers/prices.js';
 import { newPartnerKey, trackedEvent } from './helpers/tracked-event.js';
 
 /**
@@ -18,18 +19,8 @@ describe.each(ENGINES)('money in the event ledger on %s', (engine) => {
   eachBlockStore(engine, (opened) => ({ store } = opened));
   const at = Date.parse('2026-06-01T12:00:00Z');
 
-  /** Sets a campaign's price as the price change does: the columns and a new row of its history. */
-  async function setPrice(campaignId: number, model: PriceModel | null, amount: number | null) {
-    await store.db
-      .updateTable('campaigns')
-      .set({ price_model: model, price_micros: amount })
-      .where('id', '=', campaignId)
-      .execute();
-    await store.db
-      .insertInto('campaign_prices')
-      .values({ campaign_id: campaignId, since: at, model, amount_micros: amount, actor: 'test' })
-      .execute();
-  }
+  const setPrice = (campaignId: number, model: PriceModel | null, amount: number | null) =>
+    setCampaignPrice(store, campaignId, { model, amountMicros: amount, since: at });
 
   async function pricedCampaign(name: string, model: PriceModel, amount: number) {
     const { campaignIds } = await store.importCampaigns([{ name, campaigns: [campaignInput()] }]);
@@ -236,18 +227,8 @@ describe.each(ENGINES)('money in the event ledger on %s', (engine) => {
     expect(outcomes.flatMap((outcome) => outcome.completed)).toEqual([id]);
   });
 
-  async function setShare(partnerId: number, basisPoints: number, from: number) {
-    await store.db
-      .insertInto('partner_revenue_shares')
-      .values({
-        partner_id: partnerId,
-        effective_from: from,
-        basis_points: basisPoints,
-        actor: 'test',
-        created_at: from,
-      })
-      .execute();
-  }
+  const setShare = (partnerId: number, basisPoints: number, from: number) =>
+    store.addRevenueShare({ partnerId, basisPoints, effectiveFrom: from, actor: 'test' }, from);
 
   /** Each partner's earnings on a campaign: from its events, its rollups, and its no-loss counters. */
   async function earningsOf(campaignId: number, partnerId: number) {
