@@ -40,10 +40,39 @@ async function storedBefore016(store: Store, events: TrackedEvent[]): Promise<vo
     .execute();
 }
 
-/** A campaign and a partner's key on `store`, and events of theirs at a given time. */
+/**
+ * A campaign and a partner's key on `store`, and events of theirs at a given time. The campaign is
+ * written with the columns every release has had (the store may be migrated only to 015: this
+ * release's own insert writes columns added since).
+ */
 async function eventsOf(store: Store) {
   const advertiser = await store.createAdvertiser(`Advertiser ${Math.random()}`);
-  const campaignId = await store.createCampaign(advertiser.id, campaignInput());
+  const { title, destinationUrl, status, priority, weight } = campaignInput();
+  const created = await store.db
+    .insertInto('campaigns')
+    .values({
+      advertiser_id: advertiser.id,
+      title,
+      description: null,
+      category: null,
+      destination_url: destinationUrl,
+      status,
+      priority,
+      weight,
+      countries: '[]',
+      devices: '[]',
+      start_at: null,
+      end_at: null,
+      created_at: Date.now(),
+      updated_at: Date.now(),
+    } as never)
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  const campaignId = Number(created.id);
+  await store.db
+    .insertInto('campaign_placements')
+    .values({ campaign_id: campaignId, placement_id: 'header_banner' })
+    .execute();
   const source = await newPartnerKey(store, `Partner ${Math.random()}`, `d${Math.random()}`);
   return (occurredAt: number): TrackedEvent => trackedEvent({ ...source, campaignId, occurredAt });
 }

@@ -87,11 +87,11 @@ describe.each(ENGINES)('management input on %s', (engine) => {
       destinationUrl: 'https://a.example/',
       placements: ['header_banner'],
       imageUrl: 'https://a.example/x.png',
-      budget: 100,
+      bidStrategy: 'lowest-cost',
       caps: { impressionsTotal: 10, monthly: 5 },
     });
     expect(answer.statusCode).toBe(422);
-    expect(answer.json().message).toBe('unknown fields: imageUrl, budget, caps.monthly');
+    expect(answer.json().message).toBe('unknown fields: imageUrl, bidStrategy, caps.monthly');
     expect((await t.admin('GET', `/campaigns?advertiser=${advertiserId}`)).json().data).toEqual([]);
     // The filters a route knows still work.
     expect((await t.admin('GET', `/campaigns?advertiser=${advertiserId}&status=draft`)).statusCode).toBe(200);
