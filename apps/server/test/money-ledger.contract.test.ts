@@ -211,6 +211,33 @@ describe.each(ENGINES)('money in the event ledger on %s', (engine) => {
     expect((await moneyOf(id)).eventSpend).toBe(6_000);
   });
 
+  it("charges a partner's catch-up after an outage to the day it is stored: events that say they happened yesterday never reopen yesterday's daily budget", async () => {
+    const { id, event } = await pricedCampaign('catch-up', 'cpm', 1_000_000);
+    await setBudgets(id, null, 5_500);
+    // Yesterday (the block's day, UTC) the budget was spent in full and the campaign held.
+    const spentYesterday = await store.insertEvents(Array.from({ length: 6 }, () => event()));
+    expect(spentYesterday.pastBudget).toEqual([5]);
+    // Today the partner sends yesterday's backlog, saying when each event happened: every one is
+    // stored now, so each spends today's budget and the backlog stops at it like any other traffic.
+    const today = at + 86_400_000;
+    const backlog = await store.insertEvents(
+      Array.from({ length: 8 }, () => event({ occurredAt: today, eventAt: at + 3_600_000 })),
+    );
+    expect(backlog.pastBudget).toEqual([5, 6, 7]);
+    expect((await moneyOf(id)).eventSpend).toBe(10_000);
+    const days = await store.db
+      .selectFrom('campaign_counters')
+      .select(['day', 'spend_micros'])
+      .where('campaign_id', '=', id)
+      .where('day', '!=', 'total')
+      .orderBy('day')
+      .execute();
+    expect(days.map((row) => [row.day, Number(row.spend_micros)])).toEqual([
+      ['2026-06-01', 5_000],
+      ['2026-06-02', 5_000],
+    ]);
+  });
+
   it('ends concurrent batches within one price of a total budget, never past it', async () => {
     const cpm = 7_777_777;
     const { id, event } = await pricedCampaign('concurrent-budget', 'cpm', cpm);
