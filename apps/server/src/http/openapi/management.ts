@@ -326,6 +326,18 @@ const Counts = {
       description: 'Effective CPC: floor(spendMicros / clicks), in micros; null without clicks.',
     }),
   ),
+  earningsMicros: Type.Optional(
+    Type.Integer({
+      description:
+        'What the events earned their partners (the partners’ revenue shares of the spend, fixed with each event’s cost), in micros. In the operator’s and partners’ reports only; never in an advertiser’s.',
+    }),
+  ),
+  marginMicros: Type.Optional(
+    Type.Integer({
+      description:
+        'spendMicros − earningsMicros: what the operator keeps, in micros. In the operator’s reports only.',
+    }),
+  ),
   currency: Type.String({ description: 'The ISO 4217 currency of every amount (`PLACARD_CURRENCY`).' }),
 };
 
