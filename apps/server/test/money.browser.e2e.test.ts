@@ -67,6 +67,20 @@ describe('the money page in a real browser', () => {
     expect(await sidewaysScroll(page)).toBe(0);
   });
 
+  it('shows a partner its earnings this month and last on its home page, with its share history', async () => {
+    const page = await signIn({ width: 390, height: 844 }, 'partner');
+    expect(new URL(page.url()).pathname).toBe('/keys');
+    const months = page.locator('[data-earnings]');
+    await expect(months.count()).resolves.toBe(2);
+    expect(micros((await months.first().textContent()) ?? '')).toBeGreaterThan(0);
+    await page.screenshot({ path: path.join(demo.shots, 'partner-home-phone.png'), fullPage: true });
+    expect((await axeFindings(page)).map((finding) => finding.id)).toEqual([]);
+    expect(await sidewaysScroll(page)).toBe(0);
+    await page.getByRole('link', { name: 'Your revenue share history' }).click();
+    await page.waitForURL(/\/partners\/\d+\/revenue-shares$/);
+    await expect(page.locator('body').textContent()).resolves.toContain('70.00');
+  });
+
   it('is the operator’s only: a partner is refused and has no link to it', async () => {
     const page = await signIn({ width: 1280, height: 800 }, 'partner');
     await expect(page.getByRole('link', { name: 'Money' }).count()).resolves.toBe(0);

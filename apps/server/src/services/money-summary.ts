@@ -1,4 +1,4 @@
-import { invalidField } from '../domain/errors.js';
+import { DomainError, invalidField } from '../domain/errors.js';
 import { addMicros, subtractMicros, type Micros } from '../domain/money.js';
 import { floorOfProduct } from '../domain/money-rates.js';
 import type { ReportRequest } from '../domain/report-request.js';
@@ -44,6 +44,15 @@ export interface MonthSummary {
 
 export interface MonthTotals extends MoneyFigures {
   month: string;
+}
+
+/** What a partner earned in one month of the billing zone. */
+export interface MonthEarnings {
+  month: string;
+  earningsMicros: Micros;
+  currency: string;
+  /** Whether the month has not ended. */
+  live: boolean;
 }
 
 /** How many months a summary gives the totals of: the month asked and the eleven before it. */
@@ -146,6 +155,25 @@ export class MoneySummaryService {
         .filter((line) => line.spendMicros > 0)
         .sort((a, b) => b.earningsMicros - a.earningsMicros || a.id - b.id),
     };
+  }
+
+  /**
+   * What the actor's partner earned this month and last month, newest first: its own traffic only
+   * (the report service narrows it, D13), and no other figure of the operator's.
+   */
+  async partnerEarnings(): Promise<MonthEarnings[]> {
+    if (this.actor.account.kind !== 'partner')
+      throw new DomainError('forbidden', 'only a partner has earnings');
+    const month = this.thisMonth();
+    const last = this.monthBefore(month, 1);
+    const report = await this.reports.run(this.request(this.startOf(last), this.startOf(month, 1), []));
+    const sums = sumBy(report.rows, (row) => row.period.slice(0, 7));
+    return [month, last].map((each) => ({
+      month: each,
+      earningsMicros: sums.get(each)?.earningsMicros ?? (0 as Micros),
+      currency: this.currency,
+      live: each === month,
+    }));
   }
 
   /** The totals of the `count` months up to `month` (this month by default), newest first. */
