@@ -47,24 +47,18 @@ export function registerMoney(program: Command): void {
           `${summary.month} (${summary.timeZone}${summary.live ? ', so far' : ''}), in ${summary.currency}`,
         );
         process.stdout.write(table('month', [[summary.month, ...amounts(summary.totals)]]));
-        console.log('\nBy advertiser');
-        if (summary.advertisers.length === 0) console.log('(no revenue this month)');
-        else
-          process.stdout.write(
-            table(
-              'advertiser',
-              summary.advertisers.map((line) => [`${line.id} ${line.name}`, ...amounts(line)]),
-            ),
-          );
-        console.log('\nBy partner');
-        if (summary.partners.length === 0) console.log('(no revenue this month)');
-        else
-          process.stdout.write(
-            table(
-              'partner',
-              summary.partners.map((line) => [`${line.id} ${line.name}`, ...amounts(line)]),
-            ),
-          );
+        for (const kind of ['advertiser', 'partner'] as const) {
+          const lines = kind === 'advertiser' ? summary.advertisers : summary.partners;
+          console.log(`\nBy ${kind}`);
+          if (lines.length === 0) console.log('(no revenue this month)');
+          else
+            process.stdout.write(
+              table(
+                kind,
+                lines.map((line) => [`${line.id} ${line.name}`, ...amounts(line)]),
+              ),
+            );
+        }
         console.log('\nMonths');
         process.stdout.write(
           table(

@@ -86,22 +86,18 @@ export function MoneyFiguresSection(props: { summary: MonthSummary; updatedAt: s
         <p class="empty">{empty}</p>
       ) : (
         <>
-          <h2 class="section-title">By advertiser</h2>
-          <ListTable
-            noun={['One advertiser', 'advertisers']}
-            label="Money by advertiser"
-            empty="No advertiser spent anything this month."
-            rows={summary.advertisers}
-            columns={line('advertiser')}
-          />
-          <h2 class="section-title">By partner</h2>
-          <ListTable
-            noun={['One partner', 'partners']}
-            label="Money by partner"
-            empty="No partner’s traffic brought revenue this month."
-            rows={summary.partners}
-            columns={line('partner')}
-          />
+          {(['advertiser', 'partner'] as const).map((kind) => (
+            <>
+              <h2 class="section-title">By {kind}</h2>
+              <ListTable
+                noun={[`One ${kind}`, `${kind}s`]}
+                label={`Money by ${kind}`}
+                empty={`No ${kind}’s revenue this month.`}
+                rows={kind === 'advertiser' ? summary.advertisers : summary.partners}
+                columns={line(kind)}
+              />
+            </>
+          ))}
         </>
       )}
     </section>
