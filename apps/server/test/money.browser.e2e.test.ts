@@ -48,6 +48,15 @@ describe('the money page in a real browser', () => {
     ).resolves.toBe(12);
     await page.screenshot({ path: path.join(demo.shots, 'money-desktop.png'), fullPage: true });
     expect((await axeFindings(page)).map((finding) => finding.id)).toEqual([]);
+
+    // The operator's reports: partner earnings beside the spend, and the margin.
+    await page.goto(`${demo.server.url}/reports?window=month&breakdown=partner`);
+    await expect(page.locator('[data-total="earnings"]').textContent()).resolves.toMatch(
+      /^USD [\d,]+\.\d\d$/,
+    );
+    await expect(page.locator('#series thead').textContent()).resolves.toMatch(/Partner earnings.*Margin/);
+    await page.screenshot({ path: path.join(demo.shots, 'reports-operator-desktop.png'), fullPage: true });
+    expect((await axeFindings(page)).map((finding) => finding.id)).toEqual([]);
   });
 
   it('says what to do in a month without revenue, fits a phone and passes axe-core there', async () => {
