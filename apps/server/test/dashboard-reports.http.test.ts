@@ -95,9 +95,9 @@ describe.each(ENGINES)('dashboard reports on %s', (engine) => {
     const byAdvertiser = await operator.get('/reports.csv?window=hour&breakdown=advertiser');
     const foreignAdvertiser = (await t.campaigns.get(foreign!)).advertiserId;
     expect(byAdvertiser.body.split('\r\n')).toEqual([
-      'period,advertiser,advertiserName,impressions,clicks,ctr,nonBillableImpressions,nonBillableClicks,spend,eCPM,eCPC,currency',
-      `2026-06-01T12:34+00:00,${ownAdvertiser},Own Ads,3,1,0.333333,0,0,0.00,0.00,0.00,USD`,
-      `2026-06-01T12:34+00:00,${foreignAdvertiser},Other Ads,5,0,0,0,0,0.00,0.00,,USD`,
+      'period,advertiser,advertiserName,impressions,clicks,ctr,nonBillableImpressions,nonBillableClicks,spend,eCPM,eCPC,earnings,margin,currency',
+      `2026-06-01T12:34+00:00,${ownAdvertiser},Own Ads,3,1,0.333333,0,0,0.00,0.00,0.00,0.00,0.00,USD`,
+      `2026-06-01T12:34+00:00,${foreignAdvertiser},Other Ads,5,0,0,0,0,0.00,0.00,,0.00,0.00,USD`,
       '',
     ]);
     // A partner's traffic shows other advertisers' campaigns: their ids, never their titles.
@@ -109,6 +109,17 @@ describe.each(ENGINES)('dashboard reports on %s', (engine) => {
     expect(byCampaign.body).not.toContain('Secret launch');
     const operatorByPartner = await operator.get('/reports.csv?window=hour&breakdown=partner');
     expect(operatorByPartner.body).toContain(`2026-06-01T12:34+00:00,${partnerId},Test Partner,8,1,`);
+  });
+
+  it('shows partner earnings to the operator and the partner, the margin to the operator, neither to the advertiser', async () => {
+    const partnerId = (await t.partners.listPartners()).find((p) => p.name === 'Test Partner')!.id;
+    const seen = async (email: string, account: string) => {
+      const body = (await (await person(email, account)).get('/reports?window=hour')).body;
+      return ['earnings', 'margin'].filter((total) => body.includes(`data-total="${total}"`));
+    };
+    expect(await seen(`sees-operator-${engine}@example.com`, 'operator')).toEqual(['earnings', 'margin']);
+    expect(await seen(`sees-partner-${engine}@example.com`, `partner:${partnerId}`)).toEqual(['earnings']);
+    expect(await seen(`sees-advertiser-${engine}@example.com`, `advertiser:${ownAdvertiser}`)).toEqual([]);
   });
 
   it('shows the partner and the advertiser what was not billed, by reason', async () => {
@@ -130,6 +141,8 @@ describe.each(ENGINES)('dashboard reports on %s', (engine) => {
       '0.00',
       '–',
       '–',
+      // The partner's earnings (its own to read); no margin column.
+      '0.00',
     ]);
     expect(page.body).toContain('billable (no reason)');
     const advertiser = await person(`reasons-adv-${engine}@example.com`, `advertiser:${ownAdvertiser}`);

@@ -16,7 +16,15 @@ import { fill as fillTable, planOf as plan } from './helpers/plans.js';
 const DAY = 24 * 60 * 60 * 1000;
 
 /** The money of a report row of campaigns without a price, with a click: nothing cost anything. */
-const UNPRICED = { spendMicros: 0, ecpmMicros: 0, ecpcMicros: 0, currency: 'USD' };
+/** The amounts of a row without prices, as the operator reads them: no spend, no earnings. */
+const UNPRICED = {
+  spendMicros: 0,
+  ecpmMicros: 0,
+  ecpcMicros: 0,
+  earningsMicros: 0,
+  marginMicros: 0,
+  currency: 'USD',
+};
 
 describe.each(ENGINES)('events, idempotency and reports on %s', (engine) => {
   const t = eachTestFrozenApp(engine, '2026-11-22T23:58:00Z');
@@ -357,9 +365,9 @@ describe.each(ENGINES)('events, idempotency and reports on %s', (engine) => {
 
     it('answers CSV for format=csv and for Accept: text/csv', async () => {
       const expected =
-        'period,campaign,campaignName,impressions,clicks,ctr,nonBillableImpressions,nonBillableClicks,spend,eCPM,eCPC,currency\r\n' +
-        `2026-11-22,${first},Test campaign,3,1,0.333333,0,0,0.00,0.00,0.00,USD\r\n` +
-        `2026-11-23,${second},Test campaign,2,0,0,1,0,0.00,0.00,,USD\r\n`;
+        'period,campaign,campaignName,impressions,clicks,ctr,nonBillableImpressions,nonBillableClicks,spend,eCPM,eCPC,earnings,margin,currency\r\n' +
+        `2026-11-22,${first},Test campaign,3,1,0.333333,0,0,0.00,0.00,0.00,0.00,0.00,USD\r\n` +
+        `2026-11-23,${second},Test campaign,2,0,0,1,0,0.00,0.00,,0.00,0.00,USD\r\n`;
       const res = await t.admin('GET', '/reports?from=2026-11-22&to=2026-11-23&groupBy=campaign&format=csv');
       expect(res.statusCode).toBe(200);
       expect(res.headers['content-type']).toBe('text/csv; charset=utf-8');

@@ -208,6 +208,8 @@ describe('the OpenAPI document', () => {
     );
     expect(accepted.headers['content-type']).toMatch(/^text\/csv/);
     await expectStatus(t.admin('GET', '/reports?groupBy=campaign,country'), 200);
+    await expectStatus(t.admin('GET', '/money/summary'), 200);
+    await expectStatus(t.admin('GET', '/money/summary?month=2026-02'), 200);
 
     await expectStatus(t.request({ method: 'GET', url: '/healthz' }), 200);
     await expectStatus(t.request({ method: 'GET', url: '/readyz' }), 200);

@@ -89,13 +89,14 @@ describe.each(ENGINES)('report money on %s', (engine) => {
     expect(res.statusCode, res.body).toBe(200);
     const [header, ...lines] = res.body.split('\r\n');
     expect(header).toBe(
-      'period,campaign,campaignName,impressions,clicks,ctr,nonBillableImpressions,nonBillableClicks,spend,eCPM,eCPC,currency',
+      'period,campaign,campaignName,impressions,clicks,ctr,nonBillableImpressions,nonBillableClicks,spend,eCPM,eCPC,earnings,margin,currency',
     );
-    const money = (line: string) => line.split(',').slice(-4);
+    // The partner has no revenue share: it earns nothing and the margin is the whole spend.
+    const money = (line: string) => line.split(',').slice(-6);
     expect(lines.slice(0, -1).map(money)).toEqual([
-      ['0.006', '2.000', '0.006', 'BHD'],
-      ['2.469', '1234.567', '1.235', 'BHD'],
-      ['0.000', '0.000', '', 'BHD'],
+      ['0.006', '2.000', '0.006', '0.000', '0.006', 'BHD'],
+      ['2.469', '1234.567', '1.235', '0.000', '2.469', 'BHD'],
+      ['0.000', '0.000', '', '0.000', '0.000', 'BHD'],
     ]);
     expect(lines.at(-1)).toBe('');
   });

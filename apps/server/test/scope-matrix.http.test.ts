@@ -370,6 +370,8 @@ const PAGES: Record<string, { kinds: readonly Kind[]; roles?: readonly Role[] }>
   '/advertisers': { kinds: ['operator'] }, // Advertisers (the operator)
   '/audit': { kinds: ['operator'] }, // Audit log (the operator)
   '/health': { kinds: ['operator'] }, // Health (the operator)
+  '/money': { kinds: ['operator'] }, // Money: revenue, payouts and margin (the operator)
+  '/money/figures': { kinds: ['operator'] }, // its live part
   '/users': { kinds: ['operator', 'advertiser', 'partner'], roles: ['admin'] }, // Users (admins)
 };
 
@@ -574,6 +576,8 @@ describe('the scope matrix of the dashboard', () => {
         '/placements',
         '/audit',
         '/health',
+        '/money',
+        '/money/figures',
         '/integration',
         '/flags',
       ]) {

@@ -17,8 +17,7 @@ import { AdvertiserService } from './advertisers.js';
 import type { Actor } from './audit.js';
 import { CampaignService } from './campaigns.js';
 import { PartnerService } from './partners.js';
-import { addMicros } from '../domain/money.js';
-import { emptyCounts, ReportService, withRates, type Report, type ReportCounts } from './reports.js';
+import { addCounts, emptyCounts, ReportService, seenBy, type Report, type ReportCounts } from './reports.js';
 
 /** What each kind of account may break its figures down by, its default first. */
 export const BREAKDOWNS: Record<Account['kind'], readonly ReportDimension[]> = {
@@ -78,15 +77,6 @@ export interface Figures {
 /** A page shows the breakdown's largest values; the CSV export has every one. */
 const BREAKDOWN_ROWS = 25;
 
-function addTo(sum: ReportCounts, counts: ReportCounts): void {
-  sum.impressions += counts.impressions;
-  sum.clicks += counts.clicks;
-  sum.nonBillableImpressions += counts.nonBillableImpressions;
-  sum.nonBillableClicks += counts.nonBillableClicks;
-  sum.spendMicros = addMicros(sum.spendMicros, counts.spendMicros);
-  withRates(sum);
-}
-
 /**
  * Reads a dashboard query from a page's query string: unknown windows and breakdowns fall back to
  * the defaults a person would expect; a bad time zone, campaign or placement is refused by the
@@ -142,7 +132,7 @@ export async function liveFigures(
   now: number,
   currency: string,
 ): Promise<Figures> {
-  const zero = () => emptyCounts(currency);
+  const zero = () => seenBy(emptyCounts(currency), actor.account.kind);
   const plan =
     query.window === DATES
       ? planDates(query.from ?? '', query.to ?? '', query.timeZone)
@@ -173,13 +163,13 @@ export async function liveFigures(
   const totals = zero();
   for (const row of report.rows) {
     const period = byPeriod.get(row.period) ?? zero();
-    addTo(period, row);
+    addCounts(period, row);
     byPeriod.set(row.period, period);
     const value = row[query.breakdown] ?? null;
     const sum = byValue.get(value) ?? zero();
-    addTo(sum, row);
+    addCounts(sum, row);
     byValue.set(value, sum);
-    addTo(totals, row);
+    addCounts(totals, row);
   }
   const series = plan.starts.map((start) => {
     const label = localPeriod(start, plan.granularity, query.timeZone);

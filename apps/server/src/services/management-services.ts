@@ -13,6 +13,7 @@ import { namesOf, type NameRequest } from './names.js';
 import { PartnerService } from './partners.js';
 import { PlacementService } from './placements.js';
 import { reportNames } from './report-format.js';
+import { MoneySummaryService } from './money-summary.js';
 import { ReportService, type Report } from './reports.js';
 import { RevenueShareService } from './revenue-shares.js';
 import { explainCampaign, type WhyQuery } from './serving-explainer.js';
@@ -93,6 +94,12 @@ export class ManagementServices {
 
   reports(actor: Actor): ReportService {
     return new ReportService(this.deps.store, actor, this.deps.currency);
+  }
+
+  /** The operator's revenue, payouts and margin by month of the billing zone. */
+  moneySummary(actor: Actor): MoneySummaryService {
+    const { store, clock, currency, billingTimeZone } = this.deps;
+    return new MoneySummaryService(store, actor, clock, currency, billingTimeZone);
   }
 
   /** The names behind a report's ids, as far as the actor may see them. */

@@ -15,11 +15,25 @@ export const COUNT_COLUMNS = [
   'nonBillableClicks',
 ] as const;
 
-/** The amounts of every report, after its counts, in units of the currency, and the currency last. */
-export const MONEY_COLUMNS = ['spend', 'eCPM', 'eCPC'] as const;
+/**
+ * The amounts a report may have, after its counts, in units of the currency, and the currency last:
+ * earnings and margin only in reports of those who may read them (`MONEY_SEEN`).
+ */
+export const MONEY_COLUMNS = ['spend', 'eCPM', 'eCPC', 'earnings', 'margin'] as const;
+type MoneyColumn = (typeof MONEY_COLUMNS)[number];
 
 /** The field of a report's row or totals behind each money column. */
-const MONEY_FIELDS = { spend: 'spendMicros', eCPM: 'ecpmMicros', eCPC: 'ecpcMicros' } as const;
+const MONEY_FIELDS = {
+  spend: 'spendMicros',
+  eCPM: 'ecpmMicros',
+  eCPC: 'ecpcMicros',
+  earnings: 'earningsMicros',
+  margin: 'marginMicros',
+} as const;
+
+/** The money columns of this report: those whose field its totals carry. */
+export const moneyColumns = (report: Report): MoneyColumn[] =>
+  MONEY_COLUMNS.filter((name) => MONEY_FIELDS[name] in report.totals);
 
 /** Dimensions whose values are ids: each is followed by a column of the names people know them by. */
 const NAMED: readonly ReportDimension[] = ['campaign', 'advertiser', 'partner'] satisfies NamedKind[];
@@ -38,7 +52,7 @@ const plain = (name: string): Column => ({ name, cell: (row) => text(row[name]) 
  * An amount in units with the currency's decimals, as an exact decimal string made from the micros
  * (never a float); empty where there is none (eCPM without impressions).
  */
-const money = (name: (typeof MONEY_COLUMNS)[number]): Column => ({
+const money = (name: MoneyColumn): Column => ({
   name,
   cell: (row) => {
     const amount = row[MONEY_FIELDS[name]];
@@ -65,7 +79,7 @@ function columnsOf(report: Report): Column[] {
       isNamed(dimension) ? [plain(dimension), nameOf(dimension)] : [plain(dimension)],
     ),
     ...COUNT_COLUMNS.map(plain),
-    ...MONEY_COLUMNS.map(money),
+    ...moneyColumns(report).map(money),
     plain('currency'),
   ];
 }

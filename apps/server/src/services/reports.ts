@@ -1,9 +1,10 @@
-import { addMicros, type Micros } from '../domain/money.js';
+import type { AccountKind } from '../domain/accounts.js';
+import { addMicros, subtractMicros, type Micros } from '../domain/money.js';
 import { effectiveCpc, effectiveCpm } from '../domain/money-rates.js';
 import type { ReportDimension, ReportRequest } from '../domain/report-request.js';
 import { localPeriod } from '../domain/time-zones.js';
 import { BILLABLE_VERDICT } from '../domain/verdicts.js';
-import { readRollups } from '../store/report-queries.js';
+import { readRollups, type RollupSlice } from '../store/report-queries.js';
 import type { Store } from '../store/store.js';
 import type { Actor } from './audit.js';
 
@@ -33,6 +34,10 @@ export interface ReportCounts {
   ecpmMicros: Micros | null;
   /** floor(spend / clicks): what a billable click cost; null without any. */
   ecpcMicros: Micros | null;
+  /** What the events earned their partners (payouts owed), in micros: the operator and partners only. */
+  earningsMicros?: Micros;
+  /** Spend − earnings: what the operator keeps, in micros; the operator only. */
+  marginMicros?: Micros;
   /** The deployment's currency (`PLACARD_CURRENCY`), which every amount is in. */
   currency: string;
 }
@@ -67,13 +72,48 @@ export const emptyCounts = (currency: string): ReportCounts => ({
   spendMicros: 0 as Micros,
   ecpmMicros: null,
   ecpcMicros: null,
+  earningsMicros: 0 as Micros,
+  marginMicros: 0 as Micros,
   currency,
 });
 
-function add(counts: ReportCounts, kind: string, verdict: string, count: number, spend: Micros): void {
+/**
+ * The amounts each kind of account reads beside the counts (D18). The operator reads them all. A
+ * partner reads its earnings and the spend they are a share of (its share is its own to read, so
+ * the spend follows from its earnings anyway, and beside them it can check every payout), but not
+ * the operator's margin. An advertiser reads what it spent, never what a partner earned from it.
+ */
+export const MONEY_SEEN: Record<AccountKind, ReadonlyArray<'earningsMicros' | 'marginMicros'>> = {
+  operator: ['earningsMicros', 'marginMicros'],
+  partner: ['earningsMicros'],
+  advertiser: [],
+};
+
+/** The counts with only the amounts `kind` may read. */
+export function seenBy<T extends ReportCounts>(counts: T, kind: AccountKind): T {
+  for (const field of ['earningsMicros', 'marginMicros'] as const)
+    if (!MONEY_SEEN[kind].includes(field)) delete counts[field];
+  return counts;
+}
+
+/** Adds `counts` into `sum` (the amounts `sum` carries), its ratios worked out again. */
+export function addCounts(sum: ReportCounts, counts: ReportCounts): void {
+  sum.impressions += counts.impressions;
+  sum.clicks += counts.clicks;
+  sum.nonBillableImpressions += counts.nonBillableImpressions;
+  sum.nonBillableClicks += counts.nonBillableClicks;
+  sum.spendMicros = addMicros(sum.spendMicros, counts.spendMicros);
+  if (sum.earningsMicros !== undefined)
+    sum.earningsMicros = addMicros(sum.earningsMicros, counts.earningsMicros ?? (0 as Micros));
+  withRates(sum);
+}
+
+function add(counts: ReportCounts, slice: RollupSlice): void {
+  const { kind, verdict, count } = slice;
   // Summed whatever the verdict: only counted events have a cost, and a report filtered to other
   // verdicts shows their (zero) spend rather than hiding a cost stored against them.
-  counts.spendMicros = addMicros(counts.spendMicros, spend);
+  counts.spendMicros = addMicros(counts.spendMicros, slice.spend);
+  counts.earningsMicros = addMicros(counts.earningsMicros ?? (0 as Micros), slice.earnings);
   const billable = verdict === BILLABLE_VERDICT;
   if (kind === 'impression') {
     if (billable) counts.impressions += count;
@@ -84,9 +124,12 @@ function add(counts: ReportCounts, kind: string, verdict: string, count: number,
 
 /**
  * The counts with their ratios worked out from the sums: the click-through rate (a float of six
- * decimals: not money), and eCPM and eCPC floored to the micro in integer arithmetic.
+ * decimals: not money), eCPM and eCPC floored to the micro in integer arithmetic, and the margin
+ * where the counts carry one (only the operator's do).
  */
 export function withRates<T extends ReportCounts>(counts: T): T {
+  if (counts.earningsMicros !== undefined && counts.marginMicros !== undefined)
+    counts.marginMicros = subtractMicros(counts.spendMicros, counts.earningsMicros);
   counts.ctr = counts.impressions > 0 ? Math.round((counts.clicks / counts.impressions) * 1e6) / 1e6 : null;
   counts.ecpmMicros = effectiveCpm(counts.spendMicros, counts.impressions);
   counts.ecpcMicros = effectiveCpc(counts.spendMicros, counts.clicks);
@@ -122,9 +165,11 @@ export class ReportService {
    * The report, over the traffic the actor may see (D13): an advertiser's people see their own
    * campaigns' events, a partner's people their own traffic. A filter naming another account's
    * ids is narrowed to the actor's own, so it finds nothing rather than telling what exists.
+   * Its amounts are those the actor's kind of account reads (`MONEY_SEEN`).
    */
   async run(unscoped: ReportRequest): Promise<Report> {
     const request = scoped(unscoped, this.actor);
+    const kind = this.actor.account.kind;
     const slices = await readRollups(this.store.db, {
       from: request.from,
       to: request.to,
@@ -149,8 +194,8 @@ export class ReportService {
         row = { period, ...values, ...emptyCounts(this.currency) };
         rows.set(key, row);
       }
-      add(row, slice.kind, slice.verdict, slice.count, slice.spend);
-      add(totals, slice.kind, slice.verdict, slice.count, slice.spend);
+      add(row, slice);
+      add(totals, slice);
     }
     return {
       from: request.from,
@@ -159,8 +204,10 @@ export class ReportService {
       timeZone: request.timeZone,
       groupBy: request.groupBy,
       currency: this.currency,
-      rows: [...rows.values()].map(withRates).sort((a, b) => compareRows(a, b, request.groupBy)),
-      totals: withRates(totals),
+      rows: [...rows.values()]
+        .map((row) => seenBy(withRates(row), kind))
+        .sort((a, b) => compareRows(a, b, request.groupBy)),
+      totals: seenBy(withRates(totals), kind),
     };
   }
 }

@@ -36,6 +36,8 @@ export interface RollupSlice {
   count: number;
   /** What the slice's events cost (only counted events of a priced campaign cost anything). */
   spend: Micros;
+  /** What the slice's events earned their partners (their share of the cost, fixed with it). */
+  earnings: Micros;
 }
 
 /** The per-minute rollups, or their sums by campaign and quarter hour (migration 013). */
@@ -86,6 +88,9 @@ function slicesOf(db: Db, table: RollupTable, from: number, to: number, query: R
         eb.ref(column('verdict') as 'event_rollups.verdict').as('verdict'),
         eb.fn.sum<number | string>(column('count') as 'event_rollups.count').as('count'),
         eb.fn.sum<number | string>(column('spend_micros') as 'event_rollups.spend_micros').as('spend'),
+        eb.fn
+          .sum<number | string>(column('earnings_micros') as 'event_rollups.earnings_micros')
+          .as('earnings'),
         // The verdict is selected above already; grouping by it adds no second column.
         // eslint-disable-next-line @typescript-eslint/no-explicit-any -- see above
         ...grouped.map((dimension) => eb.ref(dimensionColumn(dimension) as any).as(dimension)),
@@ -145,7 +150,7 @@ export function rollupStatements(db: Db, query: RollupQuery, compactedBefore: nu
 }
 
 /**
- * Reads the rollups (counts and spend) summed into slots and grouped by the asked dimensions. A slot may come in more
+ * Reads the rollups (counts, spend and earnings) summed into slots and grouped by the asked dimensions. A slot may come in more
  * than one slice (from both tables); the caller adds them up. Consistent without a transaction:
  * rollups are never deleted, and `campaign_rollups` before the mark change only together with the
  * per-minute rows they sum, so a compaction or a batch in between reads like one just after.
@@ -170,6 +175,7 @@ export async function readRollups(db: Db, asked: RollupQuery): Promise<RollupSli
         count: Number(record['count']),
         // PostgreSQL sums bigints into a numeric, which node-postgres gives as a string.
         spend: micros(record['spend'] as number | string),
+        earnings: micros(record['earnings'] as number | string),
       });
     }
   }

@@ -2,7 +2,6 @@ import type { Command } from 'commander';
 import { parseReportRequest, REPORT_DIMENSIONS } from '../../domain/report-request.js';
 import {
   COUNT_COLUMNS,
-  MONEY_COLUMNS,
   reportCells,
   reportColumns,
   reportCsv,
@@ -38,7 +37,7 @@ export function registerReport(program: Command): void {
     program
       .command('report')
       .description(
-        'impressions, clicks, CTR, non-billable counts, spend, eCPM and eCPC from the live rollups',
+        'impressions, clicks, CTR, non-billable counts, spend, eCPM, eCPC, partner earnings and margin from the live rollups',
       )
       .option(
         '--from <when>',
@@ -77,7 +76,7 @@ export function registerReport(program: Command): void {
         // Period, dimensions and names on the left, counts and amounts on the right (digits and
         // decimal points under each other), the currency last, and a totals line.
         const columns = reportColumns(report);
-        const firstFigure = columns.length - COUNT_COLUMNS.length - MONEY_COLUMNS.length - 1;
+        const firstFigure = columns.indexOf(COUNT_COLUMNS[0]);
         const figure = (index: number) => index >= firstFigure && index < columns.length - 1;
         process.stdout.write(
           renderTable(columns, reportCells(report, names), {

@@ -7,6 +7,7 @@ import { flagRoutes } from './flags.js';
 import { refuseUnknownInput } from './known-fields.js';
 import { refuseNulCharacters } from '../nul-characters.js';
 import { partnerRoutes } from './partners.js';
+import { moneyRoutes } from './money.js';
 import { registryRoutes } from './registry.js';
 import { reportRoutes } from './reports.js';
 import { tokenRoutes } from './tokens.js';
@@ -45,6 +46,7 @@ export async function adminApi(app: FastifyInstance, deps: AdminDeps): Promise<v
   await routes.register(campaignRoutes, context);
   await routes.register(registryRoutes, context);
   await routes.register(reportRoutes, context);
+  await routes.register(moneyRoutes, context);
   await routes.register(tokenRoutes, context);
   await routes.register(userRoutes, context);
   await routes.register(flagRoutes, context);

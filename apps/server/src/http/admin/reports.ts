@@ -16,14 +16,14 @@ function wantsCsv(format: unknown, accept: string | undefined): boolean {
 
 const reportSchema = {
   ...operation('report', 'Reports', {
-    summary: 'Report impressions, clicks, CTR, spend, eCPM and eCPC',
+    summary: 'Report impressions, clicks, CTR, spend, eCPM, eCPC, partner earnings and margin',
     description:
       'Live, from per-minute rollups. JSON, or CSV with `format=csv` or `Accept: text/csv`. Filters take a comma-separated list; `none` matches an absent country or device, or an event without a reason (`counted`). See docs/reports.md for verdicts and reasons.',
     ok: [200, One(ref('Report'))],
     alsoAs: {
       'text/csv': Type.String({
         description:
-          'A header line, then one line per row; sent as the attachment `placard-report.csv`. Each campaign, advertiser or partner id column is followed by its name (`campaignName`, `advertiserName`, `partnerName`), empty where the caller may not see it. `spend`, `eCPM` and `eCPC` are in units of the `currency` column with its decimals (`12345.68`), empty without impressions or clicks.',
+          'A header line, then one line per row; sent as the attachment `placard-report.csv`. Each campaign, advertiser or partner id column is followed by its name (`campaignName`, `advertiserName`, `partnerName`), empty where the caller may not see it. `spend`, `eCPM`, `eCPC`, then `earnings` and `margin` for those who may read them (earnings: the operator and partners; margin: the operator), are in units of the `currency` column with its decimals (`12345.68`); eCPM and eCPC are empty without impressions or clicks.',
       }),
     },
   }),

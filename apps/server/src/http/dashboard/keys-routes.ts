@@ -60,6 +60,10 @@ export async function keyRoutes(app: FastifyInstance, deps: DashboardDeps): Prom
         ownPartner(signedIn) === undefined ? undefined : keyCreationHold(await service.listKeys()),
       canChange: mayChange(signedIn.user.role),
       refused,
+      // A partner starts here: what it earned this month and last, beside its keys.
+      ...(ownPartner(signedIn) !== undefined && {
+        earnings: await deps.services.moneySummary(signedIn.actor).partnerEarnings(),
+      }),
     });
   };
 

@@ -78,6 +78,7 @@ async function documentPlugin(app: FastifyInstance, options: ApiDocsOptions): Pr
           description: 'Operators’ tokens for this API: issue, list, revoke, optional expiry.',
         },
         { name: 'Reports', description: 'Impressions, clicks and CTR, live.' },
+        { name: 'Money', description: 'Revenue, partner earnings and margin by month, live.' },
         { name: 'Operations', description: 'Health, readiness and metrics for operators’ tooling.' },
       ],
       components: {

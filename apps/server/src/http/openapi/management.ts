@@ -326,6 +326,18 @@ const Counts = {
       description: 'Effective CPC: floor(spendMicros / clicks), in micros; null without clicks.',
     }),
   ),
+  earningsMicros: Type.Optional(
+    Type.Integer({
+      description:
+        'What the events earned their partners (the partners’ revenue shares of the spend, fixed with each event’s cost), in micros. In the operator’s and partners’ reports only; never in an advertiser’s.',
+    }),
+  ),
+  marginMicros: Type.Optional(
+    Type.Integer({
+      description:
+        'spendMicros − earningsMicros: what the operator keeps, in micros. In the operator’s reports only.',
+    }),
+  ),
   currency: Type.String({ description: 'The ISO 4217 currency of every amount (`PLACARD_CURRENCY`).' }),
 };
 
@@ -433,7 +445,44 @@ export const FlagPolicy = Type.Object(
   { $id: 'FlagPolicy' },
 );
 
+/** A month's money, or one advertiser's or partner's of it (services/money-summary.ts). */
+const MoneyFigures = {
+  spendMicros: Type.Integer({ description: 'Revenue: what advertisers spent, in micros of the currency.' }),
+  earningsMicros: Type.Integer({ description: 'What partners earned of it: the payouts owed, in micros.' }),
+  marginMicros: Type.Integer({
+    description: 'spendMicros − earningsMicros: what the operator keeps, in micros.',
+  }),
+  marginBasisPoints: Nullable(
+    Type.Integer({
+      description:
+        'floor(marginMicros × 10,000 / spendMicros): the margin in basis points of the revenue; null without revenue.',
+    }),
+  ),
+};
+const MoneyLine = Type.Object({ id: Type.Integer(), name: Type.String(), ...MoneyFigures });
+
+const MoneySummary = Type.Object(
+  {
+    month: Type.String({ description: 'YYYY-MM, a month of the billing time zone.' }),
+    from: Instant,
+    to: Instant,
+    timeZone: Type.String({ description: 'The billing time zone (`PLACARD_BILLING_TIME_ZONE`).' }),
+    currency: Type.String({ description: 'The ISO 4217 currency of every amount (`PLACARD_CURRENCY`).' }),
+    live: Type.Boolean({ description: 'Whether the month has not ended, so its figures still grow.' }),
+    totals: Type.Object(MoneyFigures),
+    advertisers: Type.Array(MoneyLine, { description: 'Those with revenue in the month, most first.' }),
+    partners: Type.Array(MoneyLine, {
+      description: 'Those whose traffic brought revenue in the month, most earnings first.',
+    }),
+    months: Type.Array(Type.Object({ month: Type.String(), ...MoneyFigures }), {
+      description: 'The totals of this month and the eleven before it, newest first.',
+    }),
+  },
+  { $id: 'MoneySummary' },
+);
+
 export const MANAGEMENT_SCHEMAS = [
+  MoneySummary,
   KeyFlag,
   FlagPolicy,
   User,

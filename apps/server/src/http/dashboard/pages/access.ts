@@ -84,6 +84,8 @@ export const PAGE_ACCESS: Readonly<Record<string, PageRule>> = {
   },
   '/advertisers': { allows: kinds('operator'), refusal: `the advertisers are ${OPERATORS} to manage` },
   '/audit': { allows: kinds('operator'), refusal: 'only the operator may read the audit log' },
+  '/money': { allows: kinds('operator'), refusal: `revenue, payouts and margin are ${OPERATORS}` },
+  '/money/figures': { allows: kinds('operator'), refusal: `revenue, payouts and margin are ${OPERATORS}` },
   '/health': { allows: kinds('operator'), refusal: 'only the operator may see the service’s health' },
   '/users': {
     allows: (viewer) => mayManageUsers(viewer.role),

@@ -1,3 +1,6 @@
+import { formatMoneyWithCode } from '../../../domain/money.js';
+import type { MonthEarnings } from '../../../services/money-summary.js';
+import { monthName } from './money.js';
 import type { keyView } from '../../../services/partners.js';
 import { Fragment } from 'preact';
 import { CsrfField, Layout, type PageContext, type Refused } from './layout.js';
@@ -152,6 +155,35 @@ function Status({ apiKey }: { apiKey: KeyRow }) {
   );
 }
 
+/** A partner's earnings this month and last, and where its revenue share history is. */
+function PartnerEarnings(props: { earnings: MonthEarnings[]; partnerId: number }) {
+  return (
+    <section aria-labelledby="earnings-title">
+      <h2 class="section-title" id="earnings-title">
+        Your earnings
+      </h2>
+      <dl class="totals">
+        {props.earnings.map((month) => (
+          <div key={month.month}>
+            <dt>
+              {monthName(month.month)}
+              {month.live && ' (so far)'}
+            </dt>
+            <dd class="money" data-earnings={month.month}>
+              {formatMoneyWithCode(month.earningsMicros, month.currency)}
+            </dd>
+          </div>
+        ))}
+      </dl>
+      <p class="note">
+        Your revenue share of what advertisers spent on your billable traffic, by month of the billing time
+        zone. <a href={`/partners/${props.partnerId}/revenue-shares`}>Your revenue share history</a> ·{' '}
+        <a href="/reports">Reports</a>
+      </p>
+    </section>
+  );
+}
+
 export function KeysPage(
   props: ListPageProps & {
     keys: KeyRow[];
@@ -159,6 +191,8 @@ export function KeysPage(
     partnerId: number | undefined;
     /** Why the partner's people may not create a key now (one of its keys is suspended). */
     creationHold?: string | undefined;
+    /** A partner's earnings this month and last (billing time zone), newest first. */
+    earnings?: MonthEarnings[];
   },
 ) {
   const { keys, page, refused } = props;
@@ -177,6 +211,9 @@ export function KeysPage(
         }
       }
     >
+      {props.earnings && props.partnerId !== undefined && (
+        <PartnerEarnings earnings={props.earnings} partnerId={props.partnerId} />
+      )}
       {props.canChange && props.creationHold !== undefined && (
         <p class="note warning">New keys: {props.creationHold}.</p>
       )}

@@ -30,6 +30,7 @@ const MENU: ReadonlyArray<[string, string]> = [
   ['/placements', 'Placements'],
   ['/integration', 'Integration'],
   ['/reports', 'Reports'],
+  ['/money', 'Money'],
   ['/partners', 'Partners'],
   ['/advertisers', 'Advertisers'],
   ['/audit', 'Audit log'],

@@ -59,6 +59,9 @@ function Counts({ counts }: { counts: ReportCounts }) {
       <Money micros={counts.spendMicros} currency={counts.currency} />
       <Money micros={counts.ecpmMicros} currency={counts.currency} />
       <Money micros={counts.ecpcMicros} currency={counts.currency} />
+      {shared(counts).map(([field]) => (
+        <Money key={field} micros={counts[field] ?? null} currency={counts.currency} />
+      ))}
     </>
   );
 }
@@ -66,6 +69,12 @@ function Counts({ counts }: { counts: ReportCounts }) {
 const COUNT_HEADERS = ['Impressions', 'Clicks', 'Click-through rate', 'Not billed'];
 /** The amounts' headers, each followed by the currency. */
 const MONEY_HEADERS = ['Spend', 'eCPM', 'eCPC'];
+/** The amounts only some accounts read (the report leaves out the others'), with their headers. */
+const SHARED_AMOUNTS = [
+  ['earningsMicros', 'Partner earnings'],
+  ['marginMicros', 'Margin'],
+] as const;
+const shared = (counts: ReportCounts) => SHARED_AMOUNTS.filter(([field]) => field in counts);
 
 const percent = new Intl.NumberFormat('en-US', { maximumFractionDigits: 1, signDisplay: 'exceptZero' });
 const points = new Intl.NumberFormat('en-US', {
@@ -169,11 +178,27 @@ export function LiveFigures(props: { figures: Figures; updatedAt: string; emptyH
           change={change(totals.spendMicros, before.spendMicros)}
           before={formatMoneyWithCode(before.spendMicros, before.currency)}
         />
+        {shared(totals).map(([field, name]) => {
+          const [now, then] = [totals[field] ?? 0, before[field] ?? 0];
+          return (
+            <Total
+              key={field}
+              name={name}
+              total={field === 'earningsMicros' ? 'earnings' : 'margin'}
+              money
+              value={formatMoneyWithCode(now as Micros, totals.currency)}
+              change={change(now, then)}
+              before={formatMoneyWithCode(then as Micros, before.currency)}
+            />
+          );
+        })}
       </dl>
       <p class="note">
         Billable events only, except “not billed” (repeated requests and other events that are answered but
         never charged). Amounts in {totals.currency}; eCPM is the spend per thousand impressions, eCPC per
-        click. Updated {props.updatedAt}
+        click
+        {'earningsMicros' in totals && '; partner earnings are the partners’ shares of the spend'}
+        {'marginMicros' in totals && ', and the margin what remains'}. Updated {props.updatedAt}
         {figures.live && <span class="live-note"> · refreshes every {REFRESH_SECONDS} seconds</span>}.
       </p>
       {quiet && <p class="empty">{props.emptyHint}</p>}
@@ -196,7 +221,7 @@ export function LiveFigures(props: { figures: Figures; updatedAt: string; emptyH
           <thead>
             <tr>
               <th scope="col">{per === 'day' ? 'Day' : per === 'hour' ? 'Hour' : 'Minute'}</th>
-              <CountHeaders currency={totals.currency} />
+              <CountHeaders totals={totals} />
             </tr>
           </thead>
           <tbody>
@@ -223,7 +248,7 @@ export function LiveFigures(props: { figures: Figures; updatedAt: string; emptyH
             <thead>
               <tr>
                 <th scope="col">{breakdownName}</th>
-                <CountHeaders currency={totals.currency} />
+                <CountHeaders totals={totals} />
               </tr>
             </thead>
             <tbody>
@@ -242,7 +267,7 @@ export function LiveFigures(props: { figures: Figures; updatedAt: string; emptyH
 }
 
 /** The column headers of the counts and amounts every table of the report shows (see `Counts`). */
-function CountHeaders(props: { currency: string }) {
+function CountHeaders(props: { totals: ReportCounts }) {
   return (
     <>
       {COUNT_HEADERS.map((header) => (
@@ -250,9 +275,9 @@ function CountHeaders(props: { currency: string }) {
           {header}
         </th>
       ))}
-      {MONEY_HEADERS.map((header) => (
+      {[...MONEY_HEADERS, ...shared(props.totals).map(([, header]) => header)].map((header) => (
         <th scope="col" class="money" key={header}>
-          {header} ({props.currency})
+          {header} ({props.totals.currency})
         </th>
       ))}
     </>
