@@ -106,6 +106,9 @@ describe.each(ENGINES)('statements on %s', (engine) => {
     expect(early.json().message).toBe(
       'issue 2026-09 first: months are issued in order, each after the one before it',
     );
+    const before = await issue('2026-08');
+    expect(before.statusCode, before.body).toBe(409);
+    expect(before.json().message).toBe('2026-08 has no money to bill: the next month to issue is 2026-09');
     const open = await issue('2026-11');
     expect(open.statusCode, open.body).toBe(409);
     expect(open.json().message).toMatch(/^2026-11 has not closed: it ends at 2026-12-01T00:00:00.000Z/);

@@ -132,24 +132,35 @@ export class StatementService {
     readonly minimumPayoutMicros: Micros = 0 as Micros,
   ) {}
 
-  /** The months money has been recorded in, and the issued ones: each closed or not, issued or not. */
-  private async monthList(store: Store, now: number): Promise<StatementMonthView[]> {
+  /**
+   * The months issued, and the next to issue: the month after the last issued one, but never one
+   * before money was first recorded (an event's cost or earnings, a flat campaign's flight), as the
+   * months before have nothing to bill; undefined while no money has been recorded.
+   */
+  private async issuing(store: Store): Promise<{ issued: string[]; first?: string; next?: string }> {
     const issued = await store.issuedMonths();
     const firstMinute = await store.firstChargedMinute();
-    const starts = [
+    const first = [
       ...(firstMinute === null ? [] : [monthOf(firstMinute, this.billingTimeZone)]),
       ...(await store.flatCampaigns()).flatMap((campaign) => {
         const charge = flatCharge(campaign);
         return charge === null ? [] : [monthOf(charge.at, this.billingTimeZone)];
       }),
-      ...issued.slice(0, 1),
-    ].sort();
-    if (starts.length === 0) return [];
-    const current = monthOf(now, this.billingTimeZone);
+    ].sort()[0];
+    if (first === undefined) return { issued };
     const last = issued.at(-1);
-    // Months follow the last issued one; before any is issued, the first with money comes first.
-    const next = last === undefined ? starts[0]! : nextMonth(last);
-    return monthsBetween(starts[0]!, current > next ? current : next).map((month) => {
+    const next = last === undefined || nextMonth(last) < first ? first : nextMonth(last);
+    return { issued, first, next };
+  }
+
+  /** The issued months, and every month from the first with money through the current one. */
+  private async monthList(store: Store, now: number): Promise<StatementMonthView[]> {
+    const { issued, first, next } = await this.issuing(store);
+    const current = monthOf(now, this.billingTimeZone);
+    const months = new Set(issued);
+    if (first !== undefined && next !== undefined)
+      for (const month of monthsBetween(first, current > next ? current : next)) months.add(month);
+    return [...months].sort().map((month) => {
       const closed = monthPeriod(month, this.billingTimeZone).end <= now;
       return { month, closed, issued: issued.includes(month), nextToIssue: closed && month === next };
     });
@@ -172,7 +183,7 @@ export class StatementService {
     const now = this.clock();
     const { start, end } = monthPeriod(month, this.billingTimeZone);
     return this.store.transaction(async (tx) => {
-      const issuedMonths = await tx.issuedMonths();
+      const { issued: issuedMonths, next } = await this.issuing(tx);
       if (issuedMonths.includes(month)) throw alreadyDone(`the statements of ${month} were issued already`);
       if (end > now)
         throw new DomainError(
@@ -180,17 +191,21 @@ export class StatementService {
           `${month} has not closed: it ends at ${iso(end)} (${this.billingTimeZone}); statements are issued for closed months`,
         );
       const last = issuedMonths.at(-1);
-      // The month after the last issued; before any is, the first with money (any, when there is none).
-      const expected = last === undefined ? (await this.monthList(tx, now))[0]?.month : nextMonth(last);
       if (last !== undefined && month < last)
         throw new DomainError(
           'conflict',
           `${month} comes before ${last}, the last month issued: months are issued in order`,
         );
-      if (expected !== undefined && month !== expected)
+      // Before any money, any closed month may be issued (it bills only adjustments).
+      if (next !== undefined && month < next)
         throw new DomainError(
           'conflict',
-          `issue ${expected} first: months are issued in order, each after the one before it`,
+          `${month} has no money to bill: the next month to issue is ${next}`,
+        );
+      if (next !== undefined && month !== next)
+        throw new DomainError(
+          'conflict',
+          `issue ${next} first: months are issued in order, each after the one before it`,
         );
       // Recorded first: of two issuing the month at once, the second waits here and is refused.
       await once(
