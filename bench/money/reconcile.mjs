@@ -5,7 +5,8 @@
 // earning different revenue shares; a fifth of the campaigns repriced four times during the load
 // and one partner's share changed half way; impressions and clicks 20:1 over three days, 4% of
 // them invalid and 3% replays of an earlier request. Part of the rollups is compacted on the way.
-// Then every place money is kept is summed and compared, and every price's and every share's own
+// Then October's statements are issued (a month the load lies in, closed for the statements' clock),
+// every place money is kept is summed and compared, the statements' subtotals included, and every price's and every share's own
 // count is checked against the no-loss rule. Exits 1 if any figure differs by a micro.
 // `apps/server/test/money-reconcile.e2e.test.ts` runs it at a small size in `npm test`.
 import { randomUUID } from 'node:crypto';
@@ -15,6 +16,7 @@ import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
 import { connect } from '../../apps/server/dist/store/connect.js';
 import { Store } from '../../apps/server/dist/store/store.js';
+import { StatementService } from '../../apps/server/dist/services/statements.js';
 import { adminQuery, postgresUrl, tempDir, writeResults } from '../lib.mjs';
 import { LOCATIONS, mulberry32, seedCampaigns } from '../seed.mjs';
 
@@ -116,6 +118,18 @@ async function storeLoad(store, pairs) {
   return (Date.now() - started) / 1000;
 }
 
+/**
+ * October's statements, issued as the operator issues them, on a clock in November (the load lies in
+ * October's first days): the advertisers' subtotals and the partners' summed.
+ */
+async function statementFigures(store) {
+  const statements = new StatementService(store, undefined, () => START + 40 * DAY, 'UTC', 'USD');
+  const issued = await statements.issue('2026-10');
+  const sum = (kind) =>
+    issued.filter((statement) => statement.kind === kind).reduce((total, s) => total + s.subtotalMicros, 0);
+  return { statementSpend: sum('advertiser'), statementEarnings: sum('partner') };
+}
+
 /** Sums of money in every place it is kept, and what differs from what. */
 async function reconcile(store) {
   const one = async (query) => Number((await query.execute(store.db)).rows[0]?.n ?? 0);
@@ -147,6 +161,7 @@ async function reconcile(store) {
     eventEarnings: await one(sql`select coalesce(sum(earnings_micros), 0) as n from events`),
     rollupEarnings: await one(sql`select coalesce(sum(earnings_micros), 0) as n from event_rollups`),
     counterEarnings: await one(sql`select coalesce(sum(earnings_micros), 0) as n from partner_earnings`),
+    ...(await statementFigures(store)),
   };
   const differences = [];
   const same = (a, b) => {
@@ -157,6 +172,8 @@ async function reconcile(store) {
   same('charged', 'billed');
   same('eventEarnings', 'rollupEarnings');
   same('eventEarnings', 'counterEarnings');
+  same('eventSpend', 'statementSpend');
+  same('eventEarnings', 'statementEarnings');
   if (figures.unbilledCost !== 0) differences.push(`events not counted cost ${figures.unbilledCost} micros`);
   // The no-loss rules: each price's spend from its own count, each share's earnings from its spend.
   const prices = await store.db

@@ -7,6 +7,7 @@ import {
   revenueShareCumulative,
   revenueShareIncrement,
 } from '../src/domain/money.js';
+import { statementTotals } from '../src/domain/statement-totals.js';
 import { freePort } from './helpers/free-port.js';
 import { guideRunner, shellBlocks, textBlocks } from './helpers/guide-script.js';
 import { ensureBuilt } from './helpers/process.js';
@@ -61,7 +62,23 @@ it("gives the worked examples' figures", () => {
   expect(cpmCumulativeCost(micros(2_500_000), 10_000)).toBe(25_000_000);
   expect(revenueShareCumulative(7000, micros(7_500))).toBe(5_250);
   expect(revenueShareIncrement(7000, micros(5_000), micros(2_500))).toBe(1_750);
-  for (const figure of ['2,497,500', '2,500,001', '5,862,502', '4,103,751', '25,000,000', '5,250', '1,750']) {
+  // Statements: the walkthrough's bonus on its earnings; the minimum payout's example is
+  // domain/statement-totals.test.ts's.
+  const zero = micros(0);
+  const bonus = { subtotal: micros(5_250), adjustments: micros(500_000), openingBalance: zero };
+  expect(statementTotals('partner', bonus, zero).payable).toBe(505_250);
+  for (const figure of [
+    '2,497,500',
+    '2,500,001',
+    '5,862,502',
+    '4,103,751',
+    '25,000,000',
+    '5,250',
+    '1,750',
+    '505,250',
+    '30,000,000',
+    '70,000,000',
+  ]) {
     expect(markdown).toContain(figure);
   }
 });

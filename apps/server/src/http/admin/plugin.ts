@@ -10,6 +10,7 @@ import { partnerRoutes } from './partners.js';
 import { moneyRoutes } from './money.js';
 import { registryRoutes } from './registry.js';
 import { reportRoutes } from './reports.js';
+import { statementRoutes } from './statements.js';
 import { tokenRoutes } from './tokens.js';
 import { userRoutes } from './users.js';
 import { validate, type ManagementTypes } from './typed-routes.js';
@@ -47,6 +48,7 @@ export async function adminApi(app: FastifyInstance, deps: AdminDeps): Promise<v
   await routes.register(registryRoutes, context);
   await routes.register(reportRoutes, context);
   await routes.register(moneyRoutes, context);
+  await routes.register(statementRoutes, context);
   await routes.register(tokenRoutes, context);
   await routes.register(userRoutes, context);
   await routes.register(flagRoutes, context);

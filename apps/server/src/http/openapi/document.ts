@@ -79,6 +79,10 @@ async function documentPlugin(app: FastifyInstance, options: ApiDocsOptions): Pr
         },
         { name: 'Reports', description: 'Impressions, clicks and CTR, live.' },
         { name: 'Money', description: 'Revenue, partner earnings and margin by month, live.' },
+        {
+          name: 'Statements',
+          description: 'Monthly statements of advertisers and partners, adjustments and payouts (D18).',
+        },
         { name: 'Operations', description: 'Health, readiness and metrics for operators’ tooling.' },
       ],
       components: {
