@@ -180,6 +180,7 @@ export function OperatorStatementsPage(
         <>
           <h2 class="section-title">Statements for {monthName(props.month)}</h2>
           {issued.length > 1 && <p class="note">Choose another issued month in the table above.</p>}
+          <h3>Advertisers</h3>
           <StatementTable
             kind="advertiser"
             by="account"
@@ -189,6 +190,7 @@ export function OperatorStatementsPage(
             timeZone={props.billingTimeZone}
             empty="No advertiser had spend or adjustments this month."
           />
+          <h3>Partners</h3>
           <StatementTable
             kind="partner"
             by="account"
