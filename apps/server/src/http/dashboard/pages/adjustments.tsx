@@ -105,11 +105,11 @@ export function AdjustmentsPage(props: {
             value={typed(refused, '/adjustments', 'amount')}
             {...invalidAttributes('amount', problems.get('amount'), 'amount-hint')}
           />
+          <FieldMessage fieldId="amount" message={problems.get('amount')} />
           <p class="hint" id="amount-hint">
             In {currency}, exactly as typed (up to 6 decimals). Positive adds to what the account owes or
             earns; negative (a minus sign first) takes from it.
           </p>
-          <FieldMessage fieldId="amount" message={problems.get('amount')} />
           <label for="reason">Reason</label>
           <input
             id="reason"

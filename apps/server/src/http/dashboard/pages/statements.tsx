@@ -36,7 +36,7 @@ export type Names = ReadonlyMap<string, string>;
 const nameOf = (names: Names, actor: string): string => names.get(actor) ?? 'the operator';
 
 /** Whether a partner's statement was paid, is waiting to be, or had nothing to pay. */
-export function paymentState(statement: StatementSummaryView, timeZone: string): string {
+function paymentState(statement: StatementSummaryView, timeZone: string): string {
   if (statement.kind === 'advertiser') return '';
   if (statement.payment) return `Paid ${whenIn(Date.parse(statement.payment.paidAt), timeZone)}`;
   return statement.payableMicros > 0 ? 'Payable, not paid yet' : 'Below the minimum payout: carried forward';
@@ -412,6 +412,7 @@ function Payout(props: Parameters<typeof StatementPage>[0]) {
         <p>Payable, not paid yet.</p>
       ) : (
         <>
+          <p>Payable, not paid yet.</p>
           {refused?.action === action && message === undefined && <Problem message={refused.problem} />}
           <form method="post" action={action} class="stack">
             <CsrfField token={page.csrf} />
