@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { FLAG_INTERVAL_MS } from './domain/key-flags.js';
 import { DEFAULT_EVENT_TIME_WINDOW_MS } from './domain/event-time.js';
-import { CURRENCY_RULE, isCurrencyCode } from './domain/money.js';
+import { CURRENCY_RULE, isCurrencyCode, readMoney, type Micros } from './domain/money.js';
 import { isTimeZone } from './domain/time-zones.js';
 import { parseProxyRange } from './http/client-address.js';
 
@@ -70,6 +70,8 @@ export interface Config {
   readonly currency: string;
   /** The IANA time zone billing dates are in: the day a revenue share takes effect, monthly statements (D18). */
   readonly billingTimeZone: string;
+  /** A partner statement whose total is below this (micros) pays nothing and carries it forward (D18). */
+  readonly minimumPayoutMicros: Micros;
 }
 
 /** Thrown for a bad environment value; `main` prints the message and exits non-zero. */
@@ -364,6 +366,18 @@ export const SETTINGS: ReadonlyArray<Setting<keyof Config>> = [
         );
       }
       return raw;
+    },
+  },
+  {
+    key: 'minimumPayoutMicros',
+    env: 'PLACARD_MINIMUM_PAYOUT',
+    description:
+      "The smallest amount paid out to a partner, in units of the currency such as `50` or `50.00`: a monthly statement whose total is below it pays nothing and carries the total forward to the next month's statement.",
+    defaultText: '0',
+    parse: (raw) => {
+      const read = readMoney(raw === undefined || raw === '' ? '0' : raw);
+      if ('problem' in read) throw new ConfigError(`PLACARD_MINIMUM_PAYOUT ${read.problem} (got "${raw}")`);
+      return read.micros;
     },
   },
 ];

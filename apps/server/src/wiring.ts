@@ -1,3 +1,4 @@
+import type { Micros } from './domain/money.js';
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { AppDeps } from './http/app.js';
@@ -68,6 +69,8 @@ export interface WiringOptions {
   eventTimeWindowMs?: number;
   /** The IANA time zone of billing dates (`PLACARD_BILLING_TIME_ZONE`; default UTC). */
   billingTimeZone?: string;
+  /** The smallest payout to a partner, in micros (`PLACARD_MINIMUM_PAYOUT`; default 0). */
+  minimumPayoutMicros?: Micros;
 }
 
 /**
@@ -191,6 +194,7 @@ export function wireServices(store: Store, logger: Logger, options: WiringOption
     paceOf: (id) => state.paceOf(id),
     currency: options.currency ?? DEFAULT_CURRENCY,
     billingTimeZone: options.billingTimeZone ?? 'UTC',
+    minimumPayoutMicros: options.minimumPayoutMicros ?? (0 as Micros),
   });
   const appDeps: AppDeps = {
     version: VERSION,

@@ -117,6 +117,20 @@ describe('the OpenAPI document', () => {
       422,
     );
     await expectStatus(t.admin('GET', `/partners/${partner}/revenue-shares`), 200);
+    // Statements (D18): on a store with no money yet any closed month may be issued; the partner's
+    // adjustment makes its statement, which something payable lets be paid, once.
+    const adjustment = { kind: 'partner', accountId: partner, amountMicros: 1_000_000, reason: 'docs' };
+    await expectStatus(t.admin('POST', '/adjustments', adjustment), 201);
+    await expectStatus(t.admin('GET', '/adjustments'), 200);
+    await expectStatus(t.admin('GET', '/statement-months'), 200);
+    const issued = await expectStatus(t.admin('POST', '/statements', { month: '2000-01' }), 201);
+    const statement = (issued.json() as { data: { id: number }[] }).data[0].id;
+    await expectStatus(t.admin('POST', '/statements', { month: '2000-01' }), 409);
+    await expectStatus(t.admin('GET', '/statements?kind=partner'), 200);
+    await expectStatus(t.admin('GET', `/statements/${statement}`), 200);
+    await expectStatus(t.admin('GET', `/statements/${statement}?format=csv`), 200);
+    await expectStatus(t.admin('POST', `/statements/${statement}/payment`, { reference: 'docs' }), 201);
+    await expectStatus(t.admin('POST', `/statements/${statement}/payment`, { reference: 'docs' }), 409);
     await expectStatus(t.admin('GET', `/keys/${key}`), 200);
     const rotated = idOf(await expectStatus(t.admin('POST', `/keys/${key}/rotate`), 201));
     await expectStatus(t.admin('PUT', `/keys/${rotated}/rate-limits`, { fetchRate: 5 }), 200);

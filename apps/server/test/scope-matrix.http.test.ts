@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Role } from '../src/domain/accounts.js';
 import { PAGE_ACCESS } from '../src/http/dashboard/pages/access.js';
+import { micros } from '../src/domain/money.js';
 import { UserService } from '../src/services/users.js';
 import { campaign, createTestApp, type TestApp } from './helpers/app.js';
 import { BrowserClient } from './helpers/browser-client.js';
@@ -51,6 +52,10 @@ const RULES: Record<string, Rule> = {
   ...routes(null, 'token-admin', 'listAdminTokens createAdminToken'),
   ...routes('token', 'token-admin', 'getAdminToken revokeAdminToken'),
   ...routes(null, 'user-admin', 'listUsers'),
+  ...routes(null, 'read', 'listStatementMonths listStatements listAdjustments'),
+  ...routes(null, 'operator-change', 'issueStatements addAdjustment'),
+  ...routes('advertiser', 'read', 'getStatement'),
+  ...routes('partner', 'operator-change', 'markStatementPaid'),
   ...routes('user', 'user-admin', 'createUser getUser inviteUser resetUser disableUser'),
 };
 
@@ -66,6 +71,51 @@ function flagKey(t: TestApp, partnerId: number, apiKeyId: number) {
 }
 
 /**
+ * A statement of the side's advertiser and one of its partner, with something payable, as issuing a
+ * month stores them, and an adjustment on each account: what the statement routes name and list.
+ */
+async function accountStatements(t: TestApp, target: Target, advertiser: number, partner: number) {
+  const month = target === 'own' ? '2000-01' : '2000-02';
+  const statementOf = (kind: 'advertiser' | 'partner', accountId: number) =>
+    t.store.insertStatement(
+      {
+        kind,
+        accountId,
+        accountName: `${target === 'own' ? 'Own' : 'Foreign'} ${kind}`,
+        month,
+        periodStart: 0,
+        periodEnd: 1,
+        currency: 'USD',
+        issuedAt: 0,
+        issuedBy: 'test',
+        subtotalMicros: micros(5),
+        adjustmentsMicros: micros(0),
+        openingBalanceMicros: micros(0),
+        totalMicros: micros(5),
+        payableMicros: micros(5),
+        carriedForwardMicros: micros(0),
+      },
+      [],
+    );
+  for (const [kind, accountId] of [
+    ['advertiser', advertiser],
+    ['partner', partner],
+  ] as const)
+    await t.store.addAdjustment({
+      kind,
+      accountId,
+      amountMicros: micros(1),
+      reason: `${target} adjustment`,
+      createdAt: 0,
+      createdBy: 'test',
+    });
+  return {
+    statement: (await statementOf('advertiser', advertiser)).id,
+    partnerStatement: (await statementOf('partner', partner)).id,
+  };
+}
+
+/**
  * One side of the matrix (`own`: advertiser A and partner P; `foreign`: B and Q): the advertiser's
  * campaign, the partner's key and an open flag of it, and the key's plaintext to call with.
  */
@@ -76,7 +126,9 @@ async function accountObjects(t: TestApp, target: Target) {
   const partner = (await t.partners.createPartner(`${name} Partner`)).id;
   const created = await t.partners.createKey(partner, `${name} key`);
   const flag = (await flagKey(t, partner, created.key.id)).id;
+  const statements = await accountStatements(t, target, advertiser, partner);
   return {
+    ...statements,
     campaign: campaignId,
     advertiser,
     partner,
@@ -156,8 +208,14 @@ describe('the scope matrix', () => {
   let t: TestApp;
   /** Each account's objects: `own` are the advertiser A's and the partner P's; `foreign` B's and Q's. */
   const objects = {
-    own: { advertiser: 0, campaign: 0, partner: 0, key: 0, flag: 0, users: {} as Record<Kind, number> },
-    foreign: { advertiser: 0, campaign: 0, partner: 0, key: 0, flag: 0, users: {} as Record<Kind, number> },
+    own: {
+      ...{ advertiser: 0, campaign: 0, partner: 0, key: 0, flag: 0, statement: 0, partnerStatement: 0 },
+      users: {} as Record<Kind, number>,
+    },
+    foreign: {
+      ...{ advertiser: 0, campaign: 0, partner: 0, key: 0, flag: 0, statement: 0, partnerStatement: 0 },
+      users: {} as Record<Kind, number>,
+    },
   };
   let targetToken = 0;
   const keys: Record<Target, string> = { own: '', foreign: '' };
@@ -211,15 +269,19 @@ describe('the scope matrix', () => {
           ? targetToken
           : rule.owner === 'user'
             ? own.users[caller.kind]
-            : operation.route.startsWith('/admin/v1/flags/')
-              ? own.flag
-              : operation.route.includes('/keys/')
-                ? own.key
-                : operation.route.startsWith('/admin/v1/partners')
-                  ? own.partner
-                  : operation.route.startsWith('/admin/v1/advertisers')
-                    ? own.advertiser
-                    : own.campaign;
+            : operation.id === 'markStatementPaid'
+              ? own.partnerStatement
+              : operation.route.startsWith('/admin/v1/statements/')
+                ? own.statement
+                : operation.route.startsWith('/admin/v1/flags/')
+                  ? own.flag
+                  : operation.route.includes('/keys/')
+                    ? own.key
+                    : operation.route.startsWith('/admin/v1/partners')
+                      ? own.partner
+                      : operation.route.startsWith('/admin/v1/advertisers')
+                        ? own.advertiser
+                        : own.campaign;
     const bodies: Record<string, unknown> = {
       createPartner: { name: `Partner by ${callerName(caller)} ${target}` },
       updatePartner: { blockedCategories: ['politics'] },
@@ -248,6 +310,7 @@ describe('the scope matrix', () => {
       addPlacement: { id: `matrix_${callerName(caller).replace(' ', '_')}_${target}`, description: 'matrix' },
       updatePlacement: { description: 'Sidebar, top' },
       createAdminToken: { label: 'matrix' },
+      markStatementPaid: { reference: 'matrix' },
       createUser: {
         email: `new-${callerName(caller).replace(' ', '-')}-${target}@matrix.example`,
         account: account(caller.kind, target),
@@ -310,7 +373,7 @@ describe('the scope matrix', () => {
     for (const caller of CALLERS.filter((c) => c.kind !== 'operator')) {
       const token = tokens.get(callerName(caller));
       // Users are the admins' (D13): others are refused the list (the matrix checks the 403).
-      const lists = ['/partners', '/advertisers', '/campaigns', '/placements'];
+      const lists = ['/partners', '/advertisers', '/campaigns', '/placements', '/statements', '/adjustments'];
       if (caller.role === 'admin') lists.push('/users');
       const own = caller.kind === 'partner' ? [`/partners/${objects.own.partner}/keys`, '/flags'] : [];
       const reports = ['advertiser', 'partner', 'campaign'].map(

@@ -10,6 +10,7 @@ import { registerPartners } from './commands/partners.js';
 import { registerRegistry } from './commands/registry.js';
 import { registerReport } from './commands/report.js';
 import { registerServe } from './commands/serve.js';
+import { registerStatements } from './commands/statements.js';
 import { registerTokens } from './commands/tokens.js';
 import { registerUsers } from './commands/users.js';
 
@@ -29,6 +30,7 @@ registerFlags(program);
 registerCampaigns(program);
 registerRegistry(program);
 registerReport(program);
+registerStatements(program);
 registerTokens(program);
 registerUsers(program);
 registerDemo(program);

@@ -26,7 +26,8 @@ export interface Change {
     | 'admin_token'
     | 'user'
     | 'key_flag'
-    | 'flag_policy';
+    | 'flag_policy'
+    | 'statement';
   objectId: string | number;
   action: string;
   before: unknown;

@@ -1,3 +1,4 @@
+import type { Micros } from '../domain/money.js';
 import type { Pace } from '../domain/pacing.js';
 import type { CampaignIndex } from '../serving/campaign-index.js';
 import type { ServingChanges } from '../serving/serving-changes.js';
@@ -15,6 +16,7 @@ import { PlacementService } from './placements.js';
 import { reportNames } from './report-format.js';
 import { ReportService, type Report } from './reports.js';
 import { RevenueShareService } from './revenue-shares.js';
+import { StatementService } from './statements.js';
 import { explainCampaign, type WhyQuery } from './serving-explainer.js';
 import { UserService } from './users.js';
 
@@ -34,6 +36,8 @@ export interface ManagementDeps {
   currency: string;
   /** `PLACARD_BILLING_TIME_ZONE`: the zone billing dates are days of (D18). */
   billingTimeZone: string;
+  /** `PLACARD_MINIMUM_PAYOUT` in micros: a partner statement below it carries its total forward. */
+  minimumPayoutMicros: Micros;
 }
 
 /** The constructor of a service that changes what fetches read. */
@@ -76,6 +80,12 @@ export class ManagementServices {
   /** Partners' revenue shares (D18). */
   revenueShares(actor: Actor): RevenueShareService {
     return new RevenueShareService(this.deps.store, actor, this.deps.clock, this.deps.billingTimeZone);
+  }
+
+  /** Monthly statements, adjustments and payouts (D18). */
+  statements(actor: Actor): StatementService {
+    const { store, clock, billingTimeZone, currency, minimumPayoutMicros } = this.deps;
+    return new StatementService(store, actor, clock, billingTimeZone, currency, minimumPayoutMicros);
   }
 
   keyFlags(actor: Actor): KeyFlagService {

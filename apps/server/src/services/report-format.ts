@@ -101,13 +101,13 @@ export function reportCells(report: Report, names: NameIndex): string[][] {
 const csvField = (value: string): string =>
   /[",\r\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value;
 
-/** The report as CSV with a header line (CRLF line ends, as RFC 4180 says). */
+/** Lines of text cells as CSV (CRLF line ends, as RFC 4180 says): every CSV Placard gives. */
+export const csvText = (lines: readonly (readonly string[])[]): string =>
+  lines.map((line) => line.map(csvField).join(',')).join('\r\n') + '\r\n';
+
+/** The report as CSV with a header line. */
 export function reportCsv(report: Report, names: NameIndex): string {
-  return (
-    [reportColumns(report), ...reportCells(report, names)]
-      .map((line) => line.map(csvField).join(','))
-      .join('\r\n') + '\r\n'
-  );
+  return csvText([reportColumns(report), ...reportCells(report, names)]);
 }
 
 /** The totals line of a report, in `reportColumns` order (its dimensions and names empty). */

@@ -20,6 +20,7 @@ import * as eventTimes from './migrations/017-event-times.js';
 import * as campaignChangesByStatement from './migrations/018-campaign-changes-by-statement.js';
 import * as campaignDelivery from './migrations/019-campaign-delivery.js';
 import * as money from './migrations/020-money.js';
+import * as statements from './migrations/021-statements.js';
 
 /** Where Kysely's migrator records the migrations applied. */
 const MIGRATION_TABLE = DEFAULT_MIGRATION_TABLE;
@@ -48,6 +49,7 @@ function migrations(connection: Connection): Record<string, Migration> {
     },
     '019-campaign-delivery': { up: (db) => campaignDelivery.up(db, connection.engine) },
     '020-money': { up: (db) => money.up(db, connection.engine) },
+    '021-statements': { up: (db) => statements.up(db, connection.engine) },
   };
 }
 

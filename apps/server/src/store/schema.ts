@@ -31,6 +31,11 @@ export interface Database {
   user_links: UserLinkTable;
   sessions: SessionTable;
   key_flags: KeyFlagTable;
+  statement_months: StatementMonthTable;
+  statements: StatementTable;
+  statement_lines: StatementLineTable;
+  statement_adjustments: StatementAdjustmentTable;
+  statement_payments: StatementPaymentTable;
 }
 
 export interface PlacementTable {
@@ -355,4 +360,69 @@ export interface SessionTable {
   expires_at: number;
   ended_at: number | null;
   user_agent: string | null;
+}
+
+/** Each month issued (migration 021); this and the statement tables below are insert-only. */
+export interface StatementMonthTable {
+  month: string;
+  issued_at: number;
+  issued_by: string;
+}
+
+/** One account's statement of one month (D18), fixed when issued. */
+export interface StatementTable {
+  id: Generated<number>;
+  kind: string;
+  account_id: number;
+  account_name: string;
+  month: string;
+  period_start: number;
+  period_end: number;
+  currency: string;
+  issued_at: number;
+  issued_by: string;
+  subtotal_micros: number;
+  adjustments_micros: number;
+  opening_balance_micros: number;
+  total_micros: number;
+  payable_micros: number;
+  carried_forward_micros: number;
+}
+
+export interface StatementLineTable {
+  id: Generated<number>;
+  statement_id: number;
+  /** `campaign`, `flat`, `placement_key` or `adjustment`. */
+  kind: string;
+  campaign_id: number | null;
+  campaign_name: string | null;
+  placement_id: string | null;
+  api_key_id: number | null;
+  api_key_name: string | null;
+  impressions: number;
+  clicks: number;
+  invalid_impressions: number;
+  invalid_clicks: number;
+  amount_micros: number;
+  /** The adjustment an `adjustment` line carries: unique, so it is carried once. */
+  adjustment_id: number | null;
+  reason: string | null;
+}
+
+export interface StatementAdjustmentTable {
+  id: Generated<number>;
+  kind: string;
+  account_id: number;
+  amount_micros: number;
+  reason: string;
+  created_at: number;
+  created_by: string;
+}
+
+export interface StatementPaymentTable {
+  id: Generated<number>;
+  statement_id: number;
+  reference: string;
+  paid_at: number;
+  paid_by: string;
 }

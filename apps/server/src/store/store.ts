@@ -18,6 +18,7 @@ import * as partners from './partners.js';
 import * as people from './people.js';
 import * as placements from './placements.js';
 import * as revenueShares from './revenue-shares.js';
+import * as statements from './statements.js';
 
 export type {
   Advertiser,
@@ -53,6 +54,14 @@ export { CAMPAIGN_SORTS, emptyBatchOutcome } from './rows.js';
 export type { CampaignDelivery } from './campaign-delivery.js';
 export type { KeyEventCount, KeyFlagRecord, KeySliceCount } from './key-flags.js';
 export type { RevenueShare } from './revenue-shares.js';
+export type {
+  AdjustmentRecord,
+  FlatCampaign,
+  PaymentRecord,
+  StatementAccountKind,
+  StatementLineRecord,
+  StatementRecord,
+} from './statements.js';
 
 /**
  * The storage API every service uses: a façade over one module per aggregate (placements,
@@ -180,6 +189,23 @@ export class Store {
   // Partners' revenue shares, only ever added (revenue-shares.ts)
   readonly addRevenueShare = this.bound(revenueShares.addRevenueShare);
   readonly listRevenueShares = this.bound(revenueShares.listRevenueShares);
+
+  // Monthly statements, their adjustments and payments, only ever added, and the figures they are issued from (statements.ts)
+  readonly issuedMonths = this.bound(statements.issuedMonths);
+  readonly recordIssuedMonth = this.bound(statements.recordIssuedMonth);
+  readonly firstChargedMinute = this.bound(statements.firstChargedMinute);
+  readonly flatCampaigns = this.bound(statements.flatCampaigns);
+  readonly campaignMonth = this.bound(statements.campaignMonth);
+  readonly partnerMonth = this.bound(statements.partnerMonth);
+  readonly monthDisagreements = this.bound(statements.monthDisagreements);
+  readonly insertStatement = this.bound(statements.insertStatement);
+  readonly listStatements = this.bound(statements.listStatements);
+  readonly latestStatement = this.bound(statements.latestStatement);
+  readonly statementLines = this.bound(statements.statementLines);
+  readonly addAdjustment = this.bound(statements.addAdjustment);
+  readonly listAdjustments = this.bound(statements.listAdjustments);
+  readonly addPayment = this.bound(statements.addPayment);
+  readonly paymentsOf = this.bound(statements.paymentsOf);
 
   // Admin tokens (only their digests are stored) (admin-tokens.ts)
   readonly createAdminToken = this.bound(adminTokens.createAdminToken);

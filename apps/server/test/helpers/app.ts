@@ -1,3 +1,4 @@
+import { micros } from '../../src/domain/money.js';
 import { afterEach, beforeEach, expect } from 'vitest';
 import http from 'node:http';
 import type { FastifyInstance } from 'fastify';
@@ -175,6 +176,8 @@ export async function createTestApp(
     currency?: string;
     /** `PLACARD_BILLING_TIME_ZONE`: the zone of billing dates (UTC by default). */
     billingTimeZone?: string;
+    /** The smallest payout to a partner, in micros (`PLACARD_MINIMUM_PAYOUT`). */
+    minimumPayoutMicros?: number;
   } = {},
 ): Promise<TestApp> {
   const database = await createDatabase(options.engine ?? 'sqlite');
@@ -198,6 +201,9 @@ export async function createTestApp(
     ...(options.publicUrl !== undefined && { publicUrl: options.publicUrl }),
     ...(options.currency !== undefined && { currency: options.currency }),
     ...(options.billingTimeZone !== undefined && { billingTimeZone: options.billingTimeZone }),
+    ...(options.minimumPayoutMicros !== undefined && {
+      minimumPayoutMicros: micros(options.minimumPayoutMicros),
+    }),
   });
   const { state, events } = services;
   await state.load();

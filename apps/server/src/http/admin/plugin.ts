@@ -9,6 +9,7 @@ import { refuseNulCharacters } from '../nul-characters.js';
 import { partnerRoutes } from './partners.js';
 import { registryRoutes } from './registry.js';
 import { reportRoutes } from './reports.js';
+import { statementRoutes } from './statements.js';
 import { tokenRoutes } from './tokens.js';
 import { userRoutes } from './users.js';
 import { validate, type ManagementTypes } from './typed-routes.js';
@@ -45,6 +46,7 @@ export async function adminApi(app: FastifyInstance, deps: AdminDeps): Promise<v
   await routes.register(campaignRoutes, context);
   await routes.register(registryRoutes, context);
   await routes.register(reportRoutes, context);
+  await routes.register(statementRoutes, context);
   await routes.register(tokenRoutes, context);
   await routes.register(userRoutes, context);
   await routes.register(flagRoutes, context);

@@ -1,18 +1,11 @@
 import { Type } from 'typebox';
-import { invalidField } from '../../domain/errors.js';
 import { parseReportRequest, REPORT_DIMENSIONS } from '../../domain/report-request.js';
 import { reportCsv } from '../../services/report-format.js';
 import { One } from '../openapi/common.js';
 import { operation, ref } from '../openapi/management.js';
 import type { AdminContext } from './context.js';
+import { wantsCsv } from './support.js';
 import { query, type ManagementApp } from './typed-routes.js';
-
-/** Wants CSV: `format=csv`, or no `format` and an Accept header that names text/csv. */
-function wantsCsv(format: unknown, accept: string | undefined): boolean {
-  if (format === undefined || format === '') return accept?.includes('text/csv') ?? false;
-  if (format !== 'csv' && format !== 'json') throw invalidField('format', 'must be json or csv');
-  return format === 'csv';
-}
 
 const reportSchema = {
   ...operation('report', 'Reports', {

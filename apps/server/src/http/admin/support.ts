@@ -45,3 +45,10 @@ export function pageOf<T extends { id: number }>(
 export const one = (value: unknown) => ({ status: 'success', data: isoTimes(value) });
 
 export { isId } from '../../domain/ids.js';
+
+/** Wants CSV: `format=csv`, or no `format` and an Accept header that names text/csv. */
+export function wantsCsv(format: unknown, accept: string | undefined): boolean {
+  if (format === undefined || format === '') return accept?.includes('text/csv') ?? false;
+  if (format !== 'csv' && format !== 'json') throw invalidField('format', 'must be json or csv');
+  return format === 'csv';
+}

@@ -78,6 +78,10 @@ async function documentPlugin(app: FastifyInstance, options: ApiDocsOptions): Pr
           description: 'Operators’ tokens for this API: issue, list, revoke, optional expiry.',
         },
         { name: 'Reports', description: 'Impressions, clicks and CTR, live.' },
+        {
+          name: 'Statements',
+          description: 'Monthly statements of advertisers and partners, adjustments and payouts (D18).',
+        },
         { name: 'Operations', description: 'Health, readiness and metrics for operators’ tooling.' },
       ],
       components: {

@@ -1,7 +1,7 @@
 import { Type, type TSchema } from 'typebox';
 import { CAMPAIGN_STATUSES } from '../../domain/campaigns.js';
 import { PACINGS } from '../../domain/pacing.js';
-import { MAX_MICROS } from '../../domain/money.js';
+import { MAX_MICROS, MIN_MICROS } from '../../domain/money.js';
 import { PRICE_MODELS } from '../../domain/prices.js';
 import { FLAG_SIGNALS, FLAG_STATUSES, KEY_SIGNALS } from '../../domain/key-flags.js';
 import { MAX_LIMIT_SETTING } from '../../domain/rate-limits.js';
@@ -433,6 +433,109 @@ export const FlagPolicy = Type.Object(
   { $id: 'FlagPolicy' },
 );
 
+/** A signed amount: statements' figures and adjustments may be below zero. */
+const SignedMicros = (description: string) =>
+  Type.Integer({
+    minimum: MIN_MICROS,
+    maximum: MAX_MICROS,
+    description: `${description} In micros of the currency.`,
+  });
+
+const StatementKind = Type.Union([Type.Literal('advertiser'), Type.Literal('partner')], {
+  description: 'Whose statement: an advertiser’s (its spend) or a partner’s (its earnings).',
+});
+
+const StatementPayment = Type.Object({
+  reference: Type.String({ description: 'The payment’s own reference, such as a bank transfer’s id.' }),
+  paidAt: Instant,
+  paidBy: Type.String({ description: 'Who recorded it, as the audit log names actors.' }),
+});
+
+const statementSummaryFields = {
+  id: Type.Integer(),
+  kind: StatementKind,
+  accountId: Type.Integer(),
+  accountName: Type.String({ description: 'The account’s name when the statement was issued.' }),
+  month: Type.String({ description: '`YYYY-MM`, a calendar month in the billing time zone.' }),
+  periodStart: Instant,
+  periodEnd: Type.String({ format: 'date-time', description: 'The next month’s start (exclusive).' }),
+  currency: Currency,
+  issuedAt: Instant,
+  issuedBy: Type.String({ description: 'Who issued it, as the audit log names actors.' }),
+  subtotalMicros: SignedMicros('The month’s spend (advertiser) or earnings (partner).'),
+  adjustmentsMicros: SignedMicros('The adjustments it carries.'),
+  openingBalanceMicros: SignedMicros(
+    'What the partner’s previous statement carried forward (0 for an advertiser).',
+  ),
+  totalMicros: SignedMicros('Subtotal, adjustments and opening balance.'),
+  payableMicros: SignedMicros(
+    'A partner’s: the total when it reaches the minimum payout, else 0. An advertiser’s: its total.',
+  ),
+  carriedForwardMicros: SignedMicros('What the partner’s next statement opens with.'),
+  payment: Nullable(StatementPayment),
+};
+
+const StatementSummary = Type.Object(statementSummaryFields, { $id: 'StatementSummary' });
+
+const StatementLine = Type.Object({
+  kind: Type.Union(
+    [
+      Type.Literal('campaign'),
+      Type.Literal('flat'),
+      Type.Literal('placement_key'),
+      Type.Literal('adjustment'),
+    ],
+    {
+      description:
+        '`campaign`: a campaign’s spend; `flat`: a flat campaign’s price, in the month its flight starts; `placement_key`: a partner’s earnings on one placement through one API key; `adjustment`: one carried.',
+    },
+  ),
+  campaignId: Nullable(Type.Integer()),
+  campaignName: Nullable(Type.String()),
+  placementId: Nullable(Type.String()),
+  apiKeyId: Nullable(Type.Integer()),
+  apiKeyName: Nullable(Type.String({ description: 'The key’s label, or its prefix without one.' })),
+  impressions: Type.Integer({ description: 'Billable (counted) impressions.' }),
+  clicks: Type.Integer({ description: 'Billable (counted) clicks.' }),
+  invalidImpressions: Type.Integer({ description: 'Impressions not billable (D15): never in the amount.' }),
+  invalidClicks: Type.Integer(),
+  amountMicros: SignedMicros('The line’s amount.'),
+  adjustmentId: Nullable(Type.Integer()),
+  reason: Nullable(Type.String()),
+});
+
+const Statement = Type.Object(
+  { ...statementSummaryFields, lines: Type.Array(StatementLine) },
+  { $id: 'Statement' },
+);
+
+const Adjustment = Type.Object(
+  {
+    id: Type.Integer(),
+    kind: StatementKind,
+    accountId: Type.Integer(),
+    accountName: Type.String(),
+    amountMicros: SignedMicros('Added to the account’s next statement: negative credits it.'),
+    reason: Type.String(),
+    createdAt: Instant,
+    createdBy: Type.String({ description: 'Who recorded it, as the audit log names actors.' }),
+    carriedOnStatementId: Nullable(
+      Type.Integer({ description: 'The statement that carries it; null until the next one is issued.' }),
+    ),
+  },
+  { $id: 'Adjustment' },
+);
+
+const StatementMonth = Type.Object(
+  {
+    month: Type.String({ description: '`YYYY-MM` in the billing time zone.' }),
+    closed: Type.Boolean({ description: 'Its end in the billing time zone has passed.' }),
+    issued: Type.Boolean(),
+    nextToIssue: Type.Boolean({ description: 'The month `POST /statements` takes next.' }),
+  },
+  { $id: 'StatementMonth' },
+);
+
 export const MANAGEMENT_SCHEMAS = [
   KeyFlag,
   FlagPolicy,
@@ -447,6 +550,10 @@ export const MANAGEMENT_SCHEMAS = [
   Placement,
   AuditRecord,
   Report,
+  StatementSummary,
+  Statement,
+  Adjustment,
+  StatementMonth,
 ];
 
 export const ref = (id: string) => Type.Ref(id);
