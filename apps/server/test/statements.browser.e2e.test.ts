@@ -6,15 +6,13 @@ import { monthName } from '../src/http/dashboard/pages/statements.js';
 import { REASONS } from '../src/domain/verdicts.js';
 import { connect } from '../src/store/connect.js';
 import { Store } from '../src/store/store.js';
-import { fillSignIn, pageProblems } from './helpers/browser-checks.js';
+import { DESKTOP, fillSignIn, shootBothSizes } from './helpers/browser-checks.js';
 import { campaignInput } from './helpers/campaign-input.js';
 import { demoInBrowser } from './helpers/demo-in-browser.js';
 import { setCampaignPrice } from './helpers/prices.js';
 import { newPartnerKey, trackedEvent } from './helpers/tracked-event.js';
 
 type Kind = 'operator' | 'advertiser' | 'partner';
-const DESKTOP = { width: 1280, height: 800 };
-const PHONE = { width: 390, height: 844 };
 
 /** Last month in UTC (the demo's billing time zone): closed, and where this test's money is. */
 const today = new Date();
@@ -105,19 +103,7 @@ describe('statements in a real browser', () => {
   }
 
   /** Screenshots of `page` at desktop and phone sizes, each checked by axe and for sideways scrolling. */
-  async function shoot(page: Page, name: string): Promise<string[]> {
-    const problems: string[] = [];
-    for (const [size, viewport] of [
-      ['desktop', DESKTOP],
-      ['phone', PHONE],
-    ] as const) {
-      await page.setViewportSize(viewport);
-      await page.screenshot({ path: path.join(demo.shots, `${name}-${size}.png`), fullPage: true });
-      for (const problem of await pageProblems(page)) problems.push(`${name} ${size}: ${problem}`);
-    }
-    await page.setViewportSize(DESKTOP);
-    return problems;
-  }
+  const shoot = (page: Page, name: string) => shootBothSizes(page, demo.shots, name);
 
   /** The statement of `account` in the month, through the management API. */
   async function statementOf(account: string) {

@@ -6,7 +6,7 @@ import type { SignedIn } from '../../services/sessions.js';
 import type { DashboardDeps } from './context.js';
 import { setFlash } from './cookies.js';
 import { idOf } from './ids.js';
-import { refusal } from './page-routes.js';
+import { refusal, type RenderPage } from './page-routes.js';
 import { AdjustmentsPage } from './pages/adjustments.js';
 import { ConfirmPage } from './pages/confirm.js';
 import type { Refused } from './pages/layout.js';
@@ -80,11 +80,15 @@ export async function statementRoutes(app: FastifyInstance, deps: DashboardDeps)
     });
   };
 
-  app.get('/statements', PAGE, async (request, reply) => {
-    const signedIn = requireSignedIn(request, reply);
-    if (!signedIn) return reply;
-    return sendPage(reply, await statementsPage(request, reply, signedIn));
-  });
+  /** A page at `path` for people signed in, rendered by `render`. */
+  const signedInPage = (path: string, render: RenderPage) =>
+    app.get(path, PAGE, async (request, reply) => {
+      const signedIn = requireSignedIn(request, reply);
+      if (!signedIn) return reply;
+      return sendPage(reply, await render(request, reply, signedIn));
+    });
+
+  signedInPage('/statements', (request, reply, signedIn) => statementsPage(request, reply, signedIn));
 
   // Asks before issuing: a month's statements never change once issued.
   app.get('/statements/issue', PAGE, async (request, reply) => {
@@ -152,11 +156,7 @@ export async function statementRoutes(app: FastifyInstance, deps: DashboardDeps)
     });
   };
 
-  app.get('/statements/:id', PAGE, async (request, reply) => {
-    const signedIn = requireSignedIn(request, reply);
-    if (!signedIn) return reply;
-    return sendPage(reply, await statementPage(request, reply, signedIn));
-  });
+  signedInPage('/statements/:id', statementPage);
 
   app.get('/statements/:id.csv', PAGE, async (request, reply) => {
     const signedIn = requireSignedIn(request, reply);
@@ -214,11 +214,7 @@ export async function statementRoutes(app: FastifyInstance, deps: DashboardDeps)
     });
   };
 
-  app.get('/adjustments', PAGE, async (request, reply) => {
-    const signedIn = requireSignedIn(request, reply);
-    if (!signedIn) return reply;
-    return sendPage(reply, await adjustmentsPage(request, reply, signedIn));
-  });
+  signedInPage('/adjustments', adjustmentsPage);
 
   app.post('/adjustments', PAGE, async (request, reply) => {
     const signedIn = operatorChanging(request, reply, 'adjustments');

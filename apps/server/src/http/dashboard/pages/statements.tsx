@@ -1,3 +1,4 @@
+import { Fragment } from 'preact';
 import { formatMoney, type Micros } from '../../../domain/money.js';
 import type {
   StatementKind,
@@ -90,6 +91,16 @@ function StatementTable(props: {
   );
 }
 
+/** A month's two lists, advertisers then partners, and what each says when it has none. */
+const MONTH_LISTS: ReadonlyArray<{ kind: StatementKind; heading: string; empty: string }> = [
+  { kind: 'advertiser', heading: 'Advertisers', empty: 'No advertiser had spend or adjustments this month.' },
+  {
+    kind: 'partner',
+    heading: 'Partners',
+    empty: 'No partner had earnings, adjustments or a balance this month.',
+  },
+];
+
 /** What the statements pages are given beyond the page itself. */
 interface StatementsPageProps {
   page: PageContext;
@@ -116,7 +127,6 @@ export function OperatorStatementsPage(
   const closed = props.months.filter((month) => month.closed);
   const next = closed.find((month) => month.nextToIssue);
   const issued = closed.filter((month) => month.issued);
-  const of = (kind: StatementKind) => props.statements.filter((statement) => statement.kind === kind);
   return (
     <Layout title="Statements" page={props.page} current="/statements">
       <Problem message={props.problem} />
@@ -180,26 +190,20 @@ export function OperatorStatementsPage(
         <>
           <h2 class="section-title">Statements for {monthName(props.month)}</h2>
           {issued.length > 1 && <p class="note">Choose another issued month in the table above.</p>}
-          <h3>Advertisers</h3>
-          <StatementTable
-            kind="advertiser"
-            by="account"
-            label={`Advertiser statements for ${monthName(props.month)}`}
-            statements={of('advertiser')}
-            currency={props.currency}
-            timeZone={props.billingTimeZone}
-            empty="No advertiser had spend or adjustments this month."
-          />
-          <h3>Partners</h3>
-          <StatementTable
-            kind="partner"
-            by="account"
-            label={`Partner statements for ${monthName(props.month)}`}
-            statements={of('partner')}
-            currency={props.currency}
-            timeZone={props.billingTimeZone}
-            empty="No partner had earnings, adjustments or a balance this month."
-          />
+          {MONTH_LISTS.map(({ kind, heading, empty }) => (
+            <Fragment key={kind}>
+              <h3>{heading}</h3>
+              <StatementTable
+                kind={kind}
+                by="account"
+                label={`${heading.slice(0, -1)} statements for ${monthName(props.month!)}`}
+                statements={props.statements.filter((statement) => statement.kind === kind)}
+                currency={props.currency}
+                timeZone={props.billingTimeZone}
+                empty={empty}
+              />
+            </Fragment>
+          ))}
         </>
       )}
     </Layout>
