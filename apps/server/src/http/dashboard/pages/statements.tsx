@@ -66,28 +66,30 @@ function StatementTable(props: {
   const partner = kind === 'partner';
   const amount = amountsIn<StatementSummaryView>(currency);
   return (
-    <ListTable
-      label={props.label}
-      noun={ACCOUNT_NOUNS[kind]}
-      rows={props.statements}
-      empty={props.empty}
-      columns={[
-        {
-          header: props.by === 'account' ? (partner ? 'Partner' : 'Advertiser') : 'Month',
-          cell: (row) => (
-            <a href={`/statements/${row.id}`}>
-              {props.by === 'account' ? row.accountName : monthName(row.month)}
-            </a>
-          ),
-        },
-        amount('Subtotal', (row) => row.subtotalMicros),
-        amount('Adjustments', (row) => row.adjustmentsMicros),
-        partner && amount('Opening balance', (row) => row.openingBalanceMicros),
-        amount('Total', (row) => row.totalMicros),
-        partner && amount('Payable', (row) => row.payableMicros),
-        partner && { header: 'Payout', cell: (row) => paymentState(row, props.timeZone) },
-      ]}
-    />
+    <div class="statement-list">
+      <ListTable
+        label={props.label}
+        noun={ACCOUNT_NOUNS[kind]}
+        rows={props.statements}
+        empty={props.empty}
+        columns={[
+          {
+            header: props.by === 'account' ? (partner ? 'Partner' : 'Advertiser') : 'Month',
+            cell: (row) => (
+              <a href={`/statements/${row.id}`}>
+                {props.by === 'account' ? row.accountName : monthName(row.month)}
+              </a>
+            ),
+          },
+          amount('Subtotal', (row) => row.subtotalMicros),
+          amount('Adjustments', (row) => row.adjustmentsMicros),
+          partner && amount('Opening balance', (row) => row.openingBalanceMicros),
+          amount('Total', (row) => row.totalMicros),
+          partner && amount('Payable', (row) => row.payableMicros),
+          partner && { header: 'Payout', cell: (row) => paymentState(row, props.timeZone) },
+        ]}
+      />
+    </div>
   );
 }
 
