@@ -1,11 +1,7 @@
-import path from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { fillLabelled, fillSignIn, pageProblems } from './helpers/browser-checks.js';
+import { DESKTOP, fillLabelled, fillSignIn, PHONE, shootBothSizes } from './helpers/browser-checks.js';
 import { demoInBrowser } from './helpers/demo-in-browser.js';
-
-const DESKTOP = { width: 1280, height: 800 };
-const PHONE = { width: 390, height: 844 };
 
 /**
  * The operator's campaign and key forms and the campaigns list in Debian's Chromium, against the
@@ -35,20 +31,8 @@ describe('campaigns and keys in a real browser', () => {
     return page;
   }
 
-  /** Screenshots of `page` at desktop and phone size, each checked by axe. */
-  async function shoot(page: Page, name: string): Promise<string[]> {
-    const problems: string[] = [];
-    for (const [size, viewport] of [
-      ['desktop', DESKTOP],
-      ['phone', PHONE],
-    ] as const) {
-      await page.setViewportSize(viewport);
-      await page.screenshot({ path: path.join(demo.shots, `${name}-${size}.png`), fullPage: true });
-      for (const problem of await pageProblems(page)) problems.push(`${name} ${size}: ${problem}`);
-    }
-    await page.setViewportSize(DESKTOP);
-    return problems;
-  }
+  /** Screenshots of `page` at desktop and phone sizes, each checked by axe and for sideways scrolling. */
+  const shoot = (page: Page, name: string) => shootBothSizes(page, demo.shots, name);
 
   let createdId = 0;
 

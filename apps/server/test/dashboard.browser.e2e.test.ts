@@ -23,8 +23,11 @@ const PAGES: Record<Kind, string[]> = {
     // Money (D18): a priced demo campaign's page with its price history, and the demo partner's shares.
     '/campaigns/1',
     '/partners/1/revenue-shares',
+    // Statements (D18): the months to issue, and adjustments.
+    '/statements',
+    '/adjustments',
   ],
-  advertiser: ['/campaigns', '/campaigns/new', '/reports', '/users'],
+  advertiser: ['/campaigns', '/campaigns/new', '/reports', '/statements', '/users'],
   partner: [
     '/keys',
     '/flags',
@@ -33,6 +36,7 @@ const PAGES: Record<Kind, string[]> = {
     '/reports',
     '/users',
     '/partners/1/revenue-shares',
+    '/statements',
   ],
 };
 

@@ -436,6 +436,11 @@ const PAGES: Record<string, { kinds: readonly Kind[]; roles?: readonly Role[] }>
   '/money': { kinds: ['operator'] }, // Money: revenue, payouts and margin (the operator)
   '/money/figures': { kinds: ['operator'] }, // its live part
   '/users': { kinds: ['operator', 'advertiser', 'partner'], roles: ['admin'] }, // Users (admins)
+  '/statements': { kinds: ['operator', 'advertiser', 'partner'] }, // Statements (everyone, each their own)
+  '/statements/:id': { kinds: ['operator', 'advertiser', 'partner'] }, // a statement
+  '/statements/:id.csv': { kinds: ['operator', 'advertiser', 'partner'] },
+  '/statements/issue': { kinds: ['operator'], roles: ['admin', 'manager'] }, // asks before issuing a month
+  '/adjustments': { kinds: ['operator'] }, // Adjustments (the operator)
 };
 
 /** The status a HEAD request for `path` gets with the browser's cookies (Fastify answers it with the GET route). */
@@ -465,8 +470,8 @@ const mayOpenPage = (caller: Caller, route: string): boolean => {
 describe('the scope matrix of the dashboard', () => {
   let t: TestApp;
   const objects = {
-    own: { campaign: 0, key: 0, advertiser: 0, partner: 0, flag: 0 },
-    foreign: { campaign: 0, key: 0, advertiser: 0, partner: 0, flag: 0 },
+    own: { campaign: 0, key: 0, advertiser: 0, partner: 0, flag: 0, statement: 0, partnerStatement: 0 },
+    foreign: { campaign: 0, key: 0, advertiser: 0, partner: 0, flag: 0, statement: 0, partnerStatement: 0 },
   };
   const browsers = new Map<string, BrowserClient>();
   const plaintexts = { own: '', foreign: '' };
@@ -668,7 +673,8 @@ describe('the scope matrix of the dashboard', () => {
 
   it('walks every page as every person: the pages they may use open, the others are 403 and never in the menu', async () => {
     const wrong: string[] = [];
-    const url = (route: string) =>
+    // A statement's page names the caller's own statement: a partner's people read their partner's.
+    const url = (route: string, caller: Caller) =>
       route.replace(
         ':id',
         String(
@@ -676,24 +682,28 @@ describe('the scope matrix of the dashboard', () => {
             ? objects.own.key
             : route.startsWith('/partners/')
               ? objects.own.partner
-              : objects.own.campaign,
+              : route.startsWith('/statements/')
+                ? objects.own[caller.kind === 'partner' ? 'partnerStatement' : 'statement']
+                : objects.own.campaign,
         ),
-      ) + (route.startsWith('/reports') ? '?window=hour' : '');
+      ) +
+      (route.startsWith('/reports') ? '?window=hour' : '') +
+      (route === '/statements/issue' ? '?month=2026-10' : '');
     for (const caller of CALLERS) {
       const browser = browsers.get(callerName(caller))!;
       const allowed = Object.keys(PAGES).filter((route) => mayOpenPage(caller, route));
       for (const route of Object.keys(PAGES)) {
-        const answer = await browser.get(url(route));
+        const answer = await browser.get(url(route, caller));
         const want = allowed.includes(route) ? 200 : 403;
         if (answer.status !== want)
           wrong.push(`${callerName(caller)} ${route} → ${answer.status} (expected ${want})`);
-        const head = await headStatus(browser, url(route));
+        const head = await headStatus(browser, url(route, caller));
         if (head !== want) wrong.push(`${callerName(caller)} HEAD ${route} → ${head} (expected ${want})`);
         if (route !== '/reports' || answer.status !== 200) continue;
         // The menu links every page of the table without an id that the person may open, and no other.
         const nav = /<nav aria-label="Sections">(.*?)<\/nav>/s.exec(answer.body)?.[1] ?? '';
         const linked = [...nav.matchAll(/href="([^"]+)"/g)].map((match) => match[1]).sort();
-        const menu = allowed.filter((page) => !/[:.]|\/(new|figures)$/.test(page)).sort();
+        const menu = allowed.filter((page) => !/[:.]|\/(new|figures|issue)$/.test(page)).sort();
         if (JSON.stringify(linked) !== JSON.stringify(menu))
           wrong.push(`${callerName(caller)} menu links ${linked.join(' ')}; may open ${menu.join(' ')}`);
       }

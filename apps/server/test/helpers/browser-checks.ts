@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import path from 'node:path';
 import { createRequire } from 'node:module';
 import type { Page } from 'playwright-core';
 
@@ -60,4 +61,26 @@ export async function fillLabelled(page: Page, fields: Record<string, string>): 
 export async function fillSignIn(page: Page, user: { email: string; password: string }): Promise<void> {
   await fillLabelled(page, { 'E-mail address': user.email, Password: user.password });
   await page.getByRole('button', { name: 'Sign in' }).click();
+}
+
+/** The sizes pages are looked at: a desktop's screen and a phone's. */
+export const DESKTOP = { width: 1280, height: 800 };
+export const PHONE = { width: 390, height: 844 };
+
+/**
+ * Screenshots of `page` at desktop and phone sizes in `dir` (`<name>-desktop.png`, `<name>-phone.png`),
+ * each size checked by `pageProblems`; the page is back at desktop size after.
+ */
+export async function shootBothSizes(page: Page, dir: string, name: string): Promise<string[]> {
+  const problems: string[] = [];
+  for (const [size, viewport] of [
+    ['desktop', DESKTOP],
+    ['phone', PHONE],
+  ] as const) {
+    await page.setViewportSize(viewport);
+    await page.screenshot({ path: path.join(dir, `${name}-${size}.png`), fullPage: true });
+    for (const problem of await pageProblems(page)) problems.push(`${name} ${size}: ${problem}`);
+  }
+  await page.setViewportSize(DESKTOP);
+  return problems;
 }

@@ -11,6 +11,8 @@ export interface DemoInBrowser {
   readonly server: ServerProcess;
   /** Calls to the management API with the server's admin token. */
   readonly admin: ReturnType<typeof managementClient>;
+  /** The server's data directory: its SQLite store, which a test may write past events to. */
+  readonly dataDir: string;
   /** Where screenshots go: `PLACARD_SHOTS_DIR` when set (to look at them afterwards), else a temporary folder. */
   readonly shots: string;
   /** A browser of its own (cookies, viewport, scripts on or off), closed after the file's tests. */
@@ -28,6 +30,7 @@ export function demoInBrowser(name: string): DemoInBrowser {
   const state: { server?: ServerProcess; browser?: Browser } = {};
   const contexts: BrowserContext[] = [];
   const shots = process.env['PLACARD_SHOTS_DIR'] ?? tempDir(`placard-${name}-shots-`);
+  const dataDir = tempDir(`placard-${name}-data-`);
   const server = (): ServerProcess => {
     if (!state.server) throw new Error('the demo server runs only from the block’s beforeAll on');
     return state.server;
@@ -37,9 +40,7 @@ export function demoInBrowser(name: string): DemoInBrowser {
   // and the start with the browser's launch each take minutes.
   beforeAll(() => ensureBuilt());
   beforeAll(async () => {
-    state.server = await startServerProcess({ PLACARD_DATA_DIR: tempDir(`placard-${name}-data-`) }, [
-      '--demo',
-    ]);
+    state.server = await startServerProcess({ PLACARD_DATA_DIR: dataDir }, ['--demo']);
     state.browser = await launchChromium();
     fs.mkdirSync(shots, { recursive: true });
   });
@@ -56,6 +57,7 @@ export function demoInBrowser(name: string): DemoInBrowser {
     get admin() {
       return managementClient(server().url, server().summary.adminToken!);
     },
+    dataDir,
     shots,
     async newContext(options) {
       if (!state.browser) throw new Error('the browser runs only from the block’s beforeAll on');

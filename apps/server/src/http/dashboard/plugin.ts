@@ -22,6 +22,7 @@ import { reportRoutes } from './report-routes.js';
 import { HTTPS_NEEDED, plainHttpElsewhere } from './plain-http.js';
 import { CROSS_SITE, refuseCrossSite } from './same-origin.js';
 import { signInRoutes } from './sign-in-routes.js';
+import { statementRoutes } from './statement-routes.js';
 import { PAGE, pageContext } from './support.js';
 import { userRoutes } from './user-routes.js';
 
@@ -43,6 +44,7 @@ const AREA_ROUTES: ReadonlyArray<(app: FastifyInstance, deps: DashboardDeps) => 
   operatorRoutes,
   flagRoutes,
   confirmRoutes,
+  statementRoutes,
 ];
 
 /** Where each kind of account starts. */

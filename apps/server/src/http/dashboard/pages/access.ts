@@ -18,7 +18,7 @@ const kinds =
   (...allowed: AccountKind[]) =>
   (viewer: Viewer): boolean =>
     allowed.includes(viewer.kind);
-/** Reports: everyone's, each of their own account's traffic. */
+/** Reports and statements: everyone's, each of their own account's. */
 const EVERYONE: PageRule = { allows: () => true };
 /** Forms that change things: the account's admins and managers, never a reporter. */
 const changing =
@@ -82,6 +82,15 @@ export const PAGE_ACCESS: Readonly<Record<string, PageRule>> = {
     allows: kinds('operator', 'partner'),
     refusal: 'a partner’s revenue share is for the partner and the operator',
   },
+  // Statements (D18): each account's own, which the service narrows to it; the operator's forms.
+  '/statements': EVERYONE,
+  '/statements/:id': EVERYONE,
+  '/statements/:id.csv': EVERYONE,
+  '/statements/issue': {
+    allows: changing('operator'),
+    refusal: 'statements are issued by the admins and managers of the operator',
+  },
+  '/adjustments': { allows: kinds('operator'), refusal: `adjustments are ${OPERATORS} to record` },
   '/advertisers': { allows: kinds('operator'), refusal: `the advertisers are ${OPERATORS} to manage` },
   '/audit': { allows: kinds('operator'), refusal: 'only the operator may read the audit log' },
   '/money': { allows: kinds('operator'), refusal: `revenue, payouts and margin are ${OPERATORS}` },

@@ -19,8 +19,8 @@ export const viewerOf = (signedIn: SignedIn): Viewer => ({
 
 /**
  * The menu, in order: each person sees the pages they may open (pages/access.ts), so an operator
- * sees every one of them but Integration, an advertiser Campaigns and Reports, a partner its keys,
- * flags, placements, integration and reports; admins also Users.
+ * sees every one of them but Integration, an advertiser Campaigns, Reports and Statements, a partner
+ * its keys, flags, placements, integration, reports and statements; admins also Users.
  */
 const MENU: ReadonlyArray<[string, string]> = [
   ['/review', 'Review queue'],
@@ -31,6 +31,8 @@ const MENU: ReadonlyArray<[string, string]> = [
   ['/integration', 'Integration'],
   ['/reports', 'Reports'],
   ['/money', 'Money'],
+  ['/statements', 'Statements'],
+  ['/adjustments', 'Adjustments'],
   ['/partners', 'Partners'],
   ['/advertisers', 'Advertisers'],
   ['/audit', 'Audit log'],

@@ -42,6 +42,8 @@ interface DataTableProps {
   noun: [string, string];
   empty: ComponentChildren;
   headers: Array<string | SortHeader | false>;
+  /** Each header's class, by its place in `headers`: `money` for a column of amounts, aligned with them. */
+  headerClasses?: ReadonlyArray<string | undefined>;
   paging?: Paging;
   children: ComponentChildren;
 }
@@ -85,12 +87,14 @@ export function DataTable(props: DataTableProps) {
           <thead>
             <tr>
               {props.headers.map(
-                (header) =>
+                (header, index) =>
                   header !== false &&
                   (typeof header === 'string' ? (
-                    <th scope="col">{header}</th>
+                    <th scope="col" class={props.headerClasses?.[index]}>
+                      {header}
+                    </th>
                   ) : (
-                    <th scope="col" aria-sort={header.sorted}>
+                    <th scope="col" class={props.headerClasses?.[index]} aria-sort={header.sorted}>
                       <a href={header.href}>
                         {header.text}
                         {header.sorted && (
@@ -114,7 +118,7 @@ export function DataTable(props: DataTableProps) {
 export interface Column<Row> {
   header: string | SortHeader;
   cell: (row: Row) => ComponentChildren;
-  /** The cells' class: `money` right-aligns amounts in digits of one width (dashboard.css). */
+  /** The cells' and header's class: `money` right-aligns amounts in digits of one width (dashboard.css). */
   class?: 'money';
 }
 
@@ -139,6 +143,7 @@ export function ListTable<Row>(
       noun={noun}
       count={rows.length}
       headers={shown.map((column) => column.header)}
+      headerClasses={shown.map((column) => column.class)}
     >
       {rows.map((row) => (
         <tr>
