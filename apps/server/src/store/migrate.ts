@@ -20,6 +20,7 @@ import * as eventTimes from './migrations/017-event-times.js';
 import * as campaignChangesByStatement from './migrations/018-campaign-changes-by-statement.js';
 import * as campaignDelivery from './migrations/019-campaign-delivery.js';
 import * as money from './migrations/020-money.js';
+import * as advertiserBudgets from './migrations/022-advertiser-budgets.js';
 
 /** Where Kysely's migrator records the migrations applied. */
 const MIGRATION_TABLE = DEFAULT_MIGRATION_TABLE;
@@ -48,6 +49,8 @@ function migrations(connection: Connection): Record<string, Migration> {
     },
     '019-campaign-delivery': { up: (db) => campaignDelivery.up(db, connection.engine) },
     '020-money': { up: (db) => money.up(db, connection.engine) },
+    // 021 is another change's number.
+    '022-advertiser-budgets': { up: (db) => advertiserBudgets.up(db) },
   };
 }
 
