@@ -62,7 +62,7 @@ export class ManagementServices {
   }
 
   advertisers(actor: Actor): AdvertiserService {
-    return new AdvertiserService(this.deps.store, actor, this.deps.clock);
+    return this.serving(AdvertiserService, actor);
   }
 
   placements(actor: Actor): PlacementService {

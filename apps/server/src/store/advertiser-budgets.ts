@@ -229,20 +229,12 @@ export async function setAdvertiserBudget(
     .$call((q) => ctx.traits.lockRows(q))
     .execute();
   const month = billingMonth(now, ctx.billingTimeZone);
-  const spendSince = async (from: number): Promise<Micros> => {
-    const { rows } = await sql<{ spend: string | number | null }>`
-      select sum(spend_micros) as spend from event_rollups
-      where campaign_id in (select id from campaigns where advertiser_id = ${id}) and minute >= ${from}`.execute(
-      ctx.db,
-    );
-    return micros(rows[0]?.spend ?? 0);
-  };
   const counters = [
-    { advertiser_id: id, period: 'total', spend_micros: await spendSince(0) },
+    { advertiser_id: id, period: 'total', spend_micros: await spendSince(ctx, id, 0) },
     {
       advertiser_id: id,
       period: month,
-      spend_micros: await spendSince(startOfBillingMonth(now, ctx.billingTimeZone)),
+      spend_micros: await spendSince(ctx, id, startOfBillingMonth(now, ctx.billingTimeZone)),
     },
   ];
   await ctx.db
@@ -256,12 +248,25 @@ export async function setAdvertiserBudget(
     .execute();
 }
 
-/** An advertiser's spend in total and in the billing month of `now`, as its budgets count it. */
+/** What the advertiser's campaigns spent from `from` on, summed from the per-minute rollups. */
+async function spendSince(ctx: StoreContext, id: number, from: number): Promise<Micros> {
+  const { rows } = await sql<{ spend: string | number | null }>`
+    select sum(spend_micros) as spend from event_rollups
+    where campaign_id in (select id from campaigns where advertiser_id = ${id}) and minute >= ${from}`.execute(
+    ctx.db,
+  );
+  return micros(rows[0]?.spend ?? 0);
+}
+
+/**
+ * An advertiser's spend in total and in the billing month of `now` (`YYYY-MM`): its budgets'
+ * counters while it has a budget, else summed from the rollups.
+ */
 export async function advertiserSpend(
   ctx: StoreContext,
   id: number,
   now: number,
-): Promise<{ totalMicros: Micros; monthMicros: Micros } | null> {
+): Promise<{ month: string; totalMicros: Micros; monthMicros: Micros; counted: boolean }> {
   const month = billingMonth(now, ctx.billingTimeZone);
   const rows = await ctx.db
     .selectFrom('advertiser_spend')
@@ -269,7 +274,13 @@ export async function advertiserSpend(
     .where('advertiser_id', '=', id)
     .where('period', 'in', ['total', month])
     .execute();
-  if (rows.length === 0) return null;
+  if (rows.length === 0)
+    return {
+      month,
+      totalMicros: await spendSince(ctx, id, 0),
+      monthMicros: await spendSince(ctx, id, startOfBillingMonth(now, ctx.billingTimeZone)),
+      counted: false,
+    };
   const of = (period: string) => micros(rows.find((row) => row.period === period)?.spend_micros ?? 0);
-  return { totalMicros: of('total'), monthMicros: of(month) };
+  return { month, totalMicros: of('total'), monthMicros: of(month), counted: true };
 }
