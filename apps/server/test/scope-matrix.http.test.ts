@@ -368,6 +368,7 @@ const PAGES: Record<string, { kinds: readonly Kind[]; roles?: readonly Role[] }>
   '/partners': { kinds: ['operator'] }, // Partners (the operator)
   '/partners/:id/revenue-shares': { kinds: ['operator', 'partner'] }, // a partner's revenue shares
   '/advertisers': { kinds: ['operator'] }, // Advertisers (the operator)
+  '/advertisers/:id/budget': { kinds: ['operator', 'advertiser'] }, // an advertiser's budgets
   '/audit': { kinds: ['operator'] }, // Audit log (the operator)
   '/health': { kinds: ['operator'] }, // Health (the operator)
   '/users': { kinds: ['operator', 'advertiser', 'partner'], roles: ['admin'] }, // Users (admins)
@@ -470,6 +471,15 @@ describe('the scope matrix of the dashboard', () => {
     form('rename advertiser', (o) => `/advertisers/${o.advertiser}`, advertiserOperator, {
       name: 'Renamed Ads',
     }),
+    form(
+      'set advertiser budget',
+      (o) => `/advertisers/${o.advertiser}/budget`,
+      rule('advertiser', 'change'),
+      {
+        budgetTotal: '500.00',
+        budgetMonthly: '',
+      },
+    ),
     form('add placement', () => '/placements', rule(null, 'operator-change'), {
       id: 'matrix_slot',
       description: 'matrix',
@@ -609,7 +619,9 @@ describe('the scope matrix of the dashboard', () => {
             ? objects.own.key
             : route.startsWith('/partners/')
               ? objects.own.partner
-              : objects.own.campaign,
+              : route.startsWith('/advertisers/')
+                ? objects.own.advertiser
+                : objects.own.campaign,
         ),
       ) + (route.startsWith('/reports') ? '?window=hour' : '');
     for (const caller of CALLERS) {

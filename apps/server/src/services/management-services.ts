@@ -91,6 +91,11 @@ export class ManagementServices {
     return this.deps.currency;
   }
 
+  /** `PLACARD_BILLING_TIME_ZONE`: the zone of billing dates and months (D18). */
+  get billingTimeZone(): string {
+    return this.deps.billingTimeZone;
+  }
+
   reports(actor: Actor): ReportService {
     return new ReportService(this.deps.store, actor, this.deps.currency);
   }

@@ -83,6 +83,10 @@ export const PAGE_ACCESS: Readonly<Record<string, PageRule>> = {
     refusal: 'a partner’s revenue share is for the partner and the operator',
   },
   '/advertisers': { allows: kinds('operator'), refusal: `the advertisers are ${OPERATORS} to manage` },
+  '/advertisers/:id/budget': {
+    allows: kinds('operator', 'advertiser'),
+    refusal: 'an advertiser’s budget is for the advertiser and the operator',
+  },
   '/audit': { allows: kinds('operator'), refusal: 'only the operator may read the audit log' },
   '/health': { allows: kinds('operator'), refusal: 'only the operator may see the service’s health' },
   '/users': {

@@ -304,6 +304,8 @@ export interface InlineField {
   required?: boolean;
   maxLength?: number;
   placeholder?: string;
+  /** What the field holds before anything is typed (the value in force). */
+  value?: string;
 }
 
 /**
@@ -338,7 +340,7 @@ export function InlineForm(props: {
                 required={field.required}
                 maxLength={field.maxLength}
                 placeholder={field.placeholder}
-                value={typed(refused, props.action, field.name)}
+                value={typed(refused, props.action, field.name, field.value)}
                 {...invalidAttributes(field.name, message)}
               />
               <FieldMessage fieldId={field.name} message={message} />
