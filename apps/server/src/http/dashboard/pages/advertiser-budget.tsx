@@ -1,7 +1,7 @@
 import type { AdvertiserBudget } from '../../../domain/advertiser-budgets.js';
-import { formatMoneyWithCode, subtractMicros, type Micros } from '../../../domain/money.js';
+import type { Micros } from '../../../domain/money.js';
 import { formatPriceAmount } from '../../../domain/prices.js';
-import { FormsPage, type CreateForm, type FormsPageProps } from './parts.js';
+import { BudgetTable, FormsPage, type CreateForm, type FormsPageProps } from './parts.js';
 
 /** What an advertiser's campaigns spent, as its budgets count it. */
 export interface AdvertiserSpendView {
@@ -51,11 +51,6 @@ export function AdvertiserBudgetPage(
   },
 ) {
   const { advertiser, spend, currency, billingTimeZone } = props;
-  const money = (amount: Micros | null) => (amount === null ? 'none' : formatMoneyWithCode(amount, currency));
-  const rows: Array<[string, Micros | null, Micros]> = [
-    ['Total', advertiser.budget.totalMicros, spend.totalMicros],
-    [`This month (${spend.month})`, advertiser.budget.monthlyMicros, spend.monthMicros],
-  ];
   return (
     <FormsPage
       title={`Budget of ${advertiser.name}`}
@@ -70,34 +65,18 @@ export function AdvertiserBudgetPage(
         its campaigns are not offered, until the next month for the monthly budget, or until the budget is
         raised for the total. Amounts in units of {currency}; empty for none.
       </p>
-      <div class="table-wrap" tabIndex={0} role="region" aria-label={`Budget of ${advertiser.name}`}>
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Budget</th>
-              <th scope="col" class="money">
-                Amount
-              </th>
-              <th scope="col" class="money">
-                Spent
-              </th>
-              <th scope="col" class="money">
-                Left
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map(([label, budget, spent]) => (
-              <tr key={label}>
-                <th scope="row">{label}</th>
-                <td class="money">{money(budget)}</td>
-                <td class="money">{formatMoneyWithCode(spent, currency)}</td>
-                <td class="money">{budget === null ? '' : money(subtractMicros(budget, spent))}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <BudgetTable
+        label={`Budget of ${advertiser.name}`}
+        currency={currency}
+        rows={[
+          { label: 'Total', budget: advertiser.budget.totalMicros, spent: spend.totalMicros },
+          {
+            label: `This month (${spend.month})`,
+            budget: advertiser.budget.monthlyMicros,
+            spent: spend.monthMicros,
+          },
+        ]}
+      />
     </FormsPage>
   );
 }

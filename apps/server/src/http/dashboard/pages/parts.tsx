@@ -1,4 +1,5 @@
 import { cloneElement, Fragment, isValidElement, toChildArray, type ComponentChildren } from 'preact';
+import { formatMoneyWithCode, subtractMicros, type Micros } from '../../../domain/money.js';
 import {
   FieldMessage,
   fieldIdOf,
@@ -406,5 +407,53 @@ export function FormsPage(props: {
       )}
       {props.children}
     </Layout>
+  );
+}
+
+/** One budget of a budget table: its amount (null: none) and what was spent against it (null: not shown). */
+export interface BudgetRow {
+  label: string;
+  budget: Micros | null;
+  spent: Micros | null;
+}
+
+/**
+ * Budgets and the spend against each (D18), amounts right-aligned in tabular figures: a campaign's,
+ * an advertiser's. In a region of its own that scrolls sideways on a narrow screen.
+ */
+export function BudgetTable(props: { label: string; currency: string; rows: readonly BudgetRow[] }) {
+  const { currency } = props;
+  const money = (amount: Micros | null) => (amount === null ? 'none' : formatMoneyWithCode(amount, currency));
+  return (
+    <div class="table-wrap" tabIndex={0} role="region" aria-label={props.label}>
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">Budget</th>
+            <th scope="col" class="money">
+              Amount
+            </th>
+            <th scope="col" class="money">
+              Spent
+            </th>
+            <th scope="col" class="money">
+              Left
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {props.rows.map(({ label, budget, spent }) => (
+            <tr key={label}>
+              <th scope="row">{label}</th>
+              <td class="money">{money(budget)}</td>
+              <td class="money">{spent === null ? '' : formatMoneyWithCode(spent, currency)}</td>
+              <td class="money">
+                {budget === null || spent === null ? '' : money(subtractMicros(budget, spent))}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   );
 }
