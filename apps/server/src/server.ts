@@ -70,6 +70,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   }
   const store = new Store(
     connect(config.databaseUrl, onConnectionError, { deadlineMs: config.storeDeadlineMs, busyTimeoutMs: 0 }),
+    { billingTimeZone: config.billingTimeZone },
   );
   // Everything started from here on is stopped again, in reverse order, at close or when the
   // start fails: a start that fails half-way must not leave jobs polling and a Redis connection

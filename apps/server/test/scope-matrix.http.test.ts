@@ -431,6 +431,7 @@ const PAGES: Record<string, { kinds: readonly Kind[]; roles?: readonly Role[] }>
   '/partners': { kinds: ['operator'] }, // Partners (the operator)
   '/partners/:id/revenue-shares': { kinds: ['operator', 'partner'] }, // a partner's revenue shares
   '/advertisers': { kinds: ['operator'] }, // Advertisers (the operator)
+  '/advertisers/:id/budget': { kinds: ['operator', 'advertiser'] }, // an advertiser's budgets
   '/audit': { kinds: ['operator'] }, // Audit log (the operator)
   '/health': { kinds: ['operator'] }, // Health (the operator)
   '/money': { kinds: ['operator'] }, // Money: revenue, payouts and margin (the operator)
@@ -540,6 +541,15 @@ describe('the scope matrix of the dashboard', () => {
     form('rename advertiser', (o) => `/advertisers/${o.advertiser}`, advertiserOperator, {
       name: 'Renamed Ads',
     }),
+    form(
+      'set advertiser budget',
+      (o) => `/advertisers/${o.advertiser}/budget`,
+      rule('advertiser', 'change'),
+      {
+        budgetTotal: '500.00',
+        budgetMonthly: '',
+      },
+    ),
     form('add placement', () => '/placements', rule(null, 'operator-change'), {
       id: 'matrix_slot',
       description: 'matrix',
@@ -684,7 +694,9 @@ describe('the scope matrix of the dashboard', () => {
               ? objects.own.partner
               : route.startsWith('/statements/')
                 ? objects.own[caller.kind === 'partner' ? 'partnerStatement' : 'statement']
-                : objects.own.campaign,
+                : route.startsWith('/advertisers/')
+                  ? objects.own.advertiser
+                  : objects.own.campaign,
         ),
       ) +
       (route.startsWith('/reports') ? '?window=hour' : '') +

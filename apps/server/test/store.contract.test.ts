@@ -90,6 +90,7 @@ describe.each(ENGINES)('store contract on %s', (engine) => {
       timeZone: 'UTC',
       caps: { impressionsTotal: null, clicksTotal: null, impressionsDaily: 100, clicksDaily: null },
       cappedUntil: null,
+      budgetHeldUntil: null,
       rejectionReason: null,
       createdAt: 1_700_000_000_123,
       updatedAt: 1_700_000_000_123,
@@ -658,6 +659,7 @@ describe.each(ENGINES)('store contract on %s', (engine) => {
       pastBudget: [],
       completed: [],
       cappedForTheDay: [],
+      advertisersHeld: [],
       stored: new Map([['impression:counted', 2]]),
     });
     expect(await store.insertEvents([event(total, 'impression'), event(daily, 'click')])).toEqual({
@@ -667,6 +669,7 @@ describe.each(ENGINES)('store contract on %s', (engine) => {
       pastBudget: [],
       completed: [total],
       cappedForTheDay: [daily],
+      advertisersHeld: [],
       stored: new Map([
         ['impression:counted', 1],
         ['click:counted', 1],

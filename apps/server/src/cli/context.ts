@@ -37,7 +37,7 @@ export async function withStore(
   try {
     const config = loadConfig();
     if (!use.create) refuseMissingStore(config);
-    store = new Store(connect(config.databaseUrl));
+    store = new Store(connect(config.databaseUrl), { billingTimeZone: config.billingTimeZone });
     const migrated = await store.migrate();
     await body(store, config, migrated);
   } catch (error) {

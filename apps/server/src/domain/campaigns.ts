@@ -51,6 +51,11 @@ export interface Campaign {
   budget: Budget;
   /** Set while a daily cap holds: not served before this instant. */
   cappedUntil: number | null;
+  /**
+   * Set while its advertiser's budget is spent (D18): not served before this instant, the next
+   * billing month's start, or `HELD_UNTIL_RAISED` (the total budget: until it changes).
+   */
+  budgetHeldUntil: number | null;
   rejectionReason: string | null;
   createdAt: number;
   updatedAt: number;
@@ -85,7 +90,15 @@ export const NO_BUDGET: Budget = { totalMicros: null, dailyMicros: null };
  */
 export type CampaignInput = Omit<
   Campaign,
-  'id' | 'advertiserId' | 'createdAt' | 'updatedAt' | 'cappedUntil' | 'rejectionReason' | 'price' | 'budget'
+  | 'id'
+  | 'advertiserId'
+  | 'createdAt'
+  | 'updatedAt'
+  | 'cappedUntil'
+  | 'budgetHeldUntil'
+  | 'rejectionReason'
+  | 'price'
+  | 'budget'
 > & { price?: Price | null; budget?: Budget };
 
 export const MIN_PRIORITY = -1000;
@@ -275,25 +288,44 @@ export function validateCampaignInput(
  * maximum. Problems are added under `path`.
  */
 export function readBudget(value: unknown, path: string, problems: FieldProblem[]): Budget {
-  if (value === undefined || value === null) return NO_BUDGET;
+  return readBudgetAmounts(value, path, problems, ['totalMicros', 'dailyMicros'], 'a budget');
+}
+
+/**
+ * Budgets as the management API takes them, with the amounts named `fields` (campaigns' and
+ * advertisers' budgets differ only in their periods): see `readBudget`. `noun` names the object in
+ * problems.
+ */
+export function readBudgetAmounts<F extends string>(
+  value: unknown,
+  path: string,
+  problems: FieldProblem[],
+  fields: readonly F[],
+  noun: string,
+): Record<F, Micros | null> {
+  const none = Object.fromEntries(fields.map((field) => [field, null])) as Record<F, Micros | null>;
+  if (value === undefined || value === null) return none;
   if (typeof value !== 'object' || Array.isArray(value)) {
-    problems.push({ field: path, message: 'must be null or an object with totalMicros and dailyMicros' });
-    return NO_BUDGET;
+    problems.push({ field: path, message: `must be null or an object with ${fields.join(' and ')}` });
+    return none;
   }
-  const { totalMicros, dailyMicros, ...rest } = value as Record<string, unknown>;
-  for (const field of Object.keys(rest))
-    problems.push({ field: `${path}.${field}`, message: 'is not a field of a budget' });
-  const amount = (sent: unknown, field: string): Micros | null => {
-    if (sent === undefined || sent === null) return null;
-    if (typeof sent === 'number' && Number.isSafeInteger(sent) && sent >= 1 && sent <= MAX_MICROS)
-      return micros(sent);
+  const sent = value as Record<string, unknown>;
+  for (const field of Object.keys(sent).filter((key) => !(fields as readonly string[]).includes(key)))
+    problems.push({ field: `${path}.${field}`, message: `is not a field of ${noun}` });
+  const amount = (given: unknown, field: string): Micros | null => {
+    if (given === undefined || given === null) return null;
+    if (typeof given === 'number' && Number.isSafeInteger(given) && given >= 1 && given <= MAX_MICROS)
+      return micros(given);
     problems.push({
       field: `${path}.${field}`,
       message: `must be null or a whole number of micros from 1 to ${MAX_MICROS} (1 unit of the currency is 1000000)`,
     });
     return null;
   };
-  return { totalMicros: amount(totalMicros, 'totalMicros'), dailyMicros: amount(dailyMicros, 'dailyMicros') };
+  return Object.fromEntries(fields.map((field) => [field, amount(sent[field], field)])) as Record<
+    F,
+    Micros | null
+  >;
 }
 
 const MAX_CAP = 1_000_000_000_000;

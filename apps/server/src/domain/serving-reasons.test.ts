@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { HELD_UNTIL_RAISED } from './advertiser-budgets.js';
 import type { Campaign } from './campaigns.js';
 import { NO_CAPS } from './campaigns.js';
 import { notServingReasons } from './serving-reasons.js';
@@ -25,6 +26,7 @@ const running: Campaign = {
   price: null,
   budget: { totalMicros: null, dailyMicros: null },
   cappedUntil: null,
+  budgetHeldUntil: null,
   rejectionReason: null,
   createdAt: now,
   updatedAt: now,
@@ -61,5 +63,15 @@ describe('why a campaign is not serving', () => {
       'None of its placements is enabled (header_banner, sidebar_top): ask the operator.',
     ]);
     expect(reasons({ cappedUntil: now })).toEqual([]);
+  });
+
+  it("names its advertiser's budget holding it: the monthly one until the month ends, the total one until raised", () => {
+    expect(reasons({ budgetHeldUntil: now + 60_000 })).toEqual([
+      'Its advertiser’s monthly budget is spent: it is served again from 2026-06-01T12:01:00.000Z.',
+    ]);
+    expect(reasons({ budgetHeldUntil: HELD_UNTIL_RAISED })).toEqual([
+      'Its advertiser’s total budget is spent: it is served again once the budget is raised.',
+    ]);
+    expect(reasons({ budgetHeldUntil: now })).toEqual([]);
   });
 });

@@ -1,3 +1,4 @@
+import { HELD_UNTIL_RAISED } from './advertiser-budgets.js';
 import type { Campaign, CampaignStatus } from './campaigns.js';
 import type { PacingHold } from './pacing.js';
 import type { Device } from './targeting.js';
@@ -20,6 +21,8 @@ export type NotServingReason =
   | { code: 'flight_ended'; endAt: number }
   | { code: 'flight_not_started'; startAt: number }
   | { code: 'daily_cap_reached'; cappedUntil: number }
+  /** `budgetHeldUntil` null: its advertiser's total budget, until it changes. */
+  | { code: 'advertiser_budget_spent'; budgetHeldUntil: number | null }
   | ({ code: 'pacing_ahead' } & PacingHold)
   | { code: 'placements_disabled'; placements: string[] }
   | { code: 'placement_not_targeted'; placement: string; placements: string[] }
@@ -55,6 +58,11 @@ export function explainNotServing(
     reasons.push({ code: 'flight_not_started', startAt: campaign.startAt });
   if (campaign.cappedUntil !== null && campaign.cappedUntil > now)
     reasons.push({ code: 'daily_cap_reached', cappedUntil: campaign.cappedUntil });
+  else if (campaign.budgetHeldUntil !== null && campaign.budgetHeldUntil > now)
+    reasons.push({
+      code: 'advertiser_budget_spent',
+      budgetHeldUntil: campaign.budgetHeldUntil === HELD_UNTIL_RAISED ? null : campaign.budgetHeldUntil,
+    });
   else if (pacingHold) reasons.push({ code: 'pacing_ahead', ...pacingHold });
   const disabled = campaign.placements.filter((placement) => !enabledPlacements.has(placement));
   if (disabled.length === campaign.placements.length)
@@ -115,6 +123,10 @@ export function reasonInWords(reason: NotServingReason, at: (ms: number) => stri
       return `Its flight starts at ${at(reason.startAt)}.`;
     case 'daily_cap_reached':
       return `A daily cap was reached: it is served again from ${at(reason.cappedUntil)}.`;
+    case 'advertiser_budget_spent':
+      return reason.budgetHeldUntil === null
+        ? 'Its advertiser’s total budget is spent: it is served again once the budget is raised.'
+        : `Its advertiser’s monthly budget is spent: it is served again from ${at(reason.budgetHeldUntil)}.`;
     case 'pacing_ahead':
       return `Held by pacing: ${whole(reason.delivered)} of ${whole(reason.planned)} planned by now (its cap is ${whole(reason.cap)}), released at ${at(reason.releasedAt)}.`;
     case 'placements_disabled':

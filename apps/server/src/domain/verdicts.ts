@@ -11,7 +11,7 @@ export const BILLABLE_VERDICT: Verdict = 'counted';
  * Why an event is not billable (D15): a closed set, stored with the event and counted in the
  * rollups. `counted` events have no reason; `duplicate` ones have `idempotentReplay`; `invalid`
  * ones one of the others, decided on the request path (`serving/traffic-judge.ts`), or for
- * `pastCap` and `pastBudget` when the batch is stored (`store/events.ts`, `store/charges.ts`).
+ * `pastCap`, `pastBudget` and `pastAdvertiserBudget` when the batch is stored (`store/events.ts`, `store/charges.ts`).
  * docs/product-rules.md (D15) says what each means and why it is not billed.
  */
 export const REASONS = {
@@ -36,6 +36,11 @@ export const REASONS = {
    * time zone) when the event was stored (D18): it was shown or clicked before the instance learnt.
    */
   pastBudget: 'past budget',
+  /**
+   * Charging the event would have taken its advertiser's spend, all its campaigns together, past a
+   * budget (total, or monthly in the billing time zone) when the event was stored (D18).
+   */
+  pastAdvertiserBudget: 'past advertiser budget',
   /**
    * The event's serve token (D15, `serve-tokens.ts`) was not signed by this deployment for its API
    * key, campaign and placement: forged, altered, or another key's, campaign's or placement's.
@@ -67,6 +72,7 @@ export const VERDICT_OF_REASON: Readonly<Record<Reason, Verdict>> = {
   [REASONS.addressRate]: 'invalid',
   [REASONS.pastCap]: 'invalid',
   [REASONS.pastBudget]: 'invalid',
+  [REASONS.pastAdvertiserBudget]: 'invalid',
   [REASONS.badToken]: 'invalid',
   [REASONS.expiredToken]: 'invalid',
   [REASONS.tokenReplay]: 'invalid',

@@ -157,7 +157,12 @@ export class GroupCommitSink implements EventSink {
       }
       this.observer.settled?.();
       this.observer.stored?.(effects.stored);
-      if (effects.completed.length > 0 || effects.cappedForTheDay.length > 0) this.onCapReached(effects);
+      if (
+        effects.completed.length > 0 ||
+        effects.cappedForTheDay.length > 0 ||
+        effects.advertisersHeld.length > 0
+      )
+        this.onCapReached(effects);
     } catch (error) {
       this.observer.committed?.(batch.length, (performance.now() - started) / 1000, true);
       if (

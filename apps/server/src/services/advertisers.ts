@@ -1,17 +1,27 @@
-import { alreadyExists, notFound } from '../domain/errors.js';
-import type { Advertiser, NumberedPage, NumberedPageRequest, PageRequest, Store } from '../store/store.js';
-import { audit, CLI_ACTOR, type Actor } from './audit.js';
-import { requireOperator, sees } from './scope.js';
+import { readAdvertiserBudget } from '../domain/advertiser-budgets.js';
+import { alreadyExists, notFound, unprocessable, type FieldProblem } from '../domain/errors.js';
+import type { Advertiser, NumberedPage, NumberedPageRequest, PageRequest } from '../store/store.js';
+import { audit } from './audit.js';
+import { requireChange, requireOperator, sees } from './scope.js';
+import { ServedService, type AuditedObject } from './served-service.js';
 import { trimmedText } from './text-field.js';
 
-/** Advertisers: the accounts campaigns belong to. */
-export class AdvertiserService {
-  constructor(
-    private readonly store: Store,
-    private readonly actor: Actor = CLI_ACTOR,
-    private readonly clock: () => number = Date.now,
-  ) {}
+/** An advertiser as its changes are audited: found only by those who may see it. */
+const ADVERTISER: AuditedObject<Advertiser> = {
+  type: 'advertiser',
+  find: async (store, id) => {
+    const advertiser = await store.findAdvertiser(id);
+    if (!advertiser) throw notFound(`advertiser ${id} not found`);
+    return advertiser;
+  },
+  view: (advertiser) => advertiser,
+};
 
+/**
+ * Advertisers: the accounts campaigns belong to, with their spend budgets (D18). A service that
+ * changes what fetches read: setting a budget releases the campaigns a spent one held.
+ */
+export class AdvertiserService extends ServedService {
   async create(name: unknown): Promise<Advertiser> {
     requireOperator(this.actor, 'create advertisers');
     const checked = trimmedText('name', name);
@@ -33,6 +43,29 @@ export class AdvertiserService {
       );
       return advertiser;
     });
+  }
+
+  /**
+   * Sets the advertiser's total and monthly budgets (`budget` as the management API takes it; null:
+   * none), by the operator or the advertiser's own people, audited. Its campaigns held by a spent
+   * budget are released; one still spent holds them again at their next billable event.
+   */
+  async setBudget(id: number, budget: unknown): Promise<Advertiser> {
+    const problems: FieldProblem[] = [];
+    const checked = readAdvertiserBudget(budget, 'budget', problems);
+    if (problems.length > 0) throw unprocessable(`invalid budget of advertiser ${id}`, problems);
+    return this.changeAudited(ADVERTISER, id, 'update', async (before, tx, now) => {
+      if (!sees(this.actor, { kind: 'advertiser', id })) throw notFound(`advertiser ${id} not found`);
+      requireChange(this.actor);
+      await tx.setAdvertiserBudget(id, checked, now);
+      return { after: { ...before, budget: checked, updatedAt: now }, reason: null };
+    });
+  }
+
+  /** What the advertiser spent this billing month and in total, as its budgets count it. */
+  async spend(id: number) {
+    await this.get(id);
+    return this.store.advertiserSpend(id, this.clock());
   }
 
   async get(id: number): Promise<Advertiser> {

@@ -67,7 +67,7 @@ export class ManagementServices {
   }
 
   advertisers(actor: Actor): AdvertiserService {
-    return new AdvertiserService(this.deps.store, actor, this.deps.clock);
+    return this.serving(AdvertiserService, actor);
   }
 
   placements(actor: Actor): PlacementService {
@@ -100,6 +100,11 @@ export class ManagementServices {
   /** The currency every amount the services give is in. */
   get currency(): string {
     return this.deps.currency;
+  }
+
+  /** `PLACARD_BILLING_TIME_ZONE`: the zone of billing dates and months (D18). */
+  get billingTimeZone(): string {
+    return this.deps.billingTimeZone;
   }
 
   reports(actor: Actor): ReportService {

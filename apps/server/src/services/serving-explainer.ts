@@ -105,6 +105,9 @@ export async function explainCampaign(
           ...reason,
           // Instants named `…At` become ISO strings on the way out; this one is named otherwise.
           ...(reason.code === 'daily_cap_reached' && { cappedUntil: iso(reason.cappedUntil) }),
+          ...(reason.code === 'advertiser_budget_spent' && {
+            budgetHeldUntil: reason.budgetHeldUntil === null ? null : iso(reason.budgetHeldUntil),
+          }),
           message: reasonInWords(reason, iso),
         },
   );

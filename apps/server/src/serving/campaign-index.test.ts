@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { HELD_UNTIL_RAISED } from '../domain/advertiser-budgets.js';
 import { describe, expect, it } from 'vitest';
 import { NO_BUDGET, validateCampaignInput, type Campaign, type CampaignStatus } from '../domain/campaigns.js';
 import type { FetchQuery } from '../domain/requests.js';
@@ -37,7 +38,7 @@ const fields = fc.record(
   { requiredKeys: [] },
 );
 type Fields = Partial<Pick<Campaign, 'status' | 'priority' | 'weight' | 'placements' | 'countries'>> &
-  Partial<Pick<Campaign, 'devices' | 'category' | 'startAt' | 'endAt' | 'cappedUntil'>>;
+  Partial<Pick<Campaign, 'devices' | 'category' | 'startAt' | 'endAt' | 'cappedUntil' | 'budgetHeldUntil'>>;
 
 /** A running campaign in `header_banner`, as validated input gives it, with `changes`. */
 function campaign(id: number, changes: Fields): Campaign {
@@ -47,6 +48,7 @@ function campaign(id: number, changes: Fields): Campaign {
     id,
     advertiserId: 1,
     cappedUntil: null,
+    budgetHeldUntil: null,
     rejectionReason: null,
     createdAt: NOW,
     updatedAt: NOW,
@@ -141,6 +143,26 @@ describe('campaign index changed in place', () => {
     index.apply(1, held, NOW + MINUTE);
     expect(served().sort()).toEqual([1, 2]);
     expect(index.nextBoundaryAt).toBe(Infinity);
+  });
+
+  it("takes a campaign out while its advertiser's budget holds it: a month's until it ends, a total's until changed", () => {
+    const index = CampaignIndex.from(ENABLED, [campaign(1, {}), campaign(2, {})], NOW);
+    const served = (at: number) =>
+      index
+        .select({ placement: 'header_banner', limit: 10 }, at)
+        .map((c) => c.id)
+        .sort();
+    index.apply(1, campaign(1, { budgetHeldUntil: NOW + MINUTE }), NOW);
+    index.apply(2, campaign(2, { budgetHeldUntil: HELD_UNTIL_RAISED }), NOW);
+    expect(served(NOW)).toEqual([]);
+    // Only the month's hold ends by itself; the total budget's waits for the change feed.
+    expect(index.nextBoundaryAt).toBe(NOW + MINUTE);
+    expect(index.dueCampaigns(NOW + MINUTE)).toEqual([1]);
+    index.apply(1, campaign(1, { budgetHeldUntil: NOW + MINUTE }), NOW + MINUTE);
+    expect(served(NOW + MINUTE)).toEqual([1]);
+    expect(index.nextBoundaryAt).toBe(Infinity);
+    index.apply(2, campaign(2, { budgetHeldUntil: null }), NOW + MINUTE);
+    expect(served(NOW + MINUTE)).toEqual([1, 2]);
   });
 
   it('draws a campaign released gradually (D16) at its chance, the others in its place, and fully again at 1', () => {

@@ -1,3 +1,4 @@
+import { HELD_UNTIL_RAISED } from '../domain/advertiser-budgets.js';
 import { isInFlight, type Campaign } from '../domain/campaigns.js';
 import type { Price } from '../domain/prices.js';
 import { UNPACED, type Pace } from '../domain/pacing.js';
@@ -138,6 +139,11 @@ class Admission {
     // Held by a daily cap: looked at again when the hold ends.
     if (campaign.cappedUntil !== null && campaign.cappedUntil > now)
       boundaries.push({ at: campaign.cappedUntil, id: campaign.id });
+    // Held by its advertiser's monthly budget: looked at again when the month ends. A total
+    // budget's hold ends only by a change, which the change feed brings.
+    const heldUntil = campaign.budgetHeldUntil;
+    if (heldUntil !== null && heldUntil > now && heldUntil !== HELD_UNTIL_RAISED)
+      boundaries.push({ at: heldUntil, id: campaign.id });
     for (const bound of [campaign.startAt, campaign.endAt]) {
       if (bound !== null && bound > now) boundaries.push({ at: bound, id: campaign.id });
     }
@@ -160,12 +166,13 @@ class Admission {
   }
 
   /**
-   * Whether an admitted campaign is drawn by fetches. One held by its daily cap or by its pacing
-   * (D16) is not, but stays running and known to the index: an event shown from an earlier answer
+   * Whether an admitted campaign is drawn by fetches. One held by its daily cap, its advertiser's
+   * budget (D18) or its pacing (D16) is not, but stays running and known to the index: an event shown from an earlier answer
    * is still tracked (the store decides whether it is past the cap, D15), not refused as unknown.
    */
   static drawn(campaign: Campaign, now: number, pace: Pace): boolean {
-    return !pace.held && !(campaign.cappedUntil !== null && campaign.cappedUntil > now);
+    const holds = (until: number | null) => until !== null && until > now;
+    return !pace.held && !holds(campaign.cappedUntil) && !holds(campaign.budgetHeldUntil);
   }
 }
 

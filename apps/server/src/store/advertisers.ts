@@ -4,10 +4,12 @@ import type { NumberedPage, NumberedPageRequest, PageRequest, Advertiser } from 
 import type { AdvertiserTable } from './schema.js';
 import { numberedPage, page, type StoreContext } from './context.js';
 import { insertRow, findRow, updateRow } from './table-rows.js';
+import { budgetOf } from './advertiser-budgets.js';
 
 const toAdvertiser = (row: Selectable<AdvertiserTable>): Advertiser => ({
   id: row.id,
   name: row.name,
+  budget: budgetOf(row),
   createdAt: row.created_at,
   updatedAt: row.updated_at,
 });

@@ -5,11 +5,17 @@ import { addMicros, micros, revenueShareIncrement, type Micros } from '../domain
 import { billedKind, priceOf, runCost, type Price } from '../domain/prices.js';
 import { localDate } from '../domain/time-zones.js';
 import { REASONS } from '../domain/verdicts.js';
+import {
+  passedAdvertiserBudget,
+  spendAgainstAdvertiser,
+  type AdvertiserSpend,
+} from './advertiser-budgets.js';
 import type { StoreContext } from './context.js';
 import type { TrackedEvent } from './rows.js';
 
-/** A locked campaign as charging needs it: where its days fall, and its spend budgets. */
+/** A locked campaign as charging needs it: where its days fall, its spend budgets, its advertiser. */
 export interface ChargedCampaign {
+  advertiserId: number;
   timeZone: string;
   budgetTotal: Micros | null;
   budgetDaily: Micros | null;
@@ -96,19 +102,27 @@ export async function pricesInForce(
   return prices;
 }
 
+/** The advertisers with a budget the batch charges (locked), and the zone their months are in. */
+export interface AdvertiserBudgets {
+  advertisers: ReadonlyMap<number, AdvertiserSpend>;
+  billingTimeZone: string;
+}
+
 /**
  * The batch as the ledger settled it, each billable event given its cost: counted, of the kind its
  * campaign's price charges, priced in order from the units billed before it (the n-th impression at
  * a CPM costs F(n) − F(n − 1), so every 1,000 cost exactly the CPM). An event whose cost would take
  * its campaign's spend past a budget (total, or daily in its time zone) is stored `invalid`,
- * `past budget`, and charged nothing, so spend never passes a budget and stops within one event's
- * price of it. Every other event costs 0. Called once replays are known, so a duplicate never takes
- * a unit.
+ * `past budget`, and one whose cost would take its advertiser's spend past a budget (total, or
+ * monthly in the billing time zone) `invalid`, `past advertiser budget`: either is charged nothing,
+ * so spend never passes a budget and stops within one event's price of it (the most restrictive
+ * wins). Every other event costs 0. Called once replays are known, so a duplicate never takes a unit.
  */
 export function chargeEvents(
   stored: readonly TrackedEvent[],
   prices: ReadonlyMap<number, PriceInForce>,
   book: EarningsBook,
+  { advertisers, billingTimeZone }: AdvertiserBudgets,
 ): TrackedEvent[] {
   return stored.map((event) => {
     const charge = prices.get(event.campaignId);
@@ -121,6 +135,12 @@ export function chargeEvents(
       (day !== null && passes(charge, day, charge.budgetDaily, cost))
     )
       return { ...event, verdict: 'invalid', reason: REASONS.pastBudget, costMicros: 0 };
+    const advertiser = advertisers.get(charge.advertiserId);
+    if (advertiser !== undefined) {
+      if (passedAdvertiserBudget(advertiser, event.occurredAt, cost, billingTimeZone) !== null)
+        return { ...event, verdict: 'invalid', reason: REASONS.pastAdvertiserBudget, costMicros: 0 };
+      spendAgainstAdvertiser(advertiser, event.occurredAt, cost, billingTimeZone);
+    }
     charge.charged++;
     charge.cost = addMicros(charge.cost, cost);
     add(charge, 'total', cost);
@@ -281,6 +301,12 @@ export interface BudgetsReached {
   /** Total budget: no further event can be charged. */
   total: { campaignId: number; at: number }[];
   daily: { campaignId: number; at: number }[];
+  /**
+   * Each advertiser with a budget whose campaigns the batch charged, with the time of its latest
+   * billable event and the dearest next event of its campaigns in the batch: its budget is spent when
+   * that would pass it.
+   */
+  advertisers: Map<number, { at: number; next: Micros }>;
 }
 
 /**
@@ -293,7 +319,7 @@ export async function recordCharges(
   stored: readonly TrackedEvent[],
   prices: ReadonlyMap<number, PriceInForce>,
 ): Promise<BudgetsReached> {
-  const reached: BudgetsReached = { total: [], daily: [] };
+  const reached: BudgetsReached = { total: [], daily: [], advertisers: new Map() };
   const byCampaign = new Map<number, TrackedEvent[]>();
   for (const event of stored) {
     if (!prices.has(event.campaignId)) continue;
@@ -313,11 +339,16 @@ export async function recordCharges(
       ?.findLast(
         (event) =>
           event.kind === billedKind(charge.price) &&
-          (event.verdict === 'counted' || event.reason === REASONS.pastBudget),
+          (event.verdict === 'counted' || PAST_BUDGET.includes(event.reason)),
       );
     if (last === undefined) continue;
     const next = runCost(charge.price, charge.billed + charge.charged, 1);
     const at = last.occurredAt;
+    const advertiser = reached.advertisers.get(charge.advertiserId);
+    reached.advertisers.set(charge.advertiserId, {
+      at: Math.max(at, advertiser?.at ?? at),
+      next: next > (advertiser?.next ?? 0) ? next : (advertiser?.next ?? next),
+    });
     if (passes(charge, 'total', charge.budgetTotal, next))
       reached.total.push({ campaignId: charge.campaignId, at });
     else if (passes(charge, localDate(at, charge.timeZone), charge.budgetDaily, next))
@@ -325,6 +356,9 @@ export async function recordCharges(
   }
   return reached;
 }
+
+/** The reasons of a billable event that a budget kept from being charged. */
+const PAST_BUDGET: readonly (string | null)[] = [REASONS.pastBudget, REASONS.pastAdvertiserBudget];
 
 /**
  * Adds the batch's charges to their prices' counts and to their campaigns' spend counters, in one

@@ -15,6 +15,8 @@ export interface StoreContext {
   readonly db: Db;
   readonly traits: EngineTraits;
   readonly ledger: EventLedger;
+  /** `PLACARD_BILLING_TIME_ZONE`: the zone whose months advertisers' monthly budgets count (D18). */
+  readonly billingTimeZone: string;
 }
 
 /** Each engine's event ledger, made for a newly opened connection. */
@@ -24,11 +26,12 @@ const LEDGERS: { readonly [E in Engine]: (connection: Connection) => EventLedger
 };
 
 /** The context of a newly opened connection. */
-export function openContext(connection: Connection): StoreContext {
+export function openContext(connection: Connection, billingTimeZone = 'UTC'): StoreContext {
   return {
     db: connection.db,
     traits: ENGINE_TRAITS[connection.engine],
     ledger: LEDGERS[connection.engine](connection),
+    billingTimeZone,
   };
 }
 

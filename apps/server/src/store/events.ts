@@ -13,6 +13,7 @@ import type { EventPartitions } from './event-partitions.js';
 import { micros, type Micros } from '../domain/money.js';
 import { billedKind, PRICE_MODELS } from '../domain/prices.js';
 import { chargeEvents, earningsBook, pricesInForce, recordCharges, recordEarnings } from './charges.js';
+import { holdSpentAdvertiser, lockBudgetedAdvertisers, recordAdvertiserSpend } from './advertiser-budgets.js';
 import { capsOf, emptyBatchOutcome, type EventKind, type TrackedEvent, type BatchOutcome } from './rows.js';
 import { transact, type StoreContext } from './context.js';
 import { appendAudit } from './audit.js';
@@ -46,7 +47,8 @@ export async function insertEvents(
       if (skipped.has(index)) continue;
       const event = stored[next++];
       if (event?.verdict === 'duplicate') effects.replayed.push(index);
-      else if (event?.reason === REASONS.pastBudget) effects.pastBudget.push(index);
+      else if (event?.reason === REASONS.pastBudget || event?.reason === REASONS.pastAdvertiserBudget)
+        effects.pastBudget.push(index);
     }
   };
   // A batch with nothing to cap or charge is one statement where the engine's ledger commits it by
@@ -69,7 +71,10 @@ export async function insertEvents(
     }
   }
   await transact(ctx, async (tx) => {
-    const locked = await lockSettledCampaigns(tx, events);
+    const settling = settlingCampaigns(tx, events);
+    // Advertisers before campaigns, in every batch: the lock order that keeps batches from deadlocking.
+    const advertisers = await lockBudgetedAdvertisers(tx, settling, events);
+    const locked = await lockSettledCampaigns(tx, settling);
     const capped = new Map([...locked].filter(([, campaign]) => campaign.hasCaps));
     const judged = await holdCaps(tx, events, capped, effects);
     const prices = await pricesInForce(tx, locked, events);
@@ -77,12 +82,21 @@ export async function insertEvents(
     const settled = await tx.ledger.store(
       tx.db,
       judged,
-      prices.size === 0 ? null : (stored) => chargeEvents(stored, prices, book),
+      prices.size === 0
+        ? null
+        : (stored) =>
+            chargeEvents(stored, prices, book, { advertisers, billingTimeZone: tx.billingTimeZone }),
     );
     count(settled);
     await applyCaps(tx, settled.stored, capped, effects);
     const spent = await recordCharges(tx, settled.stored, prices);
     await recordEarnings(tx, book);
+    await recordAdvertiserSpend(tx, advertisers);
+    for (const [advertiserId, { at, next }] of spent.advertisers) {
+      const advertiser = advertisers.get(advertiserId);
+      if (advertiser !== undefined && (await holdSpentAdvertiser(tx, advertiser, at, next)))
+        effects.advertisersHeld.push(advertiserId);
+    }
     for (const { campaignId, at } of spent.total) {
       const campaign = locked.get(campaignId) as SettledCampaign;
       if (campaign.status === 'running' && !effects.completed.includes(campaignId))
@@ -157,6 +171,7 @@ export function pruneIdempotencyKeys(ctx: StoreContext, now: number, limit: numb
 /** A campaign with a cap or a price per event, as the batch that locked it found it. */
 interface SettledCampaign {
   id: number;
+  advertiserId: number;
   status: string;
   timeZone: string;
   caps: Caps;
@@ -173,27 +188,19 @@ interface SettledCampaign {
  * however many batches and instances track the campaign at once, each sees the last unit under a
  * cap go to exactly one event, and each CPM run is priced from where the previous one ended.
  *
- * The events looked at are those the serving index marked (`mayHitCap`, `priced`); where a batch
- * commits in a transaction anyway (`commitsAlone` false: SQLite) every counted event's campaign,
- * so that a price set a moment ago, which the index may not know yet, is charged all the same.
+ * `ids` are `settlingCampaigns`: on SQLite every counted event's campaign, so that a price set a
+ * moment ago, which the index may not know yet, is charged all the same.
  */
 async function lockSettledCampaigns(
   ctx: StoreContext,
-  events: readonly TrackedEvent[],
+  ids: readonly number[],
 ): Promise<Map<number, SettledCampaign>> {
-  const everyCounted = !ctx.ledger.commitsAlone;
-  const ids = [
-    ...new Set(
-      events
-        .filter((event) => event.verdict === 'counted' && (everyCounted || event.mayHitCap || event.priced))
-        .map((e) => e.campaignId),
-    ),
-  ];
   if (ids.length === 0) return new Map();
   const rows = await ctx.db
     .selectFrom('campaigns')
     .select([
       'id',
+      'advertiser_id',
       'status',
       'time_zone',
       'cap_impressions_total',
@@ -223,6 +230,7 @@ async function lockSettledCampaigns(
         Number(row.id),
         {
           id: Number(row.id),
+          advertiserId: Number(row.advertiser_id),
           status: row.status,
           timeZone: row.time_zone,
           caps,
@@ -233,6 +241,22 @@ async function lockSettledCampaigns(
       ];
     }),
   );
+}
+
+/**
+ * The campaigns of the batch that may have a cap or charge per event: those of the events the
+ * serving index marked (`mayHitCap`, `priced`); where a batch commits in a transaction anyway
+ * (`commitsAlone` false: SQLite) those of every counted event (see `lockSettledCampaigns`).
+ */
+function settlingCampaigns(ctx: StoreContext, events: readonly TrackedEvent[]): number[] {
+  const everyCounted = !ctx.ledger.commitsAlone;
+  return [
+    ...new Set(
+      events
+        .filter((event) => event.verdict === 'counted' && (everyCounted || event.mayHitCap || event.priced))
+        .map((e) => e.campaignId),
+    ),
+  ];
 }
 
 /** The price models that charge each billable event (`flat` charges the flight, not events). */

@@ -21,6 +21,7 @@ import * as campaignChangesByStatement from './migrations/018-campaign-changes-b
 import * as campaignDelivery from './migrations/019-campaign-delivery.js';
 import * as money from './migrations/020-money.js';
 import * as statements from './migrations/021-statements.js';
+import * as advertiserBudgets from './migrations/022-advertiser-budgets.js';
 
 /** Where Kysely's migrator records the migrations applied. */
 const MIGRATION_TABLE = DEFAULT_MIGRATION_TABLE;
@@ -50,6 +51,7 @@ function migrations(connection: Connection): Record<string, Migration> {
     '019-campaign-delivery': { up: (db) => campaignDelivery.up(db, connection.engine) },
     '020-money': { up: (db) => money.up(db, connection.engine) },
     '021-statements': { up: (db) => statements.up(db, connection.engine) },
+    '022-advertiser-budgets': { up: (db) => advertiserBudgets.up(db) },
   };
 }
 

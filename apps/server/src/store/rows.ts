@@ -1,3 +1,4 @@
+import type { AdvertiserBudget } from '../domain/advertiser-budgets.js';
 import type { Selectable } from 'kysely';
 import type { Campaign, CampaignInput, CampaignStatus, Caps } from '../domain/campaigns.js';
 import type { KeyPolicies } from '../domain/rate-limits.js';
@@ -94,6 +95,7 @@ export function toCampaign(row: Selectable<CampaignTable>, placements: string[])
       dailyMicros: row.budget_daily_micros === null ? null : micros(row.budget_daily_micros),
     },
     cappedUntil: row.capped_until,
+    budgetHeldUntil: row.budget_held_until,
     rejectionReason: row.rejection_reason,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
@@ -249,6 +251,8 @@ export interface Placement {
 export interface Advertiser {
   id: number;
   name: string;
+  /** What all its campaigns may spend together (D18). */
+  budget: AdvertiserBudget;
   createdAt: number;
   updatedAt: number;
 }
@@ -344,12 +348,17 @@ export interface BatchOutcome {
   replayed: number[];
   /** Positions in the batch of events stored as `invalid`, `past cap`: their campaign had reached it (D16). */
   pastCap: number[];
-  /** Positions in the batch of events stored as `invalid`, `past budget`: charging them would pass a budget (D18). */
+  /**
+   * Positions in the batch of events stored as `invalid`, `past budget` or `past advertiser budget`:
+   * charging them would pass a budget of their campaign or advertiser (D18).
+   */
   pastBudget: number[];
   /** Campaigns completed by reaching a total cap or total budget. */
   completed: number[];
   /** Campaigns held for the rest of their day by a daily cap or daily budget. */
   cappedForTheDay: number[];
+  /** Advertisers whose budget the batch spent: their campaigns are held (D18). */
+  advertisersHeld: number[];
   /** Events stored, by `kind:verdict` (for metrics). */
   stored: Map<string, number>;
 }
@@ -363,6 +372,7 @@ export function emptyBatchOutcome(): BatchOutcome {
     pastBudget: [],
     completed: [],
     cappedForTheDay: [],
+    advertisersHeld: [],
     stored: new Map(),
   };
 }

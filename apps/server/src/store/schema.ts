@@ -25,6 +25,7 @@ export interface Database {
   meta: MetaTable;
   api_key_usage: ApiKeyUsageTable;
   campaign_counters: CampaignCounterTable;
+  advertiser_spend: AdvertiserSpendTable;
   admin_tokens: AdminTokenTable;
   audit_log: AuditLogTable;
   users: UserTable;
@@ -50,6 +51,9 @@ export interface AdvertiserTable {
   name: string;
   created_at: number;
   updated_at: Generated<number>;
+  /** Spend budgets in micros of all its campaigns (migration 022): in total, and each billing month; null: none. */
+  budget_total_micros: number | null;
+  budget_monthly_micros: number | null;
 }
 
 export interface CampaignTable {
@@ -87,6 +91,8 @@ export interface CampaignTable {
   /** Spend budgets in micros (migration 020): the whole flight, and each local day; null: none. */
   budget_total_micros: number | null;
   budget_daily_micros: number | null;
+  /** Set when its advertiser's budget is spent (migration 022): not served before this instant. */
+  budget_held_until: number | null;
 }
 
 /**
@@ -267,6 +273,14 @@ export interface CampaignCounterTable {
   clicks: number;
   /** Billable spend in micros (migration 020): what budgets count. */
   spend_micros: Generated<number>;
+}
+
+/** An advertiser's spend while it has a budget (migration 022): in total and per billing month. */
+export interface AdvertiserSpendTable {
+  advertiser_id: number;
+  /** `total`, or a billing month `YYYY-MM` (`PLACARD_BILLING_TIME_ZONE`). */
+  period: string;
+  spend_micros: number;
 }
 
 export interface AdminTokenTable {

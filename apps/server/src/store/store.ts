@@ -6,6 +6,7 @@ import { migrateToLatest, pendingMigrations, type MigrationReport } from './migr
 import type { Db } from './schema.js';
 import * as adminTokens from './admin-tokens.js';
 import * as advertisers from './advertisers.js';
+import * as advertiserBudgets from './advertiser-budgets.js';
 import * as audit from './audit.js';
 import * as campaignRollups from './campaign-rollups.js';
 import * as campaigns from './campaigns.js';
@@ -63,6 +64,12 @@ export type {
   StatementRecord,
 } from './statements.js';
 
+/** How a store is opened. */
+export interface StoreOptions {
+  /** `PLACARD_BILLING_TIME_ZONE` (default UTC): the months advertisers' monthly budgets count. */
+  billingTimeZone?: string;
+}
+
 /**
  * The storage API every service uses: a façade over one module per aggregate (placements,
  * advertisers, campaigns, partners and keys, admin tokens, people, audit, events, meta), each a set of
@@ -74,11 +81,12 @@ export type {
 export class Store {
   private readonly context: StoreContext;
 
+  /** `options` of a newly opened store, or the context of one bound to a transaction (`transaction`). */
   constructor(
     private readonly connection: Connection,
-    context?: StoreContext,
+    options: StoreOptions | StoreContext = {},
   ) {
-    this.context = context ?? openContext(connection);
+    this.context = 'db' in options ? options : openContext(connection, options.billingTimeZone);
   }
 
   /** The engine's name, for logs and `placard` output; what differs between engines is `traits`. */
@@ -152,6 +160,8 @@ export class Store {
   readonly advertiserNames = this.bound(advertisers.advertiserNames);
   readonly advertiserPage = this.bound(advertisers.advertiserPage);
   readonly renameAdvertiser = this.bound(advertisers.renameAdvertiser);
+  readonly setAdvertiserBudget = this.bound(advertiserBudgets.setAdvertiserBudget);
+  readonly advertiserSpend = this.bound(advertiserBudgets.advertiserSpend);
   readonly countCampaigns = this.bound(advertisers.countCampaigns);
 
   // Campaigns with their placements (campaigns.ts)

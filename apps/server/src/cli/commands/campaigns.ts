@@ -78,7 +78,7 @@ export function priceOption(text: string): Price | null {
   return { model, amountMicros };
 }
 
-const BUDGET_FORMAT = 'an amount in units of the currency such as 500.00, or none';
+export const BUDGET_FORMAT = 'an amount in units of the currency such as 500.00, or none';
 
 /** A budget as `--budget-total` and `--budget-daily` take it: `none`, or units read exactly into micros. */
 export function budgetOption(text: string, flag: string): Micros | null {

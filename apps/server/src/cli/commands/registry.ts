@@ -1,4 +1,11 @@
 import type { Command } from 'commander';
+import {
+  advertiserBudgetText,
+  NO_ADVERTISER_BUDGET,
+  type AdvertiserBudget,
+} from '../../domain/advertiser-budgets.js';
+import { formatMoney, type Micros } from '../../domain/money.js';
+import { BUDGET_FORMAT, budgetOption } from './campaigns.js';
 import { isoTimes } from '../../services/iso-times.js';
 import { AdvertiserService } from '../../services/advertisers.js';
 import { auditedName } from '../../services/names.js';
@@ -11,13 +18,60 @@ import { emit, iso, printTable, type OutputOptions, type Row } from '../output.j
 const advertiserAction = recordAction<Advertiser>(isoTimes);
 const placementAction = recordAction((placement: Placement) => placement);
 
+/** `--budget-total` and `--budget-monthly` as given. */
+interface BudgetOptions {
+  budgetTotal?: string;
+  budgetMonthly?: string;
+}
+
+const budgetOptions = (command: Command): Command =>
+  command
+    .option('--budget-total <amount>', `what all its campaigns may spend in all: ${BUDGET_FORMAT}`)
+    .option(
+      '--budget-monthly <amount>',
+      `what all its campaigns may spend per billing month (PLACARD_BILLING_TIME_ZONE): ${BUDGET_FORMAT}`,
+    );
+
+/** An advertiser's budgets with the ones the options name changed (each given alone keeps the other). */
+function advertiserBudgetFrom(
+  options: BudgetOptions,
+  current: AdvertiserBudget,
+): AdvertiserBudget | undefined {
+  if (options.budgetTotal === undefined && options.budgetMonthly === undefined) return undefined;
+  return {
+    totalMicros:
+      options.budgetTotal === undefined
+        ? current.totalMicros
+        : budgetOption(options.budgetTotal, '--budget-total'),
+    monthlyMicros:
+      options.budgetMonthly === undefined
+        ? current.monthlyMicros
+        : budgetOption(options.budgetMonthly, '--budget-monthly'),
+  };
+}
+
+/** An advertiser as `--json` prints it: times in ISO 8601, its budgets naming the currency. */
+const advertiserJson = (advertiser: Advertiser, currency: string) => ({
+  ...(isoTimes(advertiser) as Record<string, unknown>),
+  budget: { ...advertiser.budget, currency },
+});
+
 /** Advertisers, placements and the audit log. */
 export function registerRegistry(program: Command): void {
   const advertisers = program.command('advertisers').description('the accounts campaigns belong to');
-  advertiserAction(
-    advertisers.command('create <name>').description('create an advertiser'),
-    (store, _options, name) => new AdvertiserService(store).create(name),
-    (advertiser) => `created advertiser ${advertiser.id} "${advertiser.name}"`,
+  storeAction(
+    budgetOptions(advertisers.command('create <name>').description('create an advertiser')),
+    async ({ store, config }, options: OutputOptions & BudgetOptions, name: string) => {
+      const service = new AdvertiserService(store);
+      let advertiser = await service.create(name);
+      const budget = advertiserBudgetFrom(options, NO_ADVERTISER_BUDGET);
+      if (budget !== undefined) advertiser = await service.setBudget(advertiser.id, budget);
+      emit(options, advertiserJson(advertiser, config.currency), () =>
+        console.log(
+          `created advertiser ${advertiser.id} "${advertiser.name}", budget: ${advertiserBudgetText(advertiser.budget, config.currency)}`,
+        ),
+      );
+    },
   );
   storeAction(
     advertisers.command('list').description('list advertisers'),
@@ -33,6 +87,48 @@ export function registerRegistry(program: Command): void {
     (store, _options, id, name) =>
       new AdvertiserService(store).rename(positiveInteger(id, 'advertiser id'), name),
     (advertiser) => `renamed advertiser ${advertiser.id} to "${advertiser.name}"`,
+  );
+  storeAction(
+    budgetOptions(
+      advertisers
+        .command('update <id>')
+        .description("set an advertiser's budgets (D18): each option given alone keeps the other")
+        .option('--name <name>', 'rename it'),
+    ),
+    async ({ store, config }, options: OutputOptions & BudgetOptions & { name?: string }, id: string) => {
+      const service = new AdvertiserService(store);
+      const advertiserId = positiveInteger(id, 'advertiser id');
+      let advertiser = await service.get(advertiserId);
+      if (options.name !== undefined) advertiser = await service.rename(advertiserId, options.name);
+      const budget = advertiserBudgetFrom(options, advertiser.budget);
+      if (budget !== undefined) advertiser = await service.setBudget(advertiserId, budget);
+      emit(options, advertiserJson(advertiser, config.currency), () =>
+        console.log(
+          `advertiser ${advertiser.id} "${advertiser.name}", budget: ${advertiserBudgetText(advertiser.budget, config.currency)}`,
+        ),
+      );
+    },
+  );
+  storeAction(
+    advertisers.command('show <id>').description('show an advertiser, its budgets and its spend'),
+    async ({ store, config }, options: OutputOptions, id: string) => {
+      const service = new AdvertiserService(store);
+      const advertiser = await service.get(positiveInteger(id, 'advertiser id'));
+      const spend = await service.spend(advertiser.id);
+      const { currency } = config;
+      emit(
+        options,
+        { ...advertiserJson(advertiser, currency), spend: { ...spend, counted: undefined, currency } },
+        () => {
+          const money = (amount: Micros) => `${currency} ${formatMoney(amount, currency)}`;
+          console.log(`id              ${advertiser.id}`);
+          console.log(`name            ${advertiser.name}`);
+          console.log(`budget          ${advertiserBudgetText(advertiser.budget, currency)}`);
+          console.log(`${`spend ${spend.month}`.padEnd(15)} ${money(spend.monthMicros)}`);
+          console.log(`spend in total  ${money(spend.totalMicros)}`);
+        },
+      );
+    },
   );
 
   const placements = program.command('placements').description('the ad slots campaigns run in');

@@ -4,7 +4,8 @@ import { invalidField, unprocessable } from '../../domain/errors.js';
 import { CAMPAIGN_ACTIONS, type CampaignAction } from '../../domain/lifecycle.js';
 import { campaignRecord } from '../../services/campaigns.js';
 import { IdParams, Instant, Nullable, NullableInstant, One } from '../openapi/common.js';
-import { campaignFields, operation, ref, Status } from '../openapi/management.js';
+import { advertiserBudgetField, campaignFields, operation, ref, Status } from '../openapi/management.js';
+import type { Advertiser } from '../../store/store.js';
 import { callerService, type AdminContext } from './context.js';
 import { recordSchemas } from './route-schemas.js';
 import { isId, one, pageOf, pageRequest } from './support.js';
@@ -19,6 +20,7 @@ const WHY_CODES = [
   'flight_ended',
   'flight_not_started',
   'daily_cap_reached',
+  'advertiser_budget_spent',
   'pacing_ahead',
   'placements_disabled',
   'placement_not_targeted',
@@ -41,6 +43,7 @@ const Explanation = Type.Object({
       startAt: Type.Optional(NullableInstant),
       endAt: Type.Optional(Instant),
       cappedUntil: Type.Optional(Instant),
+      budgetHeldUntil: Type.Optional(NullableInstant),
       placement: Type.Optional(Type.String()),
       placements: Type.Optional(Type.Array(Type.String())),
       location: Type.Optional(Type.String()),
@@ -113,32 +116,62 @@ export async function campaignRoutes(app: ManagementApp, context: AdminContext):
   const { currency } = context.services;
   const record = (campaign: Campaign) => campaignRecord(campaign, currency);
 
+  const advertiserRecord = (advertiser: Advertiser) => ({
+    ...advertiser,
+    budget: { ...advertiser.budget, currency },
+  });
+  /** A budget as sent, without the `currency` a client may send back (the deployment's or 422). */
+  const budgetSent = (budget: unknown) =>
+    inDeploymentCurrency({ budget }, currency, 'invalid advertiser budget').budget;
+
   const listAdvertisers = advertiserSchemas.page('listAdvertisers', { summary: 'List advertisers' });
   app.get('/advertisers', { schema: listAdvertisers }, async (request) => {
     const page = pageRequest(request.query);
-    return pageOf(await advertisers(request).list(page), page, (a) => a);
+    return pageOf(await advertisers(request).list(page), page, advertiserRecord);
   });
 
   const createAdvertiser = advertiserSchemas.created('createAdvertiser', {
     summary: 'Create an advertiser',
-    body: Type.Object({ name: Type.String() }),
+    description: 'The operator’s alone; with `budget`, its spend budgets are set at once (D18).',
+    body: Type.Object({ name: Type.String(), budget: Type.Optional(advertiserBudgetField) }),
   });
-  app.post('/advertisers', { schema: createAdvertiser }, async (request, reply) =>
-    reply.code(201).send(one(await advertisers(request).create(request.body.name))),
-  );
-
-  const getAdvertiser = advertiserSchemas.byId('getAdvertiser', { summary: 'Get an advertiser' });
-  app.get('/advertisers/:id', { schema: getAdvertiser }, async (request) =>
-    one(await advertisers(request).get(request.params.id)),
-  );
-
-  const renameAdvertiser = advertiserSchemas.byId('renameAdvertiser', {
-    summary: 'Rename an advertiser',
-    body: Type.Object({ name: Type.String() }),
+  app.post('/advertisers', { schema: createAdvertiser }, async (request, reply) => {
+    const service = advertisers(request);
+    const budget = budgetSent(request.body.budget);
+    let advertiser = await service.create(request.body.name);
+    if (budget !== undefined) advertiser = await service.setBudget(advertiser.id, budget);
+    return reply.code(201).send(one(advertiserRecord(advertiser)));
   });
-  app.patch('/advertisers/:id', { schema: renameAdvertiser }, async (request) =>
-    one(await advertisers(request).rename(request.params.id, request.body.name)),
-  );
+
+  const getAdvertiser = advertiserSchemas.byId('getAdvertiser', {
+    summary: 'Get an advertiser',
+    description:
+      'With `spend`: what its campaigns spent this billing month (`PLACARD_BILLING_TIME_ZONE`) and in total, as its budgets count it.',
+  });
+  app.get('/advertisers/:id', { schema: getAdvertiser }, async (request) => {
+    const service = advertisers(request);
+    const advertiser = await service.get(request.params.id);
+    const { month, monthMicros, totalMicros } = await service.spend(advertiser.id);
+    return one({ ...advertiserRecord(advertiser), spend: { month, monthMicros, totalMicros, currency } });
+  });
+
+  const updateAdvertiser = advertiserSchemas.byId('renameAdvertiser', {
+    summary: 'Rename an advertiser or set its budgets',
+    description:
+      'Renaming is the operator’s alone. `budget` may be set by the operator or the advertiser’s own people (D18); setting it releases the campaigns a spent budget held.',
+    body: Type.Object({ name: Type.Optional(Type.String()), budget: Type.Optional(advertiserBudgetField) }),
+  });
+  app.patch('/advertisers/:id', { schema: updateAdvertiser }, async (request) => {
+    const service = advertisers(request);
+    const { name, budget } = request.body;
+    if (name === undefined && budget === undefined)
+      throw unprocessable('invalid change to an advertiser', [
+        { field: 'name', message: 'name or budget is required' },
+      ]);
+    let advertiser = name === undefined ? undefined : await service.rename(request.params.id, name);
+    if (budget !== undefined) advertiser = await service.setBudget(request.params.id, budgetSent(budget));
+    return one(advertiserRecord(advertiser as Advertiser));
+  });
 
   const listCampaigns = campaignSchemas.page('listCampaigns', {
     summary: 'List campaigns',
@@ -226,7 +259,7 @@ export async function campaignRoutes(app: ManagementApp, context: AdminContext):
     ...operation('whyCampaign', 'Campaigns', {
       summary: 'Why a campaign is or is not served',
       description:
-        "The reasons, in order, that the campaign would not be returned now to a fetch with the given placement, location, device and API key (its partner's blocked categories), each with a `code`, what it concerns and a `message` for people: `status`, `flight_ended`, `flight_not_started`, `daily_cap_reached`, `pacing_ahead` (even pacing holds it back: ahead of its plan, D16), `placements_disabled`, `placement_not_targeted`, `placement_disabled`, `country_not_targeted`, `device_not_targeted`, `category_blocked`. Without reasons it is eligible, and with a placement `chance` says how it fares in the draw (D4) against the campaigns this instance serves now: eligible campaigns of a higher priority (`ahead`), those of its priority (`rivals`), its share of their weight, and the share of 1,000 simulated fetches of `limit` campaigns it is returned in.",
+        "The reasons, in order, that the campaign would not be returned now to a fetch with the given placement, location, device and API key (its partner's blocked categories), each with a `code`, what it concerns and a `message` for people: `status`, `flight_ended`, `flight_not_started`, `daily_cap_reached`, `advertiser_budget_spent` (its advertiser's budget is spent, D18), `pacing_ahead` (even pacing holds it back: ahead of its plan, D16), `placements_disabled`, `placement_not_targeted`, `placement_disabled`, `country_not_targeted`, `device_not_targeted`, `category_blocked`. Without reasons it is eligible, and with a placement `chance` says how it fares in the draw (D4) against the campaigns this instance serves now: eligible campaigns of a higher priority (`ahead`), those of its priority (`rivals`), its share of their weight, and the share of 1,000 simulated fetches of `limit` campaigns it is returned in.",
       ok: [200, One(Explanation)],
     }),
     params: IdParams,

@@ -1,11 +1,27 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { mayChange } from '../../domain/accounts.js';
+import { invalidField } from '../../domain/errors.js';
+import { readMoney, type Micros } from '../../domain/money.js';
+import { setFlash } from './cookies.js';
+import type { Refused } from './pages/layout.js';
+import { AdvertiserBudgetPage } from './pages/advertiser-budget.js';
+import { sendPage } from './render.js';
 import type { SignedIn } from '../../services/sessions.js';
 import type { DashboardDeps } from './context.js';
-import { idParam, pageWithForms, type RenderPage } from './page-routes.js';
+import { idParam, pageWithForms, refusal, type RenderPage } from './page-routes.js';
 import { pageAsked, pagingOf } from './paging.js';
 import { AdvertisersPage } from './pages/advertisers.js';
-import { pageContext } from './support.js';
+import { attempt, formFields, PAGE, pageContext, requireSignedIn } from './support.js';
+
+/** A budget as the form gave it: empty for none, else read exactly from units of the currency. */
+function budgetAmount(fields: Record<string, string>, name: string): Micros | null {
+  const text = fields[name]?.trim() ?? '';
+  if (text === '' || text.toLowerCase() === 'none') return null;
+  const read = readMoney(text);
+  if ('problem' in read) throw invalidField(name, read.problem);
+  if (read.micros === 0) throw invalidField(name, 'must be more than 0: leave it empty for none');
+  return read.micros;
+}
 
 /** The advertisers, with their number of campaigns, for the operator: create and rename. */
 export async function advertiserRoutes(app: FastifyInstance, deps: DashboardDeps): Promise<void> {
@@ -23,12 +39,56 @@ export async function advertiserRoutes(app: FastifyInstance, deps: DashboardDeps
         campaigns: counts.get(advertiser.id) ?? 0,
       })),
       paging: pagingOf(request, '/advertisers', asked, found),
+      currency: deps.services.currency,
       canChange: signedIn.user.account.kind === 'operator' && mayChange(signedIn.user.role),
       refused,
     });
   };
 
   const form = pageWithForms(app, '/advertisers', advertisersPage);
+
+  // An advertiser's budgets (D18): the operator's people and the advertiser's own set them.
+  const budgetPage = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    signedIn: SignedIn,
+    refused?: Refused,
+  ) => {
+    const service = advertisers(signedIn);
+    const advertiser = await service.get(idParam(request.params as Record<string, string>, 'advertiser'));
+    return AdvertiserBudgetPage({
+      page: pageContext(request, reply),
+      advertiser,
+      spend: await service.spend(advertiser.id),
+      currency: deps.services.currency,
+      billingTimeZone: deps.services.billingTimeZone,
+      canChange: mayChange(signedIn.user.role),
+      refused,
+    });
+  };
+  app.get('/advertisers/:id/budget', PAGE, async (request, reply) => {
+    const signedIn = requireSignedIn(request, reply);
+    if (!signedIn) return reply;
+    return sendPage(reply, await budgetPage(request, reply, signedIn));
+  });
+  app.post('/advertisers/:id/budget', PAGE, async (request, reply) => {
+    const signedIn = requireSignedIn(request, reply)!;
+    const id = idParam(request.params as Record<string, string>, 'advertiser');
+    const fields = formFields(request);
+    const refused = await attempt(
+      reply,
+      async () => {
+        await advertisers(signedIn).setBudget(id, {
+          totalMicros: budgetAmount(fields, 'budgetTotal'),
+          monthlyMicros: budgetAmount(fields, 'budgetMonthly'),
+        });
+        setFlash(reply, 'the budgets are set');
+      },
+      (problem, problems) => budgetPage(request, reply, signedIn, refusal(request, problem, problems)),
+    );
+    if (refused) return reply;
+    return reply.redirect(`/advertisers/${id}/budget`, 303);
+  });
   form('/advertisers', (signedIn, fields) => advertisers(signedIn).create(fields['name'] ?? ''));
   form('/advertisers/:id', (signedIn, fields, params) =>
     advertisers(signedIn).rename(idParam(params, 'advertiser'), fields['name'] ?? ''),

@@ -116,11 +116,6 @@ const AdminToken = Type.Object(
   { $id: 'AdminToken' },
 );
 
-const Advertiser = Type.Object(
-  { id: Type.Integer(), name: Type.String(), createdAt: Instant, updatedAt: Instant },
-  { $id: 'Advertiser' },
-);
-
 const Caps = Type.Object({
   impressionsTotal: Nullable(Type.Integer()),
   clicksTotal: Nullable(Type.Integer()),
@@ -173,6 +168,63 @@ const Budget = Type.Object(
   {
     description:
       'Spend budgets (D18): what the campaign’s billable events may cost in all (`totalMicros`) and per day in its time zone (`dailyMicros`); null: no budget.',
+  },
+);
+
+const Advertiser = Type.Object(
+  {
+    id: Type.Integer(),
+    name: Type.String(),
+    budget: Type.Object(
+      {
+        totalMicros: Nullable(AmountMicros),
+        monthlyMicros: Nullable(AmountMicros),
+        currency: Currency,
+      },
+      {
+        description:
+          'Spend budgets (D18): what all its campaigns’ billable events may cost together in all (`totalMicros`) and per billing month (`monthlyMicros`, in `PLACARD_BILLING_TIME_ZONE`); null: no budget. The most restrictive of its and its campaigns’ budgets wins.',
+      },
+    ),
+    spend: Type.Optional(
+      Type.Object(
+        {
+          month: Type.String({ description: 'The billing month, `YYYY-MM`.' }),
+          monthMicros: Type.Integer(),
+          totalMicros: Type.Integer(),
+          currency: Currency,
+        },
+        {
+          description: 'What its campaigns spent this billing month and in total (one advertiser’s answer).',
+        },
+      ),
+    ),
+    createdAt: Instant,
+    updatedAt: Instant,
+  },
+  { $id: 'Advertiser' },
+);
+
+/** An advertiser's budgets as sent (D18). */
+export const advertiserBudgetField = Type.Union(
+  [
+    Type.Object(
+      {
+        totalMicros: Type.Optional(Nullable(AmountMicros)),
+        monthlyMicros: Type.Optional(Nullable(AmountMicros)),
+        currency: Type.Optional(
+          Type.String({
+            description: 'May be left out; when sent it must be the deployment’s currency (else 422).',
+          }),
+        ),
+      },
+      { additionalProperties: false },
+    ),
+    Type.Null(),
+  ],
+  {
+    description:
+      'Spend budgets (D18): in all and per billing month; an amount left out or null is none, `budget: null` removes both. An event that would take the advertiser’s spend past one is stored `invalid`, `past advertiser budget`, and costs nothing; once spent, its campaigns are not offered until the next billing month (monthly) or until the budget changes (total).',
   },
 );
 

@@ -92,6 +92,10 @@ export const PAGE_ACCESS: Readonly<Record<string, PageRule>> = {
   },
   '/adjustments': { allows: kinds('operator'), refusal: `adjustments are ${OPERATORS} to record` },
   '/advertisers': { allows: kinds('operator'), refusal: `the advertisers are ${OPERATORS} to manage` },
+  '/advertisers/:id/budget': {
+    allows: kinds('operator', 'advertiser'),
+    refusal: 'an advertiser’s budget is for the advertiser and the operator',
+  },
   '/audit': { allows: kinds('operator'), refusal: 'only the operator may read the audit log' },
   '/money': { allows: kinds('operator'), refusal: `revenue, payouts and margin are ${OPERATORS}` },
   '/money/figures': { allows: kinds('operator'), refusal: `revenue, payouts and margin are ${OPERATORS}` },

@@ -1,9 +1,11 @@
+import { advertiserBudgetText, type AdvertiserBudget } from '../../../domain/advertiser-budgets.js';
 import { FieldForm, FormsPage, ListTable, type CreateForm, type ListPageProps } from './parts.js';
 
 export interface AdvertiserRow {
   id: number;
   name: string;
   campaigns: number;
+  budget: AdvertiserBudget;
   createdAt: number;
 }
 
@@ -14,7 +16,7 @@ const CREATE_ADVERTISER: CreateForm = {
 };
 
 /** The advertisers (the accounts campaigns belong to), for the operator. */
-export function AdvertisersPage(props: ListPageProps & { advertisers: AdvertiserRow[] }) {
+export function AdvertisersPage(props: ListPageProps & { advertisers: AdvertiserRow[]; currency: string }) {
   const { page, refused } = props;
   return (
     <FormsPage title="Advertisers" path="/advertisers" of={props} create={CREATE_ADVERTISER}>
@@ -30,6 +32,14 @@ export function AdvertisersPage(props: ListPageProps & { advertisers: Advertiser
         columns={[
           { header: 'Advertiser', cell: (advertiser) => advertiser.name },
           { header: 'Campaigns', cell: (advertiser) => advertiser.campaigns },
+          {
+            header: 'Budget',
+            cell: (advertiser) => (
+              <a href={`/advertisers/${advertiser.id}/budget`} aria-label={`Budget of ${advertiser.name}`}>
+                {advertiserBudgetText(advertiser.budget, props.currency)}
+              </a>
+            ),
+          },
           props.canChange && {
             header: 'Rename',
             cell: (advertiser) => (

@@ -4,17 +4,10 @@ import {
   MAX_PRIORITY,
   MAX_WEIGHT,
   MIN_PRIORITY,
-  type Budget,
   type Campaign,
 } from '../../../domain/campaigns.js';
 import { DEVICES } from '../../../domain/targeting.js';
-import {
-  addMicros,
-  currencyDecimals,
-  formatMoneyWithCode,
-  subtractMicros,
-  type Micros,
-} from '../../../domain/money.js';
+import { addMicros, currencyDecimals, formatMoneyWithCode, type Micros } from '../../../domain/money.js';
 import { PRICE_MODEL_LABELS, formatPriceAmount, priceText } from '../../../domain/prices.js';
 import type { CampaignPriceRecord } from '../../../store/store.js';
 import { createContext } from 'preact';
@@ -23,7 +16,7 @@ import type { FieldProblem } from '../../../domain/errors.js';
 import { FieldMessage, invalidAttributes, ProblemSummary, wordProblems } from './form-problems.js';
 import { CsrfField, Layout, type PageContext } from './layout.js';
 import { flight, whenIn } from './format.js';
-import { DataTable } from './parts.js';
+import { BudgetTable, DataTable } from './parts.js';
 
 /** What the form shows: the values typed so far (kept when the service refuses them). */
 export interface CampaignFormValues {
@@ -417,46 +410,6 @@ function BudgetFields({ values, currency }: { values: CampaignFormValues; curren
   );
 }
 
-/** A campaign's budgets and its spend against them, amounts right-aligned in tabular figures. */
-function BudgetTable(props: { budget: Budget; spent: Micros; currency: string }) {
-  const { budget, spent, currency } = props;
-  const money = (amount: Micros | null) => (amount === null ? 'none' : formatMoneyWithCode(amount, currency));
-  return (
-    <table aria-label="Budget">
-      <thead>
-        <tr>
-          <th scope="col">Budget</th>
-          <th scope="col" class="money">
-            Amount
-          </th>
-          <th scope="col" class="money">
-            Spent
-          </th>
-          <th scope="col" class="money">
-            Left
-          </th>
-        </tr>
-      </thead>
-      <tbody>
-        <tr>
-          <th scope="row">Total</th>
-          <td class="money">{money(budget.totalMicros)}</td>
-          <td class="money">{formatMoneyWithCode(spent, currency)}</td>
-          <td class="money">
-            {budget.totalMicros === null ? '' : money(subtractMicros(budget.totalMicros, spent))}
-          </td>
-        </tr>
-        <tr>
-          <th scope="row">Daily</th>
-          <td class="money">{money(budget.dailyMicros)}</td>
-          <td class="money"></td>
-          <td class="money"></td>
-        </tr>
-      </tbody>
-    </table>
-  );
-}
-
 /** A campaign's prices, newest (the one in force) first, with what was billed at each. */
 function PriceHistory(props: { prices: readonly CampaignPriceRecord[]; currency: string; timeZone: string }) {
   const { prices, currency } = props;
@@ -560,9 +513,16 @@ export function CampaignPreviewPage(props: {
       </dl>
       <h2>Budget</h2>
       <BudgetTable
-        budget={campaign.budget}
-        spent={props.prices.reduce((sum, entry) => addMicros(sum, entry.spendMicros), 0 as Micros)}
+        label="Budget"
         currency={props.currency}
+        rows={[
+          {
+            label: 'Total',
+            budget: campaign.budget.totalMicros,
+            spent: props.prices.reduce((sum, entry) => addMicros(sum, entry.spendMicros), 0 as Micros),
+          },
+          { label: 'Daily', budget: campaign.budget.dailyMicros, spent: null },
+        ]}
       />
       <h2>Price history</h2>
       <PriceHistory prices={props.prices} currency={props.currency} timeZone={campaign.timeZone} />

@@ -1,4 +1,5 @@
 import { cloneElement, Fragment, isValidElement, toChildArray, type ComponentChildren } from 'preact';
+import { formatMoneyWithCode, subtractMicros, type Micros } from '../../../domain/money.js';
 import {
   FieldMessage,
   fieldIdOf,
@@ -309,6 +310,8 @@ export interface InlineField {
   required?: boolean;
   maxLength?: number;
   placeholder?: string;
+  /** What the field holds before anything is typed (the value in force). */
+  value?: string;
 }
 
 /**
@@ -343,7 +346,7 @@ export function InlineForm(props: {
                 required={field.required}
                 maxLength={field.maxLength}
                 placeholder={field.placeholder}
-                value={typed(refused, props.action, field.name)}
+                value={typed(refused, props.action, field.name, field.value)}
                 {...invalidAttributes(field.name, message)}
               />
               <FieldMessage fieldId={field.name} message={message} />
@@ -409,5 +412,53 @@ export function FormsPage(props: {
       )}
       {props.children}
     </Layout>
+  );
+}
+
+/** One budget of a budget table: its amount (null: none) and what was spent against it (null: not shown). */
+export interface BudgetRow {
+  label: string;
+  budget: Micros | null;
+  spent: Micros | null;
+}
+
+/**
+ * Budgets and the spend against each (D18), amounts right-aligned in tabular figures: a campaign's,
+ * an advertiser's. In a region of its own that scrolls sideways on a narrow screen.
+ */
+export function BudgetTable(props: { label: string; currency: string; rows: readonly BudgetRow[] }) {
+  const { currency } = props;
+  const money = (amount: Micros | null) => (amount === null ? 'none' : formatMoneyWithCode(amount, currency));
+  return (
+    <div class="table-wrap" tabIndex={0} role="region" aria-label={props.label}>
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">Budget</th>
+            <th scope="col" class="money">
+              Amount
+            </th>
+            <th scope="col" class="money">
+              Spent
+            </th>
+            <th scope="col" class="money">
+              Left
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {props.rows.map(({ label, budget, spent }) => (
+            <tr key={label}>
+              <th scope="row">{label}</th>
+              <td class="money">{money(budget)}</td>
+              <td class="money">{spent === null ? '' : formatMoneyWithCode(spent, currency)}</td>
+              <td class="money">
+                {budget === null || spent === null ? '' : money(subtractMicros(budget, spent))}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   );
 }
