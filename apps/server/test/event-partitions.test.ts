@@ -41,12 +41,16 @@ async function storedBefore016(store: Store, events: TrackedEvent[]): Promise<vo
 }
 
 /**
- * A campaign and a partner's key on `store`, and events of theirs at a given time. The campaign is
- * written with the columns every release has had (the store may be migrated only to 015: this
- * release's own insert writes columns added since).
+ * An advertiser, a campaign and a partner's key on `store`, and events of theirs at a given time.
+ * The advertiser and the campaign are written with the columns every release has had (the store may
+ * be migrated only to 015: this release's own inserts write columns added since).
  */
 async function eventsOf(store: Store) {
-  const advertiser = await store.createAdvertiser(`Advertiser ${Math.random()}`);
+  const advertiser = await store.db
+    .insertInto('advertisers')
+    .values({ name: `Advertiser ${Math.random()}`, created_at: Date.now(), updated_at: Date.now() } as never)
+    .returning('id')
+    .executeTakeFirstOrThrow();
   const { title, destinationUrl, status, priority, weight } = campaignInput();
   const created = await store.db
     .insertInto('campaigns')

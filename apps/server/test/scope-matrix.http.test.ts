@@ -48,7 +48,7 @@ const RULES: Record<string, Rule> = {
   ...routes('advertiser', 'change', 'pauseCampaign resumeCampaign archiveCampaign'),
   ...routes('placement', 'read', 'getPlacement'),
   ...routes('placement', 'operator-change', 'updatePlacement enablePlacement disablePlacement'),
-  ...routes(null, 'operator-read', 'listAudit getFlagPolicy'),
+  ...routes(null, 'operator-read', 'listAudit getFlagPolicy moneySummary'),
   ...routes(null, 'token-admin', 'listAdminTokens createAdminToken'),
   ...routes('token', 'token-admin', 'getAdminToken revokeAdminToken'),
   ...routes(null, 'user-admin', 'listUsers'),

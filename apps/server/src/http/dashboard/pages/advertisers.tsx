@@ -34,11 +34,18 @@ export function AdvertisersPage(props: ListPageProps & { advertisers: Advertiser
           { header: 'Campaigns', cell: (advertiser) => advertiser.campaigns },
           {
             header: 'Budget',
-            cell: (advertiser) => (
-              <a href={`/advertisers/${advertiser.id}/budget`} aria-label={`Budget of ${advertiser.name}`}>
-                {advertiserBudgetText(advertiser.budget, props.currency)}
-              </a>
-            ),
+            cell: (advertiser) => {
+              // The link's name starts with what it shows (WCAG 2.5.3), then says whose it is.
+              const text = advertiserBudgetText(advertiser.budget, props.currency);
+              return (
+                <a
+                  href={`/advertisers/${advertiser.id}/budget`}
+                  aria-label={`${text}: budget of ${advertiser.name}`}
+                >
+                  {text}
+                </a>
+              );
+            },
           },
           props.canChange && {
             header: 'Rename',
