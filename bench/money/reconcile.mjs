@@ -3,8 +3,10 @@
 // tracking writes them, on each engine (`--engine sqlite|postgres`, default both): 200 campaigns,
 // seven in ten priced per thousand impressions, two per click, one a house campaign; four partners
 // earning different revenue shares; a fifth of the campaigns repriced four times during the load
-// and one partner's share changed half way; impressions and clicks 20:1 over three days, 4% of
-// them invalid and 3% replays of an earlier request. Part of the rollups is compacted on the way.
+// and one partner's share changed half way; a quarter of the campaigns with a budget (too large to
+// bind) from the start and another quarter from half way, so their spend counters are kept and
+// filled from the spend so far; impressions and clicks 20:1 over three days, 4% of them invalid
+// and 3% replays of an earlier request. Part of the rollups is compacted on the way.
 // Then October's statements are issued (a month the load lies in, closed for the statements' clock),
 // every place money is kept is summed and compared, the statements' subtotals included, and every price's and every share's own
 // count is checked against the no-loss rule. Exits 1 if any figure differs by a micro.
@@ -38,12 +40,26 @@ const SHARES = [7_000, 3_333, 5_555, 0];
 const setPrice = (store, campaignId, model, amount, since) =>
   store.updateCampaign(campaignId, { price: { model, amountMicros: amount } }, since, 'reconcile');
 
+/** A budget no load here reaches: its spend counters are kept, and must agree with the events. */
+const LARGE = 1_000_000_000_000_000;
+const setBudget = (store, campaignId, at) =>
+  store.updateCampaign(campaignId, { budget: { totalMicros: LARGE, dailyMicros: LARGE } }, at, 'reconcile');
+
 const setShare = (store, partnerId, basisPoints, from) =>
   store.addRevenueShare({ partnerId, effectiveFrom: from, basisPoints, actor: 'reconcile' }, from);
 
-/** Stores the load at `databaseUrl`; returns the campaigns' pairs and how long storing took. */
+/** Stores the load; returns how long storing took and the campaigns given a budget. */
 async function storeLoad(store, pairs) {
   const random = mulberry32(11);
+  const budgeted = new Set();
+  const giveBudgets = async (quarter, at) => {
+    for (const [index, [campaignId]] of pairs.entries())
+      if (index % 4 === quarter && !budgeted.has(campaignId)) {
+        await setBudget(store, campaignId, at);
+        budgeted.add(campaignId);
+      }
+  };
+  await giveBudgets(0, START);
   const sources = [];
   const [benchKey] = await store.db.selectFrom('api_keys').select(['id', 'partner_id']).execute();
   sources.push({ partnerId: Number(benchKey.partner_id), apiKeyId: Number(benchKey.id) });
@@ -82,7 +98,10 @@ async function storeLoad(store, pairs) {
         priced.add(campaignId);
       }
     }
-    if (i === Math.floor(EVENTS / BATCH / 2) * BATCH) await setShare(store, sources[1].partnerId, 4_999, at);
+    if (i === Math.floor(EVENTS / BATCH / 2) * BATCH) {
+      await setShare(store, sources[1].partnerId, 4_999, at);
+      await giveBudgets(2, at);
+    }
     if (i === Math.floor((EVENTS * 2) / 3 / BATCH) * BATCH) await store.compactRollups(START + DAY);
     const events = [];
     for (let j = i; j < Math.min(EVENTS, i + BATCH); j++) {
@@ -115,7 +134,7 @@ async function storeLoad(store, pairs) {
     await store.insertEvents(events);
   }
   await store.compactRollups(START + 2 * DAY);
-  return (Date.now() - started) / 1000;
+  return { seconds: (Date.now() - started) / 1000, budgeted: [...budgeted] };
 }
 
 /**
@@ -131,7 +150,7 @@ async function statementFigures(store) {
 }
 
 /** Sums of money in every place it is kept, and what differs from what. */
-async function reconcile(store) {
+async function reconcile(store, budgeted) {
   const one = async (query) => Number((await query.execute(store.db)).rows[0]?.n ?? 0);
   const mark = await one(
     sql`select cast(value as bigint) as n from meta where key = 'rollups_compacted_before'`,
@@ -146,6 +165,10 @@ async function reconcile(store) {
       )) +
       (await one(sql`select coalesce(sum(spend_micros), 0) as n from event_rollups where minute >= ${mark}`)),
     priceSpend: await one(sql`select coalesce(sum(spend_micros), 0) as n from campaign_prices`),
+    // Only campaigns with a budget have spend counters: against their events' costs.
+    budgetedSpend: await one(
+      sql`select coalesce(sum(cost_micros), 0) as n from events where campaign_id in (${sql.join(budgeted)})`,
+    ),
     counterSpend: await one(
       sql`select coalesce(sum(spend_micros), 0) as n from campaign_counters where day = 'total'`,
     ),
@@ -167,7 +190,10 @@ async function reconcile(store) {
   const same = (a, b) => {
     if (figures[a] !== figures[b]) differences.push(`${a} ${figures[a]} ≠ ${b} ${figures[b]}`);
   };
-  for (const place of ['rollupSpend', 'reportSpend', 'priceSpend', 'counterSpend']) same('eventSpend', place);
+  for (const place of ['rollupSpend', 'reportSpend', 'priceSpend']) same('eventSpend', place);
+  same('budgetedSpend', 'counterSpend');
+  if (figures.budgetedSpend === 0)
+    differences.push('the campaigns with a budget spent nothing: nothing checked');
   same('deliverySpend', 'compactedSpend');
   same('charged', 'billed');
   same('eventEarnings', 'rollupEarnings');
@@ -213,8 +239,8 @@ async function run(engine, databaseUrl) {
   const { pairs } = await seedCampaigns(databaseUrl, 200);
   const store = new Store(connect(databaseUrl));
   try {
-    const seconds = await storeLoad(store, pairs);
-    return { engine, events: EVENTS, seconds, ...(await reconcile(store)) };
+    const { seconds, budgeted } = await storeLoad(store, pairs);
+    return { engine, events: EVENTS, seconds, ...(await reconcile(store, budgeted)) };
   } finally {
     await store.close();
   }

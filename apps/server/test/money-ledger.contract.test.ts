@@ -11,8 +11,8 @@ import { newPartnerKey, trackedEvent } from './helpers/tracked-event.js';
 /**
  * Each billable event's cost is fixed in its batch's commit from the price then in force (D18), on
  * every engine: the n-th impression at a CPM costs F(n) − F(n − 1), replays and events that are not
- * counted cost nothing, and the raw events, the rollups, the price's own count and the campaign's
- * spend counters agree to the micro.
+ * counted cost nothing, and the raw events, the rollups, the price's own count and (for a campaign
+ * with a budget, the only kind that has them) the campaign's spend counters agree to the micro.
  */
 describe.each(ENGINES)('money in the event ledger on %s', (engine) => {
   let store: Store;
@@ -88,7 +88,8 @@ describe.each(ENGINES)('money in the event ledger on %s', (engine) => {
     expect(money.eventSpend).toBe(expected);
     expect(money.rollupSpend).toBe(expected);
     expect(money.prices).toEqual([{ billed: n, spend: expected }]);
-    expect(money.counterSpend).toBe(expected);
+    // No budget, so no spend counters: its budgets are all they are for.
+    expect(money.counterSpend).toBe(0);
     const billed = money.events.filter((row) => row.kind === 'impression' && row.verdict === 'counted');
     expect(billed.map((row) => Number(row.cost_micros)).every((cost) => cost === 2500 || cost === 2501)).toBe(
       true,
@@ -116,7 +117,38 @@ describe.each(ENGINES)('money in the event ledger on %s', (engine) => {
       { billed: 1, spend: 1 },
     ]);
     expect(after.rollupSpend).toBe(600_006);
-    expect(after.counterSpend).toBe(600_006);
+    expect(after.counterSpend).toBe(0);
+  });
+
+  it('starts a budget set after the campaign has spent from what it spent: in total, and today in its time zone', async () => {
+    const { id, event } = await pricedCampaign('budget-later', 'cpc', 3_000);
+    // Days of their own, after every other test's (the compaction test sums the first quarter hour).
+    const day = 24 * 3_600_000;
+    const yesterday = at + 10 * day;
+    const today = at + 11 * day;
+    const click = (occurredAt = today) => event({ kind: 'click', occurredAt });
+    // 6,000 spent the day before and 6,000 today, without a budget.
+    await store.insertEvents([click(yesterday), click(yesterday)]);
+    await store.insertEvents([click(), click()]);
+    expect((await moneyOf(id)).counterSpend).toBe(0);
+    await store.updateCampaign(
+      id,
+      { budget: { totalMicros: micros(21_000), dailyMicros: micros(10_000) } },
+      today,
+      'test',
+    );
+    expect((await moneyOf(id)).counterSpend).toBe(12_000);
+    // Today's third click takes the day to 9,000; a fourth would pass 10,000.
+    const more = await store.insertEvents([click(), click()]);
+    expect(more.pastBudget).toEqual([1]);
+    // Tomorrow, the total budget holds: 15,000 + 3,000 is 18,000; another would be 21,000, then 24,000.
+    const tomorrow = today + day;
+    const next = await store.insertEvents([click(tomorrow), click(tomorrow), click(tomorrow)]);
+    expect(next.pastBudget).toEqual([2]);
+    const money = await moneyOf(id);
+    expect(money.eventSpend).toBe(21_000);
+    expect(money.counterSpend).toBe(21_000);
+    expect(money.prices).toEqual([{ billed: 7, spend: 21_000 }]);
   });
 
   it('charges concurrent batches as one sequence: 40 batches of 25 cost exactly the CPM', async () => {

@@ -20,6 +20,7 @@ import {
 import type { CampaignTable } from './schema.js';
 import { DEFAULT_PAGE, numberedPage, transact, type StoreContext } from './context.js';
 import { createAdvertiser, findAdvertiser } from './advertisers.js';
+import { fillSpendCounters } from './charges.js';
 
 /**
  * Imports advertisers (matched by name, created when new) and their campaigns in one transaction:
@@ -392,6 +393,7 @@ export async function updateCampaign(
         .values(patch.placements.map((placement_id) => ({ campaign_id: id, placement_id })))
         .execute();
     }
+    if (patch.budget !== undefined || patch.timeZone !== undefined) await fillSpendCounters(tx, id, now);
     return getCampaign(tx, id);
   });
 }

@@ -16,6 +16,7 @@ import {
   pruneLegacyEvents,
   readEventPartitions,
 } from './event-partitions.js';
+import { sqlChargeRows } from './charge-rows.js';
 import type { TrackedEvent } from './rows.js';
 import type { Db } from './schema.js';
 
@@ -262,6 +263,7 @@ export async function storeBatchPostgres(
 export const postgresLedger: EventLedger = {
   commitsAlone: true,
   store: storeBatchPostgres,
+  chargeRows: sqlChargeRows,
   pruneEvents: pruneLegacyEvents,
   partitions: { create: createEventPartitions, read: readEventPartitions, drop: dropEventPartitions },
 };

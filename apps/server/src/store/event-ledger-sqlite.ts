@@ -12,6 +12,7 @@ import {
   type EventLedger,
   type SettledBatch,
 } from './event-ledger.js';
+import { sqliteChargeRows } from './charge-rows-sqlite.js';
 import type { TrackedEvent } from './rows.js';
 
 const CLAIM = `insert into idempotency_keys (api_key_id, key, created_at, fingerprint) values (?, ?, ?, ?)
@@ -188,6 +189,7 @@ export function sqliteLedger(handle: BetterSqlite3.Database): EventLedger {
   return {
     commitsAlone: false,
     store: (_db, events, charge) => storeBatchSqlite(handle, events, charge),
+    chargeRows: () => sqliteChargeRows(handle),
     // One events table: retention deletes its rows in chunks.
     pruneEvents,
     partitions: null,

@@ -4,6 +4,7 @@
  * `event-ledger-postgres.ts`): each is the hot path of tracking, written for its engine.
  */
 import { IDEMPOTENCY_WINDOW_MS } from '../domain/verdicts.js';
+import type { ChargeRows } from './charge-rows.js';
 import type { EventPartitions } from './event-partitions.js';
 import type { TrackedEvent } from './rows.js';
 import type { Db } from './schema.js';
@@ -50,6 +51,8 @@ export interface EventLedger {
    * the ones stored and returned.
    */
   store(db: Db, events: readonly TrackedEvent[], charge: Charge | null): SettledBatch | Promise<SettledBatch>;
+  /** The money rows a batch charging its events reads and adds to, in its transaction `db`. */
+  chargeRows(db: Db): ChargeRows;
   /** Deletes up to `limit` raw events older than `before` (retention); returns how many. */
   pruneEvents(db: Db, before: number, limit: number): Promise<number>;
   /** The raw events' daily partitions, where the engine has them (PostgreSQL); else null. */
