@@ -43,6 +43,7 @@ const RULES: Record<string, Rule> = {
   ...routes('partner', 'operator-change', 'dismissFlag suspendFlag'),
   ...routes('partner', 'change', 'createKey rotateKey revokeKey'),
   ...routes('advertiser', 'read', 'getAdvertiser getCampaign whyCampaign listCampaignPrices'),
+  // renameAdvertiser also decides who prices an advertiser's campaigns (`pricing`): tried below.
   ...routes('advertiser', 'operator-change', 'renameAdvertiser approveCampaign rejectCampaign'),
   ...routes('advertiser', 'change', 'createCampaign updateCampaign submitCampaign'),
   ...routes('advertiser', 'change', 'pauseCampaign resumeCampaign archiveCampaign'),
@@ -365,6 +366,46 @@ describe('the scope matrix', () => {
           wrong.push(`${callerName(caller)} ${target}: ${field} → ${answer.statusCode} (expected ${want})`);
       }
     }
+    expect(wrong).toEqual([]);
+  });
+
+  it('lets an advertiser’s people set its campaigns’ price only where the operator allows it (D18)', async () => {
+    const wrong: string[] = [];
+    const setPricing = async (pricing: 'operator' | 'advertiser') => {
+      for (const target of ['own', 'foreign'] as const)
+        expect(
+          (await t.admin('PATCH', `/advertisers/${objects[target].advertiser}`, { pricing })).statusCode,
+        ).toBe(200);
+    };
+    // Deciding it is the operator's: tried (and put back) as every caller, before the operator does.
+    for (const { caller, target } of callerTargets()) {
+      const want = expected(caller, rule('advertiser', 'operator-change'), target);
+      const url = `/advertisers/${objects[target].advertiser}`;
+      const answer = await t.admin('PATCH', url, { pricing: 'advertiser' }, tokens.get(callerName(caller)));
+      if (!answers(want, answer.statusCode))
+        wrong.push(`${callerName(caller)} ${target}: pricing → ${answer.statusCode} (expected ${want})`);
+      await setPricing('operator');
+    }
+    for (const [pricing, need] of [
+      ['operator', 'operator-change'],
+      ['advertiser', 'change'],
+    ] as const) {
+      await setPricing(pricing);
+      for (const { caller, target } of callerTargets()) {
+        const want = expected(caller, rule('advertiser', need), target);
+        const current = await t.campaigns.get(objects[target].campaign);
+        const amountMicros = (current.price?.amountMicros ?? 0) + 1_000;
+        const url = `/campaigns/${objects[target].campaign}`;
+        const price = { model: 'cpm', amountMicros };
+        const answer = await t.admin('PATCH', url, { price }, tokens.get(callerName(caller)));
+        // By now the matrix has archived the campaign: an allowed change is a 409, not a 403.
+        if (!answers(want, answer.statusCode))
+          wrong.push(
+            `${callerName(caller)} ${target} (pricing ${pricing}): price → ${answer.statusCode} (expected ${want})`,
+          );
+      }
+    }
+    await setPricing('operator');
     expect(wrong).toEqual([]);
   });
 
