@@ -591,6 +591,14 @@ describe('the scope matrix of the dashboard', () => {
         budgetMonthly: '',
       },
     ),
+    form('set advertiser pricing', (o) => `/advertisers/${o.advertiser}/pricing`, advertiserOperator, {
+      pricing: 'advertiser',
+    }),
+    // Where the operator has not allowed the advertiser (the form above is undone after each try).
+    form('set campaign price', (o) => `/campaigns/${o.campaign}/price`, advertiserOperator, {
+      priceModel: 'cpm',
+      priceAmount: '1.00',
+    }),
     form('add placement', () => '/placements', rule(null, 'operator-change'), {
       id: 'matrix_slot',
       description: 'matrix',
@@ -756,7 +764,9 @@ describe('the scope matrix of the dashboard', () => {
         // The menu links every page of the table without an id that the person may open, and no other.
         const nav = /<nav aria-label="Sections">(.*?)<\/nav>/s.exec(answer.body)?.[1] ?? '';
         const linked = [...nav.matchAll(/href="([^"]+)"/g)].map((match) => match[1]).sort();
-        const menu = allowed.filter((page) => !/[:.]|\/(new|figures|issue)$/.test(page)).sort();
+        // An advertiser's people also have their own advertiser's budget page.
+        const own = caller.kind === 'advertiser' ? [`/advertisers/${objects.own.advertiser}/budget`] : [];
+        const menu = [...allowed.filter((page) => !/[:.]|\/(new|figures|issue)$/.test(page)), ...own].sort();
         if (JSON.stringify(linked) !== JSON.stringify(menu))
           wrong.push(`${callerName(caller)} menu links ${linked.join(' ')}; may open ${menu.join(' ')}`);
       }
@@ -809,6 +819,9 @@ describe('the scope matrix of the dashboard', () => {
         const answer = await browser.submit('/users', action.path(objects[target]), fields);
         if (!answers(want, answer.status))
           wrong.push(`${callerName(caller)} ${target}: ${action.name} → ${answer.status} (expected ${want})`);
+        // Undone, so the next person's try is a change again, and the price stays the operator's.
+        if (action.name === 'set advertiser pricing')
+          await t.store.setAdvertiserPricing(objects[target].advertiser, 'operator');
       }
     }
     expect(wrong).toEqual([]);
