@@ -155,8 +155,8 @@ const spokenList = (items: readonly string[]): string =>
  * Refuses a priority, weight or price someone outside the operator's account would change:
  * `current` is the campaign's (a new one's are the defaults, and no price). The value it already
  * has is no change, so a client that sends back the campaign it read is not refused for it. The
- * price is the advertiser's own people's to set too when the operator allows its `advertiser`
- * (D18); the refusal says when it does not.
+ * price is also the advertiser's own people's to set where the operator allows it (its `pricing`,
+ * D18); the refusal then says why.
  */
 function requireOperatorFields(
   actor: Actor,

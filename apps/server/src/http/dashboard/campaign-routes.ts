@@ -387,8 +387,8 @@ function formProblems(problems: readonly FieldProblem[]): FieldProblem[] {
 }
 
 /**
- * The price as the form gave it (D18): left out when the form has none (an advertiser's not allowed to price),
- * null for no model, else the model with the amount read exactly from units of the currency; an
+ * The price as the form gave it (D18): left out when the form has none (that of an advertiser the
+ * operator does not let price its campaigns), null for no model, else the model with the amount read exactly from units of the currency; an
  * amount that cannot be read is refused naming the field, before anything is saved.
  */
 function priceField(values: CampaignFormValues): Record<string, unknown> {
