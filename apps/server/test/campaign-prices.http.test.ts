@@ -7,7 +7,8 @@ import type { Store, TrackedEvent } from '../src/store/store.js';
 /**
  * A campaign's price through the management API (D18): the operator sets, changes and removes it,
  * every change is kept in the campaign's prices and named in the audit log, an advertiser reads it
- * but cannot set it, and a price set through the API prices the next tracked impression.
+ * but cannot set it unless the operator allows it (advertiser-pricing.http.test.ts), and a price set
+ * through the API prices the next tracked impression.
  */
 describe.each(ENGINES)('campaign prices through the management API, on %s', (engine) => {
   let t: TestApp;
@@ -140,7 +141,9 @@ describe.each(ENGINES)('campaign prices through the management API, on %s', (eng
     for (const price of [cpm(0.5), null]) {
       const refused = await t.admin('PATCH', `/campaigns/${running}`, { price }, manager);
       expect(refused.statusCode, refused.body).toBe(403);
-      expect(refused.json().message).toBe("only the operator may set a campaign's price");
+      expect(refused.json().message).toBe(
+        `only the operator may set a campaign's price: the operator has not allowed advertiser "Priced Ads" to set its campaigns' prices`,
+      );
     }
     const created = await t.admin(
       'POST',
@@ -149,7 +152,7 @@ describe.each(ENGINES)('campaign prices through the management API, on %s', (eng
       manager,
     );
     expect(created.statusCode, created.body).toBe(403);
-    expect(created.json().message).toBe("only the operator may set a campaign's price");
+    expect(created.json().message).toMatch(/^only the operator may set a campaign's price: /);
     // The price it already has is no change: the advertiser's client may send back what it read.
     const echoed = await t.admin(
       'PATCH',

@@ -455,6 +455,37 @@ describe('placard management commands', () => {
     expect(runCli(['campaigns', 'show', id], env).stdout).toMatch(/^budget\s+none$/m);
   });
 
+  it('decides who prices an advertiser’s campaigns on create and update, shows and lists it, and refuses anything else', () => {
+    const created = cliJson<{ id: number; pricing: string }>(
+      ['advertisers', 'create', 'Self Pricing Ads', '--pricing', 'advertiser'],
+      env,
+    );
+    expect(created.pricing).toBe('advertiser');
+    const id = String(created.id);
+    expect(runCli(['advertisers', 'show', id], env).stdout).toMatch(
+      /^prices set by\s+the advertiser or the operator$/m,
+    );
+    const updated = runCli(['advertisers', 'update', id, '--pricing', 'operator'], env);
+    expect(updated.stdout).toContain('prices set by the operator alone');
+    expect(cliJson<{ pricing: string }>(['advertisers', 'show', id], env).pricing).toBe('operator');
+    expect(runCli(['advertisers', 'list'], env).stdout).toMatch(
+      new RegExp(`^${id}\\s+Self Pricing Ads\\s+operator\\s`, 'm'),
+    );
+    const refused = runCli(['advertisers', 'update', id, '--pricing', 'partner'], env);
+    expect(refused.code, refused.stderr).toBe(1);
+    expect(refused.stderr).toMatch(/pricing must be one of operator, advertiser/);
+    const audit = cliJson<Array<{ action: string; actor: string }>>(
+      ['audit', '--type', 'advertiser', '--id', id],
+      env,
+    );
+    // Created, then allowed, then withdrawn: each change audited as the command's.
+    expect(audit.map((entry) => [entry.action, entry.actor])).toEqual([
+      ['create', 'cli'],
+      ['update', 'cli'],
+      ['update', 'cli'],
+    ]);
+  });
+
   it('lists, shows, dismisses and suspends key flags, and turns the automatic policy on and off, audited as cli', async () => {
     cliJson(['partners', 'create', 'Flagged Partner'], env);
     const keys = [1, 2].map(() =>

@@ -8,7 +8,9 @@ import { campaignToJson } from '../src/services/campaigns.js';
 /**
  * A campaign's price in the dashboard (D18): the operator sets it in units of the currency, read
  * exactly; a refused amount is named and what was typed kept; the advertiser's people see it but are
- * given no field for it; the campaign's page shows it and every price it has had.
+ * given no field for it, unless the operator allows their advertiser to price its campaigns (from
+ * the advertisers page): then they set it on the campaign's page or in its form; the campaign's page
+ * shows it and every price it has had.
  */
 describe('campaign prices in the dashboard', () => {
   let t: TestApp;
@@ -174,7 +176,10 @@ describe('campaign prices in the dashboard', () => {
     expect(form.body).not.toContain('name="priceAmount"');
     expect(form.body).toContain('Price: CPM USD 2.50');
     const page = await advertiser.get(`/campaigns/${id}`);
-    expect(page.body).toMatch(/<dt>Price<\/dt>\s*<dd>CPM USD 2\.50<\/dd>/);
+    expect(page.body).toMatch(
+      /<dt>Price<\/dt>\s*<dd>CPM USD 2\.50<p class="hint">The operator sets this campaign’s price\.<\/p><\/dd>/,
+    );
+    expect(page.body).not.toContain(`action="/campaigns/${id}/price"`);
     expect(page.body).toContain('<caption>One price</caption>');
 
     // Their save keeps the operator's price: the form does not send it.
@@ -188,5 +193,49 @@ describe('campaign prices in the dashboard', () => {
     expect(refused.body).toContain("only the operator may set a campaign's price");
     expect((await t.campaigns.get(id)).price).toEqual({ model: 'cpm', amountMicros: 2_500_000 });
     expect(await t.store.campaignPrices(id)).toHaveLength(1);
+  });
+
+  it('lets the advertiser’s people price their campaign on its page once the operator allows it, and not after', async () => {
+    const [id] = await t.addCampaigns([campaign({ title: 'Self priced' })], 'Harbour Ads');
+    const list = await operator.get('/advertisers');
+    expect(list.body).toContain('<th scope="col">Prices set by</th>');
+    expect(list.body).toContain('Allow it: Harbour Ads sets its campaigns’ prices');
+    const allowed = await operator.submit('/advertisers', `/advertisers/${advertiserId}/pricing`, {
+      pricing: 'advertiser',
+    });
+    expect(allowed.status, allowed.body).toBe(303);
+    expect((await operator.get('/advertisers')).body).toContain(
+      'Withdraw: only the operator sets the prices of Harbour Ads',
+    );
+
+    const page = await advertiser.get(`/campaigns/${id}`);
+    expect(page.body).toContain(`action="/campaigns/${id}/price"`);
+    expect(page.body).not.toContain('The operator sets this campaign’s price.');
+    expect((await advertiser.get(`/campaigns/${id}/edit`)).body).toContain('name="priceModel"');
+
+    // A refused amount is named, kept as typed, and saves nothing.
+    const price = (values: Record<string, string>) =>
+      advertiser.submit(`/campaigns/${id}`, `/campaigns/${id}/price`, values);
+    const refused = await price({ priceModel: 'cpm', priceAmount: '2.5.0' });
+    expect(refused.status).toBe(422);
+    expect(refused.body).toMatch(/id="priceAmount"[^>]*value="2.5.0"/);
+    expect(refused.body).toContain('Nothing was saved');
+    expect((await t.campaigns.get(id)).price).toBeNull();
+
+    const set = await price({ priceModel: 'cpc', priceAmount: '0.40' });
+    expect(set.status, set.body).toBe(303);
+    expect((await t.campaigns.get(id)).price).toEqual({ model: 'cpc', amountMicros: 400_000 });
+    const [inForce] = await t.store.campaignPrices(id);
+    expect(inForce?.setBy).toMatch(/^user:\d+$/);
+
+    // Withdrawn: the price is shown again as the operator's, and one posted anyway is refused.
+    await operator.submit('/advertisers', `/advertisers/${advertiserId}/pricing`, { pricing: 'operator' });
+    const after = await advertiser.get(`/campaigns/${id}`);
+    expect(after.body).toContain('The operator sets this campaign’s price.');
+    expect(after.body).not.toContain(`action="/campaigns/${id}/price"`);
+    const forbidden = await price({ priceModel: 'cpc', priceAmount: '0.10' });
+    expect(forbidden.status).toBe(403);
+    expect(forbidden.body).toContain('the operator has not allowed advertiser');
+    expect((await t.campaigns.get(id)).price).toEqual({ model: 'cpc', amountMicros: 400_000 });
   });
 });

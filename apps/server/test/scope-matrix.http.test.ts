@@ -43,6 +43,7 @@ const RULES: Record<string, Rule> = {
   ...routes('partner', 'operator-change', 'dismissFlag suspendFlag'),
   ...routes('partner', 'change', 'createKey rotateKey revokeKey'),
   ...routes('advertiser', 'read', 'getAdvertiser getCampaign whyCampaign listCampaignPrices'),
+  // renameAdvertiser also decides who prices an advertiser's campaigns (`pricing`): tried below.
   ...routes('advertiser', 'operator-change', 'renameAdvertiser approveCampaign rejectCampaign'),
   ...routes('advertiser', 'change', 'createCampaign updateCampaign submitCampaign'),
   ...routes('advertiser', 'change', 'pauseCampaign resumeCampaign archiveCampaign'),
@@ -368,6 +369,46 @@ describe('the scope matrix', () => {
     expect(wrong).toEqual([]);
   });
 
+  it('lets an advertiser’s people set its campaigns’ price only where the operator allows it (D18)', async () => {
+    const wrong: string[] = [];
+    const setPricing = async (pricing: 'operator' | 'advertiser') => {
+      for (const target of ['own', 'foreign'] as const)
+        expect(
+          (await t.admin('PATCH', `/advertisers/${objects[target].advertiser}`, { pricing })).statusCode,
+        ).toBe(200);
+    };
+    // Deciding it is the operator's: tried (and put back) as every caller, before the operator does.
+    for (const { caller, target } of callerTargets()) {
+      const want = expected(caller, rule('advertiser', 'operator-change'), target);
+      const url = `/advertisers/${objects[target].advertiser}`;
+      const answer = await t.admin('PATCH', url, { pricing: 'advertiser' }, tokens.get(callerName(caller)));
+      if (!answers(want, answer.statusCode))
+        wrong.push(`${callerName(caller)} ${target}: pricing → ${answer.statusCode} (expected ${want})`);
+      await setPricing('operator');
+    }
+    for (const [pricing, need] of [
+      ['operator', 'operator-change'],
+      ['advertiser', 'change'],
+    ] as const) {
+      await setPricing(pricing);
+      for (const { caller, target } of callerTargets()) {
+        const want = expected(caller, rule('advertiser', need), target);
+        const current = await t.campaigns.get(objects[target].campaign);
+        const amountMicros = (current.price?.amountMicros ?? 0) + 1_000;
+        const url = `/campaigns/${objects[target].campaign}`;
+        const price = { model: 'cpm', amountMicros };
+        const answer = await t.admin('PATCH', url, { price }, tokens.get(callerName(caller)));
+        // By now the matrix has archived the campaign: an allowed change is a 409, not a 403.
+        if (!answers(want, answer.statusCode))
+          wrong.push(
+            `${callerName(caller)} ${target} (pricing ${pricing}): price → ${answer.statusCode} (expected ${want})`,
+          );
+      }
+    }
+    await setPricing('operator');
+    expect(wrong).toEqual([]);
+  });
+
   it('never lists another account’s objects', async () => {
     const leaks: string[] = [];
     for (const caller of CALLERS.filter((c) => c.kind !== 'operator')) {
@@ -550,6 +591,14 @@ describe('the scope matrix of the dashboard', () => {
         budgetMonthly: '',
       },
     ),
+    form('set advertiser pricing', (o) => `/advertisers/${o.advertiser}/pricing`, advertiserOperator, {
+      pricing: 'advertiser',
+    }),
+    // Where the operator has not allowed the advertiser (the form above is undone after each try).
+    form('set campaign price', (o) => `/campaigns/${o.campaign}/price`, advertiserOperator, {
+      priceModel: 'cpm',
+      priceAmount: '1.00',
+    }),
     form('add placement', () => '/placements', rule(null, 'operator-change'), {
       id: 'matrix_slot',
       description: 'matrix',
@@ -715,7 +764,9 @@ describe('the scope matrix of the dashboard', () => {
         // The menu links every page of the table without an id that the person may open, and no other.
         const nav = /<nav aria-label="Sections">(.*?)<\/nav>/s.exec(answer.body)?.[1] ?? '';
         const linked = [...nav.matchAll(/href="([^"]+)"/g)].map((match) => match[1]).sort();
-        const menu = allowed.filter((page) => !/[:.]|\/(new|figures|issue)$/.test(page)).sort();
+        // An advertiser's people also have their own advertiser's budget page.
+        const own = caller.kind === 'advertiser' ? [`/advertisers/${objects.own.advertiser}/budget`] : [];
+        const menu = [...allowed.filter((page) => !/[:.]|\/(new|figures|issue)$/.test(page)), ...own].sort();
         if (JSON.stringify(linked) !== JSON.stringify(menu))
           wrong.push(`${callerName(caller)} menu links ${linked.join(' ')}; may open ${menu.join(' ')}`);
       }
@@ -768,6 +819,9 @@ describe('the scope matrix of the dashboard', () => {
         const answer = await browser.submit('/users', action.path(objects[target]), fields);
         if (!answers(want, answer.status))
           wrong.push(`${callerName(caller)} ${target}: ${action.name} → ${answer.status} (expected ${want})`);
+        // Undone, so the next person's try is a change again, and the price stays the operator's.
+        if (action.name === 'set advertiser pricing')
+          await t.store.setAdvertiserPricing(objects[target].advertiser, 'operator');
       }
     }
     expect(wrong).toEqual([]);

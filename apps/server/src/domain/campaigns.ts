@@ -111,7 +111,8 @@ export const DEFAULT_WEIGHT = 1;
 /**
  * Fields only the operator sets: priority and weight decide which campaign a fetch returns first, so
  * an advertiser who could set them would buy first place without anyone reviewing it; the price is
- * what the advertiser is charged (D18), agreed with the operator, never set by the one who pays it.
+ * what the advertiser is charged (D18), agreed with the operator: set by the operator unless it allows
+ * the advertiser to price its own campaigns (an advertiser's `pricing`, services/campaigns.ts).
  */
 export const OPERATOR_FIELDS = ['priority', 'weight', 'price'] as const;
 

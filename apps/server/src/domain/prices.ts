@@ -114,3 +114,18 @@ export const priceText = (price: Price | null, currency: string): string =>
   price === null
     ? 'none'
     : `${PRICE_MODEL_LABELS[price.model]} ${currency} ${formatPriceAmount(price.amountMicros, currency)}`;
+
+/**
+ * Who sets the prices of an advertiser's campaigns (D18), as the operator decides for each
+ * advertiser: the operator alone (`operator`, the default), or also the advertiser's own people
+ * (`advertiser`). Priority and weight stay the operator's either way.
+ */
+export const ADVERTISER_PRICING = ['operator', 'advertiser'] as const;
+export type AdvertiserPricing = (typeof ADVERTISER_PRICING)[number];
+
+export const isAdvertiserPricing = (value: unknown): value is AdvertiserPricing =>
+  ADVERTISER_PRICING.some((pricing) => pricing === value);
+
+/** Who sets the prices, as the command and the dashboard say it. */
+export const advertiserPricingText = (pricing: AdvertiserPricing): string =>
+  pricing === 'advertiser' ? 'the advertiser or the operator' : 'the operator alone';

@@ -1,5 +1,6 @@
 import { readAdvertiserBudget } from '../domain/advertiser-budgets.js';
 import { alreadyExists, notFound, unprocessable, type FieldProblem } from '../domain/errors.js';
+import { ADVERTISER_PRICING, isAdvertiserPricing } from '../domain/prices.js';
 import type { Advertiser, NumberedPage, NumberedPageRequest, PageRequest } from '../store/store.js';
 import { audit } from './audit.js';
 import { requireChange, requireOperator, sees } from './scope.js';
@@ -59,6 +60,26 @@ export class AdvertiserService extends ServedService {
       requireChange(this.actor);
       await tx.setAdvertiserBudget(id, checked, now);
       return { after: { ...before, budget: checked, updatedAt: now }, reason: null };
+    });
+  }
+
+  /**
+   * Decides who sets the prices of the advertiser's campaigns (D18): `operator` (the operator
+   * alone) or `advertiser` (its own people too). The operator's alone, audited; prices already set
+   * stay as they are. The value it already has is no change, so anyone who may see the advertiser
+   * may send back what they read.
+   */
+  async setPricing(id: number, pricing: unknown): Promise<Advertiser> {
+    if (!isAdvertiserPricing(pricing))
+      throw unprocessable(`invalid pricing of advertiser ${id}`, [
+        { field: 'pricing', message: `must be one of ${ADVERTISER_PRICING.join(', ')}` },
+      ]);
+    const current = await this.get(id);
+    if (current.pricing === pricing) return current;
+    return this.changeAudited(ADVERTISER, id, 'update', async (before, tx, now) => {
+      requireOperator(this.actor, "decide who sets an advertiser's campaign prices");
+      await tx.setAdvertiserPricing(id, pricing, now);
+      return { after: { ...before, pricing, updatedAt: now }, reason: null };
     });
   }
 

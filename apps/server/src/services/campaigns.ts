@@ -22,6 +22,7 @@ import {
   type CampaignAction,
 } from '../domain/lifecycle.js';
 import type {
+  Advertiser,
   AdvertiserImport,
   CampaignFilter,
   CampaignPriceRecord,
@@ -153,20 +154,28 @@ const spokenList = (items: readonly string[]): string =>
 /**
  * Refuses a priority, weight or price someone outside the operator's account would change:
  * `current` is the campaign's (a new one's are the defaults, and no price). The value it already
- * has is no change, so a client that sends back the campaign it read is not refused for it.
+ * has is no change, so a client that sends back the campaign it read is not refused for it. The
+ * price is also the advertiser's own people's to set where the operator allows it (its `pricing`,
+ * D18); the refusal then says why.
  */
 function requireOperatorFields(
   actor: Actor,
   changes: Record<string, unknown>,
   current: { priority: number; weight: number; price: Price | null },
+  advertiser: Pick<Advertiser, 'name' | 'pricing'>,
 ): void {
   const changed = OPERATOR_FIELDS.filter((field) => {
     if (changes[field] === undefined) return false;
+    if (field === 'price' && advertiser.pricing === 'advertiser') return false;
     return field === 'price'
       ? priceDiffers(changes[field], current.price)
       : changes[field] !== current[field];
   });
-  if (changed.length > 0) requireOperatorAccount(actor, `set a campaign's ${spokenList(changed)}`);
+  if (changed.length === 0) return;
+  const why = changed.includes('price')
+    ? `: the operator has not allowed advertiser "${advertiser.name}" to set its campaigns' prices`
+    : '';
+  requireOperatorAccount(actor, `set a campaign's ${spokenList(changed)}${why}`);
 }
 
 /** The fields of a campaign in an import file: the editable ones and the status it starts in. */
@@ -259,17 +268,16 @@ export class CampaignService extends ServedService {
   async create(advertiserId: number, input: Record<string, unknown>): Promise<Campaign> {
     const now = this.clock();
     return commitServed(this.store, this.serving, async (tx) => {
-      if (
-        !(await tx.findAdvertiser(advertiserId)) ||
-        !sees(this.actor, { kind: 'advertiser', id: advertiserId })
-      )
+      const advertiser = await tx.findAdvertiser(advertiserId);
+      if (!advertiser || !sees(this.actor, { kind: 'advertiser', id: advertiserId }))
         throw notFound(`advertiser ${advertiserId} not found`);
       requireChange(this.actor);
-      requireOperatorFields(this.actor, input, {
-        priority: DEFAULT_PRIORITY,
-        weight: DEFAULT_WEIGHT,
-        price: null,
-      });
+      requireOperatorFields(
+        this.actor,
+        input,
+        { priority: DEFAULT_PRIORITY, weight: DEFAULT_WEIGHT, price: null },
+        advertiser,
+      );
       const result = validateCampaignInput({ ...input, status: 'draft' }, '', await this.knownPlacements(tx));
       if (!result.value) throw unprocessable('invalid campaign', result.problems);
       const id = await tx.createCampaign(advertiserId, result.value, now, this.actor.id);
@@ -376,7 +384,7 @@ export class CampaignService extends ServedService {
     return commitServed(this.store, this.serving, async (tx) => {
       const current = await this.visibleCampaign(tx, id);
       requireChange(this.actor);
-      requireOperatorFields(this.actor, changes, current);
+      requireOperatorFields(this.actor, changes, current, (await tx.findAdvertiser(current.advertiserId))!);
       const before = campaignToJson(current);
       const result = validateCampaignInput({ ...before, ...changes }, '', await this.knownPlacements(tx));
       if (!result.value) throw unprocessable(`invalid change to campaign ${id}`, result.problems);

@@ -5,11 +5,13 @@ import type { AdvertiserTable } from './schema.js';
 import { numberedPage, page, type StoreContext } from './context.js';
 import { insertRow, findRow, updateRow } from './table-rows.js';
 import { budgetOf } from './advertiser-budgets.js';
+import { isAdvertiserPricing, type AdvertiserPricing } from '../domain/prices.js';
 
 const toAdvertiser = (row: Selectable<AdvertiserTable>): Advertiser => ({
   id: row.id,
   name: row.name,
   budget: budgetOf(row),
+  pricing: isAdvertiserPricing(row.pricing) ? row.pricing : 'operator',
   createdAt: row.created_at,
   updatedAt: row.updated_at,
 });
@@ -49,6 +51,16 @@ export async function renameAdvertiser(
   now = Date.now(),
 ): Promise<void> {
   await updateRow(ctx, 'advertisers', id, { name, updated_at: now });
+}
+
+/** Sets who prices the advertiser's campaigns (D18). */
+export async function setAdvertiserPricing(
+  ctx: StoreContext,
+  id: number,
+  pricing: AdvertiserPricing,
+  now = Date.now(),
+): Promise<void> {
+  await updateRow(ctx, 'advertisers', id, { pricing, updated_at: now });
 }
 
 /** How many campaigns each of these advertisers has; one left out of the answer has none. */

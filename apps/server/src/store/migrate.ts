@@ -22,6 +22,7 @@ import * as campaignDelivery from './migrations/019-campaign-delivery.js';
 import * as money from './migrations/020-money.js';
 import * as statements from './migrations/021-statements.js';
 import * as advertiserBudgets from './migrations/022-advertiser-budgets.js';
+import * as advertiserPricing from './migrations/023-advertiser-pricing.js';
 
 /** Where Kysely's migrator records the migrations applied. */
 const MIGRATION_TABLE = DEFAULT_MIGRATION_TABLE;
@@ -52,6 +53,7 @@ function migrations(connection: Connection): Record<string, Migration> {
     '020-money': { up: (db) => money.up(db, connection.engine) },
     '021-statements': { up: (db) => statements.up(db, connection.engine) },
     '022-advertiser-budgets': { up: (db) => advertiserBudgets.up(db) },
+    '023-advertiser-pricing': { up: (db) => advertiserPricing.up(db) },
   };
 }
 

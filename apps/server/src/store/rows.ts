@@ -6,7 +6,7 @@ import type { Pacing } from '../domain/pacing.js';
 import type { Device } from '../domain/targeting.js';
 import type { Verdict } from '../domain/verdicts.js';
 import type { Account, Role } from '../domain/accounts.js';
-import { priceOf, type Price } from '../domain/prices.js';
+import { priceOf, type AdvertiserPricing, type Price } from '../domain/prices.js';
 import { micros, type Micros } from '../domain/money.js';
 import type {
   AdminTokenTable,
@@ -253,6 +253,8 @@ export interface Advertiser {
   name: string;
   /** What all its campaigns may spend together (D18). */
   budget: AdvertiserBudget;
+  /** Who sets its campaigns' prices (D18): the operator alone, or its own people too. */
+  pricing: AdvertiserPricing;
   createdAt: number;
   updatedAt: number;
 }

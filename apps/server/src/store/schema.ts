@@ -54,6 +54,8 @@ export interface AdvertiserTable {
   /** Spend budgets in micros of all its campaigns (migration 022): in total, and each billing month; null: none. */
   budget_total_micros: number | null;
   budget_monthly_micros: number | null;
+  /** Who sets its campaigns' prices (migration 023): 'operator' (the default) or 'advertiser'. */
+  pricing: Generated<string>;
 }
 
 export interface CampaignTable {

@@ -161,6 +161,7 @@ export class Store {
   readonly advertiserPage = this.bound(advertisers.advertiserPage);
   readonly renameAdvertiser = this.bound(advertisers.renameAdvertiser);
   readonly setAdvertiserBudget = this.bound(advertiserBudgets.setAdvertiserBudget);
+  readonly setAdvertiserPricing = this.bound(advertisers.setAdvertiserPricing);
   readonly advertiserSpend = this.bound(advertiserBudgets.advertiserSpend);
   readonly countCampaigns = this.bound(advertisers.countCampaigns);
 

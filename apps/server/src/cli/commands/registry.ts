@@ -5,6 +5,7 @@ import {
   type AdvertiserBudget,
 } from '../../domain/advertiser-budgets.js';
 import { formatMoney, type Micros } from '../../domain/money.js';
+import { advertiserPricingText } from '../../domain/prices.js';
 import { BUDGET_FORMAT, budgetOption } from './campaigns.js';
 import { isoTimes } from '../../services/iso-times.js';
 import { AdvertiserService } from '../../services/advertisers.js';
@@ -18,14 +19,20 @@ import { emit, iso, printTable, type OutputOptions, type Row } from '../output.j
 const advertiserAction = recordAction<Advertiser>(isoTimes);
 const placementAction = recordAction((placement: Placement) => placement);
 
-/** `--budget-total` and `--budget-monthly` as given. */
+/** `--budget-total`, `--budget-monthly` and `--pricing` as given. */
 interface BudgetOptions {
   budgetTotal?: string;
   budgetMonthly?: string;
+  pricing?: string;
 }
 
+/** The options `advertisers create` and `update` share: who prices its campaigns, its budgets. */
 const budgetOptions = (command: Command): Command =>
   command
+    .option(
+      '--pricing <who>',
+      `who sets its campaigns' prices (D18): operator (the operator alone, the default) or advertiser (its own people too)`,
+    )
     .option('--budget-total <amount>', `what all its campaigns may spend in all: ${BUDGET_FORMAT}`)
     .option(
       '--budget-monthly <amount>',
@@ -50,6 +57,10 @@ function advertiserBudgetFrom(
   };
 }
 
+/** An advertiser's budgets and who prices its campaigns, as the commands print them. */
+const advertiserText = (advertiser: Advertiser, currency: string): string =>
+  `budget: ${advertiserBudgetText(advertiser.budget, currency)}, prices set by ${advertiserPricingText(advertiser.pricing)}`;
+
 /** An advertiser as `--json` prints it: times in ISO 8601, its budgets naming the currency. */
 const advertiserJson = (advertiser: Advertiser, currency: string) => ({
   ...(isoTimes(advertiser) as Record<string, unknown>),
@@ -64,11 +75,13 @@ export function registerRegistry(program: Command): void {
     async ({ store, config }, options: OutputOptions & BudgetOptions, name: string) => {
       const service = new AdvertiserService(store);
       let advertiser = await service.create(name);
+      if (options.pricing !== undefined)
+        advertiser = await service.setPricing(advertiser.id, options.pricing);
       const budget = advertiserBudgetFrom(options, NO_ADVERTISER_BUDGET);
       if (budget !== undefined) advertiser = await service.setBudget(advertiser.id, budget);
       emit(options, advertiserJson(advertiser, config.currency), () =>
         console.log(
-          `created advertiser ${advertiser.id} "${advertiser.name}", budget: ${advertiserBudgetText(advertiser.budget, config.currency)}`,
+          `created advertiser ${advertiser.id} "${advertiser.name}", ${advertiserText(advertiser, config.currency)}`,
         ),
       );
     },
@@ -79,7 +92,7 @@ export function registerRegistry(program: Command): void {
       const list = (await new AdvertiserService(store).list({ limit: 1_000_000 })).map(
         (a) => isoTimes(a) as Row,
       );
-      emit(options, list, () => printTable(list, ['id', 'name', 'createdAt']));
+      emit(options, list, () => printTable(list, ['id', 'name', 'pricing', 'createdAt']));
     },
   );
   advertiserAction(
@@ -92,7 +105,9 @@ export function registerRegistry(program: Command): void {
     budgetOptions(
       advertisers
         .command('update <id>')
-        .description("set an advertiser's budgets (D18): each option given alone keeps the other")
+        .description(
+          "set an advertiser's budgets and who prices its campaigns (D18): each option given alone keeps the others",
+        )
         .option('--name <name>', 'rename it'),
     ),
     async ({ store, config }, options: OutputOptions & BudgetOptions & { name?: string }, id: string) => {
@@ -100,11 +115,12 @@ export function registerRegistry(program: Command): void {
       const advertiserId = positiveInteger(id, 'advertiser id');
       let advertiser = await service.get(advertiserId);
       if (options.name !== undefined) advertiser = await service.rename(advertiserId, options.name);
+      if (options.pricing !== undefined) advertiser = await service.setPricing(advertiserId, options.pricing);
       const budget = advertiserBudgetFrom(options, advertiser.budget);
       if (budget !== undefined) advertiser = await service.setBudget(advertiserId, budget);
       emit(options, advertiserJson(advertiser, config.currency), () =>
         console.log(
-          `advertiser ${advertiser.id} "${advertiser.name}", budget: ${advertiserBudgetText(advertiser.budget, config.currency)}`,
+          `advertiser ${advertiser.id} "${advertiser.name}", ${advertiserText(advertiser, config.currency)}`,
         ),
       );
     },
@@ -124,6 +140,7 @@ export function registerRegistry(program: Command): void {
           console.log(`id              ${advertiser.id}`);
           console.log(`name            ${advertiser.name}`);
           console.log(`budget          ${advertiserBudgetText(advertiser.budget, currency)}`);
+          console.log(`prices set by   ${advertiserPricingText(advertiser.pricing)}`);
           console.log(`${`spend ${spend.month}`.padEnd(15)} ${money(spend.monthMicros)}`);
           console.log(`spend in total  ${money(spend.totalMicros)}`);
         },

@@ -4,7 +4,14 @@ import { invalidField, unprocessable } from '../../domain/errors.js';
 import { CAMPAIGN_ACTIONS, type CampaignAction } from '../../domain/lifecycle.js';
 import { campaignRecord } from '../../services/campaigns.js';
 import { IdParams, Instant, Nullable, NullableInstant, One } from '../openapi/common.js';
-import { advertiserBudgetField, campaignFields, operation, ref, Status } from '../openapi/management.js';
+import {
+  advertiserBudgetField,
+  AdvertiserPricingField,
+  campaignFields,
+  operation,
+  ref,
+  Status,
+} from '../openapi/management.js';
 import type { Advertiser } from '../../store/store.js';
 import { callerService, type AdminContext } from './context.js';
 import { recordSchemas } from './route-schemas.js';
@@ -132,13 +139,20 @@ export async function campaignRoutes(app: ManagementApp, context: AdminContext):
 
   const createAdvertiser = advertiserSchemas.created('createAdvertiser', {
     summary: 'Create an advertiser',
-    description: 'The operator’s alone; with `budget`, its spend budgets are set at once (D18).',
-    body: Type.Object({ name: Type.String(), budget: Type.Optional(advertiserBudgetField) }),
+    description:
+      'The operator’s alone; with `budget`, its spend budgets are set at once, with `pricing`, who sets its campaigns’ prices (D18).',
+    body: Type.Object({
+      name: Type.String(),
+      budget: Type.Optional(advertiserBudgetField),
+      pricing: Type.Optional(AdvertiserPricingField),
+    }),
   });
   app.post('/advertisers', { schema: createAdvertiser }, async (request, reply) => {
     const service = advertisers(request);
     const budget = budgetSent(request.body.budget);
     let advertiser = await service.create(request.body.name);
+    if (request.body.pricing !== undefined)
+      advertiser = await service.setPricing(advertiser.id, request.body.pricing);
     if (budget !== undefined) advertiser = await service.setBudget(advertiser.id, budget);
     return reply.code(201).send(one(advertiserRecord(advertiser)));
   });
@@ -156,19 +170,24 @@ export async function campaignRoutes(app: ManagementApp, context: AdminContext):
   });
 
   const updateAdvertiser = advertiserSchemas.byId('renameAdvertiser', {
-    summary: 'Rename an advertiser or set its budgets',
+    summary: 'Rename an advertiser, decide who prices its campaigns, or set its budgets',
     description:
-      'Renaming is the operator’s alone. `budget` may be set by the operator or the advertiser’s own people (D18); setting it releases the campaigns a spent budget held.',
-    body: Type.Object({ name: Type.Optional(Type.String()), budget: Type.Optional(advertiserBudgetField) }),
+      'Renaming and `pricing` (who sets its campaigns’ prices, D18) are the operator’s alone; the advertiser’s own people may send back the `pricing` they read. `budget` may be set by the operator or the advertiser’s own people (D18); setting it releases the campaigns a spent budget held.',
+    body: Type.Object({
+      name: Type.Optional(Type.String()),
+      pricing: Type.Optional(AdvertiserPricingField),
+      budget: Type.Optional(advertiserBudgetField),
+    }),
   });
   app.patch('/advertisers/:id', { schema: updateAdvertiser }, async (request) => {
     const service = advertisers(request);
-    const { name, budget } = request.body;
-    if (name === undefined && budget === undefined)
+    const { name, pricing, budget } = request.body;
+    if (name === undefined && pricing === undefined && budget === undefined)
       throw unprocessable('invalid change to an advertiser', [
-        { field: 'name', message: 'name or budget is required' },
+        { field: 'name', message: 'name, pricing or budget is required' },
       ]);
     let advertiser = name === undefined ? undefined : await service.rename(request.params.id, name);
+    if (pricing !== undefined) advertiser = await service.setPricing(request.params.id, pricing);
     if (budget !== undefined) advertiser = await service.setBudget(request.params.id, budgetSent(budget));
     return one(advertiserRecord(advertiser as Advertiser));
   });

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { mayChange } from '../../domain/accounts.js';
 import { invalidField } from '../../domain/errors.js';
 import { readMoney, type Micros } from '../../domain/money.js';
+import { advertiserPricingText } from '../../domain/prices.js';
 import { setFlash } from './cookies.js';
 import type { Refused } from './pages/layout.js';
 import { AdvertiserBudgetPage } from './pages/advertiser-budget.js';
@@ -92,5 +93,13 @@ export async function advertiserRoutes(app: FastifyInstance, deps: DashboardDeps
   form('/advertisers', (signedIn, fields) => advertisers(signedIn).create(fields['name'] ?? ''));
   form('/advertisers/:id', (signedIn, fields, params) =>
     advertisers(signedIn).rename(idParam(params, 'advertiser'), fields['name'] ?? ''),
+  );
+  // Who sets its campaigns' prices (D18): the operator's to decide.
+  form(
+    '/advertisers/:id/pricing',
+    (signedIn, fields, params) =>
+      advertisers(signedIn).setPricing(idParam(params, 'advertiser'), fields['pricing'] ?? ''),
+    (advertiser) =>
+      `the prices of ${advertiser.name}’s campaigns are set by ${advertiserPricingText(advertiser.pricing)}`,
   );
 }

@@ -3,7 +3,7 @@ import { mayChange } from '../../domain/accounts.js';
 import type { Campaign } from '../../domain/campaigns.js';
 import { DomainError, invalidField, unprocessable, type FieldProblem } from '../../domain/errors.js';
 import { readMoney, type Micros } from '../../domain/money.js';
-import { formatPriceAmount } from '../../domain/prices.js';
+import { formatPriceAmount, priceText } from '../../domain/prices.js';
 import { idFromText } from '../../domain/ids.js';
 import { instantOfLocalTime, isTimeZone, localPeriod } from '../../domain/time-zones.js';
 import { notServingReasons } from '../../domain/serving-reasons.js';
@@ -20,7 +20,12 @@ import { refusal } from './page-routes.js';
 import type { Refused } from './pages/layout.js';
 import { CampaignsPage, type CampaignRow } from './pages/campaigns.js';
 import { ReviewPage } from './pages/review.js';
-import { CampaignFormPage, CampaignPreviewPage, type CampaignFormValues } from './pages/campaign-form.js';
+import {
+  CampaignFormPage,
+  CampaignPreviewPage,
+  type CampaignFormValues,
+  type CampaignPricing,
+} from './pages/campaign-form.js';
 import { sendPage } from './render.js';
 import { pageAsked, pagingOf } from './paging.js';
 import type { Paging } from './pages/parts.js';
@@ -147,6 +152,10 @@ export async function campaignRoutes(app: FastifyInstance, deps: DashboardDeps):
               advertiserChoices: ADVERTISER_CHOICES,
             }
         : undefined;
+    // An advertiser's people set the price of a campaign of theirs where the operator allows it.
+    const { account } = signedIn.user;
+    const canPrice =
+      account.kind === 'advertiser' && (await accountPrices(signedIn, editing?.advertiserId ?? account.id));
     return CampaignFormPage({
       page: pageContext(request, reply),
       ...form,
@@ -154,6 +163,7 @@ export async function campaignRoutes(app: FastifyInstance, deps: DashboardDeps):
       values,
       currency: deps.services.currency,
       price: editing?.price ?? null,
+      canPrice,
       ...(operator && { operator }),
       ...(problem && { problem }),
       ...(problems && { problems }),
@@ -182,9 +192,22 @@ export async function campaignRoutes(app: FastifyInstance, deps: DashboardDeps):
     return reply.redirect(`/campaigns/${created.id}`, 303);
   });
 
-  app.get('/campaigns/:id', PAGE, async (request, reply) => {
-    const signedIn = requireSignedIn(request, reply);
-    if (!signedIn) return reply;
+  /**
+   * Whether the person's account may set the price of a campaign of this advertiser (D18): the
+   * operator's, or the advertiser's own where the operator allows it (the service checks it again).
+   */
+  async function accountPrices(signedIn: SignedIn, advertiserId: number): Promise<boolean> {
+    if (signedIn.user.account.kind === 'operator') return true;
+    return (await deps.services.advertisers(signedIn.actor).get(advertiserId)).pricing === 'advertiser';
+  }
+
+  /** A campaign's own page; `priceForm`: its price form as just refused, with the service's problems. */
+  async function previewPage(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    signedIn: SignedIn,
+    priceForm?: { values: CampaignFormValues; problem: string; problems: readonly FieldProblem[] },
+  ) {
     const campaign = await campaigns(signedIn).get(campaignId(request));
     const canChange = mayChange(signedIn.user.role);
     const enabled = (await deps.services.placements(signedIn.actor).list()).filter((p) => p.enabled);
@@ -203,10 +226,49 @@ export async function campaignRoutes(app: FastifyInstance, deps: DashboardDeps):
     const page = pageContext(request, reply);
     const prices = await campaigns(signedIn).prices(campaign.id);
     const { currency } = deps.services;
-    return sendPage(
+    const pricing: CampaignPricing = !(await accountPrices(signedIn, campaign.advertiserId))
+      ? { by: 'operator' }
+      : canEdit
+        ? { by: 'you', ...(priceForm ?? { values: formValuesOf(campaign, currency) }) }
+        : { by: 'reader' };
+    return CampaignPreviewPage({
+      page,
+      campaign,
+      canSubmit: canChange,
+      canEdit,
+      notServing,
+      currency,
+      prices,
+      pricing,
+      ...(priceForm && pricing.by !== 'you' && { problem: priceForm.problem }),
+    });
+  }
+
+  app.get('/campaigns/:id', PAGE, async (request, reply) => {
+    const signedIn = requireSignedIn(request, reply);
+    if (!signedIn) return reply;
+    return sendPage(reply, await previewPage(request, reply, signedIn));
+  });
+
+  // The price alone, from the campaign's page (D18): whoever may set it, as in the edit form.
+  app.post('/campaigns/:id/price', PAGE, async (request, reply) => {
+    const signedIn = requireSignedIn(request, reply)!;
+    const values = campaignFormValues(request);
+    const id = campaignId(request);
+    const refused = await attempt(
       reply,
-      CampaignPreviewPage({ page, campaign, canSubmit: canChange, canEdit, notServing, currency, prices }),
+      async () => {
+        const priced = await campaigns(signedIn).update(id, priceField(values));
+        setFlash(
+          reply,
+          `the price of ${priced.title} is ${priceText(priced.price, deps.services.currency)} from now on`,
+        );
+      },
+      (problem, problems) =>
+        previewPage(request, reply, signedIn, { values, problem, problems: formProblems(problems) }),
     );
+    if (refused) return reply;
+    return reply.redirect(`/campaigns/${id}`, 303);
   });
 
   app.get('/campaigns/:id/edit', PAGE, async (request, reply) => {
@@ -325,8 +387,8 @@ function formProblems(problems: readonly FieldProblem[]): FieldProblem[] {
 }
 
 /**
- * The price as the operator's form gave it (D18): left out when the form has none (an advertiser's),
- * null for no model, else the model with the amount read exactly from units of the currency; an
+ * The price as the form gave it (D18): left out when the form has none (that of an advertiser the
+ * operator does not let price its campaigns), null for no model, else the model with the amount read exactly from units of the currency; an
  * amount that cannot be read is refused naming the field, before anything is saved.
  */
 function priceField(values: CampaignFormValues): Record<string, unknown> {

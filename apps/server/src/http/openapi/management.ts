@@ -2,7 +2,7 @@ import { Type, type TSchema } from 'typebox';
 import { CAMPAIGN_STATUSES } from '../../domain/campaigns.js';
 import { PACINGS } from '../../domain/pacing.js';
 import { MAX_MICROS, MIN_MICROS } from '../../domain/money.js';
-import { PRICE_MODELS } from '../../domain/prices.js';
+import { ADVERTISER_PRICING, PRICE_MODELS } from '../../domain/prices.js';
 import { FLAG_SIGNALS, FLAG_STATUSES, KEY_SIGNALS } from '../../domain/key-flags.js';
 import { MAX_LIMIT_SETTING } from '../../domain/rate-limits.js';
 import { Instant, managementErrors, Nullable, NullableInstant } from './common.js';
@@ -171,6 +171,15 @@ const Budget = Type.Object(
   },
 );
 
+/** Who sets the prices of an advertiser's campaigns (D18). */
+export const AdvertiserPricingField = Type.Union(
+  ADVERTISER_PRICING.map((pricing) => Type.Literal(pricing)),
+  {
+    description:
+      'Who sets the prices of its campaigns (D18): `operator`, the operator alone (the default), or `advertiser`, its own people too (on creation and later, like the operator). The operator decides; priority and weight stay the operator’s either way.',
+  },
+);
+
 const Advertiser = Type.Object(
   {
     id: Type.Integer(),
@@ -186,6 +195,7 @@ const Advertiser = Type.Object(
           'Spend budgets (D18): what all its campaigns’ billable events may cost together in all (`totalMicros`) and per billing month (`monthlyMicros`, in `PLACARD_BILLING_TIME_ZONE`); null: no budget. The most restrictive of its and its campaigns’ budgets wins.',
       },
     ),
+    pricing: AdvertiserPricingField,
     spend: Type.Optional(
       Type.Object(
         {
@@ -311,7 +321,7 @@ export const campaignFields = {
     ],
     {
       description:
-        'What the advertiser is charged (D18); null for none. The operator’s alone: anyone else changing it gets 403. A change applies to events from then on; the campaign’s prices keep every one.',
+        'What the advertiser is charged (D18); null for none. The operator’s, and the advertiser’s own people’s too when its `pricing` is `advertiser`: anyone else changing it gets 403 naming why. A change applies to events from then on, whoever makes it; the campaign’s prices keep every one, with who set it.',
     },
   ),
   budget: Type.Union(

@@ -1,11 +1,13 @@
 import { advertiserBudgetText, type AdvertiserBudget } from '../../../domain/advertiser-budgets.js';
-import { FieldForm, FormsPage, ListTable, type CreateForm, type ListPageProps } from './parts.js';
+import { advertiserPricingText, type AdvertiserPricing } from '../../../domain/prices.js';
+import { ButtonForm, FieldForm, FormsPage, ListTable, type CreateForm, type ListPageProps } from './parts.js';
 
 export interface AdvertiserRow {
   id: number;
   name: string;
   campaigns: number;
   budget: AdvertiserBudget;
+  pricing: AdvertiserPricing;
   createdAt: number;
 }
 
@@ -47,6 +49,15 @@ export function AdvertisersPage(props: ListPageProps & { advertisers: Advertiser
               );
             },
           },
+          {
+            header: 'Prices set by',
+            cell: (advertiser) => (
+              <>
+                {advertiserPricingText(advertiser.pricing)}
+                {props.canChange && <PricingButton advertiser={advertiser} csrf={page.csrf} />}
+              </>
+            ),
+          },
           props.canChange && {
             header: 'Rename',
             cell: (advertiser) => (
@@ -67,5 +78,27 @@ export function AdvertisersPage(props: ListPageProps & { advertisers: Advertiser
         ]}
       />
     </FormsPage>
+  );
+}
+
+/**
+ * The operator's choice of who sets an advertiser's campaigns' prices (D18): one button that allows
+ * its own people to, or withdraws that, naming the advertiser for screen readers.
+ */
+function PricingButton({ advertiser, csrf }: { advertiser: AdvertiserRow; csrf: string }) {
+  const allowed = advertiser.pricing === 'advertiser';
+  return (
+    <ButtonForm
+      action={`/advertisers/${advertiser.id}/pricing`}
+      csrf={csrf}
+      sends={{ pricing: allowed ? 'operator' : 'advertiser' }}
+      look="secondary"
+      text={allowed ? 'Withdraw' : 'Allow it'}
+      label={
+        allowed
+          ? `Withdraw: only the operator sets the prices of ${advertiser.name}`
+          : `Allow it: ${advertiser.name} sets its campaigns’ prices`
+      }
+    />
   );
 }

@@ -14,7 +14,7 @@ import { createContext } from 'preact';
 import { useContext } from 'preact/hooks';
 import type { FieldProblem } from '../../../domain/errors.js';
 import { FieldMessage, invalidAttributes, ProblemSummary, wordProblems } from './form-problems.js';
-import { CsrfField, Layout, type PageContext } from './layout.js';
+import { CsrfField, Layout, Problem, type PageContext } from './layout.js';
 import { flight, whenIn } from './format.js';
 import { BudgetTable, DataTable } from './parts.js';
 
@@ -171,8 +171,10 @@ export function CampaignFormPage(props: {
   operator?: OperatorFormFields;
   /** The deployment's currency, which the price is in. */
   currency: string;
-  /** The price the campaign has, shown (not editable) to anyone but the operator's people. */
+  /** The price the campaign has, shown (not editable) to anyone who may not set it. */
   price: Campaign['price'];
+  /** Whether an advertiser's person may set the price: the operator allows its advertiser (D18). */
+  canPrice?: boolean;
   problem?: string;
   /** The problems the service found with each field of a refused form. */
   problems?: readonly FieldProblem[];
@@ -276,11 +278,11 @@ export function CampaignFormPage(props: {
             ))}
           </fieldset>
           <BudgetFields values={values} currency={props.currency} />
+          {props.operator && <DeliveryOrder values={values} />}
           {props.operator ? (
-            <>
-              <DeliveryOrder values={values} />
-              <PriceFields values={values} currency={props.currency} />
-            </>
+            <PriceFields values={values} currency={props.currency} legend="Price (the operator’s)" />
+          ) : props.canPrice ? (
+            <PriceFields values={values} currency={props.currency} legend="Price" />
           ) : (
             <p>
               Price: {priceText(props.price, props.currency)} <span class="hint">(set by the operator)</span>
@@ -358,16 +360,18 @@ function DeliveryOrder({ values }: { values: CampaignFormValues }) {
 }
 
 /**
- * The price (the operator's alone, D18): its model, and its amount in units of the currency with
- * the currency's decimals, read exactly. Changing it never sends a campaign back to review.
+ * The price (D18): its model, and its amount in units of the currency with the currency's decimals,
+ * read exactly. The operator's, and the advertiser's own people's where the operator allows it.
+ * Changing it never sends a campaign back to review.
  */
-function PriceFields({ values, currency }: { values: CampaignFormValues; currency: string }) {
+function PriceFields(props: { values: CampaignFormValues; currency: string; legend: string }) {
+  const { values, currency } = props;
   const problem = useContext(FieldProblems).get('priceModel');
   const decimals = currencyDecimals(currency);
   const example = (2.5).toFixed(decimals);
   return (
     <fieldset>
-      <legend>Price (the operator’s)</legend>
+      <legend>{props.legend}</legend>
       <label for="priceModel">{LABELS.priceModel}</label>
       <select id="priceModel" name="priceModel" {...invalidAttributes('priceModel', problem)}>
         {PRICE_CHOICES.map(([model, label]) => (
@@ -407,6 +411,49 @@ function BudgetFields({ values, currency }: { values: CampaignFormValues; curren
         hint={`In ${currency}: what they may cost per day in its time zone. Empty for none.`}
       />
     </fieldset>
+  );
+}
+
+/**
+ * Who sets a campaign's price, as its page shows it (D18): `you`, with the form's values (as typed
+ * when it was just refused); `operator` for an advertiser's people it does not allow; `reader` for
+ * someone who may not change anything.
+ */
+export type CampaignPricing =
+  | {
+      by: 'you';
+      values: CampaignFormValues;
+      problem?: string;
+      problems?: readonly FieldProblem[];
+    }
+  | { by: 'operator' | 'reader' };
+
+/**
+ * The price alone, on the campaign's page, for whoever may set it: the edit form's price fields,
+ * with a summary of their problems when refused. Applies from then on, as anywhere else.
+ */
+function PriceForm(props: {
+  action: string;
+  csrf: string;
+  currency: string;
+  values: CampaignFormValues;
+  problem?: string;
+  problems?: readonly FieldProblem[];
+}) {
+  const worded =
+    props.problem === undefined ? undefined : wordProblems(props.problem, props.problems, LABELS);
+  return (
+    <>
+      <h2>Set the price</h2>
+      <ProblemSummary worded={worded} idOf={(name) => name} />
+      <FieldProblems.Provider value={worded?.fields ?? new Map<string, string>()}>
+        <form method="post" action={props.action} class="stack">
+          <CsrfField token={props.csrf} />
+          <PriceFields values={props.values} currency={props.currency} legend="Price" />
+          <button type="submit">Set the price</button>
+        </form>
+      </FieldProblems.Provider>
+    </>
   );
 }
 
@@ -454,6 +501,10 @@ export function CampaignPreviewPage(props: {
   currency: string;
   /** Every price the campaign has had, newest first. */
   prices: readonly CampaignPriceRecord[];
+  /** Who sets its price: this person (its form, as typed when refused) or, read only, the operator. */
+  pricing: CampaignPricing;
+  /** A form of the page refused where the page has no form to show it by (a price not allowed). */
+  problem?: string;
 }) {
   const { campaign } = props;
   const partnerView: Record<string, unknown> = { id: campaign.id, title: campaign.title };
@@ -463,6 +514,7 @@ export function CampaignPreviewPage(props: {
   const caps = campaign.caps;
   return (
     <Layout title={`Preview: ${campaign.title}`} page={props.page} current="/campaigns">
+      <Problem message={props.problem} />
       <p class="actions">
         <a href={`/reports?campaign=${campaign.id}&window=day&breakdown=placement`}>Live report</a>
         {props.canEdit && <a href={`/campaigns/${campaign.id}/edit`}>Edit</a>}
@@ -509,8 +561,21 @@ export function CampaignPreviewPage(props: {
         <dt>Pacing</dt>
         <dd>{campaign.pacing === 'even' ? 'even: spread over each cap’s period' : 'as fast as possible'}</dd>
         <dt>Price</dt>
-        <dd>{priceText(campaign.price, props.currency)}</dd>
+        <dd>
+          {priceText(campaign.price, props.currency)}
+          {props.pricing.by === 'operator' && <p class="hint">The operator sets this campaign’s price.</p>}
+        </dd>
       </dl>
+      {props.pricing.by === 'you' && (
+        <PriceForm
+          action={`/campaigns/${campaign.id}/price`}
+          csrf={props.page.csrf}
+          currency={props.currency}
+          values={props.pricing.values}
+          problem={props.pricing.problem}
+          problems={props.pricing.problems}
+        />
+      )}
       <h2>Budget</h2>
       <BudgetTable
         label="Budget"

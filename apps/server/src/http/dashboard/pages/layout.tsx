@@ -19,8 +19,9 @@ export const viewerOf = (signedIn: SignedIn): Viewer => ({
 
 /**
  * The menu, in order: each person sees the pages they may open (pages/access.ts), so an operator
- * sees every one of them but Integration, an advertiser Campaigns, Reports and Statements, a partner
- * its keys, flags, placements, integration, reports and statements; admins also Users.
+ * sees every one of them but Integration, an advertiser Campaigns, Reports, Statements and its
+ * Budget, a partner its keys, flags, placements, integration, reports and statements; admins also
+ * Users. A page of one advertiser (`:id`) is linked for that advertiser's own people, to their own.
  */
 const MENU: ReadonlyArray<[string, string]> = [
   ['/review', 'Review queue'],
@@ -32,6 +33,7 @@ const MENU: ReadonlyArray<[string, string]> = [
   ['/reports', 'Reports'],
   ['/money', 'Money'],
   ['/statements', 'Statements'],
+  ['/advertisers/:id/budget', 'Budget'],
   ['/adjustments', 'Adjustments'],
   ['/partners', 'Partners'],
   ['/advertisers', 'Advertisers'],
@@ -40,7 +42,17 @@ const MENU: ReadonlyArray<[string, string]> = [
   ['/users', 'Users'],
 ];
 
-const sections = (signedIn: SignedIn) => MENU.filter(([href]) => mayOpen(href, viewerOf(signedIn)));
+/** The person's menu: the pages they may open, a page of one advertiser for its own people only. */
+function sections(signedIn: SignedIn): Array<[string, string]> {
+  const { account } = signedIn.user;
+  return MENU.filter(
+    ([route]) =>
+      mayOpen(route, viewerOf(signedIn)) && (!route.includes(':id') || account.kind === 'advertiser'),
+  ).map(([route, label]) => [
+    account.kind === 'advertiser' ? route.replace(':id', String(account.id)) : route,
+    label,
+  ]);
+}
 
 /** The hidden field that carries the CSRF token in every form. */
 export function CsrfField({ token }: { token: string }) {

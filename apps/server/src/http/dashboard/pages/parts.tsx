@@ -244,10 +244,15 @@ export function ButtonForm(props: {
   label: string;
   /** `danger` for what cannot be undone or stops service; `secondary` beside a main action. */
   look?: 'danger' | 'secondary';
+  /** Values the button sends (what it sets), as hidden fields. */
+  sends?: Readonly<Record<string, string>>;
 }) {
   return (
     <form method="post" action={props.action}>
       <CsrfField token={props.csrf} />
+      {Object.entries(props.sends ?? {}).map(([name, value]) => (
+        <input key={name} type="hidden" name={name} value={value} />
+      ))}
       <button type="submit" class={props.look} aria-label={props.label}>
         {props.text}
       </button>
