@@ -103,6 +103,49 @@ describe.each(ENGINES)('pacing on %s', (engine) => {
     expect(await whyCodes(even)).toEqual([]);
   });
 
+  it('paces an even campaign with a daily budget and no cap by its spend: held when ahead, served again as the plan moves on', async () => {
+    // A daily budget of 1.00 at a CPM of 10.00 (10,000 micros an impression): at noon with no
+    // traffic history (a flat plan) 500,000 micros are planned by now.
+    const price = { model: 'cpm', amountMicros: 10_000_000 };
+    const [even, asap] = await start([
+      campaign({ title: 'Even', pacing: 'even', price, budget: { dailyMicros: 1_000_000 } }),
+      campaign({ title: 'Asap', price, budget: { dailyMicros: 1_000_000 } }),
+    ]);
+    await t.services.pacing.step();
+    expect((await fetched()).sort()).toEqual([even, asap].sort());
+
+    // 55 impressions spend 550,000 micros: ahead of the plan, held; the same spend asap is not.
+    await impressions(even, 55);
+    await impressions(asap, 55);
+    await t.services.pacing.step();
+    expect(await fetched()).toEqual([asap]);
+    const why = (await t.admin('GET', `/campaigns/${even}/why`)).json().data.reasons;
+    expect(why).toMatchObject([{ code: 'pacing_ahead' }]);
+    expect(why[0].message).toMatch(
+      /^Held by pacing: 550,000 micros spent of 500,000 planned by now \(its budget is 1,000,000\)/,
+    );
+
+    now += 6 * HOUR; // 18:00: the plan is at 750,000 micros
+    await t.services.pacing.step();
+    expect((await fetched()).sort()).toEqual([even, asap].sort());
+    expect(await whyCodes(even)).toEqual([]);
+  });
+
+  it('takes even pacing with a spend budget and no cap: a daily one, or a total one with an end', async () => {
+    const [id] = await start([campaign()]);
+    const total = await t.admin('PATCH', `/campaigns/${id}`, {
+      pacing: 'even',
+      budget: { totalMicros: 5_000_000 },
+    });
+    expect(total.statusCode, 'a total budget needs an end to spread over').toBe(422);
+    const daily = await t.admin('PATCH', `/campaigns/${id}`, {
+      pacing: 'even',
+      budget: { dailyMicros: 5_000_000 },
+    });
+    expect(daily.statusCode, daily.body).toBe(200);
+    expect(daily.json().data).toMatchObject({ pacing: 'even', budget: { dailyMicros: 5_000_000 } });
+  });
+
   it('serves a campaign that has delivered exactly what its plan asks by now: it is held only ahead of the next step', async () => {
     // At noon with no traffic history (a flat plan), a daily cap of 2,400 plans 1,200 by now and
     // a little more by the end of the next step.

@@ -171,6 +171,7 @@ export class Store {
   readonly runningEvenCampaigns = this.bound(pacing.runningEvenCampaigns);
   readonly capCounters = this.bound(pacing.capCounters);
   readonly placementTraffic = this.bound(pacing.placementTraffic);
+  readonly campaignSpendBetween = this.bound(pacing.campaignSpendBetween);
   readonly getCampaign = this.bound(campaigns.getCampaign);
   readonly listCampaigns = this.bound(campaigns.listCampaigns);
   readonly campaignPage = this.bound(campaigns.campaignPage);
