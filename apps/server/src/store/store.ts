@@ -162,6 +162,7 @@ export class Store {
   readonly renameAdvertiser = this.bound(advertisers.renameAdvertiser);
   readonly setAdvertiserBudget = this.bound(advertiserBudgets.setAdvertiserBudget);
   readonly advertiserSpend = this.bound(advertiserBudgets.advertiserSpend);
+  readonly advertiserSpendBetween = this.bound(advertiserBudgets.advertiserSpendBetween);
   readonly countCampaigns = this.bound(advertisers.countCampaigns);
 
   // Campaigns with their placements (campaigns.ts)

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { forecastsJson, forecastSuffix } from '../../domain/budget-forecast.js';
 import {
   advertiserBudgetText,
   NO_ADVERTISER_BUDGET,
@@ -118,14 +119,26 @@ export function registerRegistry(program: Command): void {
       const { currency } = config;
       emit(
         options,
-        { ...advertiserJson(advertiser, currency), spend: { ...spend, counted: undefined, currency } },
+        {
+          ...advertiserJson(advertiser, currency),
+          spend: {
+            ...spend,
+            counted: undefined,
+            monthEnd: undefined,
+            currency,
+            forecast: forecastsJson(spend.forecast),
+          },
+        },
         () => {
           const money = (amount: Micros) => `${currency} ${formatMoney(amount, currency)}`;
+          const { forecast } = spend;
           console.log(`id              ${advertiser.id}`);
           console.log(`name            ${advertiser.name}`);
           console.log(`budget          ${advertiserBudgetText(advertiser.budget, currency)}`);
-          console.log(`${`spend ${spend.month}`.padEnd(15)} ${money(spend.monthMicros)}`);
-          console.log(`spend in total  ${money(spend.totalMicros)}`);
+          console.log(
+            `${`spend ${spend.month}`.padEnd(15)} ${money(spend.monthMicros)}${forecastSuffix(forecast.month)}`,
+          );
+          console.log(`spend in total  ${money(spend.totalMicros)}${forecastSuffix(forecast.total)}`);
         },
       );
     },

@@ -201,11 +201,23 @@ export async function campaignRoutes(app: FastifyInstance, deps: DashboardDeps):
     );
     const canEdit = canChange && !FINAL.includes(campaign.status);
     const page = pageContext(request, reply);
-    const prices = await campaigns(signedIn).prices(campaign.id);
+    const [prices, spend] = await Promise.all([
+      campaigns(signedIn).prices(campaign.id),
+      campaigns(signedIn).budgetSpend(campaign.id),
+    ]);
     const { currency } = deps.services;
     return sendPage(
       reply,
-      CampaignPreviewPage({ page, campaign, canSubmit: canChange, canEdit, notServing, currency, prices }),
+      CampaignPreviewPage({
+        page,
+        campaign,
+        canSubmit: canChange,
+        canEdit,
+        notServing,
+        currency,
+        prices,
+        spend,
+      }),
     );
   });
 
