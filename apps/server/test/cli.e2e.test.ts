@@ -446,6 +446,16 @@ describe('placard management commands', () => {
     expect(runCli(['campaigns', 'show', id], env).stdout).toMatch(
       /^budget\s+USD 500\.00 in total, USD 50\.00 a day$/m,
     );
+    // With the spend against them; nothing spent yet, so no forecast of when they run out.
+    const shown = runCli(['campaigns', 'show', id], env).stdout;
+    expect(shown).toMatch(/^spend \d{4}-\d{2}-\d{2}\s+USD 0\.00$/m);
+    expect(shown).toMatch(/^spend in total\s+USD 0\.00$/m);
+    expect(cliJson<{ spend: unknown }>(['campaigns', 'show', id], env).spend).toMatchObject({
+      dayMicros: 0,
+      totalMicros: 0,
+      currency: 'USD',
+      forecast: { total: null, daily: null },
+    });
     for (const wrong of ['ten', '-1', '0', '2.5.0', '0.0000001']) {
       const refused = runCli(['campaigns', 'update', id, '--budget-total', wrong], env);
       expect(refused.code, `${wrong}: ${refused.stderr}`).toBe(1);

@@ -18,6 +18,14 @@ describe('when a budget runs out at the current pace (D18)', () => {
     expect(forecast(10, 9, 7)).toEqual({ state: 'runs_out', at: now + Math.ceil(HOUR / 7) });
   });
 
+  it('gives the money guide’s example: 8.00 of a daily 10.00 left at 1.50 an hour runs out at 17:20', () => {
+    expect(forecast(10_000_000, 2_000_000, 1_500_000)).toEqual({
+      state: 'runs_out',
+      at: Date.parse('2026-06-01T17:20:00Z'),
+    });
+    expect(forecast(10_000_000, 2_000_000, 500_000)).toEqual({ state: 'lasts' });
+  });
+
   it('says when it lasts its period at this pace, and when it has no pace to tell from', () => {
     // 12 hours left of the day, 13 hours of spend left: not at the current pace.
     expect(forecast(50_000_000, 24_000_000, 2_000_000)).toEqual({ state: 'lasts' });
