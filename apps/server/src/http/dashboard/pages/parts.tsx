@@ -457,7 +457,9 @@ export function BudgetTable(props: {
             <th scope="col" class="money">
               Left
             </th>
-            <th scope="col">Runs out at the current pace</th>
+            <th scope="col" class="when">
+              Runs out at the current pace
+            </th>
           </tr>
         </thead>
         <tbody>
@@ -469,7 +471,7 @@ export function BudgetTable(props: {
               <td class="money">
                 {budget === null || spent === null ? '' : money(subtractMicros(budget, spent))}
               </td>
-              <td>{forecastText(forecast, (at) => whenIn(at, timeZone))}</td>
+              <td class="when">{forecastText(forecast, (at) => whenIn(at, timeZone))}</td>
             </tr>
           ))}
         </tbody>
