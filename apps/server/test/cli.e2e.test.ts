@@ -456,6 +456,17 @@ describe('placard management commands', () => {
       currency: 'USD',
       forecast: { total: null, daily: null },
     });
+    // Its advertiser's, likewise.
+    expect(runCli(['advertisers', 'show', String(advertiser.id)], env).stdout).toMatch(
+      /^spend in total\s+USD 0\.00$/m,
+    );
+    expect(cliJson<{ spend: unknown }>(['advertisers', 'show', String(advertiser.id)], env).spend).toEqual({
+      month: expect.stringMatching(/^\d{4}-\d{2}$/),
+      monthMicros: 0,
+      totalMicros: 0,
+      currency: 'USD',
+      forecast: { total: null, month: null },
+    });
     for (const wrong of ['ten', '-1', '0', '2.5.0', '0.0000001']) {
       const refused = runCli(['campaigns', 'update', id, '--budget-total', wrong], env);
       expect(refused.code, `${wrong}: ${refused.stderr}`).toBe(1);

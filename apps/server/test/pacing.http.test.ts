@@ -51,7 +51,7 @@ describe.each(ENGINES)('pacing on %s', (engine) => {
     return (res.json().data.reasons as Array<{ code: string }>).map((reason) => reason.code);
   };
 
-  it('takes pacing on the management API: asap by default, even only with a cap it can spread', async () => {
+  it('takes pacing on the management API: asap by default, even only with a cap or budget it can spread', async () => {
     const [id] = await start([campaign()]);
     expect((await t.admin('GET', `/campaigns/${id}`)).json().data.pacing).toBe('asap');
     const refused = await t.admin('PATCH', `/campaigns/${id}`, { pacing: 'even' });
@@ -70,6 +70,16 @@ describe.each(ENGINES)('pacing on %s', (engine) => {
     expect(daily.json().data).toMatchObject({ pacing: 'even', status: 'running' });
     const wrong = await t.admin('PATCH', `/campaigns/${id}`, { pacing: 'slow' });
     expect(wrong.json().problems).toEqual([{ field: 'pacing', message: 'must be one of: asap, even' }]);
+    // A spend budget is spread like a cap (D18): a daily one, or a total one with an end.
+    const [budgeted] = await t.addCampaigns([campaign()]);
+    const byTotal = { pacing: 'even', budget: { totalMicros: 5_000_000 } };
+    expect((await t.admin('PATCH', `/campaigns/${budgeted}`, byTotal)).statusCode).toBe(422);
+    const byDay = await t.admin('PATCH', `/campaigns/${budgeted}`, {
+      pacing: 'even',
+      budget: { dailyMicros: 5_000_000 },
+    });
+    expect(byDay.statusCode, byDay.body).toBe(200);
+    expect(byDay.json().data).toMatchObject({ pacing: 'even', budget: { dailyMicros: 5_000_000 } });
   });
 
   it('holds an even campaign ahead of its plan back from fetches, still tracks it, and serves it again as the plan moves on', async () => {
@@ -129,21 +139,6 @@ describe.each(ENGINES)('pacing on %s', (engine) => {
     await t.services.pacing.step();
     expect((await fetched()).sort()).toEqual([even, asap].sort());
     expect(await whyCodes(even)).toEqual([]);
-  });
-
-  it('takes even pacing with a spend budget and no cap: a daily one, or a total one with an end', async () => {
-    const [id] = await start([campaign()]);
-    const total = await t.admin('PATCH', `/campaigns/${id}`, {
-      pacing: 'even',
-      budget: { totalMicros: 5_000_000 },
-    });
-    expect(total.statusCode, 'a total budget needs an end to spread over').toBe(422);
-    const daily = await t.admin('PATCH', `/campaigns/${id}`, {
-      pacing: 'even',
-      budget: { dailyMicros: 5_000_000 },
-    });
-    expect(daily.statusCode, daily.body).toBe(200);
-    expect(daily.json().data).toMatchObject({ pacing: 'even', budget: { dailyMicros: 5_000_000 } });
   });
 
   it('serves a campaign that has delivered exactly what its plan asks by now: it is held only ahead of the next step', async () => {

@@ -79,3 +79,11 @@ export function forecastSuffix(forecast: BudgetForecast): string {
   const words = forecastText(forecast, (at) => `runs out at ${new Date(at).toISOString()}`);
   return words === '' ? '' : `, ${words}`;
 }
+
+/** Spend against budgets as the management API and the command's JSON carry it: with the currency, forecasts as JSON. */
+export function spendJson<K extends string, S extends { forecast: Record<K, BudgetForecast> }>(
+  spend: S,
+  currency: string,
+): Omit<S, 'forecast'> & { currency: string; forecast: Record<K, ForecastJson> } {
+  return { ...spend, currency, forecast: forecastsJson(spend.forecast) };
+}

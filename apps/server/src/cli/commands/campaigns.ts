@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import type { Command } from 'commander';
-import { forecastsJson, forecastSuffix } from '../../domain/budget-forecast.js';
+import { forecastSuffix, spendJson } from '../../domain/budget-forecast.js';
 import {
   budgetText,
   CAMPAIGN_STATUSES,
@@ -252,8 +252,7 @@ export function registerCampaigns(program: Command): void {
       const campaign = await service.get(positiveInteger(id, 'campaign id'));
       const { currency } = config;
       const spend = await service.budgetSpend(campaign.id);
-      const json = { ...spend, currency, forecast: forecastsJson(spend.forecast) };
-      emit(options, { ...campaignRecord(campaign, currency), spend: json }, () => {
+      emit(options, { ...campaignRecord(campaign, currency), spend: spendJson(spend, currency) }, () => {
         for (const [field, value] of Object.entries(campaignToJson(campaign)))
           console.log(
             `${field.padEnd(15)} ${

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { forecastsJson, forecastSuffix } from '../../domain/budget-forecast.js';
+import { forecastSuffix, spendJson } from '../../domain/budget-forecast.js';
 import {
   advertiserBudgetText,
   NO_ADVERTISER_BUDGET,
@@ -121,13 +121,7 @@ export function registerRegistry(program: Command): void {
         options,
         {
           ...advertiserJson(advertiser, currency),
-          spend: {
-            ...spend,
-            counted: undefined,
-            monthEnd: undefined,
-            currency,
-            forecast: forecastsJson(spend.forecast),
-          },
+          spend: spendJson({ ...spend, counted: undefined, monthEnd: undefined }, currency),
         },
         () => {
           const money = (amount: Micros) => `${currency} ${formatMoney(amount, currency)}`;

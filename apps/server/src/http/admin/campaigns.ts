@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { CAMPAIGN_STATUSES, isCampaignStatus, type Campaign } from '../../domain/campaigns.js';
 import { invalidField, unprocessable } from '../../domain/errors.js';
-import { forecastsJson } from '../../domain/budget-forecast.js';
+import { spendJson } from '../../domain/budget-forecast.js';
 import { CAMPAIGN_ACTIONS, type CampaignAction } from '../../domain/lifecycle.js';
 import { campaignRecord } from '../../services/campaigns.js';
 import { IdParams, Instant, Nullable, NullableInstant, One } from '../openapi/common.js';
@@ -153,7 +153,7 @@ export async function campaignRoutes(app: ManagementApp, context: AdminContext):
     const service = advertisers(request);
     const advertiser = await service.get(request.params.id);
     const { month, monthMicros, totalMicros, forecast } = await service.spend(advertiser.id);
-    const spend = { month, monthMicros, totalMicros, currency, forecast: forecastsJson(forecast) };
+    const spend = spendJson({ month, monthMicros, totalMicros, forecast }, currency);
     return one({ ...advertiserRecord(advertiser), spend });
   });
 
@@ -237,9 +237,7 @@ export async function campaignRoutes(app: ManagementApp, context: AdminContext):
   app.get('/campaigns/:id', { schema: getCampaign }, async (request) => {
     const service = campaigns(request);
     const campaign = await service.get(request.params.id);
-    const { day, dayMicros, totalMicros, forecast } = await service.budgetSpend(campaign.id);
-    const spend = { day, dayMicros, totalMicros, currency, forecast: forecastsJson(forecast) };
-    return one({ ...record(campaign), spend });
+    return one({ ...record(campaign), spend: spendJson(await service.budgetSpend(campaign.id), currency) });
   });
 
   const listCampaignPrices = {
