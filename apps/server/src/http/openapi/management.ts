@@ -129,7 +129,7 @@ const Pacing = Type.Union(
   PACINGS.map((pacing) => Type.Literal(pacing)),
   {
     description:
-      'How the caps are spent (D16): `asap` (default) as fast as the campaign is drawn; `even` spread over each cap’s period (the local day, or the flight for a total cap) in proportion to the traffic expected, so a cap is reached near the period’s end. `even` needs a daily cap, or a total cap and an `endAt`.',
+      'How the caps and spend budgets are spent (D16, D18): `asap` (default) as fast as the campaign is drawn; `even` spread over each cap’s and budget’s period (the local day, or the flight for a total one) in proportion to the traffic expected, so a cap or budget is reached near the period’s end; a budget is planned in whole micros and paced only at a `cpm` or `cpc` price. `even` needs a daily cap or budget, or a total cap or budget and an `endAt`.',
   },
 );
 

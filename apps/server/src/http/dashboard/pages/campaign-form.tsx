@@ -66,10 +66,10 @@ const PRICE_CHOICES: ReadonlyArray<[string, string]> = [
 
 /** How each pacing reads in the form (D16). */
 const PACING_CHOICES = [
-  ['asap', 'As fast as possible: served whenever it is drawn, until a cap is reached'],
+  ['asap', 'As fast as possible: served whenever it is drawn, until a cap or budget is reached'],
   [
     'even',
-    'Evenly: each cap spread over its day (or its flight, for a total cap with an end), following the traffic expected',
+    'Evenly: each cap and budget spread over its day (or its flight, for a total one with an end), following the traffic expected',
   ],
 ] as const;
 
