@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { PACING_NEEDS_CAP_MESSAGE, START_CHANCE, UNPACED } from '../src/domain/pacing.js';
 import { campaign, createTestApp, type TestApp } from './helpers/app.js';
 import { ENGINES } from './helpers/engines.js';
+import { signedInPerson } from './helpers/people.js';
 import { trackedEvent } from './helpers/tracked-event.js';
 
 const HOUR = 3_600_000;
@@ -134,6 +135,14 @@ describe.each(ENGINES)('pacing on %s', (engine) => {
     expect(why[0].message).toMatch(
       /^Held by pacing: 550,000 micros spent of 500,000 planned by now \(its budget is 1,000,000\)/,
     );
+    // The campaigns list says so in the currency.
+    const operator = await signedInPerson(t, now, {
+      email: 'pacing@example.com',
+      account: 'operator',
+      role: 'manager',
+    });
+    const list = await operator.get('/campaigns');
+    expect(list.body).toContain('Even pacing: ahead of plan (0.55 USD spent, 0.50 planned by now)');
 
     now += 6 * HOUR; // 18:00: the plan is at 750,000 micros
     await t.services.pacing.step();
