@@ -74,7 +74,13 @@ describe.each(ENGINES)('advertiser budgets through the API and fetch, on %s', (e
     expect(own.statusCode, own.body).toBe(200);
     const read = (await t.admin('GET', `/advertisers/${advertiserId}`, undefined, manager)).json().data;
     expect(read.budget).toEqual({ totalMicros: 5_000_000, monthlyMicros: null, currency: 'USD' });
-    expect(read.spend).toEqual({ month: '2026-06', monthMicros: 0, totalMicros: 0, currency: 'USD' });
+    expect(read.spend).toEqual({
+      month: '2026-06',
+      monthMicros: 0,
+      totalMicros: 0,
+      currency: 'USD',
+      forecast: { total: null, month: null },
+    });
     const renamed = await t.admin('PATCH', `/advertisers/${advertiserId}`, { name: 'Mine' }, manager);
     expect(renamed.statusCode).toBe(403);
     for (const [budget, field] of [
@@ -120,6 +126,9 @@ describe.each(ENGINES)('advertiser budgets through the API and fetch, on %s', (e
     ]);
     const spend = (await t.admin('GET', `/advertisers/${advertiserId}`)).json().data.spend;
     expect(spend).toMatchObject({ monthMicros: 800_000, totalMicros: 800_000 });
+    // 200,000 left at the last hour's 800,000: a quarter of an hour from now at this pace.
+    expect(spend.forecast).toEqual({ total: { state: 'runs_out', at: expect.any(String) }, month: null });
+    expect(Date.parse(spend.forecast.total.at) - now).toBe(15 * 60_000);
 
     await t.admin('PATCH', `/advertisers/${advertiserId}`, { budget: { totalMicros: 2_000_000 } });
     expect(await served()).toEqual([a, b].sort());

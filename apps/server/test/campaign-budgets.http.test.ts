@@ -164,6 +164,47 @@ describe.each(ENGINES)('campaign budgets through the management API, on %s', (en
     expect((await t.store.insertEvents([click()])).completed).toEqual([running]);
   });
 
+  it('answers the spend against each budget and when each runs out at the last hour’s pace', async () => {
+    const price = { model: 'cpc', amountMicros: 500_000 };
+    // A daily budget of 10.00 and a total of 1,000.00 without an end; nothing spent yet: no forecast.
+    await t.admin('PATCH', `/campaigns/${running}`, {
+      price,
+      budget: { totalMicros: units(1000), dailyMicros: units(10) },
+    });
+    const spendOf = async () => (await t.admin('GET', `/campaigns/${running}`)).json().data.spend;
+    expect(await spendOf()).toMatchObject({
+      dayMicros: 0,
+      totalMicros: 0,
+      currency: 'USD',
+      forecast: { total: null, daily: null },
+    });
+    // Four clicks in the last hour: 2.00 an hour. The daily budget's 8.00 left go in 4 hours, unless
+    // the day ends first; the total's 998.00 in 499 hours, as it has no end.
+    const source = await newPartnerKey(t.store, 'forecast partner', 'd-forecast');
+    const now = Date.now();
+    await t.store.insertEvents(
+      Array.from({ length: 4 }, (_, i) =>
+        trackedEvent({
+          ...source,
+          campaignId: running,
+          occurredAt: now - i * 60_000,
+          kind: 'click',
+          priced: true,
+        }),
+      ),
+    );
+    const spend = await spendOf();
+    expect(spend).toMatchObject({ dayMicros: units(2), totalMicros: units(2) });
+    const hoursFrom = (at: string) => (Date.parse(at) - now) / 3_600_000;
+    expect(spend.forecast.total.state).toBe('runs_out');
+    expect(hoursFrom(spend.forecast.total.at)).toBeCloseTo(499, 1);
+    const endOfDay = new Date(now).setUTCHours(24, 0, 0, 0);
+    if (now + 4 * 3_600_000 < endOfDay - 60_000) {
+      expect(spend.forecast.daily.state).toBe('runs_out');
+      expect(hoursFrom(spend.forecast.daily.at)).toBeCloseTo(4, 1);
+    } else expect(spend.forecast.daily).toEqual({ state: 'lasts' });
+  });
+
   it('keeps a campaign completed by its total budget completed when the budget is lowered', async () => {
     const price = { model: 'cpc', amountMicros: 350_000 };
     await t.admin('PATCH', `/campaigns/${running}`, { price, budget: { totalMicros: price.amountMicros } });

@@ -446,6 +446,27 @@ describe('placard management commands', () => {
     expect(runCli(['campaigns', 'show', id], env).stdout).toMatch(
       /^budget\s+USD 500\.00 in total, USD 50\.00 a day$/m,
     );
+    // With the spend against them; nothing spent yet, so no forecast of when they run out.
+    const shown = runCli(['campaigns', 'show', id], env).stdout;
+    expect(shown).toMatch(/^spend \d{4}-\d{2}-\d{2}\s+USD 0\.00$/m);
+    expect(shown).toMatch(/^spend in total\s+USD 0\.00$/m);
+    expect(cliJson<{ spend: unknown }>(['campaigns', 'show', id], env).spend).toMatchObject({
+      dayMicros: 0,
+      totalMicros: 0,
+      currency: 'USD',
+      forecast: { total: null, daily: null },
+    });
+    // Its advertiser's, likewise.
+    expect(runCli(['advertisers', 'show', String(advertiser.id)], env).stdout).toMatch(
+      /^spend in total\s+USD 0\.00$/m,
+    );
+    expect(cliJson<{ spend: unknown }>(['advertisers', 'show', String(advertiser.id)], env).spend).toEqual({
+      month: expect.stringMatching(/^\d{4}-\d{2}$/),
+      monthMicros: 0,
+      totalMicros: 0,
+      currency: 'USD',
+      forecast: { total: null, month: null },
+    });
     for (const wrong of ['ten', '-1', '0', '2.5.0', '0.0000001']) {
       const refused = runCli(['campaigns', 'update', id, '--budget-total', wrong], env);
       expect(refused.code, `${wrong}: ${refused.stderr}`).toBe(1);

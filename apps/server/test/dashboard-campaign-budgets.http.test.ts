@@ -58,7 +58,8 @@ describe('campaign budgets in the dashboard', () => {
     const page = await operator.get(`/campaigns/${id}`);
     expect(page.body).toContain('<h2>Budget</h2>');
     expect(page.body).toContain('<td class="money">USD 500.00</td><td class="money">USD 0.00</td>');
-    expect(page.body).toContain('<td class="money">USD 500.00</td></tr>');
+    expect(page.body).toContain('<td class="money">USD 500.00</td><td class="when"></td></tr>');
+    expect(page.body).toContain('<th scope="col" class="when">Runs out at the current pace</th>');
     expect(page.body).toContain('<td class="money">USD 1,250.50</td>');
 
     // Emptied, both are removed.

@@ -259,7 +259,7 @@ describe('dashboard forms', () => {
       refused.body.indexOf('<form method="post" action="/campaigns/new"'),
     );
     // A group of choices is described by its problem, below its legend.
-    const pacing = 'Pacing evenly needs a daily cap, or a total cap and an end';
+    const pacing = 'Pacing evenly needs a daily cap or budget, or a total cap or budget and an end';
     expect(besideField(refused, 'pacing')).toBe(pacing);
     expect(tag(refused, 'pacing')).toContain('aria-describedby="pacing-problem"');
     expect(summary(refused)).toContain(pacing);

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { PACING_NEEDS_CAP_MESSAGE, START_CHANCE, UNPACED } from '../src/domain/pacing.js';
 import { campaign, createTestApp, type TestApp } from './helpers/app.js';
 import { ENGINES } from './helpers/engines.js';
+import { signedInPerson } from './helpers/people.js';
 import { trackedEvent } from './helpers/tracked-event.js';
 
 const HOUR = 3_600_000;
@@ -51,7 +52,7 @@ describe.each(ENGINES)('pacing on %s', (engine) => {
     return (res.json().data.reasons as Array<{ code: string }>).map((reason) => reason.code);
   };
 
-  it('takes pacing on the management API: asap by default, even only with a cap it can spread', async () => {
+  it('takes pacing on the management API: asap by default, even only with a cap or budget it can spread', async () => {
     const [id] = await start([campaign()]);
     expect((await t.admin('GET', `/campaigns/${id}`)).json().data.pacing).toBe('asap');
     const refused = await t.admin('PATCH', `/campaigns/${id}`, { pacing: 'even' });
@@ -70,6 +71,16 @@ describe.each(ENGINES)('pacing on %s', (engine) => {
     expect(daily.json().data).toMatchObject({ pacing: 'even', status: 'running' });
     const wrong = await t.admin('PATCH', `/campaigns/${id}`, { pacing: 'slow' });
     expect(wrong.json().problems).toEqual([{ field: 'pacing', message: 'must be one of: asap, even' }]);
+    // A spend budget is spread like a cap (D18): a daily one, or a total one with an end.
+    const [budgeted] = await t.addCampaigns([campaign()]);
+    const byTotal = { pacing: 'even', budget: { totalMicros: 5_000_000 } };
+    expect((await t.admin('PATCH', `/campaigns/${budgeted}`, byTotal)).statusCode).toBe(422);
+    const byDay = await t.admin('PATCH', `/campaigns/${budgeted}`, {
+      pacing: 'even',
+      budget: { dailyMicros: 5_000_000 },
+    });
+    expect(byDay.statusCode, byDay.body).toBe(200);
+    expect(byDay.json().data).toMatchObject({ pacing: 'even', budget: { dailyMicros: 5_000_000 } });
   });
 
   it('holds an even campaign ahead of its plan back from fetches, still tracks it, and serves it again as the plan moves on', async () => {
@@ -98,6 +109,42 @@ describe.each(ENGINES)('pacing on %s', (engine) => {
     expect(Number(counted.n)).toBe(56);
 
     now += 6 * HOUR; // 18:00: the plan is at 75
+    await t.services.pacing.step();
+    expect((await fetched()).sort()).toEqual([even, asap].sort());
+    expect(await whyCodes(even)).toEqual([]);
+  });
+
+  it('paces an even campaign with a daily budget and no cap by its spend: held when ahead, served again as the plan moves on', async () => {
+    // A daily budget of 1.00 at a CPM of 10.00 (10,000 micros an impression): at noon with no
+    // traffic history (a flat plan) 500,000 micros are planned by now.
+    const price = { model: 'cpm', amountMicros: 10_000_000 };
+    const [even, asap] = await start([
+      campaign({ title: 'Even', pacing: 'even', price, budget: { dailyMicros: 1_000_000 } }),
+      campaign({ title: 'Asap', price, budget: { dailyMicros: 1_000_000 } }),
+    ]);
+    await t.services.pacing.step();
+    expect((await fetched()).sort()).toEqual([even, asap].sort());
+
+    // 55 impressions spend 550,000 micros: ahead of the plan, held; the same spend asap is not.
+    await impressions(even, 55);
+    await impressions(asap, 55);
+    await t.services.pacing.step();
+    expect(await fetched()).toEqual([asap]);
+    const why = (await t.admin('GET', `/campaigns/${even}/why`)).json().data.reasons;
+    expect(why).toMatchObject([{ code: 'pacing_ahead' }]);
+    expect(why[0].message).toMatch(
+      /^Held by pacing: 550,000 micros spent of 500,000 planned by now \(its budget is 1,000,000\)/,
+    );
+    // The campaigns list says so in the currency.
+    const operator = await signedInPerson(t, now, {
+      email: 'pacing@example.com',
+      account: 'operator',
+      role: 'manager',
+    });
+    const list = await operator.get('/campaigns');
+    expect(list.body).toContain('Even pacing: ahead of plan (0.55 USD spent, 0.50 planned by now)');
+
+    now += 6 * HOUR; // 18:00: the plan is at 750,000 micros
     await t.services.pacing.step();
     expect((await fetched()).sort()).toEqual([even, asap].sort());
     expect(await whyCodes(even)).toEqual([]);

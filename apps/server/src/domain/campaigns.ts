@@ -248,15 +248,14 @@ export function validateCampaignInput(
     problems.push({ field: at('timeZone'), message: 'must be an IANA time zone such as "Europe/Paris"' });
   }
   const caps = validateCaps(fields['caps'], at('caps'), problems);
+  const price = readPrice(fields['price'], at('price'), problems);
+  const budget = readBudget(fields['budget'], at('budget'), problems);
   const pacing = fields['pacing'] ?? 'asap';
   if (typeof pacing !== 'string' || !(PACINGS as readonly string[]).includes(pacing)) {
     problems.push({ field: at('pacing'), message: `must be one of: ${PACINGS.join(', ')}` });
-  } else if (pacing === 'even' && !canPaceEvenly(caps, endAt)) {
+  } else if (pacing === 'even' && !canPaceEvenly(caps, endAt, budget)) {
     problems.push({ field: at('pacing'), message: PACING_NEEDS_CAP_MESSAGE });
   }
-
-  const price = readPrice(fields['price'], at('price'), problems);
-  const budget = readBudget(fields['budget'], at('budget'), problems);
 
   if (problems.length > 0) return { problems };
   return {

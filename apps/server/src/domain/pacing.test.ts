@@ -1,11 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { NO_CAPS } from './campaigns.js';
+import { NO_BUDGET, NO_CAPS } from './campaigns.js';
+import { micros } from './money.js';
 import {
   FLAT_TRAFFIC,
   MAX_WEIGHT_FACTOR,
   NO_DRAWS,
   PACING_STEP_MS,
   START_CHANCE,
+  budgetCap,
   canPaceEvenly,
   chanceOf,
   recordDraws,
@@ -47,7 +49,13 @@ describe('pacing plans and paces (D16)', () => {
       held: true,
       weightFactor: 1,
       chance: 0,
-      hold: { delivered: 1201, planned: 1200, cap: 2400, releasedAt: noon + 36_000 - PACING_STEP_MS },
+      hold: {
+        delivered: 1201,
+        planned: 1200,
+        cap: 2400,
+        unit: 'impressions',
+        releasedAt: noon + 36_000 - PACING_STEP_MS,
+      },
     });
     // 1,300 still needed: 13 tickets.
     expect(paceOf([{ plan, delivered: 1100 }], noon)).toEqual({ held: false, weightFactor: 13, chance: 1 });
@@ -101,6 +109,71 @@ describe('pacing plans and paces (D16)', () => {
     expect(canPaceEvenly({ ...NO_CAPS, impressionsTotal: 5 }, null)).toBe(false);
     expect(canPaceEvenly({ ...NO_CAPS, impressionsTotal: 5 }, day)).toBe(true);
     expect(canPaceEvenly(NO_CAPS, day)).toBe(false);
+    // A spend budget (D18) has the same periods.
+    expect(canPaceEvenly(NO_CAPS, null, { ...NO_BUDGET, dailyMicros: micros(5_000_000) })).toBe(true);
+    expect(canPaceEvenly(NO_CAPS, null, { ...NO_BUDGET, totalMicros: micros(5_000_000) })).toBe(false);
+    expect(canPaceEvenly(NO_CAPS, day, { ...NO_BUDGET, totalMicros: micros(5_000_000) })).toBe(true);
+    expect(canPaceEvenly(NO_CAPS, day, NO_BUDGET)).toBe(false);
+  });
+});
+
+describe('pacing a spend budget (D16, D18)', () => {
+  const noon = day + 12 * HOUR;
+  const flatDay = (cap: number) => planOf(cap, day, day + 24 * HOUR, FLAT_TRAFFIC, 'UTC');
+  const cpm = { model: 'cpm' as const, amountMicros: micros(2_500_000) };
+  const cpc = { model: 'cpc' as const, amountMicros: micros(400_000) };
+  /** A daily budget of 24.00 at a CPM of 2.50, `spent` micros spent today. */
+  const daily = (spent: number, price: typeof cpm | typeof cpc = cpm) =>
+    budgetCap(micros(24_000_000), micros(spent), price, flatDay)!;
+
+  it('plans a budget in whole micros, spread like a cap: half by noon', () => {
+    // 24,000,000 micros over a flat day: 12,000,000 by noon, 2,777.7… more each ten seconds, floored.
+    const next = Math.floor(12_000_000 + 24_000_000 / 8640);
+    expect(next).toBe(12_002_777);
+    // Spent exactly what the plan will be at after the step: held, with the spend and plan in micros.
+    const held = paceOf([daily(next)], noon);
+    expect(held.held).toBe(true);
+    expect(held.hold).toMatchObject({
+      delivered: next,
+      planned: 12_000_000,
+      cap: 24_000_000,
+      unit: 'micros',
+    });
+    // A micro less is behind: served. Spend is compared with the plan as whole micros.
+    expect(paceOf([daily(next - 1)], noon).held).toBe(false);
+    // Exactly on the plan now: still behind where it will be after the step.
+    expect(paceOf([daily(12_000_000)], noon).held).toBe(false);
+    expect(paceOf([daily(20_000_000)], noon).hold?.releasedAt).toBe(day + 20 * HOUR - PACING_STEP_MS);
+  });
+
+  it('tells what a budget still needs in units of delivery: its tickets and chance follow its price', () => {
+    // 12,000,000 micros still needed at a CPM of 2.50 are 4,800 impressions: 48 tickets.
+    expect(paceOf([daily(12_000_000)], noon)).toMatchObject({ held: false, weightFactor: 48 });
+    // At a CPC of 0.40 the same are 30 clicks: 1 ticket.
+    expect(paceOf([daily(12_000_000, cpc)], noon).weightFactor).toBe(1);
+    // The next step allows 2,777 micros more: 1.11 impressions, over 100 fetches expected.
+    expect(paceOf([daily(12_000_000)], noon, PACING_STEP_MS, 100).chance).toBeCloseTo(2777 / 2500 / 100, 9);
+  });
+
+  it('has nothing to spread at a price that spends nothing per event', () => {
+    expect(budgetCap(micros(1_000_000), micros(0), null, flatDay)).toBeNull();
+    const flat = { model: 'flat' as const, amountMicros: micros(1_000_000) };
+    expect(budgetCap(micros(1_000_000), micros(0), flat, flatDay)).toBeNull();
+  });
+
+  it('is held by whichever of a cap and a budget is furthest ahead of its plan', () => {
+    const cap = { plan: flatDay(2400), delivered: 1300 };
+    // The cap is 100 impressions ahead (released at 13:00), the budget 2.00 (at 14:00): the budget governs.
+    const both = paceOf([cap, daily(14_000_000)], noon);
+    expect(both.hold).toMatchObject({ unit: 'micros', releasedAt: day + 14 * HOUR - PACING_STEP_MS });
+    expect(paceOf([daily(14_000_000), cap], noon).hold).toEqual(both.hold);
+    // The budget behind and the cap ahead: the cap holds it.
+    expect(paceOf([cap, daily(1_000_000)], noon).hold).toMatchObject({
+      unit: 'impressions',
+      delivered: 1300,
+    });
+    // Both behind: served, with tickets for the one that needs the most (the budget's 9,200 impressions).
+    expect(paceOf([{ ...cap, delivered: 0 }, daily(1_000_000)], noon).weightFactor).toBe(92);
   });
 });
 

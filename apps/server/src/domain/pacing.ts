@@ -1,10 +1,13 @@
+import type { Micros } from './money.js';
+import type { Price } from './prices.js';
 import { localDate, localHour, startOfNextLocalDay, startOfThisLocalDay } from './time-zones.js';
 
 /**
- * Pacing (D16): how a campaign with a cap spends it. `asap` serves it whenever it is eligible until
- * the cap is reached (the default, and what Placard always did); `even` spreads each cap over its
- * period (a daily cap over the campaign's local day, a total cap over its flight) in proportion to
- * the traffic expected in each part of the period, so that it is reached near the period's end.
+ * Pacing (D16): how a campaign with a cap or a spend budget (D18) spends it. `asap` serves it
+ * whenever it is eligible until the cap or budget is reached (the default, and what Placard always
+ * did); `even` spreads each cap and budget over its period (a daily one over the campaign's local
+ * day, a total one over its flight) in proportion to the traffic expected in each part of the
+ * period, so that it is reached near the period's end.
  */
 export const PACINGS = ['asap', 'even'] as const;
 export type Pacing = (typeof PACINGS)[number];
@@ -132,13 +135,18 @@ export function plannedBy(plan: PacingPlan, at: number): number {
   return plan.cap * (before + ((after - before) * (at - slotStart)) / (slotEnd - slotStart));
 }
 
-/** Why pacing holds a campaign: the cap furthest ahead of its plan. */
+/** What a paced limit counts: a cap's impressions or clicks, or a budget's spend in micros. */
+export type PacedUnit = 'impressions' | 'clicks' | 'micros';
+
+/** Why pacing holds a campaign: the cap or budget furthest ahead of its plan. */
 export interface PacingHold {
-  /** What that cap's counter holds for its period. */
+  /** What that cap's (or budget's) counter holds for its period. */
   delivered: number;
-  /** What its plan expects by now. */
+  /** What its plan expects by now (whole micros for a budget, floored). */
   planned: number;
   cap: number;
+  /** What the three count: `micros` for a budget. */
+  unit: PacedUnit;
   /** When the plan reaches what was delivered, less a step: the step from which it is served again. */
   releasedAt: number;
 }
@@ -186,17 +194,57 @@ export function samePace(a: Pace, b: Pace): boolean {
   return a.held === b.held && a.weightFactor === b.weightFactor && a.chance === b.chance;
 }
 
-/** One cap's plan and what has been delivered against it so far. */
+/** One cap's (or budget's) plan and what has been delivered (or spent) against it so far. */
 export interface PacedCap {
   plan: PacingPlan;
   delivered: number;
+  /** Impressions when left out. */
+  unit?: PacedUnit;
+  /**
+   * For a budget (`micros`): what one unit of delivery costs at the price in force, an impression
+   * for `cpm` (its CPM over 1,000) or a click for `cpc`, as a fraction `micros / per`: what the
+   * budget still needs, told in units, gives its draw tickets and chance like a cap's.
+   */
+  unitCost?: { micros: number; per: number };
 }
 
 /**
- * The pace of a campaign from its caps' plans: held if any is at or past where its plan will be
- * at the end of the next step (it would only get further ahead); otherwise served, with draw
- * tickets for what the furthest behind still needs. A campaign past its cap is the cap's business,
- * not pacing's.
+ * Where a paced limit's plan is at `at`: for a cap, the plan's exact share; for a budget, whole
+ * micros (floored), so that spend, a whole number of micros, is compared with it as integers.
+ */
+export function plannedAmount(cap: PacedCap, at: number): number {
+  const planned = plannedBy(cap.plan, at);
+  return cap.unit === 'micros' ? Math.min(cap.plan.cap, Math.floor(planned)) : planned;
+}
+
+/** An amount of a paced limit in units of delivery (a budget's micros over what a unit costs). */
+function inUnits(cap: PacedCap, amount: number): number {
+  if (cap.unit !== 'micros' || cap.unitCost === undefined) return amount;
+  return (amount * cap.unitCost.per) / cap.unitCost.micros;
+}
+
+/**
+ * A budget of `budget` micros to spread over [from, to) like a cap, against `spent` so far, for a
+ * campaign at `price`; null for a price that spends nothing per event (`flat`, none), which has
+ * nothing to spread.
+ */
+export function budgetCap(
+  budget: Micros,
+  spent: Micros,
+  price: Price | null,
+  plan: (cap: number) => PacingPlan,
+): PacedCap | null {
+  if (price === null || price.model === 'flat' || price.amountMicros <= 0) return null;
+  const unitCost = { micros: price.amountMicros, per: price.model === 'cpm' ? 1000 : 1 };
+  return { plan: plan(budget), delivered: spent, unit: 'micros', unitCost };
+}
+
+/**
+ * The pace of a campaign from its caps' and budgets' plans: held if any is at or past where its
+ * plan will be at the end of the next step (it would only get further ahead), with the hold of the
+ * one furthest ahead (released last); otherwise served, with draw tickets for what the furthest
+ * behind still needs. A budget's spend and plan are whole micros compared as integers. A campaign
+ * past its cap or budget is the cap's or budget's business, not pacing's.
  */
 export function paceOf(
   caps: readonly PacedCap[],
@@ -215,16 +263,22 @@ export function paceOf(
   if (caps.length === 0) return UNPACED;
   let needed = 0;
   let allowance = Infinity;
-  for (const { plan, delivered } of caps) {
-    const next = plannedBy(plan, now + stepMs);
+  let hold: PacingHold | undefined;
+  for (const cap of caps) {
+    const { plan, delivered } = cap;
+    const next = plannedAmount(cap, now + stepMs);
     if (delivered >= next) {
       const releasedAt = Math.max(now, whenPlanned(plan, delivered) - stepMs);
-      const hold = { delivered, planned: plannedBy(plan, now), cap: plan.cap, releasedAt };
-      return { held: true, weightFactor: 1, chance: 0, hold };
+      if (hold === undefined || releasedAt > hold.releasedAt) {
+        const planned = plannedAmount(cap, now);
+        hold = { delivered, planned, cap: plan.cap, unit: cap.unit ?? 'impressions', releasedAt };
+      }
+      continue;
     }
-    needed = Math.max(needed, plan.cap - delivered);
-    allowance = Math.min(allowance, next - delivered);
+    needed = Math.max(needed, inUnits(cap, plan.cap - delivered));
+    allowance = Math.min(allowance, inUnits(cap, next - delivered));
   }
+  if (hold !== undefined) return { held: true, weightFactor: 1, chance: 0, hold };
   const tickets = Math.ceil(needed / UNITS_PER_TICKET);
   const chance =
     draws !== undefined
@@ -369,11 +423,23 @@ interface CapLimits {
   clicksDaily: number | null;
 }
 
-/** Whether `even` can spread these caps: a daily cap, or a total cap over a flight with an end. */
-export function canPaceEvenly(caps: CapLimits, endAt: number | null): boolean {
-  const daily = caps.impressionsDaily !== null || caps.clicksDaily !== null;
-  const total = caps.impressionsTotal !== null || caps.clicksTotal !== null;
+/** A campaign's spend budgets (`Budget` of campaigns.ts). */
+interface BudgetLimits {
+  totalMicros: Micros | null;
+  dailyMicros: Micros | null;
+}
+
+/**
+ * Whether `even` can spread these caps and budgets: a daily cap or budget, or a total one over a
+ * flight with an end.
+ */
+export function canPaceEvenly(caps: CapLimits, endAt: number | null, budget?: BudgetLimits): boolean {
+  const daily =
+    caps.impressionsDaily !== null || caps.clicksDaily !== null || (budget?.dailyMicros ?? null) !== null;
+  const total =
+    caps.impressionsTotal !== null || caps.clicksTotal !== null || (budget?.totalMicros ?? null) !== null;
   return daily || (total && endAt !== null);
 }
 
-export const PACING_NEEDS_CAP_MESSAGE = 'even needs a daily cap, or a total cap and an end';
+export const PACING_NEEDS_CAP_MESSAGE =
+  'even needs a daily cap or budget, or a total cap or budget and an end';

@@ -128,7 +128,9 @@ export function reasonInWords(reason: NotServingReason, at: (ms: number) => stri
         ? 'Its advertiser’s total budget is spent: it is served again once the budget is raised.'
         : `Its advertiser’s monthly budget is spent: it is served again from ${at(reason.budgetHeldUntil)}.`;
     case 'pacing_ahead':
-      return `Held by pacing: ${whole(reason.delivered)} of ${whole(reason.planned)} planned by now (its cap is ${whole(reason.cap)}), released at ${at(reason.releasedAt)}.`;
+      return reason.unit === 'micros'
+        ? `Held by pacing: ${whole(reason.delivered)} micros spent of ${whole(reason.planned)} planned by now (its budget is ${whole(reason.cap)}), released at ${at(reason.releasedAt)}.`
+        : `Held by pacing: ${whole(reason.delivered)} of ${whole(reason.planned)} planned by now (its cap is ${whole(reason.cap)}), released at ${at(reason.releasedAt)}.`;
     case 'placements_disabled':
       return `None of its placements is enabled (${reason.placements.join(', ')}): ask the operator.`;
     case 'placement_not_targeted':

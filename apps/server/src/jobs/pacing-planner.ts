@@ -1,6 +1,8 @@
 import type { Campaign } from '../domain/campaigns.js';
+import { micros } from '../domain/money.js';
 import {
   NO_DRAWS,
+  budgetCap,
   PACING_STEP_MS,
   learnTraffic,
   recentFetches,
@@ -34,11 +36,11 @@ interface LearntTraffic {
   at: number;
 }
 
-type Counters = ReadonlyMap<string, { impressions: number; clicks: number }>;
+type Counters = ReadonlyMap<string, { impressions: number; clicks: number; spendMicros: number }>;
 
 /**
- * Plans each cap of an even campaign over its period (its local day, or its flight for a total
- * cap) in proportion to the traffic its placements had at each local hour over the last week, and
+ * Plans each cap and spend budget of an even campaign over its period (its local day, or its flight
+ * for a total one) in proportion to the traffic its placements had at each local hour over the last week, and
  * decides its pace from what it delivered (`domain/pacing.ts`). Learnt traffic shapes and plans are
  * kept between steps.
  */
@@ -108,28 +110,41 @@ export class PacingPlanner {
     for (const id of this.lastPaces.keys()) if (!ids.has(id)) this.lastPaces.delete(id);
   }
 
-  /** A campaign's caps with their plans for the period `now` falls in, and what they delivered. */
+  /**
+   * A campaign's caps and budgets with their plans for the period `now` falls in, and what they
+   * delivered or spent. A budget is planned only at a price charged per event (`budgetCap`).
+   */
   private async pacedCaps(campaign: Campaign, now: number, counters: Counters): Promise<PacedCap[]> {
-    const { caps, timeZone } = campaign;
+    const { caps, budget, timeZone } = campaign;
     const periods = periodsAt(now, timeZone, campaign.startAt, campaign.endAt, campaign.createdAt);
-    const today = counters.get(`${campaign.id}:${periods.day.key}`) ?? { impressions: 0, clicks: 0 };
-    const total = counters.get(`${campaign.id}:total`) ?? { impressions: 0, clicks: 0 };
+    const none = { impressions: 0, clicks: 0, spendMicros: 0 };
+    const today = counters.get(`${campaign.id}:${periods.day.key}`) ?? none;
+    const total = counters.get(`${campaign.id}:total`) ?? none;
     const traffic = await this.trafficOf(campaign, now);
     const paced: PacedCap[] = [];
-    const add = (cap: number | null, period: { from: number; to: number } | null, delivered: number) => {
-      if (cap === null || period === null) return;
+    const planFor = (cap: number, period: { from: number; to: number }): PacingPlan => {
       const key = `${campaign.id}:${cap}:${period.from}:${period.to}:${timeZone}`;
       let plan = this.plans.get(key);
       if (!plan || plan.cap !== cap) {
         plan = planOf(cap, period.from, period.to, traffic.hourly, timeZone);
         this.plans.set(key, plan);
       }
-      paced.push({ plan, delivered });
+      return plan;
+    };
+    const add = (cap: number | null, period: { from: number; to: number } | null, delivered: number) => {
+      if (cap !== null && period !== null) paced.push({ plan: planFor(cap, period), delivered });
+    };
+    const addBudget = (amount: number | null, period: { from: number; to: number } | null, spent: number) => {
+      if (amount === null || period === null) return;
+      const cap = budgetCap(micros(amount), micros(spent), campaign.price, (whole) => planFor(whole, period));
+      if (cap) paced.push(cap);
     };
     add(caps.impressionsDaily, periods.day, today.impressions);
     add(caps.clicksDaily, periods.day, today.clicks);
     add(caps.impressionsTotal, periods.flight, total.impressions);
     add(caps.clicksTotal, periods.flight, total.clicks);
+    addBudget(budget.dailyMicros, periods.day, today.spendMicros);
+    addBudget(budget.totalMicros, periods.flight, total.spendMicros);
     return paced;
   }
 

@@ -1,4 +1,6 @@
 import { readAdvertiserBudget } from '../domain/advertiser-budgets.js';
+import { FORECAST_WINDOW_MS, forecastBudget } from '../domain/budget-forecast.js';
+import type { Micros } from '../domain/money.js';
 import { alreadyExists, notFound, unprocessable, type FieldProblem } from '../domain/errors.js';
 import { ADVERTISER_PRICING, isAdvertiserPricing } from '../domain/prices.js';
 import type { Advertiser, NumberedPage, NumberedPageRequest, PageRequest } from '../store/store.js';
@@ -83,10 +85,26 @@ export class AdvertiserService extends ServedService {
     });
   }
 
-  /** What the advertiser spent this billing month and in total, as its budgets count it. */
+  /**
+   * What the advertiser spent this billing month and in total, as its budgets count it, and when
+   * each budget runs out at the pace of the last hour's spend (`forecast`).
+   */
   async spend(id: number) {
-    await this.get(id);
-    return this.store.advertiserSpend(id, this.clock());
+    const { budget } = await this.get(id);
+    const now = this.clock();
+    const [spend, recent] = await Promise.all([
+      this.store.advertiserSpend(id, now),
+      this.store.advertiserSpendBetween(id, now - FORECAST_WINDOW_MS, now),
+    ]);
+    const forecast = (amount: Micros | null, spent: Micros, periodEnd: number | null) =>
+      forecastBudget({ budget: amount, spent, recent, now, periodEnd });
+    return {
+      ...spend,
+      forecast: {
+        total: forecast(budget.totalMicros, spend.totalMicros, null),
+        month: forecast(budget.monthlyMicros, spend.monthMicros, spend.monthEnd),
+      },
+    };
   }
 
   async get(id: number): Promise<Advertiser> {

@@ -1,6 +1,6 @@
 import type { Campaign, Totals } from '../domain/campaigns.js';
 import type { Micros } from '../domain/money.js';
-import type { Pace } from '../domain/pacing.js';
+import type { Pace, PacedUnit } from '../domain/pacing.js';
 import { localDate, startOfThisLocalDay } from '../domain/time-zones.js';
 import type {
   CampaignDelivery,
@@ -27,7 +27,7 @@ export interface CapProgress {
 
 /** Where an evenly paced campaign stands against its plan (D16), as this instance last decided. */
 export type PacingProgress =
-  | { state: 'held'; delivered: number; planned: number; cap: number; releasedAt: number }
+  | { state: 'held'; delivered: number; planned: number; cap: number; unit: PacedUnit; releasedAt: number }
   | { state: 'behind'; weightFactor: number }
   | { state: 'on plan' };
 

@@ -10,6 +10,8 @@ import {
 } from '../domain/campaigns.js';
 import { invalid, invalidField, notFound, unprocessable } from '../domain/errors.js';
 import type { Micros } from '../domain/money.js';
+import { FORECAST_WINDOW_MS, forecastBudget, type BudgetForecast } from '../domain/budget-forecast.js';
+import { localDate, startOfNextLocalDay } from '../domain/time-zones.js';
 import type { Price } from '../domain/prices.js';
 import { NUL_PROBLEM, nulFields } from '../domain/nul-characters.js';
 import {
@@ -37,6 +39,15 @@ import { requireChange, requireOperator, requireOperatorAccount, sees } from './
 import { audit, type Actor } from './audit.js';
 import { commitServed } from '../serving/serving-changes.js';
 import { ServedService, type AuditedObject } from './served-service.js';
+
+/** What a campaign spent against its budgets, and when each runs out at the current pace (D18). */
+export interface CampaignBudgetSpend {
+  /** The campaign's local day, `YYYY-MM-DD`. */
+  day: string;
+  totalMicros: Micros;
+  dayMicros: Micros;
+  forecast: { total: BudgetForecast; daily: BudgetForecast };
+}
 
 /** A price as an import file, an update and the audit log carry it: `{ model, amountMicros }` or null. */
 export const priceToJson = (price: Price | null): Record<string, unknown> | null =>
@@ -350,6 +361,36 @@ export class CampaignService extends ServedService {
   async prices(id: number): Promise<CampaignPriceRecord[]> {
     await this.visibleCampaign(this.store, id);
     return this.store.campaignPrices(id);
+  }
+
+  /**
+   * What the campaign spent against its budgets (D18), as they count it: in total and on its local
+   * day (`day`), with when each budget runs out at the pace of the last hour's spend (`forecast`).
+   */
+  async budgetSpend(id: number): Promise<CampaignBudgetSpend> {
+    const campaign = await this.visibleCampaign(this.store, id);
+    const now = this.clock();
+    const day = localDate(now, campaign.timeZone);
+    const [counters, recent] = await Promise.all([
+      this.store.capCounters([
+        { campaignId: id, day: 'total' },
+        { campaignId: id, day },
+      ]),
+      this.store.campaignSpendBetween([id], now - FORECAST_WINDOW_MS, now),
+    ]);
+    const totalMicros = counters.get(`${id}:total`)?.spendMicros ?? (0 as Micros);
+    const dayMicros = counters.get(`${id}:${day}`)?.spendMicros ?? (0 as Micros);
+    const forecast = (budget: Micros | null, spent: Micros, periodEnd: number | null) =>
+      forecastBudget({ budget, spent, recent: recent.get(id) ?? (0 as Micros), now, periodEnd });
+    return {
+      day,
+      totalMicros,
+      dayMicros,
+      forecast: {
+        total: forecast(campaign.budget.totalMicros, totalMicros, campaign.endAt),
+        daily: forecast(campaign.budget.dailyMicros, dayMicros, startOfNextLocalDay(now, campaign.timeZone)),
+      },
+    };
   }
 
   /** The campaign, or not found when it does not exist or is another advertiser's (D13). */

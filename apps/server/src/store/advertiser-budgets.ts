@@ -249,25 +249,37 @@ export async function setAdvertiserBudget(
 }
 
 /** What the advertiser's campaigns spent from `from` on, summed from the per-minute rollups. */
-async function spendSince(ctx: StoreContext, id: number, from: number): Promise<Micros> {
+const spendSince = (ctx: StoreContext, id: number, from: number): Promise<Micros> =>
+  advertiserSpendBetween(ctx, id, from, Number.MAX_SAFE_INTEGER);
+
+/**
+ * What the advertiser's campaigns spent from `since` to `until`, summed from the per-minute rollups
+ * (the recent pace its budgets' forecast goes on at, or its spend since a date).
+ */
+export async function advertiserSpendBetween(
+  ctx: StoreContext,
+  id: number,
+  since: number,
+  until: number,
+): Promise<Micros> {
   const { rows } = await sql<{ spend: string | number | null }>`
     select sum(spend_micros) as spend from event_rollups
-    where campaign_id in (select id from campaigns where advertiser_id = ${id}) and minute >= ${from}`.execute(
-    ctx.db,
-  );
+    where campaign_id in (select id from campaigns where advertiser_id = ${id})
+      and minute >= ${since} and minute < ${until}`.execute(ctx.db);
   return micros(rows[0]?.spend ?? 0);
 }
 
 /**
- * An advertiser's spend in total and in the billing month of `now` (`YYYY-MM`): its budgets'
+ * An advertiser's spend in total and in the billing month of `now` (`YYYY-MM`, ending at `monthEnd`): its budgets'
  * counters while it has a budget, else summed from the rollups.
  */
 export async function advertiserSpend(
   ctx: StoreContext,
   id: number,
   now: number,
-): Promise<{ month: string; totalMicros: Micros; monthMicros: Micros; counted: boolean }> {
+): Promise<{ month: string; monthEnd: number; totalMicros: Micros; monthMicros: Micros; counted: boolean }> {
   const month = billingMonth(now, ctx.billingTimeZone);
+  const monthEnd = startOfNextBillingMonth(now, ctx.billingTimeZone);
   const rows = await ctx.db
     .selectFrom('advertiser_spend')
     .select(['period', 'spend_micros'])
@@ -277,10 +289,11 @@ export async function advertiserSpend(
   if (rows.length === 0)
     return {
       month,
+      monthEnd,
       totalMicros: await spendSince(ctx, id, 0),
       monthMicros: await spendSince(ctx, id, startOfBillingMonth(now, ctx.billingTimeZone)),
       counted: false,
     };
   const of = (period: string) => micros(rows.find((row) => row.period === period)?.spend_micros ?? 0);
-  return { month, totalMicros: of('total'), monthMicros: of(month), counted: true };
+  return { month, monthEnd, totalMicros: of('total'), monthMicros: of(month), counted: true };
 }

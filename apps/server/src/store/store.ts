@@ -163,6 +163,7 @@ export class Store {
   readonly setAdvertiserBudget = this.bound(advertiserBudgets.setAdvertiserBudget);
   readonly setAdvertiserPricing = this.bound(advertisers.setAdvertiserPricing);
   readonly advertiserSpend = this.bound(advertiserBudgets.advertiserSpend);
+  readonly advertiserSpendBetween = this.bound(advertiserBudgets.advertiserSpendBetween);
   readonly countCampaigns = this.bound(advertisers.countCampaigns);
 
   // Campaigns with their placements (campaigns.ts)
@@ -172,6 +173,7 @@ export class Store {
   readonly runningEvenCampaigns = this.bound(pacing.runningEvenCampaigns);
   readonly capCounters = this.bound(pacing.capCounters);
   readonly placementTraffic = this.bound(pacing.placementTraffic);
+  readonly campaignSpendBetween = this.bound(pacing.campaignSpendBetween);
   readonly getCampaign = this.bound(campaigns.getCampaign);
   readonly listCampaigns = this.bound(campaigns.listCampaigns);
   readonly campaignPage = this.bound(campaigns.campaignPage);

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import type { Command } from 'commander';
+import { forecastSuffix, spendJson } from '../../domain/budget-forecast.js';
 import {
   budgetText,
   CAMPAIGN_STATUSES,
@@ -247,18 +248,25 @@ export function registerCampaigns(program: Command): void {
   storeAction(
     campaigns.command('show <id>').description('show one campaign'),
     async ({ store, config }, options: OutputOptions, id: string) => {
-      const campaign = await new CampaignService(store).get(positiveInteger(id, 'campaign id'));
-      emit(options, campaignRecord(campaign, config.currency), () => {
+      const service = new CampaignService(store);
+      const campaign = await service.get(positiveInteger(id, 'campaign id'));
+      const { currency } = config;
+      const spend = await service.budgetSpend(campaign.id);
+      emit(options, { ...campaignRecord(campaign, currency), spend: spendJson(spend, currency) }, () => {
         for (const [field, value] of Object.entries(campaignToJson(campaign)))
           console.log(
             `${field.padEnd(15)} ${
               field === 'price'
-                ? priceText(campaign.price, config.currency)
+                ? priceText(campaign.price, currency)
                 : field === 'budget'
-                  ? budgetText(campaign.budget, config.currency)
+                  ? budgetText(campaign.budget, currency)
                   : shownValue(value)
             }`,
           );
+        const money = (amount: Micros) => formatMoneyWithCode(amount, currency);
+        const today = `${money(spend.dayMicros)}${forecastSuffix(spend.forecast.daily)}`;
+        console.log(`${`spend ${spend.day}`.padEnd(15)} ${today}`);
+        console.log(`spend in total  ${money(spend.totalMicros)}${forecastSuffix(spend.forecast.total)}`);
       });
     },
   );

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { forecastSuffix, spendJson } from '../../domain/budget-forecast.js';
 import {
   advertiserBudgetText,
   NO_ADVERTISER_BUDGET,
@@ -134,15 +135,21 @@ export function registerRegistry(program: Command): void {
       const { currency } = config;
       emit(
         options,
-        { ...advertiserJson(advertiser, currency), spend: { ...spend, counted: undefined, currency } },
+        {
+          ...advertiserJson(advertiser, currency),
+          spend: spendJson({ ...spend, counted: undefined, monthEnd: undefined }, currency),
+        },
         () => {
           const money = (amount: Micros) => `${currency} ${formatMoney(amount, currency)}`;
+          const { forecast } = spend;
           console.log(`id              ${advertiser.id}`);
           console.log(`name            ${advertiser.name}`);
           console.log(`budget          ${advertiserBudgetText(advertiser.budget, currency)}`);
           console.log(`prices set by   ${advertiserPricingText(advertiser.pricing)}`);
-          console.log(`${`spend ${spend.month}`.padEnd(15)} ${money(spend.monthMicros)}`);
-          console.log(`spend in total  ${money(spend.totalMicros)}`);
+          console.log(
+            `${`spend ${spend.month}`.padEnd(15)} ${money(spend.monthMicros)}${forecastSuffix(forecast.month)}`,
+          );
+          console.log(`spend in total  ${money(spend.totalMicros)}${forecastSuffix(forecast.total)}`);
         },
       );
     },

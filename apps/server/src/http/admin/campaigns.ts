@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { CAMPAIGN_STATUSES, isCampaignStatus, type Campaign } from '../../domain/campaigns.js';
 import { invalidField, unprocessable } from '../../domain/errors.js';
+import { spendJson } from '../../domain/budget-forecast.js';
 import { CAMPAIGN_ACTIONS, type CampaignAction } from '../../domain/lifecycle.js';
 import { campaignRecord } from '../../services/campaigns.js';
 import { IdParams, Instant, Nullable, NullableInstant, One } from '../openapi/common.js';
@@ -160,13 +161,14 @@ export async function campaignRoutes(app: ManagementApp, context: AdminContext):
   const getAdvertiser = advertiserSchemas.byId('getAdvertiser', {
     summary: 'Get an advertiser',
     description:
-      'With `spend`: what its campaigns spent this billing month (`PLACARD_BILLING_TIME_ZONE`) and in total, as its budgets count it.',
+      'With `spend`: what its campaigns spent this billing month (`PLACARD_BILLING_TIME_ZONE`) and in total, as its budgets count it, and when each budget runs out at the pace of the last hour’s spend (`forecast`).',
   });
   app.get('/advertisers/:id', { schema: getAdvertiser }, async (request) => {
     const service = advertisers(request);
     const advertiser = await service.get(request.params.id);
-    const { month, monthMicros, totalMicros } = await service.spend(advertiser.id);
-    return one({ ...advertiserRecord(advertiser), spend: { month, monthMicros, totalMicros, currency } });
+    const { month, monthMicros, totalMicros, forecast } = await service.spend(advertiser.id);
+    const spend = spendJson({ month, monthMicros, totalMicros, forecast }, currency);
+    return one({ ...advertiserRecord(advertiser), spend });
   });
 
   const updateAdvertiser = advertiserSchemas.byId('renameAdvertiser', {
@@ -246,10 +248,16 @@ export async function campaignRoutes(app: ManagementApp, context: AdminContext):
     return reply.code(201).send(one(record(await campaigns(request).create(advertiserId, fields))));
   });
 
-  const getCampaign = campaignSchemas.byId('getCampaign', { summary: 'Get a campaign' });
-  app.get('/campaigns/:id', { schema: getCampaign }, async (request) =>
-    one(record(await campaigns(request).get(request.params.id))),
-  );
+  const getCampaign = campaignSchemas.byId('getCampaign', {
+    summary: 'Get a campaign',
+    description:
+      'With `spend`: what it spent on its local day and in total, as its budgets count it, and when each budget runs out at the pace of the last hour’s spend (`forecast`, D18).',
+  });
+  app.get('/campaigns/:id', { schema: getCampaign }, async (request) => {
+    const service = campaigns(request);
+    const campaign = await service.get(request.params.id);
+    return one({ ...record(campaign), spend: spendJson(await service.budgetSpend(campaign.id), currency) });
+  });
 
   const listCampaignPrices = {
     ...operation('listCampaignPrices', 'Campaigns', {

@@ -224,7 +224,10 @@ export async function campaignRoutes(app: FastifyInstance, deps: DashboardDeps):
     );
     const canEdit = canChange && !FINAL.includes(campaign.status);
     const page = pageContext(request, reply);
-    const prices = await campaigns(signedIn).prices(campaign.id);
+    const [prices, spend] = await Promise.all([
+      campaigns(signedIn).prices(campaign.id),
+      campaigns(signedIn).budgetSpend(campaign.id),
+    ]);
     const { currency } = deps.services;
     const pricing: CampaignPricing = !(await accountPrices(signedIn, campaign.advertiserId))
       ? { by: 'operator' }
@@ -239,6 +242,7 @@ export async function campaignRoutes(app: FastifyInstance, deps: DashboardDeps):
       notServing,
       currency,
       prices,
+      spend,
       pricing,
       ...(priceForm && pricing.by !== 'you' && { problem: priceForm.problem }),
     });

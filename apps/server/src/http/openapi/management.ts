@@ -129,7 +129,7 @@ const Pacing = Type.Union(
   PACINGS.map((pacing) => Type.Literal(pacing)),
   {
     description:
-      'How the caps are spent (D16): `asap` (default) as fast as the campaign is drawn; `even` spread over each cap’s period (the local day, or the flight for a total cap) in proportion to the traffic expected, so a cap is reached near the period’s end. `even` needs a daily cap, or a total cap and an `endAt`.',
+      'How the caps and spend budgets are spent (D16, D18): `asap` (default) as fast as the campaign is drawn; `even` spread over each cap’s and budget’s period (the local day, or the flight for a total one) in proportion to the traffic expected, so a cap or budget is reached near the period’s end; a budget is planned in whole micros and paced only at a `cpm` or `cpc` price. `even` needs a daily cap or budget, or a total cap or budget and an `endAt`.',
   },
 );
 
@@ -180,6 +180,20 @@ export const AdvertiserPricingField = Type.Union(
   },
 );
 
+/** When a budget runs out at the pace of the last hour's spend (D18). */
+const BudgetForecast = Type.Union(
+  [
+    Type.Object({ state: Type.Literal('runs_out'), at: Instant }, { additionalProperties: false }),
+    Type.Object({ state: Type.Literal('lasts') }, { additionalProperties: false }),
+    Type.Object({ state: Type.Literal('spent') }, { additionalProperties: false }),
+    Type.Null(),
+  ],
+  {
+    description:
+      'When the budget runs out if it goes on being spent at the pace of the last hour: `runs_out` at `at`, within its period; `lasts` (not at the current pace: not before its period ends, or nothing was spent in the last hour); `spent` (nothing is left). Null without a budget or before anything was spent against it.',
+  },
+);
+
 const Advertiser = Type.Object(
   {
     id: Type.Integer(),
@@ -203,9 +217,11 @@ const Advertiser = Type.Object(
           monthMicros: Type.Integer(),
           totalMicros: Type.Integer(),
           currency: Currency,
+          forecast: Type.Object({ total: BudgetForecast, month: BudgetForecast }),
         },
         {
-          description: 'What its campaigns spent this billing month and in total (one advertiser’s answer).',
+          description:
+            'What its campaigns spent this billing month and in total, and when each budget runs out at the current pace (one advertiser’s answer).',
         },
       ),
     ),
@@ -273,6 +289,21 @@ const CampaignRecord = Type.Object(
     pacing: Pacing,
     price: Price,
     budget: Budget,
+    spend: Type.Optional(
+      Type.Object(
+        {
+          day: Type.String({ description: 'The campaign’s local day, `YYYY-MM-DD`.' }),
+          dayMicros: Type.Integer(),
+          totalMicros: Type.Integer(),
+          currency: Currency,
+          forecast: Type.Object({ total: BudgetForecast, daily: BudgetForecast }),
+        },
+        {
+          description:
+            'What it spent today and in total, as its budgets count it, and when each budget runs out at the current pace (one campaign’s answer).',
+        },
+      ),
+    ),
     cappedUntil: NullableInstant,
     rejectionReason: Nullable(Type.String()),
     createdAt: Instant,

@@ -1,4 +1,5 @@
 import type { AdvertiserBudget } from '../../../domain/advertiser-budgets.js';
+import type { BudgetForecast } from '../../../domain/budget-forecast.js';
 import type { Micros } from '../../../domain/money.js';
 import { formatPriceAmount } from '../../../domain/prices.js';
 import { BudgetTable, FormsPage, type CreateForm, type FormsPageProps } from './parts.js';
@@ -9,6 +10,8 @@ export interface AdvertiserSpendView {
   month: string;
   monthMicros: Micros;
   totalMicros: Micros;
+  /** When each budget runs out at the pace of the last hour's spend. */
+  forecast: { total: BudgetForecast; month: BudgetForecast };
 }
 
 /**
@@ -63,17 +66,25 @@ export function AdvertiserBudgetPage(
         {billingTimeZone}), beside each campaign’s own budgets: the most restrictive wins. An event that would
         pass one is stored as not billable (past advertiser budget) and costs nothing; once a budget is spent
         its campaigns are not offered, until the next month for the monthly budget, or until the budget is
-        raised for the total. Amounts in units of {currency}; empty for none.
+        raised for the total. Amounts in units of {currency}; empty for none. When each runs out goes on at
+        the pace of the last hour’s spend.
       </p>
       <BudgetTable
         label={`Budget of ${advertiser.name}`}
         currency={currency}
+        timeZone={billingTimeZone}
         rows={[
-          { label: 'Total', budget: advertiser.budget.totalMicros, spent: spend.totalMicros },
+          {
+            label: 'Total',
+            budget: advertiser.budget.totalMicros,
+            spent: spend.totalMicros,
+            forecast: spend.forecast.total,
+          },
           {
             label: `This month (${spend.month})`,
             budget: advertiser.budget.monthlyMicros,
             spent: spend.monthMicros,
+            forecast: spend.forecast.month,
           },
         ]}
       />

@@ -7,9 +7,10 @@ import {
   type Campaign,
 } from '../../../domain/campaigns.js';
 import { DEVICES } from '../../../domain/targeting.js';
-import { addMicros, currencyDecimals, formatMoneyWithCode, type Micros } from '../../../domain/money.js';
+import { currencyDecimals, formatMoneyWithCode } from '../../../domain/money.js';
 import { PRICE_MODEL_LABELS, formatPriceAmount, priceText } from '../../../domain/prices.js';
 import type { CampaignPriceRecord } from '../../../store/store.js';
+import type { CampaignBudgetSpend } from '../../../services/campaigns.js';
 import { createContext } from 'preact';
 import { useContext } from 'preact/hooks';
 import type { FieldProblem } from '../../../domain/errors.js';
@@ -65,10 +66,10 @@ const PRICE_CHOICES: ReadonlyArray<[string, string]> = [
 
 /** How each pacing reads in the form (D16). */
 const PACING_CHOICES = [
-  ['asap', 'As fast as possible: served whenever it is drawn, until a cap is reached'],
+  ['asap', 'As fast as possible: served whenever it is drawn, until a cap or budget is reached'],
   [
     'even',
-    'Evenly: each cap spread over its day (or its flight, for a total cap with an end), following the traffic expected',
+    'Evenly: each cap and budget spread over its day (or its flight, for a total one with an end), following the traffic expected',
   ],
 ] as const;
 
@@ -505,6 +506,8 @@ export function CampaignPreviewPage(props: {
   pricing: CampaignPricing;
   /** A form of the page refused where the page has no form to show it by (a price not allowed). */
   problem?: string;
+  /** What it spent against its budgets, and when each runs out at the current pace. */
+  spend: CampaignBudgetSpend;
 }) {
   const { campaign } = props;
   const partnerView: Record<string, unknown> = { id: campaign.id, title: campaign.title };
@@ -559,7 +562,11 @@ export function CampaignPreviewPage(props: {
           {caps.impressionsTotal ?? 'no'} impressions, {caps.clicksTotal ?? 'no'} clicks
         </dd>
         <dt>Pacing</dt>
-        <dd>{campaign.pacing === 'even' ? 'even: spread over each cap’s period' : 'as fast as possible'}</dd>
+        <dd>
+          {campaign.pacing === 'even'
+            ? 'even: spread over each cap’s and budget’s period'
+            : 'as fast as possible'}
+        </dd>
         <dt>Price</dt>
         <dd>
           {priceText(campaign.price, props.currency)}
@@ -580,13 +587,20 @@ export function CampaignPreviewPage(props: {
       <BudgetTable
         label="Budget"
         currency={props.currency}
+        timeZone={campaign.timeZone}
         rows={[
           {
             label: 'Total',
             budget: campaign.budget.totalMicros,
-            spent: props.prices.reduce((sum, entry) => addMicros(sum, entry.spendMicros), 0 as Micros),
+            spent: props.spend.totalMicros,
+            forecast: props.spend.forecast.total,
           },
-          { label: 'Daily', budget: campaign.budget.dailyMicros, spent: null },
+          {
+            label: `Daily (${props.spend.day})`,
+            budget: campaign.budget.dailyMicros,
+            spent: props.spend.dayMicros,
+            forecast: props.spend.forecast.daily,
+          },
         ]}
       />
       <h2>Price history</h2>

@@ -1,4 +1,4 @@
-import { formatMoney } from '../../../domain/money.js';
+import { formatMoney, micros } from '../../../domain/money.js';
 import { CAMPAIGN_STATUSES, type Campaign, type Totals } from '../../../domain/campaigns.js';
 import type { CampaignListRow, PacingProgress } from '../../../services/campaign-list.js';
 import type { CampaignSortKey } from '../../../store/store.js';
@@ -81,7 +81,7 @@ function Figures({ totals }: { totals: Totals }) {
 }
 
 /** Each cap's progress ("412 of 1,000 impressions today") with a meter, and even pacing's state. */
-function Limits({ row }: { row: CampaignListRow }) {
+function Limits({ row, currency }: { row: CampaignListRow; currency: string }) {
   if (row.caps.length === 0 && !row.pacing) return <span class="note">no caps</span>;
   return (
     <ul class="limits-list">
@@ -96,21 +96,24 @@ function Limits({ row }: { row: CampaignListRow }) {
       })}
       {row.pacing && (
         <li>
-          <PacingWords pacing={row.pacing} />
+          <PacingWords pacing={row.pacing} currency={currency} />
         </li>
       )}
     </ul>
   );
 }
 
-function PacingWords({ pacing }: { pacing: PacingProgress }) {
-  if (pacing.state === 'held')
+function PacingWords({ pacing, currency }: { pacing: PacingProgress; currency: string }) {
+  if (pacing.state === 'held') {
+    const spend = pacing.unit === 'micros';
+    const amount = (value: number) => (spend ? formatMoney(micros(value), currency) : figure(value));
     return (
       <>
-        Even pacing: ahead of plan ({figure(pacing.delivered)} delivered, {figure(pacing.planned)} planned by
-        now), held until {when(pacing.releasedAt)}
+        Even pacing: ahead of plan ({amount(pacing.delivered)} {spend ? `${currency} spent` : 'delivered'},{' '}
+        {amount(pacing.planned)} planned by now), held until {when(pacing.releasedAt)}
       </>
     );
+  }
   if (pacing.state === 'behind') return <>Even pacing: behind plan, drawn {pacing.weightFactor}× as often</>;
   return <>Even pacing: on plan</>;
 }
@@ -221,7 +224,7 @@ export function CampaignsPage(props: {
             cell: (row) => formatMoney(row.delivery.spendMicros, props.currency),
             class: 'money',
           },
-          { header: 'Caps and pacing', cell: (row) => <Limits row={row} /> },
+          { header: 'Caps and pacing', cell: (row) => <Limits row={row} currency={props.currency} /> },
           {
             header: 'Flight',
             cell: ({ campaign }) => flight(campaign.startAt, campaign.endAt, campaign.timeZone),

@@ -1,4 +1,5 @@
 import { cloneElement, Fragment, isValidElement, toChildArray, type ComponentChildren } from 'preact';
+import { forecastText, type BudgetForecast } from '../../../domain/budget-forecast.js';
 import { formatMoneyWithCode, subtractMicros, type Micros } from '../../../domain/money.js';
 import {
   FieldMessage,
@@ -8,6 +9,7 @@ import {
   wordProblems,
   type Labels,
 } from './form-problems.js';
+import { whenIn } from './format.js';
 import { CsrfField, Layout, type PageContext, type Refused } from './layout.js';
 
 /** Where a list's page sits in the whole list, and the links to its neighbours (`paging.ts`). */
@@ -420,19 +422,30 @@ export function FormsPage(props: {
   );
 }
 
-/** One budget of a budget table: its amount (null: none) and what was spent against it (null: not shown). */
+/**
+ * One budget of a budget table: its amount (null: none), what was spent against it (null: not
+ * shown) and when it runs out at the current pace (`forecast`, null: nothing to say).
+ */
 export interface BudgetRow {
   label: string;
   budget: Micros | null;
   spent: Micros | null;
+  forecast: BudgetForecast;
 }
 
 /**
- * Budgets and the spend against each (D18), amounts right-aligned in tabular figures: a campaign's,
- * an advertiser's. In a region of its own that scrolls sideways on a narrow screen.
+ * Budgets, the spend against each and when each runs out at the current pace (D18), amounts
+ * right-aligned in tabular figures: a campaign's, an advertiser's, instants in `timeZone` (the
+ * campaign's, or the billing time zone). In a region of its own that scrolls sideways on a narrow
+ * screen.
  */
-export function BudgetTable(props: { label: string; currency: string; rows: readonly BudgetRow[] }) {
-  const { currency } = props;
+export function BudgetTable(props: {
+  label: string;
+  currency: string;
+  timeZone: string;
+  rows: readonly BudgetRow[];
+}) {
+  const { currency, timeZone } = props;
   const money = (amount: Micros | null) => (amount === null ? 'none' : formatMoneyWithCode(amount, currency));
   return (
     <div class="table-wrap" tabIndex={0} role="region" aria-label={props.label}>
@@ -449,10 +462,13 @@ export function BudgetTable(props: { label: string; currency: string; rows: read
             <th scope="col" class="money">
               Left
             </th>
+            <th scope="col" class="when">
+              Runs out at the current pace
+            </th>
           </tr>
         </thead>
         <tbody>
-          {props.rows.map(({ label, budget, spent }) => (
+          {props.rows.map(({ label, budget, spent, forecast }) => (
             <tr key={label}>
               <th scope="row">{label}</th>
               <td class="money">{money(budget)}</td>
@@ -460,6 +476,7 @@ export function BudgetTable(props: { label: string; currency: string; rows: read
               <td class="money">
                 {budget === null || spent === null ? '' : money(subtractMicros(budget, spent))}
               </td>
+              <td class="when">{forecastText(forecast, (at) => whenIn(at, timeZone))}</td>
             </tr>
           ))}
         </tbody>
