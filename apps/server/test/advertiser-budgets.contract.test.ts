@@ -181,6 +181,8 @@ describe.each(ENGINES)('advertiser budgets in the event ledger on %s', (engine) 
       expect(july.pastBudget).toEqual([]);
       expect(await tokyo.advertiserSpend(id, julyStarts)).toEqual({
         month: '2026-07',
+        // August begins at Tokyo's midnight, 15:00 UTC the day before.
+        monthEnd: Date.parse('2026-07-31T15:00:00Z'),
         totalMicros: 6_000,
         monthMicros: 1_000,
         counted: true,
