@@ -58,20 +58,20 @@ export function MoneyFiguresSection(props: { summary: MonthSummary; updatedAt: s
       <dl class="totals">
         {(
           [
-            ['Revenue', 'revenue', formatMoneyWithCode(totals.spendMicros, currency)],
-            [
-              'Partner earnings (payouts owed)',
-              'earnings',
-              formatMoneyWithCode(totals.earningsMicros, currency),
-            ],
-            ['Margin', 'margin', formatMoneyWithCode(totals.marginMicros, currency)],
-            ['Margin %', 'margin-percent', marginPercent(totals.marginBasisPoints)],
+            ['Revenue', 'revenue', totals.spendMicros],
+            ['Partner earnings (payouts owed)', 'earnings', totals.earningsMicros],
+            ['Margin', 'margin', totals.marginMicros],
+            ['Margin %', 'margin-percent', null],
           ] as const
-        ).map(([name, total, value]) => (
+        ).map(([name, total, amount]) => (
           <div key={total}>
             <dt>{name}</dt>
-            <dd class="money" data-total={total}>
-              {value}
+            {/* The exact amount beside the one shown, which is rounded to the currency's decimals:
+                three shown amounts may be a cent apart from adding up, the exact ones never are. */}
+            <dd class="money" data-total={total} {...(amount !== null && { 'data-micros': String(amount) })}>
+              {amount === null
+                ? marginPercent(totals.marginBasisPoints)
+                : formatMoneyWithCode(amount, currency)}
             </dd>
           </div>
         ))}
