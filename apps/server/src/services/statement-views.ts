@@ -2,26 +2,16 @@
  * Monthly statements (D18) as the management API, the CLI and the dashboard read them. Money is integer micros of
  * the server's currency; a statement is issued once for a closed month and never changes afterwards.
  */
+import type { StatementLineRecord } from '../store/statements.js';
+
 export type StatementKind = 'advertiser' | 'partner';
 
 /** One line of a statement: a campaign's spend, a flat campaign's price, a partner's earnings by placement and key,
  * or an adjustment carried onto it. Invalid traffic is shown as counts and never enters the amount. */
-export interface StatementLineView {
-  kind: 'campaign' | 'flat' | 'placement_key' | 'adjustment';
-  campaignId: number | null;
-  campaignName: string | null;
-  placementId: string | null;
-  apiKeyId: number | null;
-  apiKeyName: string | null;
-  impressions: number;
-  clicks: number;
-  invalidImpressions: number;
-  invalidClicks: number;
+export type StatementLineView = Omit<StatementLineRecord, 'amountMicros'> & {
+  /** Micros as the API and pages give them (a plain number). */
   amountMicros: number;
-  /** Adjustment lines only. */
-  adjustmentId: number | null;
-  reason: string | null;
-}
+};
 
 export interface StatementPaymentView {
   reference: string;

@@ -38,6 +38,7 @@ export interface StatementLineRecord {
   invalidImpressions: number;
   invalidClicks: number;
   amountMicros: Micros;
+  /** Adjustment lines only. */
   adjustmentId: number | null;
   reason: string | null;
 }

@@ -231,27 +231,37 @@ const Advertiser = Type.Object(
   { $id: 'Advertiser' },
 );
 
+/** What `currency` may be in money sent: left out, or the deployment's own. */
+const CurrencySent = Type.Optional(
+  Type.String({
+    description: 'May be left out; when sent it must be the deployment’s currency (else 422).',
+  }),
+);
+
+const OptionalAmount = Type.Optional(Nullable(AmountMicros));
+
+/**
+ * Spend budgets as sent (D18): `totalMicros` and the one of `period` (a campaign's day, an
+ * advertiser's billing month), each left out or null for none, or null for neither.
+ */
+function budgetInput<Period extends string>(period: Period, description: string) {
+  const perPeriod = { [period]: OptionalAmount } as Record<Period, typeof OptionalAmount>;
+  return Type.Union(
+    [
+      Type.Object(
+        { totalMicros: OptionalAmount, ...perPeriod, currency: CurrencySent },
+        { additionalProperties: false },
+      ),
+      Type.Null(),
+    ],
+    { description },
+  );
+}
+
 /** An advertiser's budgets as sent (D18). */
-export const advertiserBudgetField = Type.Union(
-  [
-    Type.Object(
-      {
-        totalMicros: Type.Optional(Nullable(AmountMicros)),
-        monthlyMicros: Type.Optional(Nullable(AmountMicros)),
-        currency: Type.Optional(
-          Type.String({
-            description: 'May be left out; when sent it must be the deployment’s currency (else 422).',
-          }),
-        ),
-      },
-      { additionalProperties: false },
-    ),
-    Type.Null(),
-  ],
-  {
-    description:
-      'Spend budgets (D18): in all and per billing month; an amount left out or null is none, `budget: null` removes both. An event that would take the advertiser’s spend past one is stored `invalid`, `past advertiser budget`, and costs nothing; once spent, its campaigns are not offered until the next billing month (monthly) or until the budget changes (total).',
-  },
+export const advertiserBudgetField = budgetInput(
+  'monthlyMicros',
+  'Spend budgets (D18): in all and per billing month; an amount left out or null is none, `budget: null` removes both. An event that would take the advertiser’s spend past one is stored `invalid`, `past advertiser budget`, and costs nothing; once spent, its campaigns are not offered until the next billing month (monthly) or until the budget changes (total).',
 );
 
 /** One price a campaign has had, with what was billed at it. */
@@ -340,11 +350,7 @@ export const campaignFields = {
         {
           model: PriceModel,
           amountMicros: AmountMicros,
-          currency: Type.Optional(
-            Type.String({
-              description: 'May be left out; when sent it must be the deployment’s currency (else 422).',
-            }),
-          ),
+          currency: CurrencySent,
         },
         { additionalProperties: false },
       ),
@@ -355,26 +361,9 @@ export const campaignFields = {
         'What the advertiser is charged (D18); null for none. The operator’s, and the advertiser’s own people’s too when its `pricing` is `advertiser`: anyone else changing it gets 403 naming why. A change applies to events from then on, whoever makes it; the campaign’s prices keep every one, with who set it.',
     },
   ),
-  budget: Type.Union(
-    [
-      Type.Object(
-        {
-          totalMicros: Type.Optional(Nullable(AmountMicros)),
-          dailyMicros: Type.Optional(Nullable(AmountMicros)),
-          currency: Type.Optional(
-            Type.String({
-              description: 'May be left out; when sent it must be the deployment’s currency (else 422).',
-            }),
-          ),
-        },
-        { additionalProperties: false },
-      ),
-      Type.Null(),
-    ],
-    {
-      description:
-        'Spend budgets (D18): in all and per local day; a budget left out or null is none, `budget: null` removes both. The advertiser may set them on its own campaigns, and a change does not send the campaign back to review. Raising or removing the total budget of a campaign it completed, before its end, makes it `paused`, to resume.',
-    },
+  budget: budgetInput(
+    'dailyMicros',
+    'Spend budgets (D18): in all and per local day; a budget left out or null is none, `budget: null` removes both. The advertiser may set them on its own campaigns, and a change does not send the campaign back to review. Raising or removing the total budget of a campaign it completed, before its end, makes it `paused`, to resume.',
   ),
 };
 
