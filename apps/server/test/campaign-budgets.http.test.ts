@@ -187,7 +187,8 @@ describe.each(ENGINES)('campaign budgets through the management API, on %s', (en
         trackedEvent({
           ...source,
           campaignId: running,
-          occurredAt: now - i * 60_000,
+          // Seconds apart, not minutes: all four fall on today's date but within 3 s of midnight.
+          occurredAt: now - i * 1_000,
           kind: 'click',
           priced: true,
         }),
