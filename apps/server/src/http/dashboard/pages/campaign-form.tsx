@@ -537,7 +537,7 @@ export function CampaignPreviewPage(props: {
         <p class="ad-label">Sponsored</p>
         <p class="ad-title">{campaign.title}</p>
         {campaign.description && <p>{campaign.description}</p>}
-        <p class="mono">{campaign.destinationUrl}</p>
+        <p class="mono ad-url">{campaign.destinationUrl}</p>
       </div>
       <h2>Delivery</h2>
       <dl>
