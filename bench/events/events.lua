@@ -26,6 +26,15 @@ end
 math.randomseed(os.time())
 -- Unique across runs against the same store, so no request is a replay.
 local prefix = "bench-" .. os.time() .. "-" .. math.random(1000000000) .. "-"
+-- Idempotency-Keys in time order by default, as the SDK sends them (UUIDv7: the time first, the
+-- random part after), so a batch's claims land side by side in the key's index. With
+-- PLACARD_BENCH_KEYS=random, random UUIDs (v4), as a client that draws them sends them: each claim
+-- then lands on a page of its own.
+local random_keys = os.getenv("PLACARD_BENCH_KEYS") == "random"
+local function random_uuid()
+  return string.format("%08x-%04x-4%03x-%04x-%06x%06x", math.random(0, 0xffffffff), math.random(0, 0xffff),
+    math.random(0, 0xfff), math.random(0x8000, 0xbfff), math.random(0, 0xffffff), math.random(0, 0xffffff))
+end
 
 request = function()
   counter = counter + 1
@@ -38,7 +47,7 @@ request = function()
   else
     pair = pairs_list[math.random(#pairs_list)]
   end
-  headers["Idempotency-Key"] = prefix .. counter
+  headers["Idempotency-Key"] = random_keys and random_uuid() or (prefix .. counter)
   local token = pair[3] and (',"token":"' .. pair[3] .. '"') or ""
   local body = '{"campaignId":' .. pair[1] .. ',"placement":"' .. pair[2] .. '","location":"US","device":"mobile"' .. token .. '}'
   return wrk.format("POST", "/api/v1/campaigns/" .. kind, headers, body)

@@ -6,6 +6,7 @@ import type { Campaign, FetchResponse } from './generated.js';
 import { isAcknowledgement, isFetchResponse } from './response.js';
 import { DEFAULT_RETRY, type RetryPolicy } from './retry.js';
 import { checkFetchArguments, checkTracking, type FetchArguments, type TrackingContext } from './rules.js';
+import { timeOrderedKey } from './idempotency-keys.js';
 import { call, type TransportOptions } from './transport.js';
 
 export const VERSION = '0.1.0';
@@ -122,7 +123,7 @@ export class PlacardClient implements Tracker {
       userAgent: `placard-client/${VERSION}`,
     };
     this.cache = options.cache === false ? null : new ResponseCache(clock);
-    this.newIdempotencyKey = options.newIdempotencyKey ?? (() => globalThis.crypto.randomUUID());
+    this.newIdempotencyKey = options.newIdempotencyKey ?? (() => timeOrderedKey(clock()));
     this.tokens = options.tokens === true;
   }
 

@@ -191,6 +191,25 @@ describe('retries', () => {
     });
   });
 
+  it('makes its Idempotency-Keys UUIDs version 7, in the order of its clock', async () => {
+    // Keys in time order land side by side in the server's index of keys (a random UUID costs a
+    // page of its own per event): the time in the first 48 bits, random bits after.
+    const { client, sent } = scripted([ACK, ACK, ACK], { clock: () => at });
+    let at = Date.parse('2026-11-28T08:00:00.000Z');
+    await client.trackImpression(7, 'header_banner');
+    at += 1;
+    await client.trackImpression(7, 'header_banner');
+    at += 60_000;
+    await client.trackImpression(7, 'header_banner');
+    const keys = sent.map((request) => request.headers['idempotency-key'] ?? '');
+    for (const key of keys)
+      expect(key).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    const times = keys.map((key) => parseInt(key.replaceAll('-', '').slice(0, 12), 16));
+    expect(times).toEqual([at - 60_001, at - 60_000, at]);
+    expect([...keys].sort()).toEqual(keys);
+    expect(new Set(keys).size).toBe(3);
+  });
+
   it('sends an event time given as a Date as RFC 3339 UTC, and a string as it is', async () => {
     const { client, sent } = scripted([ACK, ACK]);
     await client.trackImpression(7, 'header_banner', { occurredAt: new Date(Date.UTC(2026, 0, 31, 12)) });
