@@ -351,10 +351,11 @@ export async function storedSpend(databaseUrl, campaignId) {
     return {
       events: await sum('events', 'cost_micros'),
       billable: Number(billable?.n ?? 0),
-      prices: await sum('campaign_prices', 'spend_micros'),
-      billed: await sum('campaign_prices', 'billed'),
+      // Through the views readers use: after a kill, what the last batches appended is not folded yet.
+      prices: await sum('campaign_prices_live', 'spend_micros'),
+      billed: await sum('campaign_prices_live', 'billed'),
       counter: await sum('campaign_counters', 'spend_micros', (query) => query.where('day', '=', 'total')),
-      rollups: await sum('event_rollups', 'spend_micros'),
+      rollups: await sum('event_rollups_live', 'spend_micros'),
     };
   } finally {
     await store.close();
@@ -405,8 +406,9 @@ export async function checkStore(databaseUrl, prefix, acknowledged) {
 
   const dimensions = ['campaign_id', 'partner_id', 'placement_id', 'kind', 'verdict'];
   const columns = [...dimensions, 'minute', 'country', 'device', 'reason'];
+  // As reports read them: a killed instance leaves rows appended and not folded (SQLite).
   const rollups = await store.db
-    .selectFrom('event_rollups')
+    .selectFrom('event_rollups_live')
     .select([...columns, (eb) => eb.fn.sum('count').as('n')])
     .groupBy(columns)
     .execute();

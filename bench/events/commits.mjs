@@ -7,12 +7,15 @@
 //   limited by CPU per request; one well below it waits (fsync);
 // - the group commits, from /metrics: events per commit, the share of the run spent inside commit
 //   transactions and their mean length (SQLite's commits run on the main thread);
-// - the bytes the server wrote per request (/proc/<pid>/io: the write-ahead log and the answers).
+// - the bytes the server wrote per request (/proc/<pid>/io: the write-ahead log and the answers);
+// - which tables and indexes those bytes are pages of, per commit, from the write-ahead log's
+//   frames of the last few dozen commits (wal-pages.mjs).
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { CLI, median, pct, RUNS, SECONDS, startPinned, tempDir, wrk, writeResults } from '../lib.mjs';
 import { prepareLoad, SCRIPT } from './load.mjs';
+import { walPagesByTree } from './wal-pages.mjs';
 import { BENCH_TOKEN_SECRET } from './tokens.mjs';
 
 const dir = tempDir('placard-bench-commits-');
@@ -74,6 +77,8 @@ async function measured() {
       systemSeconds(server.pid),
       bytesWritten(server.pid),
     ];
+    // While the server still runs: stopping it checkpoints and removes the log.
+    const wal = walPagesByTree(path.join(dir, 'placard.db'), path.join(dir, `copy-${runs.length + 1}`));
     // The run's length from wrk's own count, so the time wrk spent reading its file is left out.
     const runSeconds = result.requests / result.rps;
     const commits = after.commits - before.commits;
@@ -85,6 +90,12 @@ async function measured() {
       inCommits: (after.seconds - before.seconds) / runSeconds,
       commitMs: ((after.seconds - before.seconds) * 1000) / commits,
       bytesPerRequest: (writtenAfter - writtenBefore) / result.requests,
+      pagesPerCommit: Object.fromEntries(
+        [...wal.byTree]
+          .sort((a, b) => b[1] - a[1])
+          .map(([tree, frames]) => [tree, Number((frames / wal.commits).toFixed(2))]),
+      ),
+      walSample: { commits: wal.commits, frames: wal.frames },
     };
   } finally {
     await server.stop();
@@ -99,6 +110,13 @@ for (let run = 1; run <= RUNS; run++) {
     `run ${run}: ${m.rps.toFixed(0)} req/s; server core ${pct(m.coreBusy)} busy (${pct(m.inKernel)} in the kernel); ${m.eventsPerCommit.toFixed(1)} events ` +
       `per commit, ${m.commitMs.toFixed(2)} ms each, ${pct(m.inCommits)} of the time in commits; ` +
       `${(m.bytesPerRequest / 1024).toFixed(1)} KiB written per request`,
+  );
+  const trees = Object.entries(m.pagesPerCommit)
+    .slice(0, 8)
+    .map(([tree, pages]) => `${tree} ${pages}`)
+    .join(', ');
+  console.log(
+    `  pages per commit (last ${m.walSample.commits} commits, ${(m.walSample.frames / m.walSample.commits).toFixed(1)} in all): ${trees}`,
   );
 }
 const mid = (key) => median(runs.map((m) => m[key]));

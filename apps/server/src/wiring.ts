@@ -26,6 +26,7 @@ import { PacingJob } from './jobs/pacing-job.js';
 import { RecentTraffic } from './serving/recent-traffic.js';
 import { RetentionJob } from './jobs/retention-job.js';
 import { RollupCompactionJob } from './jobs/rollup-compaction-job.js';
+import { FoldJob } from './jobs/fold-job.js';
 import { ServingState } from './serving/serving-state.js';
 import { Sessions } from './services/sessions.js';
 import type { Store } from './store/store.js';
@@ -113,6 +114,8 @@ export interface Services {
   lifecycle: LifecycleJob;
   retention: RetentionJob;
   compaction: RollupCompactionJob;
+  /** SQLite: sums the rollup rows and charges batches append into their tables (migrations 024, 025). */
+  fold: FoldJob;
   /** Even pacing's steps (D16): holds back or boosts even campaigns in the index. */
   pacing: PacingJob;
   /** Flags keys whose traffic looks fraudulent or broken (D15). */
@@ -181,6 +184,7 @@ export function wireServices(store: Store, logger: Logger, options: WiringOption
   const lifecycle = new LifecycleJob(store, logger, options.refreshIntervalMs, clock);
   const retention = new RetentionJob(store, logger, options.eventRetentionDays, clock);
   const compaction = new RollupCompactionJob(store, logger, clock);
+  const fold = new FoldJob(store, logger);
   const pacing = new PacingJob(store, state, logger, clock, undefined, options.pacingPriorFetchesPerHour);
   const flags = new KeyFlagJob(store, recentTraffic, logger, clock, state, options.flagIntervalMs);
   const shutdown = new Shutdown();
@@ -231,6 +235,7 @@ export function wireServices(store: Store, logger: Logger, options: WiringOption
     job('lifecycle', lifecycle),
     job('retention', retention),
     job('rollup-compaction', compaction),
+    job('fold', fold),
     job('pacing', pacing),
     job('key-flags', flags),
     job('key-usage', keyUsage),
@@ -245,6 +250,7 @@ export function wireServices(store: Store, logger: Logger, options: WiringOption
     lifecycle,
     retention,
     compaction,
+    fold,
     pacing,
     flags,
     recentTraffic,

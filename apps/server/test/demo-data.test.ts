@@ -75,7 +75,7 @@ describe.each(ENGINES)('the demo data on %s', (engine) => {
       expect(Number(row.last)).toBeLessThan(Date.now());
     }
     const rolled = await store.db
-      .selectFrom('event_rollups')
+      .selectFrom('event_rollups_live')
       .select((eb) => eb.fn.sum<number>('count').as('n'))
       .executeTakeFirstOrThrow();
     expect(Number(rolled.n)).toBe(impressions + clicks);

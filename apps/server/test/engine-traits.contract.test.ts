@@ -150,7 +150,7 @@ describe.each(ENGINES)('engine traits on %s', (engine) => {
     const event = await storableEvent('rollups');
     const rollups = (db: Db) =>
       db
-        .selectFrom('event_rollups')
+        .selectFrom('event_rollups_live')
         .select((eb) => eb.fn.sum<number>('count').as('count'))
         .where('campaign_id', '=', event.campaignId)
         .executeTakeFirstOrThrow();

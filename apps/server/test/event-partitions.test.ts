@@ -99,7 +99,7 @@ async function partitionedFrom(store: Store): Promise<number> {
 
 async function rollupTotal(store: Store): Promise<number> {
   const row = await store.db
-    .selectFrom('event_rollups')
+    .selectFrom('event_rollups_live')
     .select((eb) => eb.fn.sum<string>('count').as('n'))
     .executeTakeFirstOrThrow();
   return Number(row.n);

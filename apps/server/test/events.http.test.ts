@@ -382,7 +382,7 @@ describe.each(ENGINES)('events, idempotency and reports on %s', (engine) => {
 
     it('keeps the rollups equal to a recount of the raw events', async () => {
       const rollups = await t.store.db
-        .selectFrom('event_rollups')
+        .selectFrom('event_rollups_live')
         .select(['campaign_id', 'kind', 'verdict', (eb) => eb.fn.sum<number>('count').as('n')])
         .groupBy(['campaign_id', 'kind', 'verdict'])
         .orderBy(['campaign_id', 'kind', 'verdict'])

@@ -16,6 +16,7 @@ const JOB_NAMES = [
   'lifecycle',
   'retention',
   'rollup-compaction',
+  'fold',
   'pacing',
   'key-flags',
   'key-usage',

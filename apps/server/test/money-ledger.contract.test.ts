@@ -4,7 +4,7 @@ import { cpmCumulativeCost, micros } from '../src/domain/money.js';
 import type { PriceModel } from '../src/domain/prices.js';
 import type { Store, TrackedEvent } from '../src/store/store.js';
 import { campaignInput } from './helpers/campaign-input.js';
-import { eachBlockStore, ENGINES } from './helpers/engines.js';
+import { eachBlockStore, ENGINES, type TestDatabase } from './helpers/engines.js';
 import { setCampaignPrice } from './helpers/prices.js';
 import { newPartnerKey, trackedEvent } from './helpers/tracked-event.js';
 
@@ -16,7 +16,8 @@ import { newPartnerKey, trackedEvent } from './helpers/tracked-event.js';
  */
 describe.each(ENGINES)('money in the event ledger on %s', (engine) => {
   let store: Store;
-  eachBlockStore(engine, (opened) => ({ store } = opened));
+  let database: TestDatabase;
+  eachBlockStore(engine, (opened) => ({ store, database } = opened));
   const at = Date.parse('2026-06-01T12:00:00Z');
 
   const setPrice = (campaignId: number, model: PriceModel | null, amount: number | null) =>
@@ -41,11 +42,11 @@ describe.each(ENGINES)('money in the event ledger on %s', (engine) => {
       .orderBy('id')
       .execute();
     const rollups = await sql<{ spend: string | number | null }>`
-      select sum(spend_micros) as spend from event_rollups where campaign_id = ${campaignId}`.execute(
+      select sum(spend_micros) as spend from event_rollups_live where campaign_id = ${campaignId}`.execute(
       store.db,
     );
     const prices = await store.db
-      .selectFrom('campaign_prices')
+      .selectFrom('campaign_prices_live')
       .select(['billed', 'spend_micros'])
       .where('campaign_id', '=', campaignId)
       .orderBy('id')
@@ -299,15 +300,21 @@ describe.each(ENGINES)('money in the event ledger on %s', (engine) => {
       .orderBy('id')
       .execute();
     const rolled = await sql<{ spend: string | number | null; earnings: string | number | null }>`
-      select sum(spend_micros) as spend, sum(earnings_micros) as earnings from event_rollups
+      select sum(spend_micros) as spend, sum(earnings_micros) as earnings from event_rollups_live
       where campaign_id = ${campaignId} and partner_id = ${partnerId}`.execute(store.db);
+    // Summed by share: on SQLite, what batches appended since the last fold is rows of its own.
     const counters = await store.db
-      .selectFrom('partner_earnings')
-      .innerJoin('campaign_prices', 'campaign_prices.id', 'partner_earnings.price_id')
-      .select(['partner_earnings.spend_micros', 'partner_earnings.earnings_micros'])
+      .selectFrom('partner_earnings_live as earned')
+      .innerJoin('campaign_prices', 'campaign_prices.id', 'earned.price_id')
+      .select((eb) => [
+        eb.fn.sum<number | string>('earned.spend_micros').as('spend_micros'),
+        eb.fn.sum<number | string>('earned.earnings_micros').as('earnings_micros'),
+      ])
       .where('campaign_prices.campaign_id', '=', campaignId)
-      .where('partner_earnings.partner_id', '=', partnerId)
-      .orderBy('partner_earnings.share_id')
+      .where('earned.partner_id', '=', partnerId)
+      .groupBy(['earned.price_id', 'earned.share_id'])
+      .orderBy('earned.price_id')
+      .orderBy('earned.share_id')
       .execute();
     return {
       earnings: events.map((row) => Number(row.earnings_micros)),
@@ -387,5 +394,57 @@ describe.each(ENGINES)('money in the event ledger on %s', (engine) => {
     const late = await sql<{ spend: string | number | null }>`
       select sum(spend_micros) as spend from campaign_rollups where campaign_id = ${id}`.execute(store.db);
     expect(Number(late.rows[0]?.spend)).toBe(375_000);
+  });
+
+  it('prices CPM runs and earnings on from what was folded and what was appended, whichever connection did either', async () => {
+    // F(n) = floor(1.5 n), then floor(2.5 n): the impressions cost 1, 2, 1, 2, … then 2, 3, 2, 3, …
+    // so a run priced from a wrong count shows.
+    const { id, event, partnerId } = await pricedCampaign('fold-runs', 'cpm', 1_500);
+    await setShare(partnerId, 3_333, at - 86_400_000);
+    // A second connection to the same store (on SQLite, another process's would be the same): its
+    // batches, its folds and its new price change what this one knows, which this one must notice.
+    const other = await database.open();
+    try {
+      const runs = [{ perUnit: 1.5, units: 0 }];
+      const costs: number[] = [];
+      const steps = [
+        'this',
+        'this',
+        'fold',
+        'other',
+        'this',
+        'other fold',
+        'this',
+        'other price',
+        'this',
+        'other',
+        'fold',
+        'this',
+      ];
+      for (const step of steps) {
+        const run = runs[runs.length - 1];
+        if (step === 'fold') await store.foldAppended();
+        else if (step === 'other fold') await other.foldAppended();
+        else if (step === 'other price') {
+          await setCampaignPrice(other, id, { model: 'cpm', amountMicros: 2_500, since: at });
+          runs.push({ perUnit: 2.5, units: 0 });
+        } else {
+          await (step === 'this' ? store : other).insertEvents([event(), event(), event()]);
+          for (let i = 0; i < 3; i++, run.units++)
+            costs.push(Math.floor(run.perUnit * (run.units + 1)) - Math.floor(run.perUnit * run.units));
+        }
+      }
+      const money = await moneyOf(id);
+      expect(money.costs).toEqual(costs);
+      const spent = runs.map(({ perUnit, units }) => ({ billed: units, spend: Math.floor(perUnit * units) }));
+      expect(money.prices).toEqual(spent);
+      const earned = await earningsOf(id, partnerId);
+      expect(earned.counters).toEqual(
+        spent.map(({ spend }) => ({ spend, earnings: Math.floor((spend * 3_333) / 10_000) })),
+      );
+      expect(earned.eventEarnings).toBe(earned.counters.reduce((sum, counter) => sum + counter.earnings, 0));
+    } finally {
+      await other.close();
+    }
   });
 });

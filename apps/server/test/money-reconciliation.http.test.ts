@@ -94,7 +94,7 @@ describe.each(ENGINES)('money reconciliation on %s', (engine) => {
     return model === 'cpm' ? cpmCumulativeCost(micros(amount), units) : amount * units;
   };
 
-  const sumBy = async (table: 'events' | 'event_rollups' | 'campaign_delivery', column: string) => {
+  const sumBy = async (table: 'events' | 'event_rollups_live' | 'campaign_delivery', column: string) => {
     const { rows } = await sql<{ campaign_id: number | string; spend: number | string | null }>`
       select campaign_id, sum(${sql.ref(column)}) as spend from ${sql.table(table)}
       where campaign_id in (${sql.join(ids)}) group by campaign_id`.execute(t.store.db);
@@ -110,7 +110,7 @@ describe.each(ENGINES)('money reconciliation on %s', (engine) => {
 
     // The raw events and the per-minute rollups.
     expect(await sumBy('events', 'cost_micros')).toEqual(expected);
-    expect(await sumBy('event_rollups', 'spend_micros')).toEqual(expected);
+    expect(await sumBy('event_rollups_live', 'spend_micros')).toEqual(expected);
 
     // The rollups as a report by hour reads them: campaign_rollups up to the mark, then per minute.
     const query = {

@@ -61,7 +61,7 @@ describe.each(ENGINES)('reports over campaign rollups on %s', (engine) => {
       .orderBy(['campaign_id', 'slot', 'kind', 'verdict'])
       .execute();
     const minutes = await t.store.db
-      .selectFrom('event_rollups')
+      .selectFrom('event_rollups_live')
       .select(['campaign_id', 'minute', 'kind', 'verdict', 'count'])
       .where('minute', '<', before)
       .execute();
@@ -168,8 +168,10 @@ describe.each(ENGINES)('reports over campaign rollups on %s', (engine) => {
     engine === 'sqlite'
       ? /SEARCH event_rollups USING INDEX event_rollups_campaign \(campaign_id=\? AND minute>\? AND minute<\?\)/
       : /event_rollups_campaign[^\n]*\n[^\n]*Index Cond: \(\(campaign_id = /;
+  // The rows SQLite's batches appended and the fold has not summed yet (about a second's) are read
+  // whole, as is the view's result: never the per-minute table itself.
   const NEVER_ALL_ROLLUPS =
-    /"SCAN event_rollups|Seq Scan on event_rollups|event_rollups_pk|autoindex_event_rollups/;
+    /"SCAN event_rollups"|Seq Scan on event_rollups\b|event_rollups_pk|autoindex_event_rollups/;
 
   it("reads an advertiser's 90 days by campaign, from both tables, never every campaign's rollups", async () => {
     const end = Date.parse('2026-11-22T00:00:00Z');

@@ -420,7 +420,7 @@ describe.each(ENGINES)('store contract on %s', (engine) => {
       Array(4).fill('idempotent replay'),
     );
     const rollups = await store.db
-      .selectFrom('event_rollups')
+      .selectFrom('event_rollups_live')
       .select(['verdict', (eb) => eb.fn.sum<number>('count').as('n')])
       .where('campaign_id', '=', campaignIds[0])
       .groupBy('verdict')
@@ -511,7 +511,7 @@ describe.each(ENGINES)('store contract on %s', (engine) => {
       .execute();
     expect(stored).toHaveLength(3 + 1 + 1 + 2 + 3);
     const rolled = await store.db
-      .selectFrom('event_rollups')
+      .selectFrom('event_rollups_live')
       .select((eb) => eb.fn.sum<number>('count').as('n'))
       .where('partner_id', '=', keyed('x').partnerId)
       .executeTakeFirstOrThrow();
@@ -740,13 +740,75 @@ describe.each(ENGINES)('store contract on %s', (engine) => {
     }
     expect(await store.countEvents({ campaignId: campaignIds[0] })).toBe(rounds.length * 8 * 40);
     const counted = await store.db
-      .selectFrom('event_rollups')
+      .selectFrom('event_rollups_live')
       .select((eb) => eb.fn.sum<number>('count').as('n'))
       .where('campaign_id', '=', campaignIds[0])
       .where('verdict', '=', 'counted')
       .executeTakeFirstOrThrow();
     // Each key counts once; requests without a key always count.
     expect(Number(counted.n)).toBe(40 + 2 * 8 * 40);
+  });
+
+  it('counts an event in the rollups from its commit, and a fold changes no sum (SQLite appends, then folds)', async () => {
+    const { campaignIds } = await store.importCampaigns([{ name: 'Fold', campaigns: [campaignInput()] }]);
+    const event = await eventMaker('d-fold');
+    const at = Date.parse('2026-06-01T12:00:00Z');
+    // Two minutes, two countries, a click: rows that share a key within a batch, across batches and
+    // with what an earlier fold wrote.
+    const batch = (round: number) =>
+      Array.from({ length: 12 }, (_, i) =>
+        event({
+          campaignId: campaignIds[0],
+          occurredAt: at + (i % 2) * 60_000 + round,
+          country: i % 3 === 0 ? 'DE' : 'US',
+          kind: i === 5 ? 'click' : 'impression',
+        }),
+      );
+    const sums = async (table: 'event_rollups' | 'event_rollups_live') =>
+      (
+        await store.db
+          .selectFrom(table)
+          .select(['minute', 'country', 'kind', (eb) => eb.fn.sum<number>('count').as('n')])
+          .where('campaign_id', '=', campaignIds[0])
+          .groupBy(['minute', 'country', 'kind'])
+          .orderBy(['minute', 'country', 'kind'])
+          .execute()
+      ).map((row) => `${Number(row.minute) - at} ${row.country} ${row.kind} ${Number(row.n)}`);
+    const expected = (rounds: number) => [
+      `0 DE impression ${2 * rounds}`,
+      `0 US impression ${4 * rounds}`,
+      `60000 DE impression ${2 * rounds}`,
+      `60000 US click ${rounds}`,
+      `60000 US impression ${3 * rounds}`,
+    ];
+    const appended = async () =>
+      Number(
+        (await sql<{ n: number }>`select count(*) as n from event_rollup_deltas`.execute(store.db)).rows[0]
+          ?.n,
+      );
+    // What earlier tests left appended, folded first.
+    await store.foldAppended();
+    await store.insertEvents(batch(0));
+    await store.insertEvents(batch(1));
+    expect(await sums('event_rollups_live')).toEqual(expected(2));
+    if (engine === 'sqlite') {
+      // Until the fold, the per-minute table has none of it: each batch appended its rows (one per
+      // key in the batch), and the fold summed them there and emptied the appended rows.
+      expect(await sums('event_rollups')).toEqual([]);
+      expect(await appended()).toBe(2 * 5);
+      expect(await store.foldAppended()).toBeGreaterThanOrEqual(2 * 5);
+      expect(await appended()).toBe(0);
+    } else expect(await store.foldAppended()).toBe(0);
+    expect(await sums('event_rollups')).toEqual(expected(2));
+    expect(await sums('event_rollups_live')).toEqual(expected(2));
+    // Appended rows whose keys are already in the per-minute table add to them, and a fold with
+    // nothing appended changes nothing.
+    await store.insertEvents(batch(2));
+    expect(await sums('event_rollups_live')).toEqual(expected(3));
+    await store.foldAppended();
+    expect(await store.foldAppended()).toBe(0);
+    expect(await sums('event_rollups')).toEqual(expected(3));
+    expect(await sums('event_rollups_live')).toEqual(expected(3));
   });
 
   it('moves a campaign status only from the expected one, and finds campaigns due for the clock', async () => {

@@ -52,11 +52,18 @@ async function demoStartInTerminal(dataDir: string): Promise<string> {
       });
     });
   } finally {
+    // Stopped and gone before the caller starts the next one on the same store, as a person stops
+    // a server before starting it again: two servers writing one SQLite file is not how it runs.
+    const exited = new Promise((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) resolve(undefined);
+      else child.once('exit', resolve);
+    });
     try {
       process.kill(-child.pid!, 'SIGTERM');
     } catch {
       // the whole group has exited already
     }
+    await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 15_000))]);
   }
   return output.replace(ANSI, '').replace(/\r/g, '');
 }

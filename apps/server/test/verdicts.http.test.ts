@@ -215,7 +215,7 @@ describe.each(ENGINES)('verdicts and reasons on %s (D15)', (engine) => {
     await send('click');
     await send('impression', { userAgent: GOOGLEBOT });
     const rollups = await t.store.db
-      .selectFrom('event_rollups')
+      .selectFrom('event_rollups_live')
       .select(['kind', 'verdict', 'reason', 'count'])
       .orderBy('kind')
       .orderBy('verdict')

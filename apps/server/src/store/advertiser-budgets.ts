@@ -263,7 +263,7 @@ export async function advertiserSpendBetween(
   until: number,
 ): Promise<Micros> {
   const { rows } = await sql<{ spend: string | number | null }>`
-    select sum(spend_micros) as spend from event_rollups
+    select sum(spend_micros) as spend from event_rollups_live
     where campaign_id in (select id from campaigns where advertiser_id = ${id})
       and minute >= ${since} and minute < ${until}`.execute(ctx.db);
   return micros(rows[0]?.spend ?? 0);

@@ -63,7 +63,7 @@ export async function campaignDelivery(
     union all
     select 'minute' as part, campaign_id, minute as at, ${impressions} as impressions, ${clicks} as clicks,
       ${spend} as spend
-      from event_rollups
+      from event_rollups_live
       where campaign_id in (${idList}) and minute >= ${mark} and verdict = 'counted'
       group by campaign_id, minute`.execute(ctx.db);
   for (const campaign of campaigns)

@@ -19,6 +19,19 @@ export async function rollupsCompactedBefore(db: Db): Promise<number> {
 }
 
 /**
+ * SQLite: sums what batches appended since the last fold (rollup rows, migration 024; charges,
+ * migration 025) into their tables, in one transaction; returns how many appended rows it folded.
+ * PostgreSQL: 0, its batches add to those tables themselves. Readers see the same sums before and
+ * after (the `_live` views).
+ */
+export async function foldAppended(ctx: StoreContext): Promise<number> {
+  const folding = ctx.ledger.foldAppended;
+  // Read outside the transaction first: a fold with nothing to do takes no lock.
+  if (folding === null || !folding.pending(ctx.db)) return 0;
+  return transact(ctx, async (tx) => folding.fold(tx.db));
+}
+
+/**
  * Sums the next quarter hour before `until` that has rollups into `campaign_rollups` and moves the
  * mark past it (past `until` at once when none is left), in one transaction; returns the new mark,
  * or null when it had reached `until` already. Batches that add to a quarter hour before the mark
@@ -35,7 +48,7 @@ export async function compactRollups(ctx: StoreContext, until: number): Promise<
     const from = await rollupsCompactedBefore(tx.db);
     if (from >= until) return null;
     const next = await tx.db
-      .selectFrom('event_rollups')
+      .selectFrom('event_rollups_live')
       .select((eb) => eb.fn.min('minute').as('minute'))
       .where('minute', '>=', from)
       .where('minute', '<', until)
@@ -48,7 +61,7 @@ export async function compactRollups(ctx: StoreContext, until: number): Promise<
         .columns(['campaign_id', 'slot', 'kind', 'verdict', 'count', 'spend_micros', 'earnings_micros'])
         .expression((eb) =>
           eb
-            .selectFrom('event_rollups')
+            .selectFrom('event_rollups_live')
             .select((s) => [
               'campaign_id',
               sql<number>`cast(${quarterOf(first)} as bigint)`.as('slot'),

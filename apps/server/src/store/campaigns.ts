@@ -411,7 +411,7 @@ function newestPriceRow(ctx: StoreContext, campaignId: number) {
 /** Every price a campaign has had, newest (the one in force) first, with what was billed at each. */
 export async function campaignPrices(ctx: StoreContext, campaignId: number): Promise<CampaignPriceRecord[]> {
   const rows = await ctx.db
-    .selectFrom('campaign_prices')
+    .selectFrom('campaign_prices_live')
     .select(['since', 'model', 'amount_micros', 'actor', 'billed', 'spend_micros'])
     .where('campaign_id', '=', campaignId)
     .orderBy('id', 'desc')

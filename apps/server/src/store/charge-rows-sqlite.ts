@@ -2,6 +2,13 @@
 // row by row inside the batch's transaction. A statement costs SQLite no round trip, while Kysely
 // building and SQLite compiling a multi-row statement of a size not seen before cost more than the
 // rows themselves: the same reason `event-ledger-sqlite.ts` writes events this way.
+//
+// What a batch charged is appended to `charge_deltas` rather than added to each price's row and
+// each partner's earnings row (migration 025: those rows are spread over every page of their
+// tables), and folded into them every second with the rollups (`foldChargesSqlite`). A price's
+// units billed and a partner's earnings so far are then the row plus what was appended since: the
+// connection keeps those sums in memory (`Unfolded`), good for as long as the newest appended id
+// is the one it appended last.
 import type BetterSqlite3 from 'better-sqlite3';
 import type { Micros } from '../domain/money.js';
 import type { ChargeRows, EarningsRow, ShareRow } from './charge-rows.js';
@@ -17,18 +24,42 @@ const SHARES = `select id, effective_from, basis_points from partner_revenue_sha
 const EARNINGS = `select share_id, spend_micros, earnings_micros from partner_earnings
   where price_id = ? and partner_id = ?`;
 
-const ADD_TO_PRICE = `update campaign_prices set billed = billed + ?, spend_micros = spend_micros + ?
-  where id = ?`;
+/** What a batch charged at a price: its units and spend. */
+const APPEND_PRICE_CHARGE = `insert into charge_deltas (price_id, units, spend_micros) values (?, ?, ?)`;
+
+/** What a batch charged to a partner under a price and a share: the spend and its earnings. */
+const APPEND_EARNINGS = `insert into charge_deltas (price_id, partner_id, share_id, spend_micros, earnings_micros)
+  values (?, ?, ?, ?, ?)`;
+
+const NEWEST_DELTA = `select max(id) as id from charge_deltas`;
+
+const UNFOLDED_PRICES = `select price_id, sum(units) as units, sum(spend_micros) as spend from charge_deltas
+  where partner_id is null group by price_id`;
+
+const UNFOLDED_EARNINGS = `select price_id, partner_id, share_id, sum(spend_micros) as spend,
+  sum(earnings_micros) as earnings from charge_deltas where partner_id is not null
+  group by price_id, partner_id, share_id`;
+
+/** The fold: prices first, then earnings, in key order; `where true` lets SQLite parse the upsert. */
+const FOLD_PRICES = `update campaign_prices set billed = billed + unfolded.units,
+    spend_micros = campaign_prices.spend_micros + unfolded.spend
+  from (${UNFOLDED_PRICES}) as unfolded
+  where campaign_prices.id = unfolded.price_id`;
+
+const FOLD_EARNINGS = `insert into partner_earnings (price_id, partner_id, share_id, spend_micros, earnings_micros)
+  select price_id, partner_id, share_id, sum(spend_micros), sum(earnings_micros) from charge_deltas
+  where partner_id is not null
+  group by price_id, partner_id, share_id order by price_id, partner_id, share_id
+  on conflict (price_id, partner_id, share_id) do update set
+    spend_micros = partner_earnings.spend_micros + excluded.spend_micros,
+    earnings_micros = partner_earnings.earnings_micros + excluded.earnings_micros`;
+
+/** Without a WHERE, SQLite empties the table at once; AUTOINCREMENT keeps its ids going up. */
+const EMPTY_CHARGE_DELTAS = `delete from charge_deltas`;
 
 const ADD_TO_SPEND_COUNTER = `insert into campaign_counters (campaign_id, day, impressions, clicks, spend_micros)
   values (?, ?, 0, 0, ?)
   on conflict (campaign_id, day) do update set spend_micros = campaign_counters.spend_micros + excluded.spend_micros`;
-
-const ADD_TO_EARNINGS = `insert into partner_earnings (price_id, partner_id, share_id, spend_micros, earnings_micros)
-  values (?, ?, ?, ?, ?)
-  on conflict (price_id, partner_id, share_id) do update set
-    spend_micros = partner_earnings.spend_micros + excluded.spend_micros,
-    earnings_micros = partner_earnings.earnings_micros + excluded.earnings_micros`;
 
 interface Statements {
   latestPrice: BetterSqlite3.Statement<
@@ -41,10 +72,33 @@ interface Statements {
     unknown[],
     { share_id: number; spend_micros: number; earnings_micros: number }
   >;
-  addToPrice: BetterSqlite3.Statement;
+  appendPriceCharge: BetterSqlite3.Statement;
   addToSpendCounter: BetterSqlite3.Statement;
-  addToEarnings: BetterSqlite3.Statement;
+  appendEarnings: BetterSqlite3.Statement;
+  newestDelta: BetterSqlite3.Statement<unknown[], { id: number | null }>;
+  unfoldedPrices: BetterSqlite3.Statement<unknown[], { price_id: number; units: number; spend: number }>;
+  unfoldedEarnings: BetterSqlite3.Statement<
+    unknown[],
+    { price_id: number; partner_id: number; share_id: number; spend: number; earnings: number }
+  >;
 }
+
+/** What one (price, partner) earned under each share since the last fold: share id → sums. */
+type UnfoldedShares = Map<number, { spend: number; earnings: number }>;
+const noShares = (): UnfoldedShares => new Map();
+
+/**
+ * The sums of `charge_deltas` as this connection last knew them: exact while the table's newest id
+ * is `newest` (every id is new, so another connection's append, a fold or a rolled-back batch of
+ * this one changes it), and read again from the table when it is not.
+ */
+interface Unfolded {
+  newest: number | null;
+  prices: Map<number, { units: number; spend: number }>;
+  earnings: Map<string, UnfoldedShares>;
+}
+
+const pairKey = (priceId: number, partnerId: number): string => `${priceId}:${partnerId}`;
 
 /** Prepared once per connection, on first use (after migrations have created the tables). */
 const prepared = new WeakMap<BetterSqlite3.Database, Statements>();
@@ -57,13 +111,51 @@ function statementsOf(sqlite: BetterSqlite3.Database): Statements {
       spendCounter: sqlite.prepare(SPEND_COUNTER),
       shares: sqlite.prepare(SHARES),
       earnings: sqlite.prepare(EARNINGS),
-      addToPrice: sqlite.prepare(ADD_TO_PRICE),
+      appendPriceCharge: sqlite.prepare(APPEND_PRICE_CHARGE),
       addToSpendCounter: sqlite.prepare(ADD_TO_SPEND_COUNTER),
-      addToEarnings: sqlite.prepare(ADD_TO_EARNINGS),
+      appendEarnings: sqlite.prepare(APPEND_EARNINGS),
+      newestDelta: sqlite.prepare<unknown[], { id: number | null }>(NEWEST_DELTA),
+      unfoldedPrices: sqlite.prepare(UNFOLDED_PRICES),
+      unfoldedEarnings: sqlite.prepare(UNFOLDED_EARNINGS),
     };
     prepared.set(sqlite, statements);
   }
   return statements;
+}
+
+const unfoldedOf = new WeakMap<BetterSqlite3.Database, Unfolded>();
+
+/** This connection's sums of `charge_deltas`, read again if anything but its own appends changed it. */
+function unfolded(sqlite: BetterSqlite3.Database, statements: Statements): Unfolded {
+  const newest = statements.newestDelta.get()?.id ?? null;
+  const known = unfoldedOf.get(sqlite);
+  if (known !== undefined && known.newest === newest) return known;
+  const fresh: Unfolded = { newest, prices: new Map(), earnings: new Map() };
+  for (const row of statements.unfoldedPrices.all())
+    fresh.prices.set(Number(row.price_id), { units: Number(row.units), spend: Number(row.spend) });
+  for (const row of statements.unfoldedEarnings.all()) {
+    const key = pairKey(Number(row.price_id), Number(row.partner_id));
+    const shares: UnfoldedShares = fresh.earnings.get(key) ?? noShares();
+    shares.set(Number(row.share_id), { spend: Number(row.spend), earnings: Number(row.earnings) });
+    fresh.earnings.set(key, shares);
+  }
+  unfoldedOf.set(sqlite, fresh);
+  return fresh;
+}
+
+/** Runs an append to `charge_deltas` and notes its id as the newest this connection knows of. */
+function append(known: Unfolded, statement: BetterSqlite3.Statement, ...values: unknown[]): void {
+  known.newest = Number(statement.run(...values).lastInsertRowid);
+}
+
+/**
+ * Sums what batches appended to `charge_deltas` into `campaign_prices` and `partner_earnings`, and
+ * empties it, inside the caller's transaction; returns how many appended rows it folded.
+ */
+export function foldChargesSqlite(sqlite: BetterSqlite3.Database): number {
+  sqlite.prepare(FOLD_PRICES).run();
+  sqlite.prepare(FOLD_EARNINGS).run();
+  return sqlite.prepare(EMPTY_CHARGE_DELTAS).run().changes;
 }
 
 /** The money rows of a batch on the SQLite connection `sqlite` (its transaction is the batch's). */
@@ -71,6 +163,7 @@ export function sqliteChargeRows(sqlite: BetterSqlite3.Database): ChargeRows {
   const statements = statementsOf(sqlite);
   return {
     latestPrices(campaignIds) {
+      const { prices } = unfolded(sqlite, statements);
       return Promise.resolve(
         campaignIds.flatMap((campaignId) => {
           const row = statements.latestPrice.get(campaignId);
@@ -81,7 +174,7 @@ export function sqliteChargeRows(sqlite: BetterSqlite3.Database): ChargeRows {
               campaignId,
               model: row.model,
               amountMicros: row.amount_micros === null ? null : Number(row.amount_micros),
-              billed: Number(row.billed),
+              billed: Number(row.billed) + (prices.get(Number(row.id))?.units ?? 0),
             },
           ];
         }),
@@ -113,22 +206,41 @@ export function sqliteChargeRows(sqlite: BetterSqlite3.Database): ChargeRows {
     },
 
     earningsCounters(pairs) {
+      const { earnings } = unfolded(sqlite, statements);
       const rows: EarningsRow[] = [];
-      for (const { priceId, partnerId } of pairs)
-        for (const row of statements.earnings.all(priceId, partnerId))
-          rows.push({
+      for (const { priceId, partnerId } of pairs) {
+        const appended: UnfoldedShares = earnings.get(pairKey(priceId, partnerId)) ?? noShares();
+        const row = (shareId: number, spend: number, earned: number): EarningsRow => {
+          const since = appended.get(shareId);
+          return {
             priceId,
             partnerId,
-            shareId: Number(row.share_id),
-            spendMicros: Number(row.spend_micros) as Micros,
-            earningsMicros: Number(row.earnings_micros) as Micros,
-          });
+            shareId,
+            spendMicros: (spend + (since?.spend ?? 0)) as Micros,
+            earningsMicros: (earned + (since?.earnings ?? 0)) as Micros,
+          };
+        };
+        const folded = new Set<number>();
+        for (const stored of statements.earnings.all(priceId, partnerId)) {
+          folded.add(Number(stored.share_id));
+          rows.push(
+            row(Number(stored.share_id), Number(stored.spend_micros), Number(stored.earnings_micros)),
+          );
+        }
+        for (const shareId of appended.keys()) if (!folded.has(shareId)) rows.push(row(shareId, 0, 0));
+      }
       return Promise.resolve(rows);
     },
 
     addToPrices(charges) {
-      for (const charge of charges)
-        statements.addToPrice.run(charge.units, charge.costMicros, charge.priceId);
+      const known = unfolded(sqlite, statements);
+      for (const charge of charges) {
+        append(known, statements.appendPriceCharge, charge.priceId, charge.units, charge.costMicros);
+        const sums = known.prices.get(charge.priceId) ?? { units: 0, spend: 0 };
+        sums.units += charge.units;
+        sums.spend += charge.costMicros;
+        known.prices.set(charge.priceId, sums);
+      }
       return Promise.resolve();
     },
 
@@ -138,14 +250,25 @@ export function sqliteChargeRows(sqlite: BetterSqlite3.Database): ChargeRows {
     },
 
     addToEarnings(rows) {
-      for (const row of rows)
-        statements.addToEarnings.run(
+      const known = unfolded(sqlite, statements);
+      for (const row of rows) {
+        append(
+          known,
+          statements.appendEarnings,
           row.priceId,
           row.partnerId,
           row.shareId,
           row.spendMicros,
           row.earningsMicros,
         );
+        const key = pairKey(row.priceId, row.partnerId);
+        const shares: UnfoldedShares = known.earnings.get(key) ?? noShares();
+        const sums = shares.get(row.shareId) ?? { spend: 0, earnings: 0 };
+        sums.spend += row.spendMicros;
+        sums.earnings += row.earningsMicros;
+        shares.set(row.shareId, sums);
+        known.earnings.set(key, shares);
+      }
       return Promise.resolve();
     },
   };

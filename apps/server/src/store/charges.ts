@@ -112,12 +112,12 @@ export async function fillSpendCounters(ctx: StoreContext, campaignId: number, n
   )
     return;
   const total = await ctx.db
-    .selectFrom('campaign_prices')
+    .selectFrom('campaign_prices_live')
     .select((eb) => eb.fn.sum<string | number | null>('spend_micros').as('spend'))
     .where('campaign_id', '=', campaignId)
     .executeTakeFirst();
   const today = await ctx.db
-    .selectFrom('event_rollups')
+    .selectFrom('event_rollups_live')
     .select((eb) => eb.fn.sum<string | number | null>('spend_micros').as('spend'))
     .where('campaign_id', '=', campaignId)
     .where('minute', '>=', startOfThisLocalDay(now, campaign.time_zone))

@@ -265,5 +265,6 @@ export const postgresLedger: EventLedger = {
   store: storeBatchPostgres,
   chargeRows: sqlChargeRows,
   pruneEvents: pruneLegacyEvents,
+  foldAppended: null,
   partitions: { create: createEventPartitions, read: readEventPartitions, drop: dropEventPartitions },
 };

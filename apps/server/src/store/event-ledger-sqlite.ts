@@ -12,7 +12,7 @@ import {
   type EventLedger,
   type SettledBatch,
 } from './event-ledger.js';
-import { sqliteChargeRows } from './charge-rows-sqlite.js';
+import { foldChargesSqlite, sqliteChargeRows } from './charge-rows-sqlite.js';
 import type { TrackedEvent } from './rows.js';
 
 const CLAIM = `insert into idempotency_keys (api_key_id, key, created_at, fingerprint) values (?, ?, ?, ?)
@@ -28,13 +28,35 @@ const INSERT_EVENT = `insert into events (kind, campaign_id, placement_id, count
   api_key_id, occurred_at, verdict, reason, idempotency_key, user_address, event_at, cost_micros,
   earnings_micros) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 
-const ADD_TO_ROLLUP = `insert into event_rollups (minute, campaign_id, partner_id, placement_id, country,
+/**
+ * A batch's rollup rows, appended (migration 024): a batch's rows are adjacent, where adding to
+ * `event_rollups` itself rewrote a page of the minute's rows for nearly every event.
+ */
+const APPEND_ROLLUP = `insert into event_rollup_deltas (minute, campaign_id, partner_id, placement_id, country,
   device, kind, verdict, reason, count, spend_micros, earnings_micros)
-  values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+  values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+
+/**
+ * The appended rows summed into `event_rollups` in key order, so each of its pages is written once
+ * per fold. (`where true`: SQLite's grammar needs a WHERE before an upsert's ON CONFLICT.)
+ */
+const FOLD_ROLLUPS = `insert into event_rollups (minute, campaign_id, partner_id, placement_id, country,
+  device, kind, verdict, reason, count, spend_micros, earnings_micros)
+  select minute, campaign_id, partner_id, placement_id, country, device, kind, verdict, reason,
+    sum(count), sum(spend_micros), sum(earnings_micros)
+  from event_rollup_deltas where true
+  group by minute, campaign_id, partner_id, placement_id, country, device, kind, verdict, reason
+  order by minute, campaign_id, partner_id, placement_id, country, device, kind, verdict, reason
   on conflict (minute, campaign_id, partner_id, placement_id, country, device, kind, verdict, reason)
   do update set count = event_rollups.count + excluded.count,
     spend_micros = event_rollups.spend_micros + excluded.spend_micros,
     earnings_micros = event_rollups.earnings_micros + excluded.earnings_micros`;
+
+/** Whether a fold has anything to do: a row in either table of appended rows. */
+const ANYTHING_APPENDED = `select 1 from event_rollup_deltas union all select 1 from charge_deltas limit 1`;
+
+/** Without a WHERE, SQLite empties the table at once instead of row by row. */
+const EMPTY_DELTAS = `delete from event_rollup_deltas`;
 
 /** How far `campaign_rollups` sum the rollups already (migration 013). */
 const COMPACTED = `select value from meta where key = '${COMPACTED_BEFORE}'`;
@@ -49,7 +71,7 @@ interface Statements {
   claim: BetterSqlite3.Statement;
   held: BetterSqlite3.Statement<unknown[], { fingerprint: string | null }>;
   insertEvent: BetterSqlite3.Statement;
-  addToRollup: BetterSqlite3.Statement;
+  appendRollup: BetterSqlite3.Statement;
   compacted: BetterSqlite3.Statement<unknown[], { value: string }>;
   addToCampaignRollup: BetterSqlite3.Statement;
 }
@@ -66,7 +88,7 @@ function statementsOf(sqlite: BetterSqlite3.Database): Statements {
       claim: sqlite.prepare(CLAIM),
       held: sqlite.prepare<unknown[], { fingerprint: string | null }>(HELD),
       insertEvent: sqlite.prepare(INSERT_EVENT),
-      addToRollup: sqlite.prepare(ADD_TO_ROLLUP),
+      appendRollup: sqlite.prepare(APPEND_ROLLUP),
       compacted: sqlite.prepare<unknown[], { value: string }>(COMPACTED),
       addToCampaignRollup: sqlite.prepare(ADD_TO_CAMPAIGN_ROLLUP),
     };
@@ -77,7 +99,8 @@ function statementsOf(sqlite: BetterSqlite3.Database): Statements {
 
 /**
  * A batch's write on SQLite, to run inside the batch's transaction: idempotent replays settled
- * (D9), raw events inserted, per-minute rollups added to, so a report includes an event from the
+ * (D9), raw events inserted, per-minute rollup rows appended (summed once per batch, folded into
+ * `event_rollups` later), so a report, which reads `event_rollups_live`, includes an event from the
  * moment its request is answered. Returns the batch settled (see `SettledBatch`).
  *
  * Synchronous and on prepared statements, row by row: this is tracking's hot path, and a query
@@ -92,7 +115,7 @@ export function storeBatchSqlite(
   events: readonly TrackedEvent[],
   charge: Charge | null,
 ): SettledBatch {
-  const { claim, held, insertEvent, addToRollup, compacted, addToCampaignRollup } = statementsOf(sqlite);
+  const { claim, held, insertEvent, appendRollup, compacted, addToCampaignRollup } = statementsOf(sqlite);
   const expiredBefore = idempotencyExpiry(events);
   const settled: TrackedEvent[] = [];
   const refused: number[] = [];
@@ -152,7 +175,7 @@ export function storeBatchSqlite(
   // move it before the batch commits.
   const compactedBefore = Number(compacted.get()?.value ?? 0);
   for (const { event, minute, count, spend, earnings } of rollups.values()) {
-    addToRollup.run(
+    appendRollup.run(
       minute,
       event.campaignId,
       event.partnerId,
@@ -182,6 +205,16 @@ export function storeBatchSqlite(
 }
 
 /**
+ * Sums the rollup rows appended since the last fold into `event_rollups` and empties
+ * `event_rollup_deltas`; returns how many rows it folded. Inside the caller's transaction: no batch
+ * can append between the two statements, and readers see the same sums before and after.
+ */
+export function foldRollupsSqlite(sqlite: BetterSqlite3.Database): number {
+  sqlite.prepare(FOLD_ROLLUPS).run();
+  return sqlite.prepare(EMPTY_DELTAS).run().changes;
+}
+
+/**
  * SQLite's ledger: prepared statements on the connection's handle, inside the store's transaction
  * (SQLite has one connection, so they belong to it).
  */
@@ -192,6 +225,10 @@ export function sqliteLedger(handle: BetterSqlite3.Database): EventLedger {
     chargeRows: () => sqliteChargeRows(handle),
     // One events table: retention deletes its rows in chunks.
     pruneEvents,
+    foldAppended: {
+      pending: () => handle.prepare(ANYTHING_APPENDED).get() !== undefined,
+      fold: () => foldRollupsSqlite(handle) + foldChargesSqlite(handle),
+    },
     partitions: null,
   };
 }

@@ -55,6 +55,17 @@ export interface EventLedger {
   chargeRows(db: Db): ChargeRows;
   /** Deletes up to `limit` raw events older than `before` (retention); returns how many. */
   pruneEvents(db: Db, before: number, limit: number): Promise<number>;
+  /**
+   * Sums what batches appended since the last fold into the tables it adds to, in the caller's
+   * transaction: rollup rows into `event_rollups` (migration 024), charges into `campaign_prices`
+   * and `partner_earnings` (migration 025); returns how many appended rows it folded. Null where
+   * batches add to those tables themselves (PostgreSQL).
+   */
+  readonly foldAppended: {
+    /** Whether anything is appended: read without a write lock, so an idle fold takes none. */
+    pending(db: Db): boolean;
+    fold(db: Db): number;
+  } | null;
   /** The raw events' daily partitions, where the engine has them (PostgreSQL); else null. */
   readonly partitions: EventPartitioning | null;
 }

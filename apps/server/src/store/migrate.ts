@@ -23,6 +23,8 @@ import * as money from './migrations/020-money.js';
 import * as statements from './migrations/021-statements.js';
 import * as advertiserBudgets from './migrations/022-advertiser-budgets.js';
 import * as advertiserPricing from './migrations/023-advertiser-pricing.js';
+import * as rollupDeltas from './migrations/024-rollup-deltas.js';
+import * as chargeDeltas from './migrations/025-charge-deltas.js';
 
 /** Where Kysely's migrator records the migrations applied. */
 const MIGRATION_TABLE = DEFAULT_MIGRATION_TABLE;
@@ -54,6 +56,8 @@ function migrations(connection: Connection): Record<string, Migration> {
     '021-statements': { up: (db) => statements.up(db, connection.engine) },
     '022-advertiser-budgets': { up: (db) => advertiserBudgets.up(db) },
     '023-advertiser-pricing': { up: (db) => advertiserPricing.up(db) },
+    '024-rollup-deltas': { up: (db) => rollupDeltas.up(db, connection.engine) },
+    '025-charge-deltas': { up: (db) => chargeDeltas.up(db, connection.engine) },
   };
 }
 

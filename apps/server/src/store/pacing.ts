@@ -68,7 +68,7 @@ export async function placementTraffic(
 ): Promise<Array<{ slot: number; impressions: number }>> {
   if (placements.length === 0) return [];
   const rows = await ctx.db
-    .selectFrom('event_rollups')
+    .selectFrom('event_rollups_live')
     .select((eb) => [
       eb('minute', '-', eb('minute', '%', slotMs)).as('slot'),
       eb.fn.sum<number | string>('count').as('impressions'),
@@ -95,7 +95,7 @@ export async function campaignSpendBetween(
   const found = new Map<number, Micros>();
   if (campaignIds.length === 0) return found;
   const rows = await ctx.db
-    .selectFrom('event_rollups')
+    .selectFrom('event_rollups_live')
     .select((eb) => ['campaign_id', eb.fn.sum<number | string>('spend_micros').as('spend')])
     .where('campaign_id', 'in', [...new Set(campaignIds)])
     .where('minute', '>=', since)

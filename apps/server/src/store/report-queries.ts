@@ -41,7 +41,7 @@ export interface RollupSlice {
 }
 
 /** The per-minute rollups, or their sums by campaign and quarter hour (migration 013). */
-type RollupTable = 'event_rollups' | 'campaign_rollups';
+type RollupTable = 'event_rollups_live' | 'campaign_rollups';
 
 /** A statement of a report: summed slices of one table over part of the range. */
 export interface RollupStatement {
@@ -57,16 +57,16 @@ const BY_CAMPAIGN: readonly ReportDimension[] = ['campaign', 'advertiser'];
  * and grouped by its dimensions (`campaigns` is joined only to group by advertiser).
  */
 function slicesOf(db: Db, table: RollupTable, from: number, to: number, query: RollupQuery): RollupStatement {
-  // Typed as `event_rollups`: `campaign_rollups` has the columns read here under the same names,
+  // Typed as `event_rollups_live`: `campaign_rollups` has the columns read here under the same names,
   // but for its time, the quarter hour's start, in `slot`.
   const time = (
-    table === 'event_rollups' ? 'event_rollups.minute' : 'campaign_rollups.slot'
-  ) as 'event_rollups.minute';
-  const column = (name: string) => `${table}.${name}` as 'event_rollups.campaign_id';
+    table === 'event_rollups_live' ? 'event_rollups_live.minute' : 'campaign_rollups.slot'
+  ) as 'event_rollups_live.minute';
+  const column = (name: string) => `${table}.${name}` as 'event_rollups_live.campaign_id';
   const dimensionColumn = (dimension: ReportDimension) =>
     dimension === 'advertiser' ? 'campaigns.advertiser_id' : column(COLUMNS[dimension]);
   let select = db
-    .selectFrom(table as 'event_rollups')
+    .selectFrom(table as 'event_rollups_live')
     .$if(query.groupBy.includes('advertiser'), (q) =>
       q.innerJoin('campaigns', 'campaigns.id', column('campaign_id')),
     )
@@ -84,12 +84,12 @@ function slicesOf(db: Db, table: RollupTable, from: number, to: number, query: R
     select
       .select((eb) => [
         eb(eb.ref(time), '-', eb(eb.ref(time), '%', query.slotMs)).as('slot'),
-        eb.ref(column('kind') as 'event_rollups.kind').as('kind'),
-        eb.ref(column('verdict') as 'event_rollups.verdict').as('verdict'),
-        eb.fn.sum<number | string>(column('count') as 'event_rollups.count').as('count'),
-        eb.fn.sum<number | string>(column('spend_micros') as 'event_rollups.spend_micros').as('spend'),
+        eb.ref(column('kind') as 'event_rollups_live.kind').as('kind'),
+        eb.ref(column('verdict') as 'event_rollups_live.verdict').as('verdict'),
+        eb.fn.sum<number | string>(column('count') as 'event_rollups_live.count').as('count'),
+        eb.fn.sum<number | string>(column('spend_micros') as 'event_rollups_live.spend_micros').as('spend'),
         eb.fn
-          .sum<number | string>(column('earnings_micros') as 'event_rollups.earnings_micros')
+          .sum<number | string>(column('earnings_micros') as 'event_rollups_live.earnings_micros')
           .as('earnings'),
         // The verdict is selected above already; grouping by it adds no second column.
         // eslint-disable-next-line @typescript-eslint/no-explicit-any -- see above
@@ -141,11 +141,11 @@ export function rollupStatements(db: Db, query: RollupQuery, compactedBefore: nu
     !dimensions.every((dimension) => BY_CAMPAIGN.includes(dimension)) ||
     start >= end
   )
-    return [slicesOf(db, 'event_rollups', query.from, query.to, query)];
+    return [slicesOf(db, 'event_rollups_live', query.from, query.to, query)];
   return [
-    ...(query.from < start ? [slicesOf(db, 'event_rollups', query.from, start, query)] : []),
+    ...(query.from < start ? [slicesOf(db, 'event_rollups_live', query.from, start, query)] : []),
     slicesOf(db, 'campaign_rollups', start, end, query),
-    ...(end < query.to ? [slicesOf(db, 'event_rollups', end, query.to, query)] : []),
+    ...(end < query.to ? [slicesOf(db, 'event_rollups_live', end, query.to, query)] : []),
   ];
 }
 

@@ -12,12 +12,21 @@ export interface Database {
   campaign_prices: CampaignPriceTable;
   partner_revenue_shares: PartnerRevenueShareTable;
   partner_earnings: PartnerEarningsTable;
+  /** SQLite: what batches charged, appended, not yet folded into the two above (migration 025). */
+  charge_deltas: ChargeDeltaTable;
+  /** Views: the tables plus, on SQLite, what `charge_deltas` holds for them; what readers use. */
+  campaign_prices_live: CampaignPriceTable;
+  partner_earnings_live: PartnerEarningsTable;
   campaign_placements: CampaignPlacementTable;
   partners: PartnerTable;
   api_keys: ApiKeyTable;
   events: EventTable;
   idempotency_keys: IdempotencyKeyTable;
   event_rollups: EventRollupTable;
+  /** SQLite: rollup rows appended by batches, not yet folded into `event_rollups` (migration 024). */
+  event_rollup_deltas: EventRollupTable;
+  /** A view: `event_rollups` and, on SQLite, `event_rollup_deltas`; what every reader sums. */
+  event_rollups_live: EventRollupTable;
   campaign_rollups: CampaignRollupTable;
   campaign_delivery: CampaignDeliveryTable;
   change_versions: ChangeVersionTable;
@@ -120,6 +129,20 @@ export interface PartnerRevenueShareTable {
   basis_points: number;
   actor: string;
   created_at: number;
+}
+
+/**
+ * What one batch charged (migration 025): at a price (`partner_id` and `share_id` null: its units
+ * and spend) or to a partner under a share (its spend and earnings).
+ */
+export interface ChargeDeltaTable {
+  id: Generated<number>;
+  price_id: number;
+  partner_id: number | null;
+  share_id: number | null;
+  units: number;
+  spend_micros: number;
+  earnings_micros: number;
 }
 
 /** The spend and earnings of one partner under one price and one share: earnings' no-loss counter. */

@@ -85,7 +85,7 @@ export async function recordIssuedMonth(
 /** The first minute any event cost or earned anything (from the rollups, kept for good), or null. */
 export async function firstChargedMinute(ctx: StoreContext): Promise<number | null> {
   const row = await ctx.db
-    .selectFrom('event_rollups')
+    .selectFrom('event_rollups_live')
     .select((eb) => eb.fn.min('minute').as('minute'))
     .where((eb) => eb.or([eb('spend_micros', '!=', 0), eb('earnings_micros', '!=', 0)]))
     .executeTakeFirst();
@@ -163,7 +163,7 @@ export async function campaignMonth(
   to: number,
 ): Promise<(MonthSlice & { campaignId: number })[]> {
   const rows = await ctx.db
-    .selectFrom('event_rollups')
+    .selectFrom('event_rollups_live')
     .select((eb) => [
       'campaign_id',
       'kind',
@@ -231,12 +231,12 @@ interface MonthSums {
   earnings: Micros;
 }
 
-async function sumsOf(ctx: StoreContext, table: 'events' | 'event_rollups', from: number, to: number) {
+async function sumsOf(ctx: StoreContext, table: 'events' | 'event_rollups_live', from: number, to: number) {
   const time = table === 'events' ? 'occurred_at' : 'minute';
-  // Typed as `event_rollups`: the raw events have the same columns under these names but the
+  // Typed as `event_rollups_live`: the raw events have the same columns under these names but the
   // count (one row each), their cost and their time.
   const rows = await ctx.db
-    .selectFrom(table as 'event_rollups')
+    .selectFrom(table as 'event_rollups_live')
     .select((eb) => [
       'campaign_id',
       'partner_id',
@@ -267,7 +267,7 @@ async function sumsOf(ctx: StoreContext, table: 'events' | 'event_rollups', from
 export async function monthDisagreements(ctx: StoreContext, from: number, to: number): Promise<string[]> {
   const [events, rollups] = await Promise.all([
     sumsOf(ctx, 'events', from, to),
-    sumsOf(ctx, 'event_rollups', from, to),
+    sumsOf(ctx, 'event_rollups_live', from, to),
   ]);
   const zero = (key: string): MonthSums => ({ key, count: 0, spend: 0 as Micros, earnings: 0 as Micros });
   const found: string[] = [];

@@ -257,6 +257,7 @@ export class Store {
   readonly dropExpiredEventPartitions = this.bound(events.dropExpiredEventPartitions);
   readonly eventPartitions = this.bound(events.eventPartitions);
   readonly compactRollups = this.bound(campaignRollups.compactRollups);
+  readonly foldAppended = this.bound(campaignRollups.foldAppended);
   readonly campaignTotals = this.bound(events.campaignTotals);
   readonly countEvents = this.bound(events.countEvents);
 
