@@ -447,4 +447,29 @@ describe.each(ENGINES)('money in the event ledger on %s', (engine) => {
       await other.close();
     }
   });
+
+  it("prices a CPM run from the rows that exist after a batch of its own was rolled back and another connection's took its ids", async () => {
+    // F(n) = floor(1.25 n): units 1 to 5 cost 1, 1, 1, 2, 1.
+    const { id, event } = await pricedCampaign('rolled-back', 'cpm', 1_250);
+    const other = await database.open();
+    try {
+      await store.insertEvents([event(), event()]);
+      // A batch of this connection appends its charge, then its transaction fails: nothing of it stays.
+      await expect(
+        store.transaction(async (tx) => {
+          await tx.insertEvents([event(), event(), event()]);
+          throw new Error('rolled back on purpose');
+        }),
+      ).rejects.toThrow('rolled back on purpose');
+      // Another connection's batch appends as many rows (one, for the price) with fewer units, and
+      // gets the same id: only its commit tells this connection that its sums are stale.
+      await other.insertEvents([event()]);
+      await store.insertEvents([event(), event()]);
+      const money = await moneyOf(id);
+      expect(money.costs).toEqual([1, 1, 1, 2, 1]);
+      expect(money.prices).toEqual([{ billed: 5, spend: 6 }]);
+    } finally {
+      await other.close();
+    }
+  });
 });

@@ -7,8 +7,8 @@
 // each partner's earnings row (migration 025: those rows are spread over every page of their
 // tables), and folded into them every second with the rollups (`foldChargesSqlite`). A price's
 // units billed and a partner's earnings so far are then the row plus what was appended since: the
-// connection keeps those sums in memory (`Unfolded`), good for as long as the newest appended id
-// is the one it appended last.
+// connection keeps those sums in memory (`Unfolded`), good for as long as no other connection has
+// committed and the newest appended id is the one it appended last.
 import type BetterSqlite3 from 'better-sqlite3';
 import type { Micros } from '../domain/money.js';
 import type { ChargeRows, EarningsRow, ShareRow } from './charge-rows.js';
@@ -33,6 +33,9 @@ const APPEND_EARNINGS = `insert into charge_deltas (price_id, partner_id, share_
 
 const NEWEST_DELTA = `select max(id) as id from charge_deltas`;
 
+/** Changes whenever another connection commits (SQLite's `data_version`); not for this one's own. */
+const DATA_VERSION = `pragma data_version`;
+
 const UNFOLDED_PRICES = `select price_id, sum(units) as units, sum(spend_micros) as spend from charge_deltas
   where partner_id is null group by price_id`;
 
@@ -40,7 +43,7 @@ const UNFOLDED_EARNINGS = `select price_id, partner_id, share_id, sum(spend_micr
   sum(earnings_micros) as earnings from charge_deltas where partner_id is not null
   group by price_id, partner_id, share_id`;
 
-/** The fold: prices first, then earnings, in key order; `where true` lets SQLite parse the upsert. */
+/** The fold: prices first, then earnings, in key order (the upsert's WHERE lets SQLite parse it). */
 const FOLD_PRICES = `update campaign_prices set billed = billed + unfolded.units,
     spend_micros = campaign_prices.spend_micros + unfolded.spend
   from (${UNFOLDED_PRICES}) as unfolded
@@ -76,6 +79,7 @@ interface Statements {
   addToSpendCounter: BetterSqlite3.Statement;
   appendEarnings: BetterSqlite3.Statement;
   newestDelta: BetterSqlite3.Statement<unknown[], { id: number | null }>;
+  dataVersion: BetterSqlite3.Statement<unknown[], { data_version: number }>;
   unfoldedPrices: BetterSqlite3.Statement<unknown[], { price_id: number; units: number; spend: number }>;
   unfoldedEarnings: BetterSqlite3.Statement<
     unknown[],
@@ -88,12 +92,15 @@ type UnfoldedShares = Map<number, { spend: number; earnings: number }>;
 const noShares = (): UnfoldedShares => new Map();
 
 /**
- * The sums of `charge_deltas` as this connection last knew them: exact while the table's newest id
- * is `newest` (every id is new, so another connection's append, a fold or a rolled-back batch of
- * this one changes it), and read again from the table when it is not.
+ * The sums of `charge_deltas` as this connection last knew them: exact while no other connection
+ * has committed since (`dataVersion`: its appends, its folds) and the table's newest id is `newest`
+ * (a rolled-back batch of this one lowers it). Ids alone would not do: a rollback hands its ids out
+ * again, so another connection's appends after it could end at the same newest id. Read again from
+ * the table otherwise.
  */
 interface Unfolded {
   newest: number | null;
+  dataVersion: number;
   prices: Map<number, { units: number; spend: number }>;
   earnings: Map<string, UnfoldedShares>;
 }
@@ -115,6 +122,7 @@ function statementsOf(sqlite: BetterSqlite3.Database): Statements {
       addToSpendCounter: sqlite.prepare(ADD_TO_SPEND_COUNTER),
       appendEarnings: sqlite.prepare(APPEND_EARNINGS),
       newestDelta: sqlite.prepare<unknown[], { id: number | null }>(NEWEST_DELTA),
+      dataVersion: sqlite.prepare<unknown[], { data_version: number }>(DATA_VERSION),
       unfoldedPrices: sqlite.prepare(UNFOLDED_PRICES),
       unfoldedEarnings: sqlite.prepare(UNFOLDED_EARNINGS),
     };
@@ -128,9 +136,10 @@ const unfoldedOf = new WeakMap<BetterSqlite3.Database, Unfolded>();
 /** This connection's sums of `charge_deltas`, read again if anything but its own appends changed it. */
 function unfolded(sqlite: BetterSqlite3.Database, statements: Statements): Unfolded {
   const newest = statements.newestDelta.get()?.id ?? null;
+  const dataVersion = Number(statements.dataVersion.get()?.data_version);
   const known = unfoldedOf.get(sqlite);
-  if (known !== undefined && known.newest === newest) return known;
-  const fresh: Unfolded = { newest, prices: new Map(), earnings: new Map() };
+  if (known !== undefined && known.newest === newest && known.dataVersion === dataVersion) return known;
+  const fresh: Unfolded = { newest, dataVersion, prices: new Map(), earnings: new Map() };
   for (const row of statements.unfoldedPrices.all())
     fresh.prices.set(Number(row.price_id), { units: Number(row.units), spend: Number(row.spend) });
   for (const row of statements.unfoldedEarnings.all()) {

@@ -17,8 +17,8 @@ const PRICE_COLUMNS = 'id, campaign_id, since, model, amount_micros, actor';
  * and earnings under a share otherwise; its rows fill a page), and the fold that sums appended
  * rollup rows (migration 024) sums these into `campaign_prices` and `partner_earnings` and empties
  * the table. The next batch prices each CPM run from a price's row plus what was appended since
- * (`charge-rows-sqlite.ts` keeps those sums in memory and checks, by the newest id, that no other
- * connection appended or folded meanwhile).
+ * (`charge-rows-sqlite.ts` keeps those sums in memory and reads them again when another connection
+ * committed or a batch of its own was rolled back).
  *
  * PostgreSQL: batches add to the counters themselves; the views are the tables.
  */
@@ -30,8 +30,9 @@ export async function up(db: AnyDb, engine: Engine): Promise<void> {
       select price_id, partner_id, share_id, spend_micros, earnings_micros from partner_earnings`.execute(db);
     return;
   }
-  // AUTOINCREMENT: ids never reused, even after the fold empties the table, so the newest id tells
-  // a connection whether anything but itself appended or folded since its last batch.
+  // AUTOINCREMENT: ids keep going up after the fold empties the table, so a connection's newest id
+  // tells it whether a batch of its own was rolled back (with SQLite's data_version, whether another
+  // connection appended or folded meanwhile).
   await sql`create table charge_deltas (
     id integer primary key autoincrement,
     price_id bigint not null,
