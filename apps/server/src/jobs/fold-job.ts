@@ -3,7 +3,7 @@ import type { Store } from '../store/store.js';
 import { PeriodicJob } from './periodic.js';
 
 /** How often what batches appended is folded: a second's worth stays small to read. */
-export const FOLD_INTERVAL_MS = 1_000;
+const FOLD_INTERVAL_MS = 1_000;
 
 /**
  * SQLite: sums what tracking batches appended (rollup rows in `event_rollup_deltas`, migration 024;

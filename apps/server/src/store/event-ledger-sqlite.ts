@@ -209,7 +209,7 @@ export function storeBatchSqlite(
  * `event_rollup_deltas`; returns how many rows it folded. Inside the caller's transaction: no batch
  * can append between the two statements, and readers see the same sums before and after.
  */
-export function foldRollupsSqlite(sqlite: BetterSqlite3.Database): number {
+function foldRollupsSqlite(sqlite: BetterSqlite3.Database): number {
   sqlite.prepare(FOLD_ROLLUPS).run();
   return sqlite.prepare(EMPTY_DELTAS).run().changes;
 }
