@@ -56,6 +56,40 @@ describe('a SQLite transaction that SQLite itself ended', () => {
   });
 });
 
+describe('a SQLite transaction beside another process that writes', () => {
+  it('holds the write lock from its start, so a write between its read and its own waits for it', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'placard-immediate-'));
+    const file = path.join(dir, 'placard.db');
+    const ours = connect(`sqlite:${file}`);
+    // The other process: a serving instance, which never waits for a lock (busy timeout 0).
+    const theirs = openSqliteFile(file, 0);
+    try {
+      await sql`create table t (x integer)`.execute(ours.db);
+      await sql`insert into t values (1)`.execute(ours.db);
+      let theirWrite: unknown = 'not tried';
+      const total = await ours.db.transaction().execute(async (tx) => {
+        const before = await sql<{ n: number }>`select sum(x) as n from t`.execute(tx);
+        try {
+          theirs.exec('insert into t values (10)');
+          theirWrite = 'written';
+        } catch (error) {
+          theirWrite = (error as { code?: string }).code;
+        }
+        await sql`insert into t values (${before.rows[0].n + 1})`.execute(tx);
+        return before.rows[0].n;
+      });
+      // Begun DEFERRED, their write would land and ours would fail with SQLITE_BUSY at once.
+      expect(theirWrite).toBe('SQLITE_BUSY');
+      expect(total).toBe(1);
+      expect(theirs.prepare('select group_concat(x) as xs from t').get()).toEqual({ xs: '1,2' });
+    } finally {
+      theirs.close();
+      await ours.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('loadSqliteDriver', () => {
   /** A `require` that records the names asked for and finds only `installed`. */
   function loader(installed: string[]) {

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import type BetterSqlite3 from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect, type Driver } from 'kysely';
+import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, type Driver } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.js';
 
@@ -145,6 +145,15 @@ function discardOnDeadline(client: pg.PoolClient): void {
 }
 
 /**
+ * Two changes to Kysely's SQLite driver.
+ *
+ * Transactions begin IMMEDIATE, taking the write lock at once. Kysely begins them DEFERRED: a read
+ * first, the lock only at the first write. Every transaction here writes, usually after reading,
+ * and in WAL mode a deferred transaction whose snapshot another process wrote past in the meantime
+ * cannot take the lock at all: SQLite fails that write with "database is locked" at once, without
+ * the busy timeout's wait. A `placard` command run beside a serving instance (whose jobs and
+ * batches write every second) then failed now and then; begun IMMEDIATE it waits its turn instead.
+ *
  * SQLite ends a transaction by itself after some errors (a full disk, an I/O error). Kysely then
  * sends its ROLLBACK anyway, which fails with "cannot rollback - no transaction is active", and that
  * error, not the one that says what went wrong, is what the caller got: thousands of log lines that
@@ -157,6 +166,9 @@ class SqliteDialectKeepingErrors extends SqliteDialect {
 
   override createDriver(): Driver {
     const driver = super.createDriver();
+    driver.beginTransaction = async (connection) => {
+      await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+    };
     const rollback = driver.rollbackTransaction.bind(driver);
     driver.rollbackTransaction = async (connection) => {
       if (this.sqlite.inTransaction) await rollback(connection);

@@ -21,7 +21,7 @@ export interface GuideRun {
 
 /**
  * A guide followed literally: every `sh` block of `guide` (a path from the repository's root), in
- * order, in one bash with `set -euo pipefail`, from the repository's root, as the guides say. The
+ * order, in one bash with `set -Eeuo pipefail`, from the repository's root, as the guides say. The
  * only change is the port (a free one instead of 8080, which another program may hold). A guide
  * starts its own server in the background, so the shell runs in a process group of its own, which
  * `stop` ends; the guide's data directory is removed then too. Variables a developer may have set
@@ -33,7 +33,10 @@ export function guideRunner(guide: string, dataDir: string) {
     dataDir: path.join(ROOT, dataDir),
     markdown: () => fs.readFileSync(path.join(ROOT, guide), 'utf8'),
     async run(port: number): Promise<GuideRun> {
-      const script = ['set -euo pipefail', ...shellBlocks(this.markdown())]
+      // The trap names the command that failed on stderr, which a silent failure (a command whose
+      // output the guide sends to /dev/null) would otherwise leave unsaid.
+      const trap = `trap 'echo "guide: line $LINENO: $BASH_COMMAND exited $?" >&2' ERR`;
+      const script = ['set -Eeuo pipefail', trap, ...shellBlocks(this.markdown())]
         .join('\n')
         .replaceAll('127.0.0.1:8080', `127.0.0.1:${port}`);
       const child = spawn('bash', ['-c', script], {
