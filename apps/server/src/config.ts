@@ -72,6 +72,10 @@ export interface Config {
   readonly billingTimeZone: string;
   /** A partner statement whose total is below this (micros) pays nothing and carries it forward (D18). */
   readonly minimumPayoutMicros: Micros;
+  /** Webhooks may go to this machine (loopback), over plain http too: for development (D19). */
+  readonly webhooksAllowLoopback: boolean;
+  /** Webhooks may go to private networks (10/8, 172.16/12, 192.168/16, fc00::/7, 100.64/10) (D19). */
+  readonly webhooksAllowPrivate: boolean;
 }
 
 /** Thrown for a bad environment value; `main` prints the message and exits non-zero. */
@@ -379,6 +383,22 @@ export const SETTINGS: ReadonlyArray<Setting<keyof Config>> = [
       if ('problem' in read) throw new ConfigError(`PLACARD_MINIMUM_PAYOUT ${read.problem} (got "${raw}")`);
       return read.micros;
     },
+  },
+  {
+    key: 'webhooksAllowLoopback',
+    env: 'PLACARD_WEBHOOKS_ALLOW_LOOPBACK',
+    description:
+      'With `true`, webhook endpoints may be on this machine (127.0.0.0/8, ::1, `localhost`), over plain `http` too: for developing a receiver. Otherwise endpoints must be `https` and resolve to public addresses.',
+    defaultText: 'false',
+    parse: (raw) => boolean('PLACARD_WEBHOOKS_ALLOW_LOOPBACK', raw, false),
+  },
+  {
+    key: 'webhooksAllowPrivate',
+    env: 'PLACARD_WEBHOOKS_ALLOW_PRIVATE',
+    description:
+      'With `true`, webhook endpoints may resolve to private networks (10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16, fc00::/7, 100.64.0.0/10), for receivers inside your own network. Link-local and cloud metadata addresses are refused whatever this says.',
+    defaultText: 'false',
+    parse: (raw) => boolean('PLACARD_WEBHOOKS_ALLOW_PRIVATE', raw, false),
   },
 ];
 

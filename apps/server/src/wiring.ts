@@ -27,6 +27,7 @@ import { RecentTraffic } from './serving/recent-traffic.js';
 import { RetentionJob } from './jobs/retention-job.js';
 import { RollupCompactionJob } from './jobs/rollup-compaction-job.js';
 import { FoldJob } from './jobs/fold-job.js';
+import { WebhookDeliveryJob } from './jobs/webhook-delivery-job.js';
 import { ServingState } from './serving/serving-state.js';
 import { Sessions } from './services/sessions.js';
 import type { Store } from './store/store.js';
@@ -72,6 +73,10 @@ export interface WiringOptions {
   billingTimeZone?: string;
   /** The smallest payout to a partner, in micros (`PLACARD_MINIMUM_PAYOUT`; default 0). */
   minimumPayoutMicros?: Micros;
+  /** Webhook endpoints on this machine allowed (`PLACARD_WEBHOOKS_ALLOW_LOOPBACK`; default false). */
+  webhooksAllowLoopback?: boolean;
+  /** Webhook endpoints on private networks allowed (`PLACARD_WEBHOOKS_ALLOW_PRIVATE`; default false). */
+  webhooksAllowPrivate?: boolean;
 }
 
 /**
@@ -116,6 +121,8 @@ export interface Services {
   compaction: RollupCompactionJob;
   /** SQLite: sums the rollup rows and charges batches append into their tables (migrations 024, 025). */
   fold: FoldJob;
+  /** Delivers the webhook outbox (D19). */
+  webhooks: WebhookDeliveryJob;
   /** Even pacing's steps (D16): holds back or boosts even campaigns in the index. */
   pacing: PacingJob;
   /** Flags keys whose traffic looks fraudulent or broken (D15). */
@@ -185,6 +192,16 @@ export function wireServices(store: Store, logger: Logger, options: WiringOption
   const retention = new RetentionJob(store, logger, options.eventRetentionDays, clock);
   const compaction = new RollupCompactionJob(store, logger, clock);
   const fold = new FoldJob(store, logger);
+  const webhookAllowance = {
+    loopback: options.webhooksAllowLoopback ?? false,
+    privateNetworks: options.webhooksAllowPrivate ?? false,
+  };
+  const webhooks = new WebhookDeliveryJob(
+    store,
+    logger,
+    { allowLoopback: webhookAllowance.loopback, allowPrivateNetworks: webhookAllowance.privateNetworks },
+    clock,
+  );
   const pacing = new PacingJob(store, state, logger, clock, undefined, options.pacingPriorFetchesPerHour);
   const flags = new KeyFlagJob(store, recentTraffic, logger, clock, state, options.flagIntervalMs);
   const shutdown = new Shutdown();
@@ -199,6 +216,7 @@ export function wireServices(store: Store, logger: Logger, options: WiringOption
     currency: options.currency ?? DEFAULT_CURRENCY,
     billingTimeZone: options.billingTimeZone ?? 'UTC',
     minimumPayoutMicros: options.minimumPayoutMicros ?? (0 as Micros),
+    webhookAllowance,
   });
   const appDeps: AppDeps = {
     version: VERSION,
@@ -239,6 +257,7 @@ export function wireServices(store: Store, logger: Logger, options: WiringOption
     job('pacing', pacing),
     job('key-flags', flags),
     job('key-usage', keyUsage),
+    job('webhooks', webhooks),
   ];
   return {
     jobs,
@@ -251,6 +270,7 @@ export function wireServices(store: Store, logger: Logger, options: WiringOption
     retention,
     compaction,
     fold,
+    webhooks,
     pacing,
     flags,
     recentTraffic,

@@ -156,6 +156,24 @@ describe('the OpenAPI document', () => {
     await expectStatus(t.admin('GET', '/flag-policy'), 200);
     await expectStatus(t.admin('PUT', '/flag-policy', { autoSuspend: false }), 200);
 
+    // Webhook endpoints (D19), with a message to read and replay.
+    const hookUrl = 'https://hooks.example.com/docs';
+    await expectStatus(t.admin('POST', '/webhooks', { url: 'https://10.0.0.1/', eventTypes: ['*'] }), 400);
+    const hook = idOf(
+      await expectStatus(t.admin('POST', '/webhooks', { url: hookUrl, eventTypes: ['*'] }), 201),
+    );
+    await expectStatus(t.admin('GET', '/webhooks'), 200);
+    await expectStatus(t.admin('GET', `/webhooks/${hook}`), 200);
+    await expectStatus(t.admin('PATCH', `/webhooks/${hook}`, { description: 'docs' }), 200);
+    await expectStatus(t.admin('POST', `/webhooks/${hook}/rotate-secret`), 200);
+    const message = idOf(await expectStatus(t.admin('POST', `/webhooks/${hook}/test`), 200));
+    await expectStatus(t.admin('GET', `/webhooks/${hook}/messages`), 200);
+    await expectStatus(t.admin('GET', `/webhook-messages/${message}`), 200);
+    await expectStatus(t.admin('POST', `/webhook-messages/${message}/replay`), 200);
+    await expectStatus(t.admin('POST', `/webhooks/${hook}/disable`), 200);
+    await expectStatus(t.admin('POST', `/webhooks/${hook}/disable`), 409);
+    await expectStatus(t.admin('POST', `/webhooks/${hook}/enable`), 200);
+
     await expectStatus(t.admin('GET', '/advertisers'), 200);
     await expectStatus(t.admin('GET', `/advertisers/${advertiser}`), 200);
     await expectStatus(t.admin('PATCH', `/advertisers/${advertiser}`, { name: 'Renamed' }), 200);

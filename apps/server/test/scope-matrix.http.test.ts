@@ -6,6 +6,7 @@ import type { Role } from '../src/domain/accounts.js';
 import { PAGE_ACCESS } from '../src/http/dashboard/pages/access.js';
 import { micros } from '../src/domain/money.js';
 import { UserService } from '../src/services/users.js';
+import { WebhookService } from '../src/services/webhooks.js';
 import { campaign, createTestApp, type TestApp } from './helpers/app.js';
 import { BrowserClient } from './helpers/browser-client.js';
 import { ROOT } from './helpers/process.js';
@@ -26,7 +27,8 @@ interface Caller {
 
 /** What a route's `{id}` (or its body) names, and what it takes to use the route. */
 interface Rule {
-  owner: 'advertiser' | 'partner' | 'user' | 'placement' | 'token' | null;
+  /** `webhook`: an endpoint (or its message) of an account, named like a user: the caller's own kind's. */
+  owner: 'advertiser' | 'partner' | 'user' | 'webhook' | 'placement' | 'token' | null;
   need: 'read' | 'change' | 'operator-read' | 'operator-change' | 'user-admin' | 'token-admin';
 }
 
@@ -58,6 +60,11 @@ const RULES: Record<string, Rule> = {
   ...routes('advertiser', 'read', 'getStatement'),
   ...routes('partner', 'operator-change', 'markStatementPaid'),
   ...routes('user', 'user-admin', 'createUser getUser inviteUser resetUser disableUser'),
+  ...routes(null, 'read', 'listWebhooks'),
+  ...routes(null, 'change', 'createWebhook'),
+  ...routes('webhook', 'read', 'getWebhook listWebhookMessages getWebhookMessage'),
+  ...routes('webhook', 'change', 'updateWebhook disableWebhook enableWebhook rotateWebhookSecret'),
+  ...routes('webhook', 'change', 'testWebhook replayWebhookMessage'),
 };
 
 const rule = (owner: Rule['owner'], need: Rule['need']): Rule => ({ owner, need });
@@ -166,7 +173,7 @@ function visible(caller: Caller, rule: Rule, target: Target): boolean {
     rule.owner === 'token'
   )
     return true;
-  if (rule.owner === 'user') return target === 'own';
+  if (rule.owner === 'user' || rule.owner === 'webhook') return target === 'own';
   return rule.owner === caller.kind && target === 'own';
 }
 
@@ -212,10 +219,14 @@ describe('the scope matrix', () => {
     own: {
       ...{ advertiser: 0, campaign: 0, partner: 0, key: 0, flag: 0, statement: 0, partnerStatement: 0 },
       users: {} as Record<Kind, number>,
+      webhooks: {} as Record<Kind, number>,
+      webhookMessages: {} as Record<Kind, number>,
     },
     foreign: {
       ...{ advertiser: 0, campaign: 0, partner: 0, key: 0, flag: 0, statement: 0, partnerStatement: 0 },
       users: {} as Record<Kind, number>,
+      webhooks: {} as Record<Kind, number>,
+      webhookMessages: {} as Record<Kind, number>,
     },
   };
   let targetToken = 0;
@@ -235,6 +246,14 @@ describe('the scope matrix', () => {
         objects[target].users[kind] = (
           await users.create({ email, account: account(kind, target), role: 'reporter' })
         ).user.id;
+        const webhooks = new WebhookService(t.store);
+        const endpoint = await webhooks.create({
+          url: `https://hooks.example.com/${kind}-${target}`,
+          eventTypes: ['*'],
+          account: account(kind, target),
+        });
+        objects[target].webhooks[kind] = endpoint.id;
+        objects[target].webhookMessages[kind] = (await webhooks.sendTest(endpoint.id)).id;
       }
     }
     for (const caller of CALLERS) {
@@ -270,19 +289,23 @@ describe('the scope matrix', () => {
           ? targetToken
           : rule.owner === 'user'
             ? own.users[caller.kind]
-            : operation.id === 'markStatementPaid'
-              ? own.partnerStatement
-              : operation.route.startsWith('/admin/v1/statements/')
-                ? own.statement
-                : operation.route.startsWith('/admin/v1/flags/')
-                  ? own.flag
-                  : operation.route.includes('/keys/')
-                    ? own.key
-                    : operation.route.startsWith('/admin/v1/partners')
-                      ? own.partner
-                      : operation.route.startsWith('/admin/v1/advertisers')
-                        ? own.advertiser
-                        : own.campaign;
+            : rule.owner === 'webhook'
+              ? (operation.route.startsWith('/admin/v1/webhook-messages/')
+                  ? own.webhookMessages
+                  : own.webhooks)[caller.kind]
+              : operation.id === 'markStatementPaid'
+                ? own.partnerStatement
+                : operation.route.startsWith('/admin/v1/statements/')
+                  ? own.statement
+                  : operation.route.startsWith('/admin/v1/flags/')
+                    ? own.flag
+                    : operation.route.includes('/keys/')
+                      ? own.key
+                      : operation.route.startsWith('/admin/v1/partners')
+                        ? own.partner
+                        : operation.route.startsWith('/admin/v1/advertisers')
+                          ? own.advertiser
+                          : own.campaign;
     const bodies: Record<string, unknown> = {
       createPartner: { name: `Partner by ${callerName(caller)} ${target}` },
       updatePartner: { blockedCategories: ['politics'] },
@@ -312,6 +335,8 @@ describe('the scope matrix', () => {
       updatePlacement: { description: 'Sidebar, top' },
       createAdminToken: { label: 'matrix' },
       markStatementPaid: { reference: 'matrix' },
+      createWebhook: { url: 'https://hooks.example.com/matrix', eventTypes: ['campaign.approved'] },
+      updateWebhook: { description: 'matrix' },
       createUser: {
         email: `new-${callerName(caller).replace(' ', '-')}-${target}@matrix.example`,
         account: account(caller.kind, target),

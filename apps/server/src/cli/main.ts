@@ -14,6 +14,7 @@ import { registerServe } from './commands/serve.js';
 import { registerStatements } from './commands/statements.js';
 import { registerTokens } from './commands/tokens.js';
 import { registerUsers } from './commands/users.js';
+import { registerWebhooks } from './commands/webhooks.js';
 
 /** The `placard` command. Configuration comes from PLACARD_* environment variables (see README). */
 const program = new Command('placard')
@@ -35,6 +36,7 @@ registerMoney(program);
 registerStatements(program);
 registerTokens(program);
 registerUsers(program);
+registerWebhooks(program);
 registerDemo(program);
 
 await program.parseAsync(process.argv);

@@ -27,7 +27,8 @@ export interface Change {
     | 'user'
     | 'key_flag'
     | 'flag_policy'
-    | 'statement';
+    | 'statement'
+    | 'webhook_endpoint';
   objectId: string | number;
   action: string;
   before: unknown;

@@ -20,6 +20,8 @@ import { RevenueShareService } from './revenue-shares.js';
 import { StatementService } from './statements.js';
 import { explainCampaign, type WhyQuery } from './serving-explainer.js';
 import { UserService } from './users.js';
+import { WebhookService } from './webhooks.js';
+import type { AddressAllowance } from '../domain/webhook-addresses.js';
 
 /** What an instance's management services share, given once by `wiring.ts`. */
 export interface ManagementDeps {
@@ -39,6 +41,8 @@ export interface ManagementDeps {
   billingTimeZone: string;
   /** `PLACARD_MINIMUM_PAYOUT` in micros: a partner statement below it carries its total forward. */
   minimumPayoutMicros: Micros;
+  /** Where webhook endpoints may be besides public addresses (`PLACARD_WEBHOOKS_ALLOW_*`). */
+  webhookAllowance?: AddressAllowance;
 }
 
 /** The constructor of a service that changes what fetches read. */
@@ -87,6 +91,10 @@ export class ManagementServices {
   statements(actor: Actor): StatementService {
     const { store, clock, billingTimeZone, currency, minimumPayoutMicros } = this.deps;
     return new StatementService(store, actor, clock, billingTimeZone, currency, minimumPayoutMicros);
+  }
+
+  webhooks(actor: Actor): WebhookService {
+    return new WebhookService(this.deps.store, actor, this.deps.clock, this.deps.webhookAllowance);
   }
 
   keyFlags(actor: Actor): KeyFlagService {

@@ -3,13 +3,22 @@
 import type { Selectable } from 'kysely';
 import type { NumberedPage, NumberedPageRequest, PageRequest, AuditEntry, AuditRecord } from './rows.js';
 import type { AuditLogTable } from './schema.js';
-import { numberedPage, page, type StoreContext } from './context.js';
+import { numberedPage, page, transact, type StoreContext } from './context.js';
+import { enqueueWebhooks, webhookEventsOfAudit } from './webhooks.js';
 
 /**
  * Appends one entry or a list of them. A list is passed as an array, never spread into arguments:
  * an import writes one entry per campaign, and a spread of 100,000 arguments overflows the stack.
  */
 export async function appendAudit(
+  ctx: StoreContext,
+  entryOrEntries: AuditEntry | readonly AuditEntry[],
+): Promise<void> {
+  // One transaction (joined when the caller's is open): the entries and their webhooks, or nothing.
+  await transact(ctx, (tx) => appendAuditIn(tx, entryOrEntries));
+}
+
+async function appendAuditIn(
   ctx: StoreContext,
   entryOrEntries: AuditEntry | readonly AuditEntry[],
 ): Promise<void> {
@@ -33,6 +42,9 @@ export async function appendAudit(
       )
       .execute();
   }
+  // The webhooks these changes cause, in the same transaction: written together or not at all.
+  const last = entries.at(-1);
+  if (last !== undefined) await enqueueWebhooks(ctx, await webhookEventsOfAudit(ctx, entries), last.at);
 }
 
 /** The audit log's rows that `filter` selects, as a query to read rows or count them from. */

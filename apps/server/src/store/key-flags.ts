@@ -4,9 +4,10 @@
 import { sql, type Selectable } from 'kysely';
 import type { FlagSignal, FlagStatus } from '../domain/key-flags.js';
 import type { EventKind, NumberedPage, NumberedPageRequest, PageRequest } from './rows.js';
-import { numberedPage, page, type StoreContext } from './context.js';
+import { numberedPage, page, transact, type StoreContext } from './context.js';
 import type { KeyFlagTable } from './schema.js';
 import { findRow } from './table-rows.js';
+import { enqueueWebhooks } from './webhooks.js';
 
 export interface KeyFlagRecord {
   id: number;
@@ -60,9 +61,17 @@ function toRecord(row: Selectable<KeyFlagTable>): KeyFlagRecord {
 /**
  * Raises a flag, or updates the evidence of the key's open flag of that signal (one at a time, by
  * the partial unique index `key_flags_open`, whichever instance gets there first). Returns it and
- * whether it is new.
+ * whether it is new. A new flag's webhooks are written in the same transaction.
  */
-export async function saveKeyFlag(
+export function saveKeyFlag(
+  ctx: StoreContext,
+  flag: { apiKeyId: number; partnerId: number; signal: FlagSignal; evidence: unknown },
+  now: number,
+): Promise<{ flag: KeyFlagRecord; raised: boolean }> {
+  return transact(ctx, (tx) => saveKeyFlagIn(tx, flag, now));
+}
+
+async function saveKeyFlagIn(
   ctx: StoreContext,
   flag: { apiKeyId: number; partnerId: number; signal: FlagSignal; evidence: unknown },
   now: number,
@@ -98,7 +107,18 @@ export async function saveKeyFlag(
     )
     .returningAll()
     .executeTakeFirstOrThrow();
-  return { flag: toRecord(row), raised: true };
+  const raised = toRecord(row);
+  // The partner learns its key was flagged; the operator, with the evidence, that there is one to review.
+  const key = { keyId: raised.apiKeyId, partnerId: raised.partnerId, signal: raised.signal };
+  await enqueueWebhooks(
+    ctx,
+    [
+      { type: 'key.flagged', owner: `partner:${raised.partnerId}`, data: key },
+      { type: 'flag.raised', owner: null, data: { flagId: raised.id, ...key, evidence: flag.evidence } },
+    ],
+    now,
+  );
+  return { flag: raised, raised: true };
 }
 
 /**

@@ -46,6 +46,10 @@ export interface Database {
   statement_lines: StatementLineTable;
   statement_adjustments: StatementAdjustmentTable;
   statement_payments: StatementPaymentTable;
+  webhook_endpoints: WebhookEndpointTable;
+  webhook_messages: WebhookMessageTable;
+  webhook_attempts: WebhookAttemptTable;
+  webhook_key_expiry_notices: WebhookKeyExpiryNoticeTable;
 }
 
 export interface PlacementTable {
@@ -464,4 +468,59 @@ export interface StatementPaymentTable {
   reference: string;
   paid_at: number;
   paid_by: string;
+}
+
+/** Webhook endpoints (migration 026): an account's URL, its event types and secrets, its delivery state. */
+export interface WebhookEndpointTable {
+  id: Generated<number>;
+  /** `operator`, `advertiser:<id>` or `partner:<id>`. */
+  account: string;
+  url: string;
+  description: Generated<string>;
+  /** A JSON array of event types. */
+  event_types: string;
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_until: number | null;
+  created_at: number;
+  created_by: string;
+  updated_at: number;
+  next_attempt_at: Generated<number>;
+  failures: Generated<number>;
+  failing_since: number | null;
+  claimed_until: Generated<number>;
+  claimed_by: string | null;
+  disabled_at: number | null;
+  disabled_reason: string | null;
+}
+
+/** The webhook outbox (migration 026): one row per endpoint and event. */
+export interface WebhookMessageTable {
+  id: Generated<number>;
+  message_id: string;
+  endpoint_id: number;
+  event_type: string;
+  payload: string;
+  created_at: number;
+  attempts: Generated<number>;
+  delivered_at: number | null;
+}
+
+/** Every webhook delivery attempt (migration 026). */
+export interface WebhookAttemptTable {
+  id: Generated<number>;
+  message_id: number;
+  endpoint_id: number;
+  at: number;
+  status: number | null;
+  duration_ms: number;
+  answer: Generated<string>;
+  error: string | null;
+  instance: string;
+}
+
+/** The keys whose `key.expiring` webhook was written, for the expiry it was written for (migration 026). */
+export interface WebhookKeyExpiryNoticeTable {
+  api_key_id: number;
+  expires_at: number;
 }

@@ -20,6 +20,7 @@ import * as people from './people.js';
 import * as placements from './placements.js';
 import * as revenueShares from './revenue-shares.js';
 import * as statements from './statements.js';
+import * as webhooks from './webhooks.js';
 
 export type {
   Advertiser,
@@ -55,6 +56,7 @@ export { CAMPAIGN_SORTS, emptyBatchOutcome } from './rows.js';
 export type { CampaignDelivery } from './campaign-delivery.js';
 export type { KeyEventCount, KeyFlagRecord, KeySliceCount } from './key-flags.js';
 export type { RevenueShare } from './revenue-shares.js';
+export type { WebhookAttemptRecord, WebhookEndpointRecord, WebhookMessageRecord } from './webhooks.js';
 export type {
   AdjustmentRecord,
   FlatCampaign,
@@ -260,6 +262,24 @@ export class Store {
   readonly foldAppended = this.bound(campaignRollups.foldAppended);
   readonly campaignTotals = this.bound(events.campaignTotals);
   readonly countEvents = this.bound(events.countEvents);
+
+  // Webhooks (D19): endpoints, the outbox, the delivery job's claims and attempts (webhooks.ts)
+  readonly createWebhookEndpoint = this.bound(webhooks.createWebhookEndpoint);
+  readonly getWebhookEndpoint = this.bound(webhooks.getWebhookEndpoint);
+  readonly listWebhookEndpoints = this.bound(webhooks.listWebhookEndpoints);
+  readonly updateWebhookEndpoint = this.bound(webhooks.updateWebhookEndpoint);
+  readonly enqueueWebhooks = this.bound(webhooks.enqueueWebhooks);
+  readonly enqueueWebhookFor = this.bound(webhooks.enqueueWebhookFor);
+  readonly dueWebhookEndpoints = this.bound(webhooks.dueWebhookEndpoints);
+  readonly claimWebhookEndpoint = this.bound(webhooks.claimWebhookEndpoint);
+  readonly releaseWebhookEndpoint = this.bound(webhooks.releaseWebhookEndpoint);
+  readonly waitingWebhookMessages = this.bound(webhooks.waitingWebhookMessages);
+  readonly recordWebhookAttempt = this.bound(webhooks.recordWebhookAttempt);
+  readonly webhookMessages = this.bound(webhooks.webhookMessages);
+  readonly getWebhookMessage = this.bound(webhooks.getWebhookMessage);
+  readonly webhookAttempts = this.bound(webhooks.webhookAttempts);
+  readonly replayWebhookMessage = this.bound(webhooks.replayWebhookMessage);
+  readonly noticeExpiringKeys = this.bound(webhooks.noticeExpiringKeys);
 
   // Key flags (D15): the traffic the flag job judges, the flags and their review (key-flags.ts)
   readonly saveKeyFlag = this.bound(keyFlags.saveKeyFlag);

@@ -178,6 +178,8 @@ export async function createTestApp(
     billingTimeZone?: string;
     /** The smallest payout to a partner, in micros (`PLACARD_MINIMUM_PAYOUT`). */
     minimumPayoutMicros?: number;
+    /** `PLACARD_WEBHOOKS_ALLOW_LOOPBACK`: webhook endpoints on this machine (false by default). */
+    webhooksAllowLoopback?: boolean;
   } = {},
 ): Promise<TestApp> {
   const database = await createDatabase(options.engine ?? 'sqlite');
@@ -203,6 +205,9 @@ export async function createTestApp(
     ...(options.billingTimeZone !== undefined && { billingTimeZone: options.billingTimeZone }),
     ...(options.minimumPayoutMicros !== undefined && {
       minimumPayoutMicros: micros(options.minimumPayoutMicros),
+    }),
+    ...(options.webhooksAllowLoopback !== undefined && {
+      webhooksAllowLoopback: options.webhooksAllowLoopback,
     }),
   });
   const { state, events } = services;

@@ -13,6 +13,7 @@ import { reportRoutes } from './reports.js';
 import { statementRoutes } from './statements.js';
 import { tokenRoutes } from './tokens.js';
 import { userRoutes } from './users.js';
+import { webhookRoutes } from './webhooks.js';
 import { validate, type ManagementTypes } from './typed-routes.js';
 
 export type { AdminContext, AdminDeps } from './context.js';
@@ -52,4 +53,5 @@ export async function adminApi(app: FastifyInstance, deps: AdminDeps): Promise<v
   await routes.register(tokenRoutes, context);
   await routes.register(userRoutes, context);
   await routes.register(flagRoutes, context);
+  await routes.register(webhookRoutes, context);
 }

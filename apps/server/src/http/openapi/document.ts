@@ -1,3 +1,4 @@
+import { WEBHOOK_SCHEMAS, webhooksSection } from './webhooks.js';
 import swagger from '@fastify/swagger';
 import swaggerUi, { type FastifySwaggerUiConfigOptions } from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
@@ -46,6 +47,7 @@ async function documentPlugin(app: FastifyInstance, options: ApiDocsOptions): Pr
     ManagementInputErrorBody,
     ...PARTNER_SCHEMAS,
     ...MANAGEMENT_SCHEMAS,
+    ...WEBHOOK_SCHEMAS,
   ])
     app.addSchema(schema);
   await app.register(swagger, {
@@ -83,6 +85,11 @@ async function documentPlugin(app: FastifyInstance, options: ApiDocsOptions): Pr
           name: 'Statements',
           description: 'Monthly statements of advertisers and partners, adjustments and payouts (D18).',
         },
+        {
+          name: 'Webhooks',
+          description:
+            'Endpoints told when something that concerns their account happens, signed per Standard Webhooks (D19); the events are in `webhooks`.',
+        },
         { name: 'Operations', description: 'Health, readiness and metrics for operators’ tooling.' },
       ],
       components: {
@@ -110,7 +117,7 @@ async function documentPlugin(app: FastifyInstance, options: ApiDocsOptions): Pr
         ...(serverOnly(PARTNER_PATHS) as typeof document.paths),
         ...markOptionalBodies(document.paths ?? {}),
       };
-      return { ...document, paths };
+      return { ...document, paths, webhooks: webhooksSection() };
     },
   });
   await app.register(swaggerUi, {

@@ -1,0 +1,123 @@
+// The webhook event types (D19): what each tells, which accounts receive it, and the body every
+// delivery sends. Pure: the store writes the outbox from these, the services check subscriptions.
+import { invalidField } from './errors.js';
+
+/** Every event type an endpoint may subscribe to, with what it tells its receiver. */
+export const WEBHOOK_EVENT_TYPES = {
+  'campaign.submitted': 'A campaign was submitted for review.',
+  'campaign.approved': 'A campaign was approved: it serves from its start time.',
+  'campaign.rejected': 'A campaign was rejected; `reason` says why.',
+  'campaign.completed': 'A campaign ended: its end time passed, or a total cap or budget was reached.',
+  'campaign.cap_reached':
+    'A campaign reached a cap: a total cap completes it, a daily cap holds it for the day.',
+  'campaign.budget_reached':
+    'A campaign reached a budget, its own or its advertiser’s: fetches stop offering it until the budget allows again.',
+  'key.created': 'A partner’s API key was created.',
+  'key.flagged': 'A partner’s API key was flagged: its traffic looks fraudulent or broken (D15).',
+  'key.suspended': 'A partner’s API key was suspended: it is answered 403 until reinstated.',
+  'key.reinstated': 'A suspended API key was reinstated.',
+  'key.expiring': 'A partner’s API key expires within 7 days.',
+  'statement.issued': 'A monthly statement was issued to the account.',
+  'flag.raised': 'Operator only: a key flag was raised, with its evidence, for review.',
+  'endpoint.disabled':
+    'Operator only: a webhook endpoint failed for the whole retry period and was disabled.',
+  'webhook.test': 'A test event sent on request; it changes nothing.',
+} as const;
+
+export type WebhookEventType = keyof typeof WEBHOOK_EVENT_TYPES;
+export const WEBHOOK_EVENT_NAMES = Object.keys(WEBHOOK_EVENT_TYPES) as WebhookEventType[];
+
+/** Event types only the operator's endpoints receive: they tell of other accounts' affairs. */
+const OPERATOR_ONLY: ReadonlySet<WebhookEventType> = new Set(['flag.raised', 'endpoint.disabled']);
+
+/** Whether an account of this kind may subscribe to `type`. */
+export const mayReceive = (kind: 'operator' | 'advertiser' | 'partner', type: WebhookEventType): boolean =>
+  kind === 'operator' || !OPERATOR_ONLY.has(type);
+
+/** An endpoint's event types as given (a list of names, or `*` for all it may receive), checked. */
+export function checkEventTypes(
+  value: unknown,
+  kind: 'operator' | 'advertiser' | 'partner',
+): WebhookEventType[] {
+  const names = Array.isArray(value) ? value : typeof value === 'string' ? value.split(',') : null;
+  if (names === null || names.length === 0)
+    throw invalidField('eventTypes', 'must list at least one event type (or * for all)');
+  const trimmed = names.map((name) => (typeof name === 'string' ? name.trim() : ''));
+  if (trimmed.includes('*')) return WEBHOOK_EVENT_NAMES.filter((type) => mayReceive(kind, type));
+  const unknown = trimmed.filter((name) => !(name in WEBHOOK_EVENT_TYPES));
+  if (unknown.length > 0)
+    throw invalidField(
+      'eventTypes',
+      `has unknown event types: ${unknown.join(', ')}; known: ${WEBHOOK_EVENT_NAMES.join(', ')}`,
+    );
+  const refused = trimmed.filter((name) => !mayReceive(kind, name as WebhookEventType));
+  if (refused.length > 0)
+    throw invalidField('eventTypes', `${refused.join(', ')}: only the operator's endpoints receive these`);
+  return [...new Set(trimmed as WebhookEventType[])];
+}
+
+/**
+ * One event as it is written to the outbox: its type, the account whose object it concerns
+ * (`advertiser:<id>`, `partner:<id>`; null for the operator's own affairs) and its `data`, which
+ * holds only what that account may see. The operator's endpoints receive every event too.
+ */
+export interface WebhookEvent {
+  type: WebhookEventType;
+  owner: string | null;
+  data: Record<string, unknown>;
+}
+
+/** The body of a delivery, as Standard Webhooks recommends: `type`, `timestamp`, `data`. */
+export function webhookBody(event: WebhookEvent, at: number): string {
+  return JSON.stringify({ type: event.type, timestamp: new Date(at).toISOString(), data: event.data });
+}
+
+/** An audit entry, as far as its webhooks depend on it. */
+export interface AuditedChange {
+  objectType: string;
+  objectId: string;
+  action: string;
+  reason: string | null;
+  before: unknown;
+  after: unknown;
+}
+
+const field = (value: unknown, name: string): unknown =>
+  value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[name] : undefined;
+
+/**
+ * The webhook event types an audited change of a campaign causes (its owner and data are the
+ * store's to add, which knows the campaign's advertiser and title).
+ */
+export function campaignEventTypes(change: AuditedChange): WebhookEventType[] {
+  const reason = change.reason ?? '';
+  switch (change.action) {
+    case 'submit':
+      return ['campaign.submitted'];
+    case 'approve':
+      return ['campaign.approved'];
+    case 'reject':
+      return ['campaign.rejected'];
+    case 'complete':
+      if (reason.includes('cap reached')) return ['campaign.cap_reached', 'campaign.completed'];
+      if (reason.includes('budget reached')) return ['campaign.budget_reached', 'campaign.completed'];
+      return ['campaign.completed'];
+    case 'hold':
+      if (reason.includes('cap reached')) return ['campaign.cap_reached'];
+      if (reason.includes('budget reached')) return ['campaign.budget_reached'];
+      return [];
+    default:
+      return [];
+  }
+}
+
+/** The webhook event types an audited change of an API key causes. */
+export function keyEventTypes(change: AuditedChange): WebhookEventType[] {
+  if (change.action === 'create') return ['key.created'];
+  if (change.action === 'suspend') return ['key.suspended'];
+  if (change.action === 'reinstate') return ['key.reinstated'];
+  return [];
+}
+
+/** The status an audited change left its object in, where it says. */
+export const statusAfter = (change: AuditedChange): unknown => field(change.after, 'status');
