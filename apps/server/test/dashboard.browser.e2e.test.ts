@@ -26,8 +26,11 @@ const PAGES: Record<Kind, string[]> = {
     // Statements (D18): the months to issue, and adjustments.
     '/statements',
     '/adjustments',
+    // Webhooks (D19): the endpoints, and the deliveries of the one the visits' set-up adds.
+    '/webhooks',
+    '/webhooks/1',
   ],
-  advertiser: ['/campaigns', '/campaigns/new', '/reports', '/statements', '/users'],
+  advertiser: ['/campaigns', '/campaigns/new', '/reports', '/statements', '/users', '/webhooks'],
   partner: [
     '/keys',
     '/flags',
@@ -37,6 +40,7 @@ const PAGES: Record<Kind, string[]> = {
     '/users',
     '/partners/1/revenue-shares',
     '/statements',
+    '/webhooks',
   ],
 };
 
@@ -370,6 +374,13 @@ describe('the dashboard in a real browser', () => {
 
   it('6. every page passes axe-core as each role, fits a 390-pixel screen, and calls no other origin', async () => {
     const signedOut = await (await demo.newContext({ viewport: { width: 390, height: 844 } })).newPage();
+    // An endpoint of the operator's (`/webhooks/1`), with a test message whose attempts its page shows.
+    const endpoint = await demo.admin<{ id: number }>('POST', '/webhooks', {
+      url: 'https://hooks.example.com/placard',
+      eventTypes: ['*'],
+      description: 'Operations channel',
+    });
+    await demo.admin('POST', `/webhooks/${endpoint.id}/test`);
     await signedOut.goto(`${demo.server.url}/sign-in`);
     const visits: Array<[string, Page, string]> = [['signed-out', signedOut, '/sign-in']];
     for (const kind of ['operator', 'advertiser', 'partner'] as const) {

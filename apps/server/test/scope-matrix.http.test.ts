@@ -508,6 +508,8 @@ const PAGES: Record<string, { kinds: readonly Kind[]; roles?: readonly Role[] }>
   '/statements/:id.csv': { kinds: ['operator', 'advertiser', 'partner'] },
   '/statements/issue': { kinds: ['operator'], roles: ['admin', 'manager'] }, // asks before issuing a month
   '/adjustments': { kinds: ['operator'] }, // Adjustments (the operator)
+  '/webhooks': { kinds: ['operator', 'advertiser', 'partner'] }, // Webhooks (everyone, each their own)
+  '/webhooks/:id': { kinds: ['operator', 'advertiser', 'partner'] }, // an endpoint's deliveries
 };
 
 /** The status a HEAD request for `path` gets with the browser's cookies (Fastify answers it with the GET route). */
@@ -540,6 +542,8 @@ describe('the scope matrix of the dashboard', () => {
     own: { campaign: 0, key: 0, advertiser: 0, partner: 0, flag: 0, statement: 0, partnerStatement: 0 },
     foreign: { campaign: 0, key: 0, advertiser: 0, partner: 0, flag: 0, statement: 0, partnerStatement: 0 },
   };
+  /** Each kind of account's own webhook endpoint (the operator's, advertiser A's, partner P's). */
+  const ownWebhooks = {} as Record<Kind, number>;
   const browsers = new Map<string, BrowserClient>();
   const plaintexts = { own: '', foreign: '' };
   const callerName = (caller: Caller) => `${caller.kind} ${caller.role}`;
@@ -652,6 +656,14 @@ describe('the scope matrix of the dashboard', () => {
   beforeAll(async () => {
     t = await createTestApp();
     Object.assign(plaintexts, await bothSides(t, objects));
+    for (const kind of ['operator', 'advertiser', 'partner'] as const)
+      ownWebhooks[kind] = (
+        await new WebhookService(t.store).create({
+          url: `https://hooks.example.com/${kind}`,
+          eventTypes: ['*'],
+          account: kind === 'operator' ? 'operator' : `${kind}:${objects.own[kind]}`,
+        })
+      ).id;
     // Traffic of each partner for each advertiser's campaign, so a report that leaked would show it.
     await t.state.refresh();
     for (const target of ['own', 'foreign'] as const) {
@@ -762,15 +774,17 @@ describe('the scope matrix of the dashboard', () => {
       route.replace(
         ':id',
         String(
-          route.startsWith('/keys/')
-            ? objects.own.key
-            : route.startsWith('/partners/')
-              ? objects.own.partner
-              : route.startsWith('/statements/')
-                ? objects.own[caller.kind === 'partner' ? 'partnerStatement' : 'statement']
-                : route.startsWith('/advertisers/')
-                  ? objects.own.advertiser
-                  : objects.own.campaign,
+          route.startsWith('/webhooks/')
+            ? ownWebhooks[caller.kind]
+            : route.startsWith('/keys/')
+              ? objects.own.key
+              : route.startsWith('/partners/')
+                ? objects.own.partner
+                : route.startsWith('/statements/')
+                  ? objects.own[caller.kind === 'partner' ? 'partnerStatement' : 'statement']
+                  : route.startsWith('/advertisers/')
+                    ? objects.own.advertiser
+                    : objects.own.campaign,
         ),
       ) +
       (route.startsWith('/reports') ? '?window=hour' : '') +

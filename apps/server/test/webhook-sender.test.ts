@@ -1,18 +1,23 @@
+import dns from 'node:dns';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import type { LookupFunction } from 'node:net';
+import net, { type AddressInfo, type LookupFunction } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { sendWebhook, type SendOptions } from '../src/services/webhook-sender.js';
+import { sendWebhook, type SendOptions, type WebhookRequest } from '../src/services/webhook-sender.js';
+import { freePort } from './helpers/free-port.js';
 
 /**
- * The webhook client against real HTTP servers on loopback, and against names a test resolver maps to
- * the address classes an attacker would aim at (server-side request forgery): a refused address is
- * never connected to, however its name resolves.
+ * The webhook client against real HTTP servers on loopback, and against names a test resolver maps
+ * to the addresses an attacker would aim at (server-side request forgery). Each server counts the
+ * connections made to it, so "never connected" is seen, not inferred from the error.
  */
-interface Server {
+interface Receiver {
   url: string;
   port: number;
-  requests: Array<{ headers: http.IncomingHttpHeaders; body: string }>;
+  /** Connections accepted, whether or not a request came over them. */
+  connections: number;
+  requests: Array<{ method: string; url: string; headers: http.IncomingHttpHeaders; body: string }>;
+  /** Resolves once every connection accepted so far has closed. */
+  allClosed(): Promise<void>;
 }
 
 const servers: http.Server[] = [];
@@ -25,148 +30,375 @@ afterEach(async () => {
   );
 });
 
-async function serve(
-  handle: (request: http.IncomingMessage, response: http.ServerResponse) => void,
-): Promise<Server> {
-  const requests: Server['requests'] = [];
+/** A receiver on 127.0.0.1 that records each request, then lets `answer` answer it (or not). */
+async function receiver(
+  answer: (response: http.ServerResponse) => void = (response) => response.writeHead(204).end(),
+): Promise<Receiver> {
+  const open = new Set<Promise<void>>();
   const server = http.createServer((request, response) => {
     let body = '';
-    request.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    request.setEncoding('utf8');
+    request.on('data', (chunk: string) => (body += chunk));
     request.on('end', () => {
-      requests.push({ headers: request.headers, body });
-      handle(request, response);
+      found.requests.push({
+        method: request.method ?? '',
+        url: request.url ?? '',
+        headers: request.headers,
+        body,
+      });
+      answer(response);
     });
+  });
+  server.on('connection', (socket) => {
+    found.connections++;
+    open.add(new Promise((resolve) => socket.once('close', () => resolve())));
   });
   servers.push(server);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
-  return { url: `http://127.0.0.1:${port}/hooks`, port, requests };
+  const found: Receiver = {
+    url: `http://127.0.0.1:${port}/hooks?account=7`,
+    port,
+    connections: 0,
+    requests: [],
+    allClosed: async () => {
+      await Promise.all(open);
+    },
+  };
+  return found;
 }
 
 const LOOPBACK: SendOptions = { allowLoopback: true, allowPrivateNetworks: false };
 const STRICT: SendOptions = { allowLoopback: false, allowPrivateNetworks: false };
-const request = (url: string) => ({
+const BODY = '{"type":"webhook.test","data":{"note":"été"}}';
+const hook = (url: string, headers: Record<string, string> = { 'webhook-id': 'msg_1' }): WebhookRequest => ({
   url,
-  headers: { 'webhook-id': 'msg_1' },
-  body: '{"type":"webhook.test"}',
+  headers,
+  body: BODY,
 });
 
-/** A resolver that answers `name` with `addresses` (and fails any other name), as DNS would. */
-function resolver(answers: Record<string, string[]>): LookupFunction {
-  return ((hostname: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
+/**
+ * A resolver answering each name in `answers` with its addresses, as DNS would (`ENOTFOUND` for any
+ * other), in either of the shapes a `lookup` answers in; `calls` records what it was asked.
+ */
+function resolver(answers: Record<string, string[]>) {
+  const calls: Array<{ hostname: string; all: boolean }> = [];
+  const lookup: LookupFunction = (hostname, options, callback) => {
+    calls.push({ hostname, all: options.all === true });
     const addresses = answers[hostname];
-    if (!addresses)
-      return callback(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' }));
-    const list = addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
+    if (!addresses) {
+      const error: NodeJS.ErrnoException = new Error(`getaddrinfo ENOTFOUND ${hostname}`);
+      error.code = 'ENOTFOUND';
+      return callback(error, '', 0);
+    }
+    const list = addresses.map((address) => ({ address, family: net.isIPv6(address) ? 6 : 4 }));
     if (options.all) return callback(null, list);
     return callback(null, list[0].address, list[0].family);
-  }) as unknown as LookupFunction;
+  };
+  return { lookup, calls };
 }
 
-describe('sendWebhook', () => {
-  it('POSTs the body with the given headers and takes a 2xx as delivered', async () => {
-    const server = await serve((_request, response) => response.writeHead(204).end());
-    const result = await sendWebhook(request(server.url), LOOPBACK);
-    expect(result).toEqual(expect.objectContaining({ ok: true, status: 204, answer: '', error: null }));
-    expect(server.requests).toHaveLength(1);
-    expect(server.requests[0].body).toBe('{"type":"webhook.test"}');
-    expect(server.requests[0].headers).toEqual(
-      expect.objectContaining({
-        'webhook-id': 'msg_1',
-        'content-type': 'application/json',
-        'user-agent': 'Placard-Webhooks/1',
-      }),
+describe('sendWebhook delivers', () => {
+  it('POSTs the body with the given headers, and takes a 2xx as delivered', async () => {
+    const target = await receiver((response) => response.writeHead(200).end('thanks'));
+    const result = await sendWebhook(
+      hook(target.url, { 'webhook-id': 'msg_1', 'webhook-timestamp': '1' }),
+      LOOPBACK,
     );
+    expect(result).toEqual({
+      ok: true,
+      status: 200,
+      durationMs: expect.any(Number),
+      answer: 'thanks',
+      error: null,
+    });
+    expect(result.durationMs).toBeGreaterThan(0);
+    expect(target.requests).toEqual([
+      {
+        method: 'POST',
+        url: '/hooks?account=7',
+        body: BODY,
+        headers: expect.objectContaining({
+          'content-type': 'application/json',
+          'content-length': String(Buffer.byteLength(BODY)),
+          'user-agent': 'Placard-Webhooks/1',
+          'webhook-id': 'msg_1',
+          'webhook-timestamp': '1',
+        }),
+      },
+    ]);
   });
 
-  it('takes any other status as a failure, with the first bytes of the answer', async () => {
-    const server = await serve((_request, response) => response.writeHead(500).end('database down'));
-    expect(await sendWebhook(request(server.url), LOOPBACK)).toEqual(
+  it('sends a user-agent given in the headers instead of its own', async () => {
+    const target = await receiver();
+    const result = await sendWebhook(hook(target.url, { 'User-Agent': 'Other/2' }), LOOPBACK);
+    expect(result.ok).toBe(true);
+    expect(target.requests[0].headers['user-agent']).toBe('Other/2');
+  });
+
+  it('finds the name localhost with the real resolver where loopback is allowed', async () => {
+    const target = await receiver();
+    const result = await sendWebhook(hook(`http://localhost:${target.port}/hooks`), LOOPBACK);
+    expect(result).toEqual(expect.objectContaining({ ok: true, status: 204, error: null }));
+    expect(target.requests).toHaveLength(1);
+  });
+
+  it('answers either shape of lookup Node asks for, and always asks the resolver for every address', async () => {
+    const target = await receiver();
+    const { lookup, calls } = resolver({ localhost: ['127.0.0.1'] });
+    const send = () => sendWebhook(hook(`http://localhost:${target.port}/hooks`), { ...LOOPBACK, lookup });
+    const before = net.getDefaultAutoSelectFamily();
+    try {
+      // Trying each address in turn (Node 20's default) asks with `all: true`; one at a time asks without.
+      for (const autoSelectFamily of [true, false]) {
+        net.setDefaultAutoSelectFamily(autoSelectFamily);
+        expect(await send(), `autoSelectFamily ${autoSelectFamily}`).toEqual(
+          expect.objectContaining({ ok: true, status: 204 }),
+        );
+      }
+    } finally {
+      net.setDefaultAutoSelectFamily(before);
+    }
+    expect(calls).toEqual([
+      { hostname: 'localhost', all: true },
+      { hostname: 'localhost', all: true },
+    ]);
+    expect(target.requests).toHaveLength(2);
+  });
+});
+
+describe('sendWebhook fails an attempt', () => {
+  it('on any status but 2xx, keeping the first bytes of the answer', async () => {
+    const target = await receiver((response) => response.writeHead(500).end('database down'));
+    expect(await sendWebhook(hook(target.url), LOOPBACK)).toEqual(
       expect.objectContaining({ ok: false, status: 500, answer: 'database down', error: null }),
     );
   });
 
-  it('does not follow a redirect', async () => {
-    const target = await serve((_request, response) => response.writeHead(200).end());
-    const redirecting = await serve((_request, response) =>
-      response.writeHead(302, { location: target.url }).end(),
+  it('on a redirect, which it does not follow', async () => {
+    const elsewhere = await receiver((response) => response.writeHead(200).end());
+    const redirecting = await receiver((response) =>
+      response.writeHead(302, { location: elsewhere.url }).end('moved'),
     );
-    const result = await sendWebhook(request(redirecting.url), LOOPBACK);
-    expect(result).toEqual(expect.objectContaining({ ok: false, status: 302 }));
-    expect(target.requests).toHaveLength(0);
+    const result = await sendWebhook(hook(redirecting.url), LOOPBACK);
+    expect(result).toEqual(expect.objectContaining({ ok: false, status: 302, answer: 'moved', error: null }));
+    expect(redirecting.requests).toHaveLength(1);
+    expect(elsewhere.connections).toBe(0);
   });
 
-  it('gives up on a receiver that does not answer within the deadline', async () => {
-    const server = await serve(() => undefined);
-    const result = await sendWebhook(request(server.url), { ...LOOPBACK, timeoutMs: 300 });
+  it('when no answer comes within the deadline, and closes the connection', async () => {
+    const silent = await receiver(() => undefined);
+    const result = await sendWebhook(hook(silent.url), { ...LOOPBACK, timeoutMs: 300 });
     expect(result).toEqual(
-      expect.objectContaining({ ok: false, status: null, error: 'timed out after 300 ms' }),
+      expect.objectContaining({ ok: false, status: null, answer: '', error: 'timed out after 300 ms' }),
+    );
+    // Bounded: the deadline, give or take a loaded machine's scheduling.
+    expect(result.durationMs).toBeGreaterThanOrEqual(299);
+    expect(result.durationMs).toBeLessThan(5_000);
+    expect(silent.requests).toHaveLength(1);
+    await silent.allClosed();
+  });
+
+  it('when the answer has begun but does not end within the deadline, with its status and first bytes', async () => {
+    const slow = await receiver((response) => {
+      response.writeHead(200);
+      response.write('partial');
+    });
+    expect(await sendWebhook(hook(slow.url), { ...LOOPBACK, timeoutMs: 1_000 })).toEqual(
+      expect.objectContaining({
+        ok: false,
+        status: 200,
+        answer: 'partial',
+        error: 'timed out after 1000 ms',
+      }),
     );
   });
 
-  it('reads no more of a large answer than it keeps', async () => {
-    const server = await serve((_request, response) => {
-      response.writeHead(200);
-      response.end('x'.repeat(1_000_000));
-    });
-    const result = await sendWebhook(request(server.url), { ...LOOPBACK, maxAnswerBytes: 100 });
-    expect(result.ok).toBe(true);
-    expect(result.answer).toBe('x'.repeat(100));
+  it('when the receiver closes the connection without answering', async () => {
+    const rude = await receiver((response) => response.socket?.destroy());
+    const result = await sendWebhook(hook(rude.url), LOOPBACK);
+    expect(result).toEqual(expect.objectContaining({ ok: false, status: null, answer: '' }));
+    expect(result.error).toMatch(/ECONNRESET/);
   });
 
-  it('refuses loopback unless allowed, before connecting', async () => {
-    const server = await serve((_request, response) => response.writeHead(200).end());
-    const literal = await sendWebhook(request(`https://127.0.0.1:${server.port}/hooks`), STRICT);
-    expect(literal).toEqual(expect.objectContaining({ ok: false, status: null }));
-    expect(literal.error).toMatch(/^refused: 127\.0\.0\.1 is a loopback address/);
-    // The name, through the machine's own resolver.
-    const named = await sendWebhook(request(`https://localhost:${server.port}/hooks`), STRICT);
-    expect(named.error).toMatch(/^refused: localhost is this machine/);
-    expect(server.requests).toHaveLength(0);
+  it('when nothing listens, or the name is not found, saying which', async () => {
+    const closed = await sendWebhook(hook(`http://127.0.0.1:${await freePort()}/hooks`), LOOPBACK);
+    expect(closed).toEqual(expect.objectContaining({ ok: false, status: null }));
+    expect(closed.error).toMatch(/^connect ECONNREFUSED 127\.0\.0\.1:\d+$/);
+    const { lookup } = resolver({});
+    const unknown = await sendWebhook(hook('https://nowhere.example/hooks'), { ...STRICT, lookup });
+    expect(unknown).toEqual(
+      expect.objectContaining({ ok: false, status: null, error: 'getaddrinfo ENOTFOUND nowhere.example' }),
+    );
   });
 
-  it.each([
-    ['internal.example', ['10.0.0.5'], 'private'],
-    ['router.example', ['192.168.1.1'], 'private'],
-    ['metadata.example', ['169.254.169.254'], 'metadata'],
-    ['link.example', ['fe80::1'], 'link-local'],
-    ['mapped.example', ['::ffff:127.0.0.1'], 'loopback'],
-    ['ec2.example', ['fd00:ec2::254'], 'metadata'],
-    ['mixed.example', ['93.184.215.14', '10.0.0.5'], 'private'],
-  ])('refuses %s, which resolves to %j (%s), without connecting', async (name, addresses, why) => {
-    // Every name resolves to loopback too, where a server listens: a connection would reach it.
-    const server = await serve((_request, response) => response.writeHead(200).end());
-    const lookup = resolver({ [name]: [...addresses, '127.0.0.1'] });
-    const result = await sendWebhook(request(`https://${name}:${server.port}/hooks`), { ...STRICT, lookup });
+  it('when TLS fails, here because the receiver speaks plain http', async () => {
+    const plain = await receiver();
+    const result = await sendWebhook(hook(`https://127.0.0.1:${plain.port}/hooks`), LOOPBACK);
+    expect(result).toEqual(expect.objectContaining({ ok: false, status: null, error: expect.any(String) }));
+    expect(plain.connections).toBe(1);
+    expect(plain.requests).toHaveLength(0);
+  });
+
+  it('without throwing, when Node will not send a header', async () => {
+    const target = await receiver();
+    const result = await sendWebhook(hook(target.url, { 'x-broken': 'one\r\ntwo' }), LOOPBACK);
     expect(result).toEqual(expect.objectContaining({ ok: false, status: null }));
-    expect(result.error).toMatch(new RegExp(`^refused: ${name.replace('.', '\\.')} resolves to .*${why}`));
-    expect(server.requests).toHaveLength(0);
+    expect(result.error).toMatch(/ERR_INVALID_CHAR/);
+    expect(target.connections).toBe(0);
+  });
+});
+
+describe('sendWebhook reads no more of an answer than it keeps', () => {
+  it('cuts a 1 MB answer to maxAnswerBytes (1 KiB by default)', async () => {
+    const large = await receiver((response) => response.writeHead(200).end('x'.repeat(1_000_000)));
+    expect(await sendWebhook(hook(large.url), LOOPBACK)).toEqual(
+      expect.objectContaining({ ok: true, status: 200, answer: 'x'.repeat(1_024), error: null }),
+    );
+    expect((await sendWebhook(hook(large.url), { ...LOOPBACK, maxAnswerBytes: 100 })).answer).toBe(
+      'x'.repeat(100),
+    );
   });
 
-  it('delivers to a name that resolves to allowed addresses only', async () => {
-    const server = await serve((_request, response) => response.writeHead(200).end('ok'));
-    const lookup = resolver({ 'dev.example': ['127.0.0.1'] });
-    const result = await sendWebhook(request(`http://dev.example:${server.port}/hooks`), {
-      ...LOOPBACK,
+  it('stops reading once it has them, without waiting for an answer that does not end', async () => {
+    const endless = await receiver((response) => {
+      response.writeHead(200);
+      response.write('y'.repeat(4_096));
+    });
+    // Were the rest waited for, this would be a timeout after 60 s.
+    const result = await sendWebhook(hook(endless.url), { ...LOOPBACK, timeoutMs: 60_000 });
+    expect(result).toEqual(
+      expect.objectContaining({ ok: true, status: 200, answer: 'y'.repeat(1_024), error: null }),
+    );
+    await endless.allClosed();
+  });
+
+  it('cuts at the end of a character, never inside one', async () => {
+    const accented = await receiver((response) => response.writeHead(400).end('é'.repeat(600)));
+    const result = await sendWebhook(hook(accented.url), { ...LOOPBACK, maxAnswerBytes: 101 });
+    expect(result.answer).toBe('é'.repeat(50));
+  });
+});
+
+describe('sendWebhook refuses what could reach inside the network, without connecting', () => {
+  it('loopback unless it is allowed', async () => {
+    const target = await receiver();
+    expect(await sendWebhook(hook(`https://127.0.0.1:${target.port}/hooks`), STRICT)).toEqual(
+      expect.objectContaining({
+        ok: false,
+        status: null,
+        error:
+          "refused: 127.0.0.1 is a loopback address, which webhooks may not be sent to: give the receiver's public host name or address",
+      }),
+    );
+    expect((await sendWebhook(hook(target.url), STRICT)).error).toMatch(
+      /^refused: a webhook URL must use https/,
+    );
+    expect(target.connections).toBe(0);
+    expect((await sendWebhook(hook(target.url), LOOPBACK)).ok).toBe(true);
+    expect(target.connections).toBe(1);
+  });
+
+  it('the name localhost, through the real resolver too, unless loopback is allowed', async () => {
+    const target = await receiver();
+    // Refused from the name alone, before any lookup.
+    expect((await sendWebhook(hook(`https://localhost:${target.port}/hooks`), STRICT)).error).toMatch(
+      /^refused: localhost is this machine/,
+    );
+    // Another name, which the real resolver answers as it answers localhost: refused from its addresses.
+    const asked: string[] = [];
+    const lookup: LookupFunction = (hostname, options, callback) => {
+      asked.push(hostname);
+      dns.lookup('localhost', options, callback);
+    };
+    const result = await sendWebhook(hook(`https://receiver.example:${target.port}/hooks`), {
+      ...STRICT,
       lookup,
     });
-    // Plain http to a name is refused even with loopback allowed: only this machine's own names.
-    expect(result.error).toMatch(/must use https/);
-    const viaLocalhost = await sendWebhook(request(`http://localhost:${server.port}/hooks`), {
-      ...LOOPBACK,
-      lookup: resolver({ localhost: ['127.0.0.1'] }),
-    });
-    expect(viaLocalhost).toEqual(expect.objectContaining({ ok: true, status: 200, answer: 'ok' }));
+    expect(result).toEqual(expect.objectContaining({ ok: false, status: null }));
+    expect(result.error).toMatch(
+      /^refused: (127\.\d+\.\d+\.\d+|::1) is a loopback address \(receiver\.example resolves to it\)$/,
+    );
+    expect(asked).toEqual(['receiver.example']);
+    expect(target.connections).toBe(0);
   });
 
-  it('says what failed when the name does not resolve or nothing listens', async () => {
-    const unknown = await sendWebhook(request('https://nowhere.example/hooks'), {
-      ...STRICT,
-      lookup: resolver({}),
+  // Where loopback is allowed, each name resolves first to 127.0.0.1, where the receiver listens: a
+  // guard that let the refused address through would connect there first (and never try the refused
+  // address itself). ::ffff:127.0.0.1 is that receiver already.
+  it.each([
+    ['internal.example', ['10.0.0.5'], '10.0.0.5 is a private address', LOOPBACK],
+    ['router.example', ['192.168.1.1'], '192.168.1.1 is a private address', LOOPBACK],
+    ['metadata.example', ['169.254.169.254'], '169.254.169.254 is a cloud metadata address', LOOPBACK],
+    ['link.example', ['fe80::1'], 'fe80::1 is a link-local address', LOOPBACK],
+    ['mapped.example', ['::ffff:127.0.0.1'], '::ffff:127.0.0.1 is a loopback address', STRICT],
+    ['ec2.example', ['fd00:ec2::254'], 'fd00:ec2::254 is a cloud metadata address', LOOPBACK],
+    ['mixed.example', ['93.184.215.14', '10.0.0.5'], '10.0.0.5 is a private address', LOOPBACK],
+  ])('%s, which resolves to %j', async (name, addresses, refusal, allowance) => {
+    const target = await receiver();
+    const canary = allowance.allowLoopback ? ['127.0.0.1'] : [];
+    const { lookup, calls } = resolver({ [name]: [...canary, ...addresses] });
+    const result = await sendWebhook(hook(`https://${name}:${target.port}/hooks`), {
+      ...allowance,
+      lookup,
+      timeoutMs: 5_000,
     });
-    expect(unknown.error).toMatch(/ENOTFOUND nowhere\.example/);
-    const closed = await sendWebhook(request('http://127.0.0.1:9/hooks'), LOOPBACK);
-    expect(closed).toEqual(expect.objectContaining({ ok: false, status: null }));
-    expect(closed.error).toMatch(/ECONNREFUSED/);
+    expect(result).toEqual(
+      expect.objectContaining({
+        ok: false,
+        status: null,
+        error: `refused: ${refusal} (${name} resolves to it)`,
+      }),
+    );
+    expect(calls).toHaveLength(1);
+    expect(target.connections).toBe(0);
+  });
+
+  it('metadata and link-local addresses even where loopback and private networks are allowed', async () => {
+    const target = await receiver();
+    const everything = { allowLoopback: true, allowPrivateNetworks: true };
+    for (const address of ['fd00:ec2::254', '169.254.169.254', 'fe80::1']) {
+      const { lookup } = resolver({ 'cloud.example': ['127.0.0.1', address] });
+      expect(
+        (await sendWebhook(hook(`https://cloud.example:${target.port}/hooks`), { ...everything, lookup }))
+          .error,
+      ).toMatch(
+        new RegExp(`^refused: ${address.replace(/\./g, '\\.')} is a (cloud metadata|link-local) address`),
+      );
+    }
+    expect(target.connections).toBe(0);
+  });
+
+  it('plain http to a host other than this machine, before any lookup', async () => {
+    const { lookup, calls } = resolver({
+      'hooks.example.com': ['127.0.0.1'],
+      'inside.example': ['10.0.0.5'],
+    });
+    const everything = { allowLoopback: true, allowPrivateNetworks: true, lookup };
+    for (const url of [
+      'http://hooks.example.com/hooks',
+      'http://inside.example/hooks',
+      'http://10.0.0.5/hooks',
+    ])
+      expect(await sendWebhook(hook(url), everything)).toEqual(
+        expect.objectContaining({
+          ok: false,
+          status: null,
+          answer: '',
+          error:
+            'refused: a webhook URL must use https (plain http only to this machine, and only where the operator allows it)',
+        }),
+      );
+    expect(calls).toEqual([]);
+  });
+
+  it('what is not a URL, without throwing', async () => {
+    expect(await sendWebhook(hook('not a url'), LOOPBACK)).toEqual(
+      expect.objectContaining({
+        ok: false,
+        status: null,
+        error: expect.stringMatching(/^refused: "not a url" is not a URL/),
+      }),
+    );
   });
 });

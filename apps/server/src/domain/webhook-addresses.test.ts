@@ -57,7 +57,11 @@ const REFUSED: Array<[address: string, words: string, opens: 'loopback' | 'priva
   ['2002:808:808::1', 'is a 6to4 address, which could reach any IPv4 address', 'never'],
   // Teredo holds its client's IPv4 address inverted: 80ff:fffe is 127.0.0.1, f7f7:f7f7 is 8.8.8.8.
   ['2001:0:4136:e378:8000:63bf:80ff:fffe', 'is a loopback address (127.0.0.1, as a Teredo address)', 'never'],
-  ['2001:0:4136:e378:8000:63bf:f7f7:f7f7', 'is a Teredo address, which could reach any IPv4 address', 'never'],
+  [
+    '2001:0:4136:e378:8000:63bf:f7f7:f7f7',
+    'is a Teredo address, which could reach any IPv4 address',
+    'never',
+  ],
   ['64:ff9b:1::a00:5', 'is a NAT64 address', 'never'],
   // Not addresses at all.
   ['not an address', 'is not an IP address', 'never'],
@@ -100,7 +104,8 @@ describe('webhookUrlProblem', () => {
   });
 
   it('refuses plain http, but to this machine where loopback is allowed', () => {
-    const https = 'a webhook URL must use https (plain http only to this machine, and only where the operator allows it)';
+    const https =
+      'a webhook URL must use https (plain http only to this machine, and only where the operator allows it)';
     expect(webhookUrlProblem('http://hooks.example.com/', NONE)).toBe(https);
     expect(webhookUrlProblem('http://hooks.example.com/', BOTH)).toBe(https);
     expect(webhookUrlProblem('http://10.0.0.5/', BOTH)).toBe(https);

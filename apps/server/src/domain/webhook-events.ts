@@ -82,9 +82,6 @@ export interface AuditedChange {
   after: unknown;
 }
 
-const field = (value: unknown, name: string): unknown =>
-  value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[name] : undefined;
-
 /**
  * The webhook event types an audited change of a campaign causes (its owner and data are the
  * store's to add, which knows the campaign's advertiser and title).
@@ -118,6 +115,3 @@ export function keyEventTypes(change: AuditedChange): WebhookEventType[] {
   if (change.action === 'reinstate') return ['key.reinstated'];
   return [];
 }
-
-/** The status an audited change left its object in, where it says. */
-export const statusAfter = (change: AuditedChange): unknown => field(change.after, 'status');

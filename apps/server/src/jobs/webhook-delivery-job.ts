@@ -17,11 +17,12 @@ const DELIVERY_INTERVAL_MS = 1_000;
 const ENDPOINTS_PER_PASS = 20;
 const MESSAGES_PER_ENDPOINT = 50;
 /**
- * How long an instance's claim on an endpoint lasts: longer than a pass over its messages can take
- * (each attempt ends within the sender's timeout), so a live claim is never taken over; a claim of
- * a killed instance lapses after it and another instance delivers what is left, again (at least once).
+ * How long an instance's claim on an endpoint lasts. It is renewed before each attempt, and an
+ * attempt ends within the sender's 10 s deadline, so a live claim never lapses; the claim of an
+ * instance killed mid-delivery lapses within this, and another instance delivers what is left
+ * (the message in flight again: at least once, with the same `webhook-id`).
  */
-const CLAIM_MS = 10 * 60_000;
+const CLAIM_MS = 30_000;
 
 export interface WebhookDeliveryOptions {
   /** Loopback and private addresses allowed (`PLACARD_WEBHOOKS_ALLOW_LOOPBACK`, `…_ALLOW_PRIVATE`). */
@@ -86,6 +87,8 @@ export class WebhookDeliveryJob extends PeriodicJob {
     let delivered = 0;
     for (const message of await this.store.waitingWebhookMessages(id, MESSAGES_PER_ENDPOINT)) {
       if (this.stopping) break;
+      const now = this.clock();
+      if (!(await this.store.renewWebhookClaim(id, this.instance, now + CLAIM_MS))) break;
       if (!(await this.attempt(endpoint, message))) break;
       delivered++;
     }

@@ -38,7 +38,7 @@ export interface SendResult {
   durationMs: number;
   /** The first `maxAnswerBytes` of the answer's body, as UTF-8 text. */
   answer: string;
-  /** What went wrong (refused, timed out, reset…); null when a whole answer arrived, whatever its status. */
+  /** What went wrong (refused, timed out, reset…); null when an answer arrived, whatever its status. */
   error: string | null;
 }
 
@@ -64,7 +64,8 @@ function guardedLookup(resolve: LookupFunction, allow: AddressAllowance): Lookup
       if (addresses.length === 0) return callback(new Error(`${hostname} has no address`), '', 0);
       for (const { address } of addresses) {
         const refusal = addressRefusal(address, allow);
-        if (refusal !== null) return callback(new Error(`refused: ${refusal} (${hostname} resolves to it)`), '', 0);
+        if (refusal !== null)
+          return callback(new Error(`refused: ${refusal} (${hostname} resolves to it)`), '', 0);
       }
       if (options.all) return (callback as unknown as AllAddressesCallback)(null, addresses);
       const [first] = addresses as [dns.LookupAddress];

@@ -1,3 +1,4 @@
+import type { AuditedChange } from '../domain/webhook-events.js';
 import type { AdvertiserBudget } from '../domain/advertiser-budgets.js';
 import type { Selectable } from 'kysely';
 import type { Campaign, CampaignInput, CampaignStatus, Caps } from '../domain/campaigns.js';
@@ -324,15 +325,10 @@ export interface NumberedPage<T> {
   total: number;
 }
 
-export interface AuditEntry {
+/** An audit entry: a change (what the webhooks it causes are made from) with when and who. */
+export interface AuditEntry extends AuditedChange {
   at: number;
   actor: string;
-  objectType: string;
-  objectId: string;
-  action: string;
-  reason: string | null;
-  before: unknown;
-  after: unknown;
 }
 
 export interface AuditRecord extends AuditEntry {

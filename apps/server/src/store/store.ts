@@ -272,6 +272,7 @@ export class Store {
   readonly enqueueWebhookFor = this.bound(webhooks.enqueueWebhookFor);
   readonly dueWebhookEndpoints = this.bound(webhooks.dueWebhookEndpoints);
   readonly claimWebhookEndpoint = this.bound(webhooks.claimWebhookEndpoint);
+  readonly renewWebhookClaim = this.bound(webhooks.renewWebhookClaim);
   readonly releaseWebhookEndpoint = this.bound(webhooks.releaseWebhookEndpoint);
   readonly waitingWebhookMessages = this.bound(webhooks.waitingWebhookMessages);
   readonly recordWebhookAttempt = this.bound(webhooks.recordWebhookAttempt);

@@ -381,6 +381,22 @@ export async function claimWebhookEndpoint(
   return Number(result.numUpdatedRows) === 1;
 }
 
+/** Extends `instance`'s claim on an endpoint to `until`; false when it no longer holds it. */
+export async function renewWebhookClaim(
+  ctx: StoreContext,
+  id: number,
+  instance: string,
+  until: number,
+): Promise<boolean> {
+  const result = await ctx.db
+    .updateTable('webhook_endpoints')
+    .set({ claimed_until: until })
+    .where('id', '=', id)
+    .where('claimed_by', '=', instance)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
 /** Gives up `instance`'s claim on an endpoint. */
 export async function releaseWebhookEndpoint(ctx: StoreContext, id: number, instance: string): Promise<void> {
   await ctx.db

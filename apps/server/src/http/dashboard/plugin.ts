@@ -25,6 +25,7 @@ import { signInRoutes } from './sign-in-routes.js';
 import { statementRoutes } from './statement-routes.js';
 import { PAGE, pageContext } from './support.js';
 import { userRoutes } from './user-routes.js';
+import { webhookRoutes } from './webhook-routes.js';
 
 export type { DashboardDeps } from './context.js';
 
@@ -45,6 +46,7 @@ const AREA_ROUTES: ReadonlyArray<(app: FastifyInstance, deps: DashboardDeps) => 
   flagRoutes,
   confirmRoutes,
   statementRoutes,
+  webhookRoutes,
 ];
 
 /** Where each kind of account starts. */

@@ -100,6 +100,9 @@ export const PAGE_ACCESS: Readonly<Record<string, PageRule>> = {
   '/money': { allows: kinds('operator'), refusal: `revenue, payouts and margin are ${OPERATORS}` },
   '/money/figures': { allows: kinds('operator'), refusal: `revenue, payouts and margin are ${OPERATORS}` },
   '/health': { allows: kinds('operator'), refusal: 'only the operator may see the service’s health' },
+  // Webhooks (D19): every account's own endpoints; changes are the admins' and managers' (the service).
+  '/webhooks': EVERYONE,
+  '/webhooks/:id': EVERYONE,
   '/users': {
     allows: (viewer) => mayManageUsers(viewer.role),
     refusal: 'an account’s users and invitations are for its admins',

@@ -20,8 +20,8 @@ export const viewerOf = (signedIn: SignedIn): Viewer => ({
 /**
  * The menu, in order: each person sees the pages they may open (pages/access.ts), so an operator
  * sees every one of them but Integration, an advertiser Campaigns, Reports, Statements and its
- * Budget, a partner its keys, flags, placements, integration, reports and statements; admins also
- * Users. A page of one advertiser (`:id`) is linked for that advertiser's own people, to their own.
+ * Budget, a partner its keys, flags, placements, integration, reports and statements; everyone
+ * Webhooks; admins also Users. A page of one advertiser (`:id`) is linked for that advertiser's own people, to their own.
  */
 const MENU: ReadonlyArray<[string, string]> = [
   ['/review', 'Review queue'],
@@ -39,6 +39,7 @@ const MENU: ReadonlyArray<[string, string]> = [
   ['/advertisers', 'Advertisers'],
   ['/audit', 'Audit log'],
   ['/health', 'Health'],
+  ['/webhooks', 'Webhooks'],
   ['/users', 'Users'],
 ];
 
