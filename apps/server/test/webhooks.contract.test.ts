@@ -11,7 +11,9 @@ import { CampaignService } from '../src/services/campaigns.js';
 import { PartnerService } from '../src/services/partners.js';
 import { WebhookService } from '../src/services/webhooks.js';
 import type { Store } from '../src/store/store.js';
+import { campaignInput } from './helpers/campaign-input.js';
 import { eachBlockStore, ENGINES, type TestDatabase } from './helpers/engines.js';
+import { newPartnerKey, trackedEvent } from './helpers/tracked-event.js';
 
 /** What a receiver got: each delivery's headers and body, in the order they arrived. */
 interface Received {
@@ -142,6 +144,35 @@ describe.each(ENGINES)('webhooks on %s', (engine) => {
         ['key.created', null],
         ['key.suspended', 'traffic from a data centre'],
         ['key.reinstated', null],
+      ]);
+    });
+
+    it("writes a daily cap reached once for the held day, in the batch's commit", async () => {
+      const { campaignIds } = await store.importCampaigns([
+        { name: 'Northwind', campaigns: [campaignInput({ title: 'Capped', caps: { impressionsDaily: 2 } })] },
+      ]);
+      const campaignId = campaignIds[0];
+      const source = await newPartnerKey(store, 'Capped partner', 'capped-digest');
+      const impression = () => trackedEvent({ ...source, campaignId, occurredAt: now, mayHitCap: true });
+      await store.insertEvents([impression()]);
+      expect(await outbox(endpoints.advertiser)).not.toContainEqual(
+        expect.objectContaining({ type: 'campaign.cap_reached' }),
+      );
+      await store.insertEvents([impression()]);
+      // A late event of the held day holds nothing new, and tells no one again.
+      await store.insertEvents([impression()]);
+      const capped = (await outbox(endpoints.operator)).filter(
+        (message) => message.type === 'campaign.cap_reached',
+      );
+      expect(capped).toEqual([
+        {
+          type: 'campaign.cap_reached',
+          data: expect.objectContaining({
+            campaignId,
+            advertiserId: advertiser,
+            reason: 'daily cap reached',
+          }) as unknown,
+        },
       ]);
     });
 

@@ -17,6 +17,7 @@ import { holdSpentAdvertiser, lockBudgetedAdvertisers, recordAdvertiserSpend } f
 import { capsOf, emptyBatchOutcome, type EventKind, type TrackedEvent, type BatchOutcome } from './rows.js';
 import { transact, type StoreContext } from './context.js';
 import { appendAudit } from './audit.js';
+import { enqueueWebhooks, webhookEventsOfAudit } from './webhooks.js';
 
 /**
  * Stores a batch of events atomically: idempotent replays become duplicates, events whose key was
@@ -104,7 +105,13 @@ export async function insertEvents(
     }
     for (const { campaignId, at } of spent.daily) {
       if (!effects.completed.includes(campaignId) && !effects.cappedForTheDay.includes(campaignId))
-        await holdForTheDay(tx, locked.get(campaignId) as SettledCampaign, at, effects);
+        await holdForTheDay(
+          tx,
+          locked.get(campaignId) as SettledCampaign,
+          at,
+          effects,
+          'daily budget reached',
+        );
     }
   });
   return effects;
@@ -373,7 +380,7 @@ async function applyCaps(
       reached(today.impressions, campaign.caps.impressionsDaily) ||
       reached(today.clicks, campaign.caps.clicksDaily)
     ) {
-      await holdForTheDay(ctx, campaign, last.occurredAt, effects);
+      await holdForTheDay(ctx, campaign, last.occurredAt, effects, 'daily cap reached');
     }
   }
 }
@@ -410,13 +417,25 @@ async function holdForTheDay(
   campaign: SettledCampaign,
   at: number,
   effects: BatchOutcome,
+  why: 'daily cap reached' | 'daily budget reached',
 ): Promise<void> {
-  await ctx.db
+  const until = startOfNextLocalDay(at, campaign.timeZone);
+  const held = await ctx.db
     .updateTable('campaigns')
-    .set({ capped_until: startOfNextLocalDay(at, campaign.timeZone) })
+    .set({ capped_until: until })
     .where('id', '=', campaign.id)
-    .execute();
+    .where((eb) => eb.or([eb('capped_until', 'is', null), eb('capped_until', '<', until)]))
+    .executeTakeFirst();
   effects.cappedForTheDay.push(campaign.id);
+  // Its webhook once per day held (a late event of a held day holds nothing new), in this commit.
+  if (Number(held.numUpdatedRows) === 1) {
+    const change = { objectType: 'campaign', objectId: String(campaign.id), action: 'hold', reason: why };
+    await enqueueWebhooks(
+      ctx,
+      await webhookEventsOfAudit(ctx, [{ ...change, before: null, after: null }]),
+      at,
+    );
+  }
 }
 
 /** A campaign's total caps alone. */
