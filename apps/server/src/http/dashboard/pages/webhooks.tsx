@@ -92,14 +92,14 @@ export function WebhooksPage(
                   action={`/webhooks/${endpoint.id}/test`}
                   csrf={page.csrf}
                   text="Send a test"
-                  label={`Send a test event to ${endpoint.url}`}
+                  label={`Send a test to ${endpoint.url}`}
                   look="secondary"
                 />
                 <ButtonForm
                   action={`/webhooks/${endpoint.id}/rotate-secret`}
                   csrf={page.csrf}
                   text="Rotate secret"
-                  label={`Rotate the secret of ${endpoint.url}`}
+                  label={`Rotate secret of ${endpoint.url}`}
                   look="secondary"
                 />
                 {endpoint.enabled ? (
@@ -162,7 +162,10 @@ export function WebhookDeliveriesPage(props: {
 }) {
   const { endpoint, messages, page } = props;
   return (
-    <Layout title={`Deliveries to ${endpoint.url}`} page={page} current="/webhooks">
+    <Layout title={`Deliveries of endpoint ${endpoint.id}`} page={page} current="/webhooks">
+      <p class="ad-url">
+        To <code>{endpoint.url}</code>
+      </p>
       <p>
         {state(endpoint)}. The newest 50 messages; each is sent with the same <code>webhook-id</code> on every
         attempt. <a href="/webhooks">Back to the endpoints</a>
@@ -222,7 +225,7 @@ export function NewWebhookSecretPage(props: {
 }) {
   return (
     <Layout title="The endpoint’s secret" page={props.page} current="/webhooks">
-      <p>
+      <p class="ad-url">
         Give this secret to the receiver at <code>{props.endpoint.url}</code>: it verifies every delivery with
         it. <strong>It is shown only this once.</strong>
         {props.rotated &&
