@@ -125,6 +125,17 @@ describe.each(ENGINES)('webhooks through the management API on %s', (engine) => 
     const endpoint = (
       await t.admin('POST', '/webhooks', { url: 'http://127.0.0.1:9/placard', eventTypes: ['webhook.test'] })
     ).json().data;
+    // The operator's allowance of loopback opens the operator's own endpoints only.
+    const partner = await t.partners.findPartner('Test Partner');
+    const partnerAdmin = await scoped(`partner:${partner.id}`, 'admin');
+    const tenant = await t.admin(
+      'POST',
+      '/webhooks',
+      { url: 'http://127.0.0.1:9/placard', eventTypes: ['*'] },
+      partnerAdmin,
+    );
+    expect(tenant.statusCode).toBe(400);
+    expect(tenant.body).toContain('must use https');
     const test = await t.admin('POST', `/webhooks/${endpoint.id}/test`);
     expect(test.statusCode, test.body).toBe(200);
     const message = test.json().data;

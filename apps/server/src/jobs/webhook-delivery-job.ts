@@ -82,13 +82,15 @@ export class WebhookDeliveryJob extends PeriodicJob {
 
   /** Sends an endpoint's waiting messages in order until one fails; returns how many were delivered. */
   private async deliverTo(id: number): Promise<number> {
-    const endpoint = await this.store.getWebhookEndpoint(id);
-    if (!endpoint || endpoint.disabledAt !== null) return 0;
     let delivered = 0;
     for (const message of await this.store.waitingWebhookMessages(id, MESSAGES_PER_ENDPOINT)) {
       if (this.stopping) break;
       const now = this.clock();
       if (!(await this.store.renewWebhookClaim(id, this.instance, now + CLAIM_MS))) break;
+      // Read before each attempt: the last one's success reset its failures, a person may have
+      // disabled it or rotated its secret meanwhile.
+      const endpoint = await this.store.getWebhookEndpoint(id);
+      if (!endpoint || endpoint.disabledAt !== null) break;
       if (!(await this.attempt(endpoint, message))) break;
       delivered++;
     }
@@ -109,8 +111,9 @@ export class WebhookDeliveryJob extends PeriodicJob {
         body: message.payload,
       },
       {
-        allowLoopback: this.options.allowLoopback,
-        allowPrivateNetworks: this.options.allowPrivateNetworks,
+        // The operator's allowances open the operator's own endpoints only (services/webhooks.ts).
+        allowLoopback: this.options.allowLoopback && endpoint.account === 'operator',
+        allowPrivateNetworks: this.options.allowPrivateNetworks && endpoint.account === 'operator',
         ...(this.options.timeoutMs !== undefined && { timeoutMs: this.options.timeoutMs }),
       },
     );

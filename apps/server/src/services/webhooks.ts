@@ -100,10 +100,16 @@ export class WebhookService {
     return endpoint;
   }
 
-  private checkUrl(value: unknown): string {
+  /**
+   * The URL checked for an endpoint of `account`. The operator's allowances (loopback, private
+   * networks) open only the operator's own endpoints: an advertiser's or partner's endpoint could
+   * otherwise reach into the operator's network and read the answers in its attempt log.
+   */
+  private checkUrl(value: unknown, account: string): string {
     if (typeof value !== 'string' || value.trim() === '') throw invalidField('url', 'is required');
+    const allowance = account === 'operator' ? this.allowance : { loopback: false, privateNetworks: false };
     const url = value.trim();
-    const problem = webhookUrlProblem(url, this.allowance);
+    const problem = webhookUrlProblem(url, allowance);
     if (problem !== null) throw invalidField('url', problem);
     return url;
   }
@@ -138,7 +144,7 @@ export class WebhookService {
           'forbidden',
           "only the operator registers endpoints for the operator's account",
         );
-      const url = this.checkUrl(input.url);
+      const url = this.checkUrl(input.url, accountLabel(account));
       const eventTypes = checkEventTypes(input.eventTypes, account.kind);
       const secret = newWebhookSecret();
       const endpoint = await tx.createWebhookEndpoint(
@@ -200,7 +206,7 @@ export class WebhookService {
   /** Changes an endpoint's URL, event types or description (only those given). */
   async update(id: number, input: { url?: unknown; eventTypes?: unknown; description?: unknown }) {
     const endpoint = await this.change(id, 'update', (before) => ({
-      ...(input.url !== undefined && { url: this.checkUrl(input.url) }),
+      ...(input.url !== undefined && { url: this.checkUrl(input.url, before.account) }),
       ...(input.eventTypes !== undefined && {
         eventTypes: checkEventTypes(input.eventTypes, storedAccount(before.account).kind),
       }),

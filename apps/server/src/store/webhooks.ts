@@ -193,8 +193,8 @@ export async function updateWebhookEndpoint(
 }
 
 /**
- * Writes `events` to the outbox: a message for each enabled endpoint of the event's account, and of
- * the operator, that takes its type. Call it in the transaction of the change that caused them, so
+ * Writes `events` to the outbox: a message for each endpoint of the event's account, and of the
+ * operator, that takes its type (a disabled one's wait for it to be enabled). Call it in the transaction of the change that caused them, so
  * the change and its webhooks commit together or not at all.
  */
 export async function enqueueWebhooks(
@@ -208,7 +208,7 @@ export async function enqueueWebhooks(
     .selectFrom('webhook_endpoints')
     .select(['id', 'account', 'event_types'])
     .where('account', 'in', accounts)
-    .where('disabled_at', 'is', null)
+    // A disabled endpoint's messages are written too: they wait until it is enabled, none lost.
     .execute();
   if (endpoints.length === 0) return 0;
   const rows = events.flatMap((event) => {
@@ -278,7 +278,14 @@ export async function webhookEventsOfAudit(
         advertiserId: Number(campaign.advertiser_id),
         title: campaign.title,
         status: campaign.status,
-        reason: entry.reason,
+        // The advertiser reads a rejection's reason on its campaign, and the system's own (an end
+        // time, a cap, a budget); a person's note on another action is for the audit log only.
+        reason:
+          entry.action === 'reject'
+            ? campaign.rejection_reason
+            : ['complete', 'hold'].includes(entry.action)
+              ? entry.reason
+              : null,
       };
       for (const type of types) events.push({ type, owner: `advertiser:${data.advertiserId}`, data });
     } else if (entry.objectType === 'advertiser' && entry.action === 'hold') {
@@ -376,6 +383,8 @@ export async function claimWebhookEndpoint(
     .set({ claimed_until: until, claimed_by: instance })
     .where('id', '=', id)
     .where('claimed_until', '<=', now)
+    // Another instance may have failed it since this one listed it due: its wait holds.
+    .where('next_attempt_at', '<=', now)
     .where('disabled_at', 'is', null)
     .executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;

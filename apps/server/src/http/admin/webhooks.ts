@@ -108,7 +108,7 @@ export async function webhookRoutes(app: ManagementApp, context: AdminContext): 
   const testWebhook = messageSchemas.byId('testWebhook', {
     summary: 'Send a test event',
     description:
-      'Writes a `webhook.test` message for the endpoint, delivered like any other within about a second.',
+      'Writes a `webhook.test` message for the endpoint, delivered like any other: within about a second when nothing waits before it, after its older messages and any wait for a failing endpoint otherwise.',
   });
   app.post('/webhooks/:id/test', { schema: testWebhook }, async (request) =>
     one(await service(request).sendTest(request.params.id)),

@@ -35,7 +35,8 @@ export async function webhookRoutes(app: FastifyInstance, deps: DashboardDeps): 
   form(
     '/webhooks/:id/test',
     (signedIn, _fields, params) => webhooks(signedIn).sendTest(idParam(params, 'webhook endpoint')),
-    (message) => `a test event is on its way (${message.webhookId})`,
+    (message) =>
+      `a test event is queued (${message.webhookId}): it goes out after any older message of the endpoint`,
   );
   form(
     '/webhooks/:id/disable',
