@@ -27,7 +27,7 @@ const CONCURRENCY = 4;
 /**
  * A change starts at most every PACE_MS while two instances serve, every ALONE_PACE_MS while one
  * does (its partner's replacement starting), and the last LAST_CHANGES_AFTER_KILLS wait for both
- * kills. A kill waits up to PREFER_WITHIN_CHANGES changes for its instance to hold the claim.
+ * kills. A kill waits up to PREFER_WITHIN_CHANGES changes for the moment it prefers (below).
  */
 const PACE_MS = 125;
 const ALONE_PACE_MS = 500;
@@ -241,8 +241,8 @@ describe('webhooks while instances are SIGKILLed', () => {
     };
 
     // The killer: each original instance SIGKILLed once, preferably while it holds the endpoint's
-    // claim with a delivery in flight (so that the claim must lapse), and replaced; one instance
-    // always serves.
+    // claim with a delivery in flight (so that the claim must lapse) and key creations are under way
+    // on it, and replaced; one instance always serves.
     const kills: Array<{
       pid: number;
       afterChanges: number;
@@ -250,13 +250,18 @@ describe('webhooks while instances are SIGKILLed', () => {
       whileDelivering: boolean;
       leftClaim: boolean;
     }> = [];
-    const kill = async (victim: ServerProcess, latestAfter: number) => {
+    const kill = async (victim: ServerProcess, latestAfter: number, lookForClaim: boolean) => {
       const pid = victim.child.pid!;
+      // Best with key creations in flight on it too (their answers are lost, their keys may exist):
+      // looked for over the first half of the window, then the claim alone.
+      const creatingUntil = answered.length + (latestAfter - answered.length) / 2;
       let whileDelivering = false;
       while (answered.length < latestAfter && nextChange < CHANGES && !loadFailed) {
-        whileDelivering = receiver.inFlight() > 0 && (await claimHolder()) === pid;
+        const creating = (requestsTo.get(victim) ?? 0) > 0 || answered.length >= creatingUntil;
+        if (creating && !lookForClaim) break;
+        whileDelivering = creating && receiver.inFlight() > 0 && (await claimHolder()) === pid;
         if (whileDelivering) break;
-        await sleep(10);
+        await sleep(5);
       }
       const creationsInFlight = requestsTo.get(victim) ?? 0;
       const exited = victim.stop('SIGKILL');
@@ -283,13 +288,18 @@ describe('webhooks while instances are SIGKILLed', () => {
       try {
         await changesReach(KILL_A_AFTER);
         if (loadFailed) return;
-        await kill(a, KILL_A_AFTER + PREFER_WITHIN_CHANGES);
+        await kill(a, KILL_A_AFTER + PREFER_WITHIN_CHANGES, true);
         await replace();
         await changesReach(KILL_B_AFTER);
         if (loadFailed) return;
-        // B can hold the claim only once a claim A left behind has lapsed: look for the moment
-        // only when A's kill did not leave one.
-        await kill(b, KILL_B_AFTER + (kills.some((k) => k.leftClaim) ? 0 : PREFER_WITHIN_CHANGES));
+        // B can hold the claim only once a claim A left behind has lapsed: look for that moment
+        // only when A's kill did not leave one, else only for creations in flight on B.
+        const claimLeft = kills.some((k) => k.leftClaim);
+        await kill(
+          b,
+          KILL_B_AFTER + (claimLeft ? PREFER_WITHIN_CHANGES / 2 : PREFER_WITHIN_CHANGES),
+          !claimLeft,
+        );
         killsDone = true;
         await replace();
       } finally {
@@ -310,11 +320,8 @@ describe('webhooks while instances are SIGKILLed', () => {
     const keyIds: number[] = [];
     let cursor: string | null = null;
     do {
-      const page = await call(
-        live[0],
-        'GET',
-        `/partners/${partnerId}/keys?limit=200${cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`}`,
-      );
+      const after = cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`;
+      const page = await call(live[0], 'GET', `/partners/${partnerId}/keys?limit=200${after}`);
       expect(page.status, JSON.stringify(page.body)).toBe(200);
       keyIds.push(...(page.body.data as Array<{ id: number }>).map((key) => key.id));
       cursor = page.body.nextCursor ?? null;
@@ -382,8 +389,9 @@ describe('webhooks while instances are SIGKILLed', () => {
     expect(webhookIds.size).toBe(keyIds.length);
     expect(outbox.rows.map((row) => row.message_id).sort()).toEqual([...webhookIds].sort());
     expect(await undelivered()).toBe(0);
-    // The test did kill both instances while changes were still being made, and at least one with its claim on the endpoint, so the
-    // deliveries above went through a claim lapsing, not only through a clean hand-over.
+    // The test did kill both instances while changes were still being made, and at least one while
+    // it held the endpoint's claim, so the deliveries above went through a claim lapsing, not only
+    // through a clean hand-over.
     expect(kills.length).toBe(2);
     expect(kills.filter((k) => k.afterChanges >= CHANGES)).toEqual([]);
     expect(
