@@ -20,6 +20,7 @@ const JOB_NAMES = [
   'pacing',
   'key-flags',
   'key-usage',
+  'webhooks',
 ];
 
 let database: TestDatabase | undefined;
