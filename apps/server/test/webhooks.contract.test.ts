@@ -180,6 +180,44 @@ describe.each(ENGINES)('webhooks on %s', (engine) => {
       ]);
     });
 
+    it('tells a partner once that a key expires within 7 days, and again for a new expiry', async () => {
+      const partner = (await store.findPartner('Daily Planet'))!;
+      const key = await store.createApiKey({
+        partnerId: partner.id,
+        label: 'rotating',
+        displayPrefix: 'e',
+        digest: 'expiring',
+      });
+      const DAY = 86_400_000;
+      const expiring = async () =>
+        (await outbox(endpoints.partner)).filter((message) => message.type === 'key.expiring').length;
+      // Not subscribed to key.expiring: the operator's endpoint (every type) is the one told.
+      const told = async () =>
+        (await outbox(endpoints.operator)).filter(
+          (message) => message.type === 'key.expiring' && message.data['keyId'] === key.id,
+        );
+      await store.updateApiKey(key.id, { expiresAt: now + 8 * DAY });
+      expect(await store.noticeExpiringKeys(now)).toBe(0);
+      await store.updateApiKey(key.id, { expiresAt: now + 6 * DAY });
+      expect(await store.noticeExpiringKeys(now)).toBe(1);
+      expect(await store.noticeExpiringKeys(now + 60_000)).toBe(0);
+      expect(await told()).toEqual([
+        {
+          type: 'key.expiring',
+          data: {
+            keyId: key.id,
+            partnerId: partner.id,
+            label: 'rotating',
+            expiresAt: new Date(now + 6 * DAY).toISOString(),
+          },
+        },
+      ]);
+      await store.updateApiKey(key.id, { expiresAt: now + 5 * DAY });
+      expect(await store.noticeExpiringKeys(now)).toBe(1);
+      expect(await told()).toHaveLength(2);
+      expect(await expiring()).toBe(0);
+    });
+
     it('writes nothing when the change that caused it rolls back', async () => {
       const before = (await outbox(endpoints.operator)).length;
       const partners = new PartnerService(store, CLI_ACTOR, clock);

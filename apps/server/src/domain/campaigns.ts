@@ -101,6 +101,20 @@ export type CampaignInput = Omit<
   | 'budget'
 > & { price?: Price | null; budget?: Budget };
 
+/**
+ * Why the system completed or held a campaign (or all of an advertiser's), as the audit log records
+ * it: the reasons the serving explainer, the review page and the webhooks (`webhook-events.ts`) read
+ * back, so each is written once, here.
+ */
+export const REACHED = {
+  totalCap: 'total cap reached',
+  totalBudget: 'total budget reached',
+  dailyCap: 'daily cap reached',
+  dailyBudget: 'daily budget reached',
+  monthlyBudget: 'monthly budget reached',
+} as const;
+export type ReachedReason = (typeof REACHED)[keyof typeof REACHED];
+
 export const MIN_PRIORITY = -1000;
 export const MAX_PRIORITY = 1000;
 export const MAX_WEIGHT = 1_000_000;

@@ -1,5 +1,6 @@
 // The webhook event types (D19): what each tells, which accounts receive it, and the body every
 // delivery sends. Pure: the store writes the outbox from these, the services check subscriptions.
+import { REACHED } from './campaigns.js';
 import { invalidField } from './errors.js';
 
 /** Every event type an endpoint may subscribe to, with what it tells its receiver. */
@@ -82,12 +83,21 @@ export interface AuditedChange {
   after: unknown;
 }
 
+/** The event each reason the system completes or holds a campaign for tells (`REACHED`). */
+const REACHED_EVENT = new Map<string, WebhookEventType>([
+  [REACHED.totalCap, 'campaign.cap_reached'],
+  [REACHED.dailyCap, 'campaign.cap_reached'],
+  [REACHED.totalBudget, 'campaign.budget_reached'],
+  [REACHED.dailyBudget, 'campaign.budget_reached'],
+  [REACHED.monthlyBudget, 'campaign.budget_reached'],
+]);
+
 /**
  * The webhook event types an audited change of a campaign causes (its owner and data are the
  * store's to add, which knows the campaign's advertiser and title).
  */
 export function campaignEventTypes(change: AuditedChange): WebhookEventType[] {
-  const reason = change.reason ?? '';
+  const reached = REACHED_EVENT.get(change.reason ?? '');
   switch (change.action) {
     case 'submit':
       return ['campaign.submitted'];
@@ -96,13 +106,9 @@ export function campaignEventTypes(change: AuditedChange): WebhookEventType[] {
     case 'reject':
       return ['campaign.rejected'];
     case 'complete':
-      if (reason.includes('cap reached')) return ['campaign.cap_reached', 'campaign.completed'];
-      if (reason.includes('budget reached')) return ['campaign.budget_reached', 'campaign.completed'];
-      return ['campaign.completed'];
+      return reached === undefined ? ['campaign.completed'] : [reached, 'campaign.completed'];
     case 'hold':
-      if (reason.includes('cap reached')) return ['campaign.cap_reached'];
-      if (reason.includes('budget reached')) return ['campaign.budget_reached'];
-      return [];
+      return reached === undefined ? [] : [reached];
     default:
       return [];
   }

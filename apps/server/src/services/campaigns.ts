@@ -2,6 +2,7 @@ import {
   DEFAULT_PRIORITY,
   DEFAULT_WEIGHT,
   OPERATOR_FIELDS,
+  REACHED,
   unknownFieldProblems,
   validateCampaignInput,
   type Campaign,
@@ -155,7 +156,7 @@ async function completedByTotalBudget(tx: Store, campaign: Campaign, now: number
     { offset: 0, size: 1 },
   );
   const entry = latest.rows[0];
-  return entry?.action === 'complete' && entry.reason === 'total budget reached';
+  return entry?.action === 'complete' && entry.reason === REACHED.totalBudget;
 }
 
 /** `a`, `a and b`, `a, b and c`. */

@@ -19,7 +19,7 @@ export const ROTATION_OVERLAP_MS = 24 * 60 * 60_000;
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
 
 /** An endpoint as people and scripts read it: never its secrets (shown once, on creation and rotation). */
-export function webhookEndpointView(endpoint: WebhookEndpointRecord) {
+export function webhookEndpointView(endpoint: WebhookEndpointRecord, now: number) {
   return {
     id: endpoint.id,
     account: endpoint.account,
@@ -33,7 +33,7 @@ export function webhookEndpointView(endpoint: WebhookEndpointRecord) {
     failures: endpoint.failures,
     nextAttemptAt: endpoint.failures > 0 ? iso(endpoint.nextAttemptAt) : null,
     previousSecretUntil: iso(
-      endpoint.previousSecretUntil !== null && endpoint.previousSecretUntil > Date.now()
+      endpoint.previousSecretUntil !== null && endpoint.previousSecretUntil > now
         ? endpoint.previousSecretUntil
         : null,
     ),
@@ -85,11 +85,13 @@ export class WebhookService {
   /** The endpoints the actor may see: the operator every account's, others their own account's. */
   async list(): Promise<WebhookEndpointView[]> {
     const account = this.actor.account.kind === 'operator' ? undefined : accountLabel(this.actor.account);
-    return (await this.store.listWebhookEndpoints(account)).map(webhookEndpointView);
+    return (await this.store.listWebhookEndpoints(account)).map((endpoint) =>
+      webhookEndpointView(endpoint, this.clock()),
+    );
   }
 
   async get(id: number): Promise<WebhookEndpointView> {
-    return webhookEndpointView(await this.visible(this.store, id));
+    return webhookEndpointView(await this.visible(this.store, id), this.clock());
   }
 
   /** The endpoint, or not found when it does not exist or belongs to an account the actor may not see. */
@@ -158,7 +160,7 @@ export class WebhookService {
         },
         now,
       );
-      const view = webhookEndpointView(endpoint);
+      const view = webhookEndpointView(endpoint, this.clock());
       await audit(
         tx,
         this.actor,
@@ -194,8 +196,8 @@ export class WebhookService {
           objectType: 'webhook_endpoint',
           objectId: id,
           action,
-          before: webhookEndpointView(before),
-          after: webhookEndpointView(after),
+          before: webhookEndpointView(before, this.clock()),
+          after: webhookEndpointView(after, this.clock()),
         },
         now,
       );
@@ -212,7 +214,7 @@ export class WebhookService {
       }),
       ...(input.description !== undefined && { description: WebhookService.description(input.description) }),
     }));
-    return webhookEndpointView(endpoint);
+    return webhookEndpointView(endpoint, this.clock());
   }
 
   /** Stops deliveries to an endpoint; its messages wait. */
@@ -223,6 +225,7 @@ export class WebhookService {
         if (before.disabledAt !== null) throw alreadyDone(`webhook endpoint ${id} is already disabled`);
         return { disabledAt: now, disabledReason: `disabled by ${this.actor.id}` };
       }),
+      now,
     );
   }
 
@@ -233,6 +236,7 @@ export class WebhookService {
         if (before.disabledAt === null) throw alreadyDone(`webhook endpoint ${id} is already enabled`);
         return { disabledAt: null, disabledReason: null };
       }),
+      this.clock(),
     );
   }
 
@@ -248,7 +252,7 @@ export class WebhookService {
       previousSecret: before.secret,
       previousSecretUntil: now + ROTATION_OVERLAP_MS,
     }));
-    return { ...webhookEndpointView(endpoint), secret };
+    return { ...webhookEndpointView(endpoint, this.clock()), secret };
   }
 
   /** Writes a `webhook.test` message for the endpoint, delivered like any other. */

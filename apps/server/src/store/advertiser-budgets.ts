@@ -1,6 +1,7 @@
 // Advertisers' spend budgets (D18), held in the commit of each event batch beside campaigns' budgets
 // (charges.ts), and set by the management services. Functions over a StoreContext.
 import { sql } from 'kysely';
+import { REACHED } from '../domain/campaigns.js';
 import {
   billingMonth,
   hasAdvertiserBudget,
@@ -174,7 +175,7 @@ export async function holdSpentAdvertiser(
     objectType: 'advertiser',
     objectId: String(advertiser.id),
     action: 'hold',
-    reason: spentTotal ? 'total budget reached' : 'monthly budget reached',
+    reason: spentTotal ? REACHED.totalBudget : REACHED.monthlyBudget,
     before: null,
     after: { budgetHeldUntil: spentTotal ? null : new Date(until).toISOString() },
   });

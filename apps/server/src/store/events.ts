@@ -1,6 +1,6 @@
 // Tracked events: a batch stored through the engine's ledger with its caps applied, retention, counts.
 // Part of the Store façade (store.ts): functions over a StoreContext.
-import { NO_CAPS, totalCapReached, type Caps, type Totals } from '../domain/campaigns.js';
+import { NO_CAPS, REACHED, totalCapReached, type Caps, type Totals } from '../domain/campaigns.js';
 import { REASONS } from '../domain/verdicts.js';
 import { localDate, startOfNextLocalDay } from '../domain/time-zones.js';
 import {
@@ -17,7 +17,6 @@ import { holdSpentAdvertiser, lockBudgetedAdvertisers, recordAdvertiserSpend } f
 import { capsOf, emptyBatchOutcome, type EventKind, type TrackedEvent, type BatchOutcome } from './rows.js';
 import { transact, type StoreContext } from './context.js';
 import { appendAudit } from './audit.js';
-import { enqueueWebhooks, webhookEventsOfAudit } from './webhooks.js';
 
 /**
  * Stores a batch of events atomically: idempotent replays become duplicates, events whose key was
@@ -101,17 +100,11 @@ export async function insertEvents(
     for (const { campaignId, at } of spent.total) {
       const campaign = locked.get(campaignId) as SettledCampaign;
       if (campaign.status === 'running' && !effects.completed.includes(campaignId))
-        await complete(tx, campaign, at, 'total budget reached', effects);
+        await complete(tx, campaign, at, REACHED.totalBudget, effects);
     }
     for (const { campaignId, at } of spent.daily) {
       if (!effects.completed.includes(campaignId) && !effects.cappedForTheDay.includes(campaignId))
-        await holdForTheDay(
-          tx,
-          locked.get(campaignId) as SettledCampaign,
-          at,
-          effects,
-          'daily budget reached',
-        );
+        await holdForTheDay(tx, locked.get(campaignId) as SettledCampaign, at, effects, REACHED.dailyBudget);
     }
   });
   return effects;
@@ -375,12 +368,12 @@ async function applyCaps(
       campaign.status === 'running' &&
       totalCapReached({ ...NO_CAPS, ...totalsOnly(campaign.caps) }, total)
     ) {
-      await complete(ctx, campaign, last.occurredAt, 'total cap reached', effects);
+      await complete(ctx, campaign, last.occurredAt, REACHED.totalCap, effects);
     } else if (
       reached(today.impressions, campaign.caps.impressionsDaily) ||
       reached(today.clicks, campaign.caps.clicksDaily)
     ) {
-      await holdForTheDay(ctx, campaign, last.occurredAt, effects, 'daily cap reached');
+      await holdForTheDay(ctx, campaign, last.occurredAt, effects, REACHED.dailyCap);
     }
   }
 }
@@ -417,7 +410,7 @@ async function holdForTheDay(
   campaign: SettledCampaign,
   at: number,
   effects: BatchOutcome,
-  why: 'daily cap reached' | 'daily budget reached',
+  why: typeof REACHED.dailyCap | typeof REACHED.dailyBudget,
 ): Promise<void> {
   const until = startOfNextLocalDay(at, campaign.timeZone);
   const held = await ctx.db
@@ -427,15 +420,19 @@ async function holdForTheDay(
     .where((eb) => eb.or([eb('capped_until', 'is', null), eb('capped_until', '<', until)]))
     .executeTakeFirst();
   effects.cappedForTheDay.push(campaign.id);
-  // Its webhook once per day held (a late event of a held day holds nothing new), in this commit.
-  if (Number(held.numUpdatedRows) === 1) {
-    const change = { objectType: 'campaign', objectId: String(campaign.id), action: 'hold', reason: why };
-    await enqueueWebhooks(
-      ctx,
-      await webhookEventsOfAudit(ctx, [{ ...change, before: null, after: null }]),
+  // Audited once per day held (a late event of a held day holds nothing new), as the system's, in
+  // this commit: its webhook (campaign.cap_reached or budget_reached) follows from the entry.
+  if (Number(held.numUpdatedRows) === 1)
+    await appendAudit(ctx, {
       at,
-    );
-  }
+      actor: 'system',
+      objectType: 'campaign',
+      objectId: String(campaign.id),
+      action: 'hold',
+      reason: why,
+      before: null,
+      after: { cappedUntil: new Date(until).toISOString() },
+    });
 }
 
 /** A campaign's total caps alone. */

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { mayChange } from '../../domain/accounts.js';
-import { WEBHOOK_EVENT_NAMES } from '../../domain/webhook-events.js';
+import { mayReceive, WEBHOOK_EVENT_NAMES } from '../../domain/webhook-events.js';
 import type { SignedIn } from '../../services/sessions.js';
 import type { DashboardDeps } from './context.js';
 import { setFlash } from './cookies.js';
@@ -23,10 +23,7 @@ export async function webhookRoutes(app: FastifyInstance, deps: DashboardDeps): 
       page: pageContext(request, reply),
       endpoints: await webhooks(signedIn).list(),
       operator: signedIn.user.account.kind === 'operator',
-      eventTypes: WEBHOOK_EVENT_NAMES.filter(
-        (type) =>
-          signedIn.user.account.kind === 'operator' || !['flag.raised', 'endpoint.disabled'].includes(type),
-      ),
+      eventTypes: WEBHOOK_EVENT_NAMES.filter((type) => mayReceive(signedIn.user.account.kind, type)),
       canChange: canChange(signedIn),
       refused,
     });
