@@ -4,6 +4,7 @@ import type { Config } from './config.js';
 import { buildApp } from './http/app.js';
 import { createLogger } from './logger.js';
 import { RedisClickCredits } from './limits/click-credits.js';
+import { RedisViewerFrequency } from './limits/viewer-frequency.js';
 import { RedisRateLimiter } from './limits/redis-limiter.js';
 import { RedisServeTokenStates } from './limits/serve-token-states.js';
 import { startTokenNotices, type StartTokenNotice } from './services/admin-tokens.js';
@@ -90,6 +91,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
         limiter,
         clickCredits: new RedisClickCredits(limiter),
         serveTokenStates: new RedisServeTokenStates(limiter),
+        viewerFrequency: new RedisViewerFrequency(limiter),
       }),
     });
     const startTokens = await tokens.ensure(config.adminToken, config.revokePreviousAdminTokens);

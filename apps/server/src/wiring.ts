@@ -16,6 +16,8 @@ import { KeyFlagJob } from './jobs/key-flag-job.js';
 import { KeyUsage } from './jobs/key-usage.js';
 import { LifecycleJob } from './jobs/lifecycle-job.js';
 import type { ClickCredits } from './limits/click-credits.js';
+import type { ViewerFrequency } from './limits/viewer-frequency.js';
+import { ViewerKeys } from './domain/viewer-keys.js';
 import type { ServeTokenStates } from './limits/serve-token-states.js';
 import { ServeTokens } from './domain/serve-tokens.js';
 import { monotonicNow } from './domain/token-bucket.js';
@@ -59,6 +61,8 @@ export interface WiringOptions {
   serveTokenSecret?: Buffer;
   /** What each serve token was used for (D15); in memory unless given (server.ts passes Redis's). */
   serveTokenStates?: ServeTokenStates;
+  /** What viewers were shown of frequency-capped campaigns (D20); in memory unless given (Redis's). */
+  viewerFrequency?: ViewerFrequency;
   /** Where people reach the dashboard: the start of one-time links (default http://127.0.0.1:8080). */
   publicUrl?: string;
   /** How often the key flag job judges every key (D15; default `FLAG_INTERVAL_MS`, 30 s). */
@@ -178,14 +182,21 @@ export function wireServices(store: Store, logger: Logger, options: WiringOption
         },
       },
     );
-  const judge = new TrafficJudge(
-    options.clickCredits,
-    new ServeTokens(options.serveTokenSecret ?? randomBytes(32)),
-    options.serveTokenStates,
-  );
+  // One secret signs serve tokens and keys viewers (D20), so every instance agrees on both.
+  const secret = options.serveTokenSecret ?? randomBytes(32);
+  const judge = new TrafficJudge(options.clickCredits, new ServeTokens(secret), options.serveTokenStates);
   // What the key flag job judges, counted as events are stored (serving/recent-traffic.ts).
   const recentTraffic = new RecentTraffic();
-  const delivery = new DeliveryService(state, events, clock, judge, recentTraffic, options.eventTimeWindowMs);
+  const delivery = new DeliveryService(
+    state,
+    events,
+    clock,
+    judge,
+    recentTraffic,
+    options.eventTimeWindowMs,
+    options.viewerFrequency,
+    new ViewerKeys(secret),
+  );
   const tokens = new AdminTokens(store, clock);
   const keyUsage = new KeyUsage(store, logger);
   const lifecycle = new LifecycleJob(store, logger, options.refreshIntervalMs, clock);

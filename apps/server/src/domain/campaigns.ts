@@ -1,4 +1,5 @@
 import type { FieldProblem } from './errors.js';
+import { readFrequencyCaps, type FrequencyCap } from './frequency-caps.js';
 import { canPaceEvenly, PACING_NEEDS_CAP_MESSAGE, PACINGS, type Pacing } from './pacing.js';
 import { formatMoney, MAX_MICROS, micros, type Micros } from './money.js';
 import { isPlacementId } from './placements.js';
@@ -45,6 +46,8 @@ export interface Campaign {
   caps: Caps;
   /** How its caps are spent (D16): as fast as it can, or spread evenly over their periods. */
   pacing: Pacing;
+  /** At most so many impressions per viewer per hour, day or week (D20); empty: none. */
+  frequencyCaps: FrequencyCap[];
   /** The price in force (D18); null for a house campaign, whose events cost nothing. */
   price: Price | null;
   /** Spend budgets (D18): what its billable events may cost in all and per local day. */
@@ -99,7 +102,8 @@ export type CampaignInput = Omit<
   | 'rejectionReason'
   | 'price'
   | 'budget'
-> & { price?: Price | null; budget?: Budget };
+  | 'frequencyCaps'
+> & { price?: Price | null; budget?: Budget; frequencyCaps?: FrequencyCap[] };
 
 /**
  * Why the system completed or held a campaign (or all of an advertiser's), as the audit log records
@@ -264,6 +268,7 @@ export function validateCampaignInput(
   const caps = validateCaps(fields['caps'], at('caps'), problems);
   const price = readPrice(fields['price'], at('price'), problems);
   const budget = readBudget(fields['budget'], at('budget'), problems);
+  const frequencyCaps = readFrequencyCaps(fields['frequencyCaps'], at('frequencyCaps'), problems);
   const pacing = fields['pacing'] ?? 'asap';
   if (typeof pacing !== 'string' || !(PACINGS as readonly string[]).includes(pacing)) {
     problems.push({ field: at('pacing'), message: `must be one of: ${PACINGS.join(', ')}` });
@@ -290,6 +295,7 @@ export function validateCampaignInput(
       timeZone: timeZone as string,
       caps,
       pacing: pacing as Pacing,
+      frequencyCaps,
       price,
       budget,
     },

@@ -1,5 +1,6 @@
 import { parseUserAgent, parseUserIp } from './end-user.js';
 import { invalid } from './errors.js';
+import { parseViewer } from './frequency-caps.js';
 import { parseOccurredAt } from './event-time.js';
 import { parseServeToken, TOKENS_PARAM_MESSAGE } from './serve-tokens.js';
 import { parseDevice, parseLocation, type Device } from './targeting.js';
@@ -12,6 +13,8 @@ export interface FetchQuery {
   device?: Device;
   /** `tokens=true`: each returned campaign carries a serve token (D15); absent otherwise. */
   tokens?: true;
+  /** The partner's pseudonymous id of the end user (D20), for frequency caps; never stored. */
+  viewer?: string;
 }
 
 /** A validated impression or click body (rule D5). */
@@ -28,6 +31,8 @@ export interface TrackingRequest {
   token?: string;
   /** When the event happened, by the partner's clock (`occurredAt`, D15), in ms; bounded later. */
   occurredAt?: number;
+  /** The partner's pseudonymous id of the end user (D20), for frequency caps; never stored. */
+  viewer?: string;
 }
 
 export const DEFAULT_LIMIT = 10;
@@ -38,7 +43,7 @@ const LIMIT_MESSAGE = `limit must be an integer between 1 and ${MAX_LIMIT}`;
 export type QueryValue = string | string[] | undefined;
 
 /** The query parameters fetch reads (D2); any other parameter is ignored. */
-export type FetchParamName = 'placement' | 'limit' | 'location' | 'device' | 'tokens';
+export type FetchParamName = 'placement' | 'limit' | 'location' | 'device' | 'tokens' | 'viewer';
 export type FetchQueryParams = Readonly<Partial<Record<FetchParamName, QueryValue>>>;
 
 /** One value of a query parameter; a parameter given twice is a 400 naming it (D2). */
@@ -71,6 +76,8 @@ export function parseFetchQuery(query: FetchQueryParams): FetchQuery {
   const tokens = single(query, 'tokens');
   if (tokens === 'true') result.tokens = true;
   else if (tokens !== undefined && tokens !== 'false') throw invalid(TOKENS_PARAM_MESSAGE);
+  const viewer = single(query, 'viewer');
+  if (viewer !== undefined) result.viewer = parseViewer(viewer);
   return result;
 }
 
@@ -98,5 +105,6 @@ export function parseTrackingBody(body: unknown): TrackingRequest {
   if (fields['userIp'] !== undefined) result.userIp = parseUserIp(fields['userIp']);
   if (fields['token'] !== undefined) result.token = parseServeToken(fields['token']);
   if (fields['occurredAt'] !== undefined) result.occurredAt = parseOccurredAt(fields['occurredAt']);
+  if (fields['viewer'] !== undefined) result.viewer = parseViewer(fields['viewer']);
   return result;
 }

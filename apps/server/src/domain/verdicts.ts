@@ -60,6 +60,11 @@ export const REASONS = {
   clickTooFast: 'click too fast',
   /** The second click of a double click: the same user clicking again within DOUBLE_CLICK_WINDOW_MS; never evidence against the key. */
   doubleClick: 'double click',
+  /**
+   * An impression shown to a viewer (the partner's `viewer`, D20) who had already been shown the
+   * campaign as often as one of its frequency caps allows in that hour, day or week.
+   */
+  pastFrequencyCap: 'past frequency cap',
 } as const;
 export type Reason = (typeof REASONS)[keyof typeof REASONS];
 export const REASON_VALUES: readonly Reason[] = Object.values(REASONS);
@@ -79,6 +84,7 @@ export const VERDICT_OF_REASON: Readonly<Record<Reason, Verdict>> = {
   [REASONS.clickTooFast]: 'invalid',
   /** The second click of a double click: the same user clicking again within DOUBLE_CLICK_WINDOW_MS; never evidence against the key. */
   [REASONS.doubleClick]: 'invalid',
+  [REASONS.pastFrequencyCap]: 'invalid',
 };
 
 /**

@@ -136,7 +136,7 @@ export function partnerApi(deps: PartnerApiDeps): PartnerHandler {
       deps.fetchMaxAgeSeconds > 0 ? `private, max-age=${deps.fetchMaxAgeSeconds}` : 'private, no-store',
   };
   // An answer with serve tokens is for one page view (D15): reusing it would replay its tokens.
-  const tokenedFetchHeaders = { 'cache-control': 'private, no-store' };
+  const perViewHeaders = { 'cache-control': 'private, no-store' };
 
   /** Authenticates; a failure is a 401 until its address has failed too often, then a 429 (D6). */
   function authenticateFrom(request: IncomingMessage): Caller {
@@ -225,8 +225,16 @@ export function partnerApi(deps: PartnerApiDeps): PartnerHandler {
     }
     if (kind === undefined) {
       const query = parseFetchQuery(readFetchParams(exchange.query));
+      // An answer for a viewer (D20) is that viewer's, like one with tokens: never reused.
+      const headers = query.tokens || query.viewer !== undefined ? perViewHeaders : fetchHeaders;
       const body = deps.delivery.fetch(query, caller);
-      respond(exchange, 200, body, query.tokens ? tokenedFetchHeaders : fetchHeaders);
+      // Only a fetch naming a viewer with frequency caps in Redis waits (D20); the rest answer at once.
+      if (!(body instanceof Promise)) respond(exchange, 200, body, headers);
+      else
+        body.then(
+          (answer) => respond(exchange, 200, answer, headers),
+          (error: unknown) => fail(exchange, error),
+        );
     } else {
       track(exchange.request, kind, caller).then(
         () => respond(exchange, 200, ACKNOWLEDGEMENTS[kind]),

@@ -35,6 +35,7 @@ export function readFetchParams(query: string): Readonly<FetchParams> {
     location: undefined,
     device: undefined,
     tokens: undefined,
+    viewer: undefined,
   };
   let start = 0;
   let count = 0;
@@ -55,7 +56,8 @@ export function readFetchParams(query: string): Readonly<FetchParams> {
         name === 'limit' ||
         name === 'location' ||
         name === 'device' ||
-        name === 'tokens'
+        name === 'tokens' ||
+        name === 'viewer'
       ) {
         const value = equals === -1 ? '' : decode(query.slice(equals + 1, end));
         const previous = params[name];

@@ -1,3 +1,4 @@
+import type { FrequencyCap } from '../domain/frequency-caps.js';
 import { HELD_UNTIL_RAISED } from '../domain/advertiser-budgets.js';
 import { isInFlight, type Campaign } from '../domain/campaigns.js';
 import type { Price } from '../domain/prices.js';
@@ -31,9 +32,14 @@ export interface ServedCampaign {
   readonly hasCaps: boolean;
   /** Its price in force (D18): whether its events of a kind cost something as they are stored. */
   readonly price: Price | null;
+  /** At most so many impressions per viewer per hour, day or week (D20); null for none. */
+  readonly frequencyCaps: readonly FrequencyCap[] | null;
   /** The campaign object of the contract (2.1) as UTF-8 JSON: exactly its fields, nulls omitted. */
   readonly json: Buffer;
 }
+
+/** No campaign: what a fetch without a viewer, or whose viewer reached no cap, leaves out. */
+const NOTHING: ReadonlySet<number> = new Set();
 
 /** `any` holds every campaign (a request without `device`); the others only those that allow it. */
 type DeviceKey = 'any' | Device;
@@ -161,6 +167,7 @@ class Admission {
       devices: campaign.devices.length === 0 ? NONE : campaign.devices,
       hasCaps: Object.values(campaign.caps).some((cap) => cap !== null),
       price: campaign.price,
+      frequencyCaps: campaign.frequencyCaps.length === 0 ? null : campaign.frequencyCaps,
       json: campaignJson(campaign),
     };
   }
@@ -291,6 +298,8 @@ export class CampaignIndex {
   private readonly boundaries: Boundary[] = [];
   /** Placements with a drawn campaign whose chance is below 1, and how many such campaigns. */
   private readonly gradual = new Map<string, number>();
+  /** How many drawn campaigns have frequency caps (D20): without any, fetch never asks a viewer's. */
+  private frequencyCapped = 0;
 
   constructor(
     readonly placements: ReadonlySet<string>,
@@ -310,12 +319,18 @@ export class CampaignIndex {
   }
 
   private countGradual(served: ServedCampaign, change: 1 | -1): void {
+    if (served.frequencyCaps !== null) this.frequencyCapped += change;
     if (served.chance >= 1) return;
     for (const placement of served.placements) {
       const count = (this.gradual.get(placement) ?? 0) + change;
       if (count > 0) this.gradual.set(placement, count);
       else this.gradual.delete(placement);
     }
+  }
+
+  /** Whether a drawn campaign has frequency caps, so that a fetch with `viewer` must look them up. */
+  get hasFrequencyCaps(): boolean {
+    return this.frequencyCapped > 0;
   }
 
   /** How many campaigns are indexed. */
@@ -397,22 +412,26 @@ export class CampaignIndex {
 
   /**
    * The campaigns a fetch returns, in delivery order (D3, D4), leaving out `blocked` categories
-   * (the partner's). The placement must be known.
+   * (the partner's) and the campaigns whose frequency caps the viewer has `reached` (D20). The
+   * placement must be known.
    */
   select(
     query: FetchQuery,
     now = Date.now(),
     blocked: readonly string[] = [],
     random: Random = Math.random,
+    reached: ReadonlySet<number> = NOTHING,
   ): ServedCampaign[] {
     const sources = this.sources(query);
     if (sources.length === 0) return [];
     // A placement with a campaign its pace releases gradually draws that campaign's chance.
     const gradual = this.gradual.size > 0 && this.gradual.has(query.placement);
-    const eligible = eligibleAt(now, blocked, gradual ? random : null);
+    const inFlight = eligibleAt(now, blocked, gradual ? random : null);
+    const eligible =
+      reached.size === 0 ? inFlight : (item: ServedCampaign) => !reached.has(item.id) && inFlight(item);
     // Without blocked categories, a group whose every campaign is in flight needs no per-item check.
     const groupEligible =
-      blocked.length === 0 && !gradual
+      blocked.length === 0 && !gradual && reached.size === 0
         ? (group: PriorityGroup<ServedCampaign>) =>
             group.allInFlightFrom <= now && now < group.allInFlightUntil
         : () => false;

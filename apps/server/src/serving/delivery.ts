@@ -8,7 +8,9 @@ import { MAX_LIMIT, type FetchQuery, type TrackingRequest } from '../domain/requ
 import type { EventSink } from '../ingest/event-sink.js';
 import { REASONS, type Verdict } from '../domain/verdicts.js';
 import type { EventKind } from '../store/store.js';
-import type { ServedCampaign } from './campaign-index.js';
+import type { CampaignIndex, ServedCampaign } from './campaign-index.js';
+import { MemoryViewerFrequency, type ViewerFrequency } from '../limits/viewer-frequency.js';
+import { ViewerKeys } from '../domain/viewer-keys.js';
 import type { ServingState } from './serving-state.js';
 import { RecentTraffic } from './recent-traffic.js';
 import { TrafficJudge } from './traffic-judge.js';
@@ -47,6 +49,10 @@ export class DeliveryService {
     private readonly traffic: RecentTraffic = new RecentTraffic(),
     /** How old a partner's `occurredAt` may be (`PLACARD_EVENT_TIME_WINDOW_MS`). */
     private readonly eventTimeWindowMs: number = DEFAULT_EVENT_TIME_WINDOW_MS,
+    /** What each viewer was shown of frequency-capped campaigns (D20). */
+    private readonly viewers: ViewerFrequency = new MemoryViewerFrequency(),
+    /** Turns a partner's `viewer` into the only form of it kept (D20). */
+    private readonly viewerKeys: ViewerKeys = new ViewerKeys(randomBytes(32)),
   ) {}
 
   /** The request in flight for each (API key, Idempotency-Key), which later ones wait for. */
@@ -57,11 +63,32 @@ export class DeliveryService {
    * campaign object also carries its serve token, spliced in before its closing brace (base64url
    * needs no escaping); without, the pre-serialised objects are sent as they are.
    */
-  fetch(query: FetchQuery, caller: Caller): Buffer {
+  fetch(query: FetchQuery, caller: Caller): Buffer | Promise<Buffer> {
     const index = this.state.index;
     if (!index.hasPlacement(query.placement)) throw invalid(`unknown placement: ${query.placement}`);
     const now = this.clock();
-    const campaigns = index.select(query, now, caller.blockedCategories);
+    // Only with a viewer, and only while some campaign has frequency caps, is anything looked up
+    // (D20): the default fetch stays a read of the index alone.
+    if (query.viewer === undefined || !index.hasFrequencyCaps) return this.answer(index, query, caller, now);
+    const reached = this.viewers.reached(
+      this.viewerKeys.of(caller.partnerId, query.viewer),
+      (id) => index.campaign(id, now)?.frequencyCaps ?? undefined,
+      now,
+    );
+    return reached instanceof Promise
+      ? reached.then((found) => this.answer(index, query, caller, now, found))
+      : this.answer(index, query, caller, now, reached);
+  }
+
+  /** `fetch` once the campaigns the viewer reached a frequency cap of are known. */
+  private answer(
+    index: CampaignIndex,
+    query: FetchQuery,
+    caller: Caller,
+    now: number,
+    reached?: ReadonlySet<number>,
+  ): Buffer {
+    const campaigns = index.select(query, now, caller.blockedCategories, Math.random, reached);
     const parts: Buffer[] = [ENVELOPE_OPEN];
     const nonces = query.tokens === true ? randomBytes(SERVE_TOKEN_NONCE_BYTES * campaigns.length) : null;
     for (let i = 0; i < campaigns.length; i++) {
@@ -105,24 +132,14 @@ export class DeliveryService {
     if (!campaign.placements.includes(request.placement)) {
       throw invalid(`campaign ${request.campaignId} is not served in placement ${request.placement}`);
     }
-    const priced = chargesPerEvent(campaign.price, kind);
-    if (idempotencyKey === null)
-      return this.judgeAndStore(kind, request, caller, null, campaign.hasCaps, priced, now);
+    if (idempotencyKey === null) return this.judgeAndStore(kind, request, caller, null, campaign, now);
     // Requests sharing a key are taken one at a time, so only the one that claims the key is judged
     // as itself: one refused later (422) never left a credit a concurrent click could bill against.
     const claim = `${caller.apiKeyId}:${idempotencyKey}`;
     for (let ahead = this.claims.get(claim); ahead !== undefined; ahead = this.claims.get(claim)) {
       await ahead.catch(() => undefined);
     }
-    const mine = this.judgeAndStore(
-      kind,
-      request,
-      caller,
-      idempotencyKey,
-      campaign.hasCaps,
-      priced,
-      this.clock(),
-    );
+    const mine = this.judgeAndStore(kind, request, caller, idempotencyKey, campaign, this.clock());
     this.claims.set(claim, mine);
     try {
       await mine;
@@ -137,13 +154,28 @@ export class DeliveryService {
     request: TrackingRequest,
     caller: Caller,
     idempotencyKey: string | null,
-    mayHitCap: boolean,
-    priced: boolean,
+    campaign: ServedCampaign,
     now: number,
   ): Promise<void> {
     const at = eventTime(request.occurredAt, now, this.eventTimeWindowMs);
     const judging = this.judge.judge(kind, request, caller.apiKeyId, now, at);
-    const judged = judging instanceof Promise ? await judging : judging;
+    let judged = judging instanceof Promise ? await judging : judging;
+    // An impression the judge found billable, of a campaign with frequency caps, shown to a viewer
+    // the partner named (D20): remembered for the viewer at once, or not billed past a cap.
+    let viewer: string | null = null;
+    if (
+      kind === 'impression' &&
+      judged.verdict === 'counted' &&
+      request.viewer !== undefined &&
+      campaign.frequencyCaps !== null
+    ) {
+      viewer = this.viewerKeys.of(caller.partnerId, request.viewer);
+      const reserving = this.viewers.reserve(viewer, campaign.id, campaign.frequencyCaps, at);
+      if (!(reserving instanceof Promise ? await reserving : reserving)) {
+        judged = { ...judged, verdict: 'invalid', reason: REASONS.pastFrequencyCap };
+        viewer = null;
+      }
+    }
     let stored: Verdict | null = null;
     try {
       stored = await this.events.record({
@@ -160,8 +192,8 @@ export class DeliveryService {
         reason: judged.reason,
         idempotencyKey,
         userAddress: judged.userAddress,
-        mayHitCap,
-        priced,
+        mayHitCap: campaign.hasCaps,
+        priced: chargesPerEvent(campaign.price, kind),
       });
       if (stored !== 'duplicate') {
         // Judged billable but stored invalid: a limit the commit found reached, a cap or a budget. The
@@ -174,8 +206,9 @@ export class DeliveryService {
     } finally {
       // Also when the store refused or failed it (422, 503): a click's impression is given back,
       // so the partner's retry is judged as the first attempt would have been.
-      // A serve token's claim likewise (D15).
+      // A serve token's claim likewise (D15), and the viewer's impression (D20).
       if (judged.pair !== null || judged.token !== null) await this.judge.settle(kind, judged, stored, at);
+      if (viewer !== null && stored !== 'counted') await this.viewers.release(viewer, campaign.id, at);
     }
   }
 }

@@ -97,6 +97,8 @@ export interface CampaignTable {
   cap_clicks_daily: number | null;
   /** `asap` or `even` (D16). */
   pacing: Generated<string>;
+  /** Frequency caps (D20): a JSON array of `{ impressions, per }`, '[]' for none. */
+  frequency_caps: Generated<string>;
   /** Set when a daily cap is reached: not served before this instant (the next local midnight). */
   capped_until: number | null;
   rejection_reason: string | null;

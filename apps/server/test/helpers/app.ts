@@ -180,6 +180,8 @@ export async function createTestApp(
     minimumPayoutMicros?: number;
     /** `PLACARD_WEBHOOKS_ALLOW_LOOPBACK`: webhook endpoints on this machine (false by default). */
     webhooksAllowLoopback?: boolean;
+    /** Logs a line per partner request, as `PLACARD_ACCESS_LOG` does (off by default in tests). */
+    accessLog?: boolean;
   } = {},
 ): Promise<TestApp> {
   const database = await createDatabase(options.engine ?? 'sqlite');
@@ -190,7 +192,7 @@ export async function createTestApp(
   // refresh-on-change paths) move the serving state.
   const services = wireServices(store, logger, {
     refreshIntervalMs: 60_000,
-    accessLog: false,
+    accessLog: options.accessLog ?? false,
     eventRetentionDays: 90,
     clock,
     monotonic: options.monotonic ?? clock,

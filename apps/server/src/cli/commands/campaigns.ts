@@ -25,6 +25,7 @@ import { CLI_ACTOR } from '../../services/audit.js';
 import { CampaignService, campaignRecord, campaignToJson, priceToJson } from '../../services/campaigns.js';
 import { namesOf } from '../../services/names.js';
 import { PacingJob } from '../../jobs/pacing-job.js';
+import { frequencyCapsFromText } from '../../domain/frequency-caps.js';
 import { explainCampaign, type WhyQuery } from '../../services/serving-explainer.js';
 import { ServingState } from '../../serving/serving-state.js';
 import { idAction, inStore, jsonOption, positiveInteger, recordAction, storeAction } from '../context.js';
@@ -141,6 +142,7 @@ interface UpdateOptions extends OutputOptions, Partial<Record<keyof Caps, string
   end?: string;
   timeZone?: string;
   pacing?: string;
+  frequencyCaps?: string;
   price?: string;
   budgetTotal?: string;
   budgetDaily?: string;
@@ -167,6 +169,8 @@ function changesFrom(options: UpdateOptions, current: Campaign): Record<string, 
   if (options.end !== undefined) changes['endAt'] = text(options.end);
   if (options.timeZone !== undefined) changes['timeZone'] = options.timeZone;
   if (options.pacing !== undefined) changes['pacing'] = options.pacing;
+  if (options.frequencyCaps !== undefined)
+    changes['frequencyCaps'] = frequencyCapsFromText(options.frequencyCaps);
   if (options.price !== undefined) changes['price'] = priceToJson(priceOption(options.price));
   const budget = budgetFrom(options, current.budget);
   if (budget !== undefined) changes['budget'] = budget;
@@ -326,6 +330,10 @@ export function registerCampaigns(program: Command): void {
     .option(
       '--pacing <pacing>',
       'asap (as fast as it is drawn) or even (each cap spread over its day or flight)',
+    )
+    .option(
+      '--frequency-caps <caps>',
+      'at most N impressions per viewer per hour, day or week, such as 3/day,10/week; "" removes them (only events with a viewer count)',
     )
     .option('--price <price>', `what the advertiser is charged: ${PRICE_FORMAT}`)
     .option('--budget-total <amount>', `what its events may cost in all: ${BUDGET_FORMAT}`)

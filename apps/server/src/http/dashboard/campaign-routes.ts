@@ -1,3 +1,9 @@
+import {
+  FREQUENCY_PERIODS,
+  MAX_FREQUENCY_CAP,
+  type FrequencyCap,
+  type FrequencyPeriod,
+} from '../../domain/frequency-caps.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { mayChange } from '../../domain/accounts.js';
 import type { Campaign } from '../../domain/campaigns.js';
@@ -369,6 +375,7 @@ function formValuesOf(campaign: Campaign, currency: string): CampaignFormValues 
     impressionsTotal: number(campaign.caps.impressionsTotal),
     clicksTotal: number(campaign.caps.clicksTotal),
     pacing: campaign.pacing,
+    ...frequencyFormValues(campaign.frequencyCaps),
     priority: String(campaign.priority),
     weight: String(campaign.weight),
     priceModel: campaign.price?.model ?? '',
@@ -376,6 +383,39 @@ function formValuesOf(campaign: Campaign, currency: string): CampaignFormValues 
     budgetTotal: budgetText(campaign.budget.totalMicros, currency),
     budgetDaily: budgetText(campaign.budget.dailyMicros, currency),
   };
+}
+
+/** The form's field for each period's frequency cap (D20). */
+const FREQUENCY_FIELDS = {
+  hour: 'frequencyHour',
+  day: 'frequencyDay',
+  week: 'frequencyWeek',
+} as const satisfies Record<FrequencyPeriod, keyof CampaignFormValues>;
+
+/** A campaign's frequency caps as the form's three fields: each period's number, empty for none. */
+function frequencyFormValues(caps: readonly FrequencyCap[]): CampaignFormValues {
+  const values: CampaignFormValues = {};
+  for (const cap of caps) values[FREQUENCY_FIELDS[cap.per]] = String(cap.impressions);
+  return values;
+}
+
+/**
+ * The frequency caps as the form gave them: one per filled period, in the API's form; a value that
+ * is not a whole number in range is refused naming its field, before anything is saved.
+ */
+function frequencyCapsField(values: CampaignFormValues): { impressions: number; per: FrequencyPeriod }[] {
+  const caps: { impressions: number; per: FrequencyPeriod }[] = [];
+  const problems: FieldProblem[] = [];
+  for (const per of FREQUENCY_PERIODS) {
+    const field = FREQUENCY_FIELDS[per];
+    const text = (values[field] ?? '').trim();
+    if (text === '') continue;
+    const impressions = /^\d{1,7}$/.test(text) ? Number(text) : Number.NaN;
+    if (impressions >= 1 && impressions <= MAX_FREQUENCY_CAP) caps.push({ impressions, per });
+    else problems.push({ field, message: `must be a whole number from 1 to ${MAX_FREQUENCY_CAP}` });
+  }
+  if (problems.length > 0) throw unprocessable('invalid campaign', problems);
+  return caps;
 }
 
 /** The service's problems with a price under the form's names for its two fields. */
@@ -485,6 +525,7 @@ function campaignInput(values: CampaignFormValues): Record<string, unknown> {
       clicksTotal: cap(values.clicksTotal),
     },
     pacing: optional(values.pacing) ?? 'asap',
+    frequencyCaps: frequencyCapsField(values),
     // Only the operator's form has them; posted by anyone else, the service refuses a change (403).
     ...operatorField('priority', values.priority),
     ...operatorField('weight', values.weight),

@@ -1,6 +1,7 @@
 import { Type, type TSchema } from 'typebox';
 import { CAMPAIGN_STATUSES } from '../../domain/campaigns.js';
 import { PACINGS } from '../../domain/pacing.js';
+import { FREQUENCY_PERIODS, MAX_FREQUENCY_CAP } from '../../domain/frequency-caps.js';
 import { MAX_MICROS, MIN_MICROS } from '../../domain/money.js';
 import { ADVERTISER_PRICING, PRICE_MODELS } from '../../domain/prices.js';
 import { FLAG_SIGNALS, FLAG_STATUSES, KEY_SIGNALS } from '../../domain/key-flags.js';
@@ -130,6 +131,22 @@ const Pacing = Type.Union(
   {
     description:
       'How the caps and spend budgets are spent (D16, D18): `asap` (default) as fast as the campaign is drawn; `even` spread over each cap’s and budget’s period (the local day, or the flight for a total one) in proportion to the traffic expected, so a cap or budget is reached near the period’s end; a budget is planned in whole micros and paced only at a `cpm` or `cpc` price. `even` needs a daily cap or budget, or a total cap or budget and an `endAt`.',
+  },
+);
+
+const FrequencyCaps = Type.Array(
+  Type.Object(
+    {
+      impressions: Type.Integer({ minimum: 1, maximum: MAX_FREQUENCY_CAP }),
+      per: Type.Union(FREQUENCY_PERIODS.map((period) => Type.Literal(period))),
+    },
+    { additionalProperties: false },
+  ),
+  {
+    maxItems: FREQUENCY_PERIODS.length,
+    description:
+      'At most `impressions` billable impressions per viewer in any rolling hour, day (24 hours) or week (7 days), one cap per period (D20). Applies only to events and fetches that carry the partner’s `viewer`: without it no frequency cap applies. An impression past a cap is stored `past frequency cap`, answered 200 and not billed; fetch leaves the campaign out for that viewer. Empty (or null on a write): none.',
+    examples: [[{ impressions: 3, per: 'day' }]],
   },
 );
 
@@ -297,6 +314,7 @@ const CampaignRecord = Type.Object(
     timeZone: Type.String(),
     caps: Caps,
     pacing: Pacing,
+    frequencyCaps: FrequencyCaps,
     price: Price,
     budget: Budget,
     spend: Type.Optional(
@@ -344,6 +362,7 @@ export const campaignFields = {
   timeZone: Type.String({ description: 'IANA time zone daily caps count in.' }),
   caps: Type.Partial(Caps, { additionalProperties: false }),
   pacing: Pacing,
+  frequencyCaps: Type.Union([FrequencyCaps, Type.Null()]),
   price: Type.Union(
     [
       Type.Object(

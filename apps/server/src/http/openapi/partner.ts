@@ -3,6 +3,7 @@ import { DEVICES, type Device } from '../../domain/targeting.js';
 import { MAX_USER_AGENT_LENGTH } from '../../domain/end-user.js';
 import { IDEMPOTENCY_KEY_REUSED_MESSAGE } from '../../domain/verdicts.js';
 import { MAX_SERVE_TOKEN_LENGTH } from '../../domain/serve-tokens.js';
+import { MAX_VIEWER_LENGTH } from '../../domain/frequency-caps.js';
 
 /**
  * The partner API (partner API sections 2 to 8, rule D2 to D10), described for the OpenAPI
@@ -100,6 +101,15 @@ export const TrackingBody = Type.Object(
         maxLength: MAX_SERVE_TOKEN_LENGTH,
         description:
           'The campaign’s serve token from a fetch with `tokens=true` (D15), echoed. The token is billed for one impression within an hour of the fetch, and one click at least a second after that impression and within its hour; a token that does not verify for this key, campaign and placement (`bad token`), has expired (`expired token`), was used already (`token replay`; `double click` for a second click within 2 seconds of the first), or a click before its impression (`click without impression`) or too soon after it (`click too fast`) is stored but not billed.',
+      }),
+    ),
+    viewer: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: MAX_VIEWER_LENGTH,
+        description:
+          'The partner’s own pseudonymous id for the end user (D20), 1 to 128 characters: a first-party id of its own making, never an e-mail address or a raw account number. Only campaigns with frequency caps read it: their impressions past a cap for this viewer are stored `past frequency cap` and not billed, and fetch leaves out the campaigns the viewer has reached. Without it no frequency cap applies. Placard keeps only a keyed hash of it per partner, in memory or Redis, for at most the longest cap’s window; it never stores or logs the value sent.',
+        examples: ['u-7f3a9c'],
       }),
     ),
     occurredAt: Type.Optional(
@@ -262,6 +272,15 @@ const fetchCampaigns = {
       // A boolean in the query is the word `true` or `false` (OpenAPI's form style), exactly what
       // the server takes; generated clients then take `tokens: true`.
       schema: { type: 'boolean', default: false },
+    },
+    {
+      name: 'viewer',
+      in: 'query',
+      required: false,
+      description:
+        'The partner’s own pseudonymous id for the end user (D20), 1 to 128 characters: a first-party id of its own making, never an e-mail address or a raw account number. Only campaigns with frequency caps read it: their impressions past a cap for this viewer are stored `past frequency cap` and not billed, and fetch leaves out the campaigns the viewer has reached. Without it no frequency cap applies. Placard keeps only a keyed hash of it per partner, in memory or Redis, for at most the longest cap’s window; it never stores or logs the value sent. An answer for a viewer is that viewer’s (`Cache-Control: private, no-store`).',
+      schema: { type: 'string', minLength: 1, maxLength: MAX_VIEWER_LENGTH },
+      example: 'u-7f3a9c',
     },
   ],
   responses: {

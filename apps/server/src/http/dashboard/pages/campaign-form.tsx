@@ -1,3 +1,4 @@
+import { MAX_FREQUENCY_CAP } from '../../../domain/frequency-caps.js';
 import {
   DEFAULT_PRIORITY,
   DEFAULT_WEIGHT,
@@ -16,7 +17,7 @@ import { useContext } from 'preact/hooks';
 import type { FieldProblem } from '../../../domain/errors.js';
 import { FieldMessage, invalidAttributes, ProblemSummary, wordProblems } from './form-problems.js';
 import { CsrfField, Layout, Problem, type PageContext } from './layout.js';
-import { flight, whenIn } from './format.js';
+import { flight, frequencyCapsText, whenIn } from './format.js';
 import { BudgetTable, DataTable } from './parts.js';
 
 /** What the form shows: the values typed so far (kept when the service refuses them). */
@@ -36,6 +37,10 @@ export interface CampaignFormValues {
   impressionsTotal?: string;
   clicksTotal?: string;
   pacing?: string;
+  /** Frequency caps per viewer (D20): impressions per rolling hour, day and week; empty for none. */
+  frequencyHour?: string;
+  frequencyDay?: string;
+  frequencyWeek?: string;
   /** The operator's fields: whose campaign a new one is, and its place in delivery order. */
   advertiserId?: string;
   priority?: string;
@@ -90,6 +95,9 @@ const LABELS: Record<keyof CampaignFormValues, string> = {
   impressionsTotal: 'Total impression cap',
   clicksTotal: 'Total click cap',
   pacing: 'Pacing',
+  frequencyHour: 'Per viewer per hour',
+  frequencyDay: 'Per viewer per day',
+  frequencyWeek: 'Per viewer per week',
   advertiserId: 'Advertiser',
   priority: 'Priority',
   weight: 'Weight',
@@ -278,6 +286,7 @@ export function CampaignFormPage(props: {
               </label>
             ))}
           </fieldset>
+          <FrequencyCapFields values={values} />
           <BudgetFields values={values} currency={props.currency} />
           {props.operator && <DeliveryOrder values={values} />}
           {props.operator ? (
@@ -396,6 +405,23 @@ function PriceFields(props: { values: CampaignFormValues; currency: string; lege
  * campaign's own advertiser, as a budget only limits what the advertiser spends; never sends the
  * campaign back to review.
  */
+/** Frequency caps per viewer (D20), with what they need to apply: the partner's `viewer`. */
+function FrequencyCapFields({ values }: { values: CampaignFormValues }) {
+  const range: [number, number] = [1, MAX_FREQUENCY_CAP];
+  return (
+    <fieldset>
+      <legend>Frequency caps</legend>
+      <p class="hint">
+        At most so many impressions per person, counted only when the partner names the viewer (its own id for
+        the user). Without one, no frequency cap applies. Empty for none.
+      </p>
+      <NumberField name="frequencyHour" values={values} range={range} hint="In any 60 minutes." />
+      <NumberField name="frequencyDay" values={values} range={range} hint="In any 24 hours." />
+      <NumberField name="frequencyWeek" values={values} range={range} hint="In any 7 days." />
+    </fieldset>
+  );
+}
+
 function BudgetFields({ values, currency }: { values: CampaignFormValues; currency: string }) {
   const example = (500).toFixed(currencyDecimals(currency));
   return (
@@ -561,6 +587,8 @@ export function CampaignPreviewPage(props: {
         <dd>
           {caps.impressionsTotal ?? 'no'} impressions, {caps.clicksTotal ?? 'no'} clicks
         </dd>
+        <dt>Frequency caps</dt>
+        <dd>{frequencyCapsText(campaign.frequencyCaps)}</dd>
         <dt>Pacing</dt>
         <dd>
           {campaign.pacing === 'even'

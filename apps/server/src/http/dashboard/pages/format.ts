@@ -1,3 +1,4 @@
+import { describeFrequencyCaps, type FrequencyCap } from '../../../domain/frequency-caps.js';
 /** An instant as people read it in a table: UTC, to the minute, or a dash for "never". */
 export function when(ms: number | null | undefined): string {
   if (ms === null || ms === undefined) return '—';
@@ -25,3 +26,7 @@ export function flight(startAt: number | null, endAt: number | null, timeZone = 
   if (startAt === null) return `until ${whenIn(endAt, timeZone)}`;
   return `${whenIn(startAt, timeZone)} to ${whenIn(endAt, timeZone)}`;
 }
+
+/** Frequency caps in words (D20), or that a viewer may see the campaign any number of times. */
+export const frequencyCapsText = (caps: readonly FrequencyCap[]): string =>
+  caps.length === 0 ? 'none' : `${describeFrequencyCaps(caps)} per viewer`;

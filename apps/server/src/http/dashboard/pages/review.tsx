@@ -1,9 +1,10 @@
 import type { Caps } from '../../../domain/campaigns.js';
 import { budgetText, readBudget } from '../../../domain/campaigns.js';
+import { readFrequencyCaps } from '../../../domain/frequency-caps.js';
 import { priceOf, priceText } from '../../../domain/prices.js';
 import type { FieldChange } from '../../../services/campaign-review.js';
 import type { CampaignRow } from './campaigns.js';
-import { flight, whenIn } from './format.js';
+import { flight, frequencyCapsText, whenIn } from './format.js';
 import { FieldMessage, invalidAttributes, wordProblems } from './form-problems.js';
 import { CsrfField, Layout, Problem, type PageContext, type Refused } from './layout.js';
 import { PagedList, typed, type Paging } from './parts.js';
@@ -24,6 +25,7 @@ const FIELD_LABELS: Record<FieldChange['field'], string> = {
   timeZone: 'Time zone',
   caps: 'Caps',
   pacing: 'Pacing',
+  frequencyCaps: 'Frequency caps',
   price: 'Price',
   budget: 'Budget',
 };
@@ -84,6 +86,8 @@ export function fieldText(
       return capsText(typeof value === 'object' && value !== null ? value : {});
     case 'pacing':
       return pacingText(value);
+    case 'frequencyCaps':
+      return frequencyCapsText(readFrequencyCaps(value, 'frequencyCaps', []));
     default:
       // The other fields are text or numbers (title, category, priority, weight, time zone).
       if (typeof value === 'string') return value === '' ? 'none' : value;
@@ -162,6 +166,8 @@ function Facts({ campaign }: { campaign: CampaignRow }) {
       <dd>{capsText(campaign.caps)}</dd>
       <dt>Pacing</dt>
       <dd>{pacingText(campaign.pacing)}</dd>
+      <dt>Frequency caps</dt>
+      <dd>{frequencyCapsText(campaign.frequencyCaps)}</dd>
       <dt>Priority, weight</dt>
       <dd>
         {campaign.priority}, {campaign.weight}

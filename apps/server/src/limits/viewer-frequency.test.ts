@@ -1,0 +1,107 @@
+import { randomUUID } from 'node:crypto';
+import pino from 'pino';
+import { afterAll, describe, expect, it } from 'vitest';
+import { SHARED_REDIS_URL } from '../../test/helpers/redis.js';
+import { PERIOD_MS, type FrequencyCap } from '../domain/frequency-caps.js';
+import { RedisRateLimiter } from './redis-limiter.js';
+import { MemoryViewerFrequency, RedisViewerFrequency, type ViewerFrequency } from './viewer-frequency.js';
+
+const quiet = pino({ level: 'silent' });
+const T0 = Date.parse('2026-11-28T10:00:00Z');
+const TWO_AN_HOUR: FrequencyCap[] = [{ impressions: 2, per: 'hour' }];
+const HOUR_AND_DAY: FrequencyCap[] = [
+  { impressions: 2, per: 'hour' },
+  { impressions: 3, per: 'day' },
+];
+
+const opened: RedisRateLimiter[] = [];
+afterAll(async () => {
+  for (const limiter of opened) await limiter.close();
+});
+/** A store on a Redis connection of its own, as each instance of a cluster has. */
+async function redisStore(): Promise<RedisViewerFrequency> {
+  const limiter = await RedisRateLimiter.connect(SHARED_REDIS_URL, quiet, undefined, 'placard-test:');
+  opened.push(limiter);
+  return new RedisViewerFrequency(limiter);
+}
+
+const STORES: Array<[string, () => Promise<ViewerFrequency>]> = [
+  ['memory', () => Promise.resolve(new MemoryViewerFrequency())],
+  ['redis', redisStore],
+];
+
+describe.each(STORES)('viewer frequency in %s (D20)', (_name, open) => {
+  it('reserves up to each cap in its rolling window, and releases what the store did not keep', async () => {
+    const store = await open();
+    const viewer = randomUUID();
+    const capsOf = (id: number) => (id === 1 ? HOUR_AND_DAY : undefined);
+    expect(await store.reserve(viewer, 1, HOUR_AND_DAY, T0)).toBe(true);
+    expect(await store.reserve(viewer, 1, HOUR_AND_DAY, T0 + 1000)).toBe(true);
+    expect([...(await store.reached(viewer, capsOf, T0 + 2000))]).toEqual([1]);
+    expect(await store.reserve(viewer, 1, HOUR_AND_DAY, T0 + 2000)).toBe(false);
+    // An hour later the hourly cap allows one more, and then the daily cap (3) holds.
+    const later = T0 + PERIOD_MS.hour + 1000;
+    expect([...(await store.reached(viewer, capsOf, later))]).toEqual([]);
+    expect(await store.reserve(viewer, 1, HOUR_AND_DAY, later)).toBe(true);
+    expect(await store.reserve(viewer, 1, HOUR_AND_DAY, later + 1)).toBe(false);
+    // The store did not keep the last billable one: released, the viewer may be shown it again.
+    await store.release(viewer, 1, later);
+    expect(await store.reserve(viewer, 1, HOUR_AND_DAY, later + 2)).toBe(true);
+    // Another campaign and another viewer are counted apart.
+    expect(await store.reserve(viewer, 2, TWO_AN_HOUR, later + 3)).toBe(true);
+    expect(await store.reserve(randomUUID(), 1, HOUR_AND_DAY, later + 3)).toBe(true);
+    // A day after the first, every window has moved on.
+    expect(await store.reserve(viewer, 1, HOUR_AND_DAY, T0 + PERIOD_MS.day + PERIOD_MS.hour + 5000)).toBe(
+      true,
+    );
+  });
+});
+
+describe('viewer frequency shared by instances through Redis (D20)', () => {
+  it('holds a cap exactly when three instances reserve the same viewer at once', async () => {
+    const instances = await Promise.all([redisStore(), redisStore(), redisStore()]);
+    const viewer = randomUUID();
+    const caps: FrequencyCap[] = [{ impressions: 5, per: 'day' }];
+    const answers = await Promise.all(
+      Array.from({ length: 30 }, async (_, i) => instances[i % 3].reserve(viewer, 7, caps, T0 + i)),
+    );
+    expect(answers.filter(Boolean)).toHaveLength(5);
+    const reached = await instances[1].reached(viewer, () => caps, T0 + 100);
+    expect([...reached]).toEqual([7]);
+  });
+
+  it('keeps a viewer no longer than its campaigns’ longest window', async () => {
+    const limiter = await RedisRateLimiter.connect(SHARED_REDIS_URL, quiet, undefined, 'placard-test:');
+    opened.push(limiter);
+    const store = new RedisViewerFrequency(limiter);
+    const viewer = randomUUID();
+    await store.reserve(viewer, 1, TWO_AN_HOUR, Date.now());
+    const ttl = Number(
+      await limiter.evaluate(
+        "return redis.call('PTTL', KEYS[1])",
+        'unused',
+        `placard-test:viewer:${viewer}`,
+        [],
+      ),
+    );
+    expect(ttl).toBeGreaterThan(PERIOD_MS.hour - 60_000);
+    expect(ttl).toBeLessThanOrEqual(PERIOD_MS.hour);
+  });
+});
+
+describe('viewer frequency in memory', () => {
+  it('forgets the least recent viewer past its bound, and a viewer once its windows have passed', () => {
+    const store = new MemoryViewerFrequency(2);
+    const capsOf = () => TWO_AN_HOUR;
+    for (const viewer of ['a', 'b']) {
+      store.reserve(viewer, 1, TWO_AN_HOUR, T0);
+      store.reserve(viewer, 1, TWO_AN_HOUR, T0);
+    }
+    store.reserve('c', 1, TWO_AN_HOUR, T0 + 1);
+    expect(store.size).toBe(2);
+    expect(store.reached('a', capsOf, T0 + 2).size).toBe(0); // forgotten: the oldest
+    expect(store.reached('b', capsOf, T0 + 2).size).toBe(1);
+    store.reserve('d', 1, TWO_AN_HOUR, T0 + PERIOD_MS.hour + 120_000);
+    expect(store.size).toBe(1); // b and c swept: their hour had passed
+  });
+});
