@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
@@ -31,6 +32,24 @@ function deviceOf(userAgent: string | undefined): Device {
   return /Mobi|Android/i.test(userAgent) ? 'mobile' : 'desktop';
 }
 
+/** The site's own first-party cookie naming a reader: a random id, nothing about the person. */
+const READER_COOKIE = 'reader';
+const READER_ID = /^[0-9a-f-]{36}$/;
+
+/**
+ * The reader's id from the site's own cookie, or a new one (and the header that sets it). It is the
+ * site's pseudonymous id for the user, which it passes to Placard as `viewer` so that campaigns'
+ * frequency caps count this reader (D20); Placard keeps only a keyed hash of it.
+ */
+function readerOf(request: http.IncomingMessage): { id: string; setCookie?: string } {
+  for (const part of (request.headers.cookie ?? '').split(';')) {
+    const [name, value] = part.trim().split('=');
+    if (name === READER_COOKIE && value !== undefined && READER_ID.test(value)) return { id: value };
+  }
+  const id = randomUUID();
+  return { id, setCookie: `${READER_COOKIE}=${id}; Path=/; Max-Age=31536000; HttpOnly; SameSite=Lax` };
+}
+
 /**
  * The example partner site: renders an article with campaigns fetched through the SDK for two
  * placements, reports an impression when the browser says an ad became visible, and sends clicks
@@ -40,11 +59,16 @@ export function createSite({ client, log = console.error }: SiteOptions): http.S
   const displays = new Displays();
 
   /** The ads for one slot; a failed fetch renders an empty slot, never failed data. */
-  async function adsFor(placement: string, limit: number, device: Device): Promise<RenderedAd[]> {
+  async function adsFor(
+    placement: string,
+    limit: number,
+    device: Device,
+    viewer: string,
+  ): Promise<RenderedAd[]> {
     try {
-      const campaigns = await client.fetchCampaigns({ placement, limit, device });
+      const campaigns = await client.fetchCampaigns({ placement, limit, device, viewer });
       return campaigns.map((campaign) => {
-        const display = client.display(campaign, placement, { device });
+        const display = client.display(campaign, placement, { device, viewer });
         return { display, token: displays.add(display) };
       });
     } catch (error) {
@@ -67,12 +91,14 @@ export function createSite({ client, log = console.error }: SiteOptions): http.S
 
     if (request.method === 'GET' && url.pathname === '/') {
       const device = deviceOf(request.headers['user-agent']);
+      const reader = readerOf(request);
       const [header, sidebar] = await Promise.all([
-        adsFor('header_banner', 1, device),
-        adsFor('sidebar_top', 2, device),
+        adsFor('header_banner', 1, device, reader.id),
+        adsFor('sidebar_top', 2, device, reader.id),
       ]);
       return send(200, 'text/html; charset=utf-8', articlePage({ header, sidebar }), {
         'cache-control': 'no-store',
+        ...(reader.setCookie !== undefined && { 'set-cookie': reader.setCookie }),
       });
     }
 

@@ -51,6 +51,13 @@ describe('the example partner site in a real browser', () => {
         status: 'running',
         placements: ['header_banner'],
       },
+      {
+        title: 'Once a day',
+        destinationUrl: `${landing.url}/offer?from=placard`,
+        status: 'running',
+        placements: ['sidebar_top'],
+        frequencyCaps: [{ impressions: 1, per: 'day' }],
+      },
     ]);
     apiKey = (await placard.newKey('Example Site')).key;
     site = await startSite({ PLACARD_URL: placard.url, PLACARD_API_KEY: apiKey });
@@ -97,5 +104,27 @@ describe('the example partner site in a real browser', () => {
     const cookies = JSON.stringify(await page.context().cookies());
     expect(cookies).not.toContain(apiKey);
     await page.close();
+  });
+
+  it('names its reader as the viewer, so a campaign capped at once a day is not shown to them again (D20)', async () => {
+    const capped = placard.campaignIds[1];
+    const before = (await placard.counts(capped)).impressions;
+    const page = await browser.newPage();
+    await page.goto(site.url);
+    const onceADay = page.locator('#sidebar_top a.ad', { hasText: 'Once a day' });
+    await expect.poll(() => onceADay.count()).toBe(1);
+    await expect
+      .poll(async () => (await placard.counts(capped)).impressions, { timeout: 10_000 })
+      .toBe(before + 1);
+    const cookies = await page.context().cookies();
+    expect(cookies.map((cookie) => cookie.name)).toContain('reader');
+    await page.reload();
+    await expect.poll(() => page.locator('#header_banner a.ad').count()).toBe(1);
+    expect(await onceADay.count()).toBe(0);
+    // Another reader (another browser's cookie) is still shown it.
+    const other = await browser.newPage();
+    await other.goto(site.url);
+    await expect.poll(() => other.locator('#sidebar_top a.ad', { hasText: 'Once a day' }).count()).toBe(1);
+    await Promise.all([page.close(), other.close()]);
   });
 });

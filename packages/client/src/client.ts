@@ -133,11 +133,12 @@ export class PlacardClient implements Tracker {
     const query = new URLSearchParams({ placement: checked.placement, limit: String(checked.limit) });
     if (checked.location !== undefined) query.set('location', checked.location);
     if (checked.device !== undefined) query.set('device', checked.device);
-    // Tokens are for one page view: each call fetches its own, from the server.
-    if (this.tokens) {
-      query.set('tokens', 'true');
-      return this.fetchFresh(query.toString(), checked.placement, options);
-    }
+    // Tokens are for one page view, and an answer for a viewer (D20) is that user's: each such
+    // call fetches its own, from the server.
+    if (checked.viewer !== undefined) query.set('viewer', checked.viewer);
+    if (this.tokens) query.set('tokens', 'true');
+    if (this.tokens || checked.viewer !== undefined)
+      return this.fetchFresh(query.toString(), checked.placement, options, false);
     const key = query.toString();
     const cached = this.cache?.get(key);
     if (cached !== undefined) return cached;
@@ -157,6 +158,7 @@ export class PlacardClient implements Tracker {
     key: string,
     placement: string,
     options: FetchOptions,
+    cacheable = true,
   ): Promise<readonly Campaign[]> {
     const answer = await call(this.transport, {
       method: 'GET',
@@ -168,7 +170,7 @@ export class PlacardClient implements Tracker {
       (answer.body as FetchResponse).data.map((campaign) => Object.freeze(campaign)),
     );
     for (const campaign of campaigns) this.fetchedFor.set(campaign, placement);
-    if (!this.tokens) this.cache?.set(key, campaigns, maxAgeMs(answer.headers.get('cache-control')));
+    if (cacheable) this.cache?.set(key, campaigns, maxAgeMs(answer.headers.get('cache-control')));
     return campaigns;
   }
 

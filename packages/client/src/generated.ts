@@ -39,6 +39,8 @@ export interface TrackingBody {
   userIp?: string;
   /** The campaign’s serve token from a fetch with `tokens=true` (D15), echoed. The token is billed for one impression within an hour of the fetch, and one click at least a second after that impression and within its hour; a token that does not verify for this key, campaign and placement (`bad token`), has expired (`expired token`), was used already (`token replay`; `double click` for a second click within 2 seconds of the first), or a click before its impression (`click without impression`) or too soon after it (`click too fast`) is stored but not billed. */
   token?: string;
+  /** The partner’s own pseudonymous id for the end user (D20), 1 to 128 characters: a first-party id of its own making, never an e-mail address or a raw account number. Only campaigns with frequency caps read it: their impressions past a cap for this viewer are stored `past frequency cap` and not billed, and fetch leaves out the campaigns the viewer has reached. Without it no frequency cap applies. Placard keeps only a keyed hash of it per partner, in memory or Redis, for at most the longest cap’s window; it never stores or logs the value sent. */
+  viewer?: string;
   /** When the end user saw or clicked the campaign, by the partner’s clock: an RFC 3339 UTC time ending in `Z` (D15). The event is judged on it rather than on its arrival (a token’s click speed, double clicks, the key flags’ bursts), so a backlog sent after an outage keeps its real pace. At most 5 seconds ahead of the server’s clock (read as now) and at most `PLACARD_EVENT_TIME_WINDOW_MS` (15 minutes by default) old; otherwise `400` and not stored. Reports count the event when it was received. */
   occurredAt?: string;
 }

@@ -8,6 +8,11 @@ export interface FetchArguments {
   /** ISO 3166-1 alpha-2 country code of the user. */
   location?: string;
   device?: Device;
+  /**
+   * Your own pseudonymous id for the user the page is for (D20), 1 to 128 characters, never an
+   * e-mail address: campaigns' frequency caps count it. Such a fetch is that user's: never cached.
+   */
+  viewer?: string;
 }
 
 export interface TrackingContext {
@@ -27,6 +32,8 @@ export interface TrackingContext {
    * after an outage. A `Date`, or an RFC 3339 UTC string; the server bounds it (15 minutes by default).
    */
   occurredAt?: Date | string;
+  /** The same `viewer` as the fetch (D20), so the campaign's frequency caps count this display. */
+  viewer?: string;
 }
 
 const COUNTRIES: ReadonlySet<string> = new Set(COUNTRY_CODES);
@@ -65,6 +72,8 @@ export function checkFetchArguments(
     limit,
     ...(args.location !== undefined && { location: checkLocation(args.location) }),
     ...(args.device !== undefined && { device: checkDevice(args.device) }),
+    // Checked by the server (its 400 becomes a ValidationError), as the end user's signals are.
+    ...(args.viewer !== undefined && { viewer: args.viewer }),
   };
 }
 
@@ -84,6 +93,7 @@ export function checkTracking(campaignId: unknown, placement: unknown, context: 
     ...(context.userAgent !== undefined && { userAgent: context.userAgent }),
     ...(context.userIp !== undefined && { userIp: context.userIp }),
     ...(context.token !== undefined && { token: context.token }),
+    ...(context.viewer !== undefined && { viewer: context.viewer }),
     ...(context.occurredAt !== undefined && {
       occurredAt: context.occurredAt instanceof Date ? context.occurredAt.toISOString() : context.occurredAt,
     }),

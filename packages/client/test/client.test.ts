@@ -526,3 +526,20 @@ describe('serve tokens (tokens: true)', () => {
     expect(sent[1].body).toEqual({ campaignId: 7, placement: 'header_banner' });
   });
 });
+
+describe('a viewer for frequency caps (D20)', () => {
+  it('names the viewer on its fetch, never caches that answer, and sends the viewer with its events', async () => {
+    const { client, sent } = scripted([
+      ok([CAMPAIGN], { 'cache-control': 'private, max-age=60' }),
+      ok(),
+      ACK,
+    ]);
+    const [campaign] = await client.fetchCampaigns({ placement: 'header_banner', viewer: 'u-7f3a9c' });
+    expect(new URL(sent[0].url).searchParams.get('viewer')).toBe('u-7f3a9c');
+    // Another page view of the same user asks again: the answer was that user's at that moment.
+    await client.fetchCampaigns({ placement: 'header_banner', viewer: 'u-7f3a9c' });
+    expect(sent).toHaveLength(2);
+    await client.display(campaign, 'header_banner', { viewer: 'u-7f3a9c' }).impression();
+    expect(sent[2].body).toEqual({ campaignId: 7, placement: 'header_banner', viewer: 'u-7f3a9c' });
+  });
+});
