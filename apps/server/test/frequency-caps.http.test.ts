@@ -63,8 +63,15 @@ describe.each(ENGINES)('frequency caps on %s (D20)', (engine) => {
       expect(refused.statusCode, JSON.stringify(caps)).toBe(422);
       expect(refused.body).toContain(field);
     }
+    // The explainer cannot know the viewer: it says what the caps do, and only for a capped campaign.
+    const why = (await t.admin('GET', `/campaigns/${capped}/why?placement=header_banner`)).json().data;
+    expect(why.eligible).toBe(true);
+    expect(why.notes).toEqual([
+      'Frequency caps: 3 per day, 10 per week per viewer. A fetch that names a viewer who has reached one leaves it out; fetches and impressions without a viewer are not capped.',
+    ]);
     const cleared = await t.admin('PATCH', `/campaigns/${capped}`, { frequencyCaps: null });
     expect(cleared.json().data.frequencyCaps).toEqual([]);
+    expect((await t.admin('GET', `/campaigns/${capped}/why`)).json().data.notes).toEqual([]);
   });
 
   it('bills a viewer’s impressions up to the cap, then stores them past it, answered 200, and counts again once the hour has passed', async () => {

@@ -1,3 +1,4 @@
+import { describeFrequencyCaps } from '../domain/frequency-caps.js';
 import { invalidField, notFound } from '../domain/errors.js';
 import { UNPACED, type Pace } from '../domain/pacing.js';
 import { DEFAULT_LIMIT, MAX_LIMIT } from '../domain/requests.js';
@@ -24,6 +25,11 @@ export interface ServingExplanation {
   campaignId: number;
   /** No reason holds: returned to such fetches, drawn among the other eligible campaigns. */
   eligible: boolean;
+  /**
+   * What may still keep it from a particular fetch that the explainer cannot see: its frequency
+   * caps (D20), which depend on who the viewer is.
+   */
+  notes: string[];
   /** In the order they apply; each with its code, what it is about, and the same in words. */
   reasons: Array<{ code: NotServingReason['code']; message: string; [detail: string]: unknown }>;
   /** With a placement and no reason: its chance against the campaigns the index holds now (D4). */
@@ -129,5 +135,11 @@ export async function explainCampaign(
           ),
         }
       : null;
-  return { campaignId: campaign.id, eligible: reasons.length === 0, reasons, chance };
+  const notes =
+    campaign.frequencyCaps.length === 0
+      ? []
+      : [
+          `Frequency caps: ${describeFrequencyCaps(campaign.frequencyCaps)} per viewer. A fetch that names a viewer who has reached one leaves it out; fetches and impressions without a viewer are not capped.`,
+        ];
+  return { campaignId: campaign.id, eligible: reasons.length === 0, notes, reasons, chance };
 }

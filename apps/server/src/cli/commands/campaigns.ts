@@ -406,6 +406,7 @@ export function registerCampaigns(program: Command): void {
       emit(options, explanation, () => {
         for (const reason of explanation.reasons) console.log(`${reason.code.padEnd(23)} ${reason.message}`);
         if (explanation.eligible) console.log(`campaign ${explanation.campaignId} is eligible`);
+        for (const note of explanation.notes) console.log(`note: ${note}`);
         const chance = explanation.chance;
         if (chance)
           console.log(

@@ -42,6 +42,10 @@ const WHY_CODES = [
 const Explanation = Type.Object({
   campaignId: Type.Integer(),
   eligible: Type.Boolean(),
+  notes: Type.Array(Type.String(), {
+    description:
+      'What may still keep it from a particular fetch that the explainer does not see, in words: its frequency caps (D20), which apply per viewer, only to fetches and impressions that name one.',
+  }),
   reasons: Type.Array(
     Type.Object({
       code: Type.Union(WHY_CODES.map((code) => Type.Literal(code))),

@@ -588,7 +588,14 @@ export function CampaignPreviewPage(props: {
           {caps.impressionsTotal ?? 'no'} impressions, {caps.clicksTotal ?? 'no'} clicks
         </dd>
         <dt>Frequency caps</dt>
-        <dd>{frequencyCapsText(campaign.frequencyCaps)}</dd>
+        <dd>
+          {frequencyCapsText(campaign.frequencyCaps)}
+          {campaign.frequencyCaps.length > 0 && (
+            <p class="hint">
+              Counted only when the partner names the viewer; without one, no frequency cap applies.
+            </p>
+          )}
+        </dd>
         <dt>Pacing</dt>
         <dd>
           {campaign.pacing === 'even'
