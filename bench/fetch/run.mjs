@@ -4,6 +4,8 @@
 // (the 1k figure against a build without them, limits too high to trigger). For information, the
 // 1k figure with limits in Redis.
 //
+// `--caps` measures fetch by 100,000 viewers with and without frequency caps instead (D20).
+//
 // `--compare <dist>` measures this build against another build of the server (a copy of
 // apps/server/dist made from another commit) in the same run instead: 1,000 campaigns only, each
 // run hello, this, other, other, this, hello, so both builds see the same state of the machine.
@@ -51,6 +53,85 @@ async function compareBuilds(otherCli) {
     measureThis: () => fetch(bench.CLI),
     measureOther: () => fetch(otherCli),
   });
+}
+
+const capsAt = process.argv.indexOf('--caps');
+if (capsAt !== -1) {
+  await compareCaps();
+  process.exit(0);
+}
+
+/**
+ * Frequency caps' cost on fetch (D20): 1,000 campaigns without frequency caps against the same
+ * campaigns with half of them capped, both fetched by 100,000 viewers (`fetch-viewer.lua`), in the
+ * same run (hello, uncapped, capped, capped, uncapped, hello). Target: p99 at most 0.5 ms more with
+ * caps; throughput and the RSS of the capped server (which holds the viewers) for information.
+ */
+async function compareCaps() {
+  const plain = await prepare(1_000);
+  const capped = await prepare(1_000);
+  await capHalf(path.join(capped.dir, 'placard.db'));
+  const script = path.join(bench.ROOT, 'bench/fetch/fetch-viewer.lua');
+  const fetchOf = (seeded) => () =>
+    bench.measureServer(bench.CLI, bench.serverEnv(seeded.dir), script, scriptEnv(seeded.key));
+  const runs = [];
+  for (let run = 1; run <= bench.RUNS; run++) {
+    const helloBefore = await bench.measureHello(script, scriptEnv(plain.key));
+    const plainBefore = await fetchOf(plain)();
+    const cappedBefore = await fetchOf(capped)();
+    const cappedAfter = await fetchOf(capped)();
+    const plainAfter = await fetchOf(plain)();
+    const helloAfter = await bench.measureHello(script, scriptEnv(plain.key));
+    const hello = mean(helloBefore.rps, helloAfter.rps);
+    const figures = (before, after) => ({
+      ratio: mean(before.rps, after.rps) / hello,
+      p99: mean(before.p99, after.p99),
+      rssMb: Math.max(before.rssMb, after.rssMb),
+    });
+    const r = { hello, plain: figures(plainBefore, plainAfter), capped: figures(cappedBefore, cappedAfter) };
+    runs.push(r);
+    console.log(
+      `run ${run}: hello ${hello.toFixed(0)} req/s; without caps ${bench.pct(r.plain.ratio)}, p99 ${r.plain.p99.toFixed(2)} ms; ` +
+        `half capped ${bench.pct(r.capped.ratio)}, p99 ${r.capped.p99.toFixed(2)} ms, RSS ${r.capped.rssMb.toFixed(0)} MB`,
+    );
+  }
+  const summary = {
+    method: `server on core 0, wrk -t1 -c50 -d${bench.SECONDS}s on core 1, 1,000 campaigns, 100,000 viewers, each run hello/uncapped/capped/capped/uncapped/hello, median of ${bench.RUNS} runs`,
+    helloRps: bench.median(runs.map((r) => r.hello)),
+    plainRatio: bench.median(runs.map((r) => r.plain.ratio)),
+    cappedRatio: bench.median(runs.map((r) => r.capped.ratio)),
+    plainP99Ms: bench.median(runs.map((r) => r.plain.p99)),
+    cappedP99Ms: bench.median(runs.map((r) => r.capped.p99)),
+    p99GrowthMs: bench.median(runs.map((r) => r.capped.p99 - r.plain.p99)),
+    cappedRssMb: bench.median(runs.map((r) => r.capped.rssMb)),
+    runs,
+  };
+  const file = bench.writeResults('fetch-caps', summary);
+  console.log(`
+fetch with frequency caps, ${summary.method}
+  hello-world baseline          ${summary.helloRps.toFixed(0)} req/s
+  without frequency caps        ${bench.pct(summary.plainRatio)} of baseline, p99 ${summary.plainP99Ms.toFixed(2)} ms
+  half the campaigns capped     ${bench.pct(summary.cappedRatio)} of baseline, p99 ${summary.cappedP99Ms.toFixed(2)} ms, RSS ${summary.cappedRssMb.toFixed(0)} MB
+  p99 growth                    ${summary.p99GrowthMs.toFixed(2)} ms (target <= 0.5 ms: ${bench.metOrNot(summary.p99GrowthMs <= 0.5)})
+results: ${path.relative(bench.ROOT, file)}`);
+}
+
+/** Gives every other campaign of a seeded store frequency caps of 2 a day and 5 a week. */
+async function capHalf(file) {
+  const { connect } = await import('../../apps/server/dist/store/connect.js');
+  const { Store } = await import('../../apps/server/dist/store/store.js');
+  const store = new Store(connect(`sqlite:${file}`));
+  try {
+    const campaigns = await store.db.selectFrom('campaigns').select('id').execute();
+    const caps = JSON.stringify([
+      { impressions: 2, per: 'day' },
+      { impressions: 5, per: 'week' },
+    ]);
+    const ids = campaigns.filter((_, i) => i % 2 === 0).map((c) => c.id);
+    await store.db.updateTable('campaigns').set({ frequency_caps: caps }).where('id', 'in', ids).execute();
+  } finally {
+    await store.close();
+  }
 }
 
 const UNGUARDED = bench.unguardedCli();

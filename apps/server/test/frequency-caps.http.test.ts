@@ -3,6 +3,7 @@ import { pino } from 'pino';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { PERIOD_MS } from '../src/domain/frequency-caps.js';
+import { HOLD_MS } from '../src/limits/viewer-frequency.js';
 import { campaign, createTestApp, expectTracked, storedVerdicts, type TestApp } from './helpers/app.js';
 import { ENGINES } from './helpers/engines.js';
 import { eachTestFrozenApp } from './helpers/frozen-app.js';
@@ -111,6 +112,35 @@ describe.each(ENGINES)('frequency caps on %s (D20)', (engine) => {
     expect(answer.headers['cache-control']).toBe('private, no-store');
     t.now += PERIOD_MS.hour + 1;
     expect(await fetchedIds('&viewer=alice')).toContain(capped);
+  });
+
+  it('holds a fetch’s answer for its viewer, so a second tab is not given what the first will show', async () => {
+    const [once] = await t.addCampaigns([
+      campaign({
+        title: 'Once an hour',
+        placements: ['sidebar_top'],
+        frequencyCaps: [{ impressions: 1, per: 'hour' }],
+      }),
+    ]);
+    const sidebar = async (viewer: string) =>
+      (
+        (await t.fetch(`placement=sidebar_top&viewer=${viewer}`)).json() as { data: { id: number }[] }
+      ).data.map((c) => c.id);
+    expect(await sidebar('alice')).toEqual([once]);
+    expect(await sidebar('alice')).toEqual([]); // the second tab, at the same moment
+    expect(await sidebar('bob')).toEqual([once]);
+    // Alice's impression takes the held answer's place: billed, and the hour's cap reached.
+    expectTracked(
+      await t.track('impression', { campaignId: once, placement: 'sidebar_top', viewer: 'alice' }),
+      'impression',
+    );
+    t.now += HOLD_MS + 1;
+    expect(await sidebar('alice')).toEqual([]);
+    // Bob's answer was never displayed: it stops counting after HOLD_MS.
+    expect(await sidebar('bob')).toEqual([once]);
+    t.now += PERIOD_MS.hour;
+    expect(await sidebar('alice')).toEqual([once]);
+    expect((await stored()).filter((verdict) => verdict !== COUNTED)).toEqual([]);
   });
 
   it('counts an idempotent replay once, so a partner retrying does not use up its viewer’s cap', async () => {

@@ -4,7 +4,12 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { SHARED_REDIS_URL } from '../../test/helpers/redis.js';
 import { PERIOD_MS, type FrequencyCap } from '../domain/frequency-caps.js';
 import { RedisRateLimiter } from './redis-limiter.js';
-import { MemoryViewerFrequency, RedisViewerFrequency, type ViewerFrequency } from './viewer-frequency.js';
+import {
+  HOLD_MS,
+  MemoryViewerFrequency,
+  RedisViewerFrequency,
+  type ViewerFrequency,
+} from './viewer-frequency.js';
 
 const quiet = pino({ level: 'silent' });
 const T0 = Date.parse('2026-11-28T10:00:00Z');
@@ -54,6 +59,29 @@ describe.each(STORES)('viewer frequency in %s (D20)', (_name, open) => {
     expect(await store.reserve(viewer, 1, HOUR_AND_DAY, T0 + PERIOD_MS.day + PERIOD_MS.hour + 5000)).toBe(
       true,
     );
+  });
+});
+
+describe.each(STORES)('answers held for a viewer in %s (D20)', (_name, open) => {
+  it('counts a fetch’s answer until its impression takes its place, or until it lapses', async () => {
+    const store = await open();
+    const viewer = randomUUID();
+    const once: FrequencyCap[] = [{ impressions: 1, per: 'hour' }];
+    const capsOf = (id: number) => (id === 1 ? once : undefined);
+    // Two tabs fetch at once: the second is not given what the first will show.
+    expect(await store.hold(viewer, [{ id: 1, caps: once }], T0)).toEqual([]);
+    expect([...(await store.reached(viewer, capsOf, T0 + 10))]).toEqual([1]);
+    // A second tab through another instance, which had not seen the hold: refused, not held.
+    expect(await store.hold(viewer, [{ id: 1, caps: once }], T0 + 20)).toEqual([1]);
+    // The first tab's impression takes the hold's place: billed, and the cap now reached by it.
+    expect(await store.reserve(viewer, 1, once, T0 + 500)).toBe(true);
+    expect([...(await store.reached(viewer, capsOf, T0 + 600))]).toEqual([1]);
+    expect(await store.reserve(viewer, 1, once, T0 + 700)).toBe(false);
+    // An answer never displayed stops counting after HOLD_MS.
+    const other = randomUUID();
+    await store.hold(other, [{ id: 1, caps: once }], T0);
+    expect([...(await store.reached(other, capsOf, T0 + HOLD_MS + 1))]).toEqual([]);
+    expect(await store.reserve(other, 1, once, T0 + HOLD_MS + 1)).toBe(true);
   });
 });
 

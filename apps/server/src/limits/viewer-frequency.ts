@@ -2,22 +2,41 @@ import { createHash } from 'node:crypto';
 import { frequencyCapReached, PERIOD_MS, type FrequencyCap } from '../domain/frequency-caps.js';
 import type { RedisRateLimiter } from './redis-limiter.js';
 
+/** A campaign a fetch answers a viewer with, and its caps. */
+export interface HeldCampaign {
+  id: number;
+  caps: readonly FrequencyCap[];
+}
+
 /** A campaign's frequency caps, as the serving index has them; undefined or empty when it has none. */
 export type CapsOf = (campaignId: number) => readonly FrequencyCap[] | undefined;
 
 /**
  * The billable impressions each viewer (a partner's keyed viewer hash, `domain/viewer-keys.ts`) was
  * shown of each frequency-capped campaign (D20), kept only as long as the campaign's longest cap
- * window. In this instance's memory by default; in Redis, shared by every instance, when
+ * window, and the answers fetch gave the viewer that no impression has been reported for yet (held
+ * for `HOLD_MS`). In this instance's memory by default; in Redis, shared by every instance, when
  * `PLACARD_REDIS_URL` is set (falling back to memory while Redis is unreachable, like the limiter).
  */
 export interface ViewerFrequency {
-  /** The campaigns whose caps the viewer has reached at `now`: fetch leaves them out. */
+  /**
+   * The campaigns whose caps the viewer has reached at `now`, counting the answers held: fetch
+   * leaves them out.
+   */
   reached(viewer: string, capsOf: CapsOf, now: number): ReadonlySet<number> | Promise<ReadonlySet<number>>;
   /**
-   * Judges an impression of the campaign shown to the viewer at `at`: false when it would pass one
-   * of `caps` (it is not billed); otherwise true, and the impression is remembered at once, so a
-   * second one sent before the first is stored is judged against it.
+   * Holds a fetch's answer of capped campaigns for the viewer at `now`: each counts toward the
+   * campaign's caps until its impression is reported or `HOLD_MS` passes, so a second page view
+   * fetching at the same moment (another tab, perhaps through another instance) is not given what
+   * the first will show. Checks and holds each campaign at once: returns the ids it did not hold
+   * because the viewer reached a cap meanwhile (counting the other holds).
+   */
+  hold(viewer: string, campaigns: readonly HeldCampaign[], now: number): number[] | Promise<number[]>;
+  /**
+   * Judges an impression of the campaign shown to the viewer at `at`, taking the place of one held
+   * answer if there is one: false when it would pass one of `caps` (it is not billed); otherwise
+   * true, and the impression is remembered at once, so a second one sent before the first is
+   * stored is judged against it.
    */
   reserve(
     viewer: string,
@@ -29,21 +48,36 @@ export interface ViewerFrequency {
   release(viewer: string, campaignId: number, at: number): void | Promise<void>;
 }
 
+/**
+ * How long a fetch's answer counts toward a viewer's caps before its impression arrives: a page
+ * reports its ads' impressions within seconds of fetching them; one never reported stops counting.
+ */
+export const HOLD_MS = 60_000;
+
 const NOTHING_REACHED: ReadonlySet<number> = new Set();
 
 /** How long a viewer's impressions of a campaign matter: its longest cap's window. */
 const longestWindow = (caps: readonly FrequencyCap[]): number =>
   caps.reduce((longest, cap) => Math.max(longest, PERIOD_MS[cap.per]), 0);
 
+/** The held answers still counting at `now`. */
+const liveHolds = (held: readonly number[], now: number): number[] => held.filter((at) => at > now - HOLD_MS);
+
+/** What memory keeps of one viewer's campaign: impressions billed, answers held. */
+interface Shown {
+  times: number[];
+  held: number[];
+}
+
 /** What memory keeps of one viewer. */
 interface ViewerTimes {
   /** When the last of its times stops mattering: it is forgotten then. */
   until: number;
-  byCampaign: Map<number, number[]>;
+  byCampaign: Map<number, Shown>;
 }
 
-/** Viewers kept in memory at most (about 200 bytes each with one campaign; docs/product-rules.md). */
-export const MAX_VIEWERS_IN_MEMORY = 1_000_000;
+/** Viewers kept in memory at most (docs/product-rules.md gives the bytes each takes). */
+export const MAX_VIEWERS_IN_MEMORY = 250_000;
 
 /** How often the memory forgets the viewers whose times have all stopped mattering. */
 const SWEEP_MS = 60_000;
@@ -64,35 +98,62 @@ export class MemoryViewerFrequency implements ViewerFrequency {
     const kept = this.viewers.get(viewer);
     if (kept === undefined) return NOTHING_REACHED;
     let reached: Set<number> | undefined;
-    for (const [campaignId, times] of kept.byCampaign) {
+    for (const [campaignId, { times, held }] of kept.byCampaign) {
       const caps = capsOf(campaignId);
-      if (caps !== undefined && caps.length > 0 && frequencyCapReached(times, caps, now))
+      if (caps === undefined || caps.length === 0) continue;
+      if (frequencyCapReached([...times, ...liveHolds(held, now)], caps, now))
         (reached ??= new Set()).add(campaignId);
     }
     return reached ?? NOTHING_REACHED;
   }
 
+  hold(viewer: string, campaigns: readonly HeldCampaign[], now: number): number[] {
+    const refused: number[] = [];
+    if (campaigns.length === 0) return refused;
+    const kept = this.viewerToChange(viewer, now);
+    for (const { id, caps } of campaigns) {
+      const shown = kept.byCampaign.get(id) ?? { times: [], held: [] };
+      shown.held = liveHolds(shown.held, now);
+      if (frequencyCapReached([...shown.times, ...shown.held], caps, now)) refused.push(id);
+      else shown.held.push(now);
+      kept.byCampaign.set(id, shown);
+    }
+    kept.until = Math.max(kept.until, now + HOLD_MS);
+    return refused;
+  }
+
   reserve(viewer: string, campaignId: number, caps: readonly FrequencyCap[], at: number): boolean {
-    this.sweep(at);
     const window = longestWindow(caps);
-    let kept = this.viewers.get(viewer);
-    const times = (kept?.byCampaign.get(campaignId) ?? []).filter((time) => time > at - window);
-    if (frequencyCapReached(times, caps, at)) return false;
-    times.push(at);
-    if (kept === undefined) {
-      kept = { until: 0, byCampaign: new Map() };
-      if (this.viewers.size >= this.maxViewers) this.forgetOldest();
-    } else this.viewers.delete(viewer); // re-inserted below: the map's order is recency
-    kept.byCampaign.set(campaignId, times);
+    const kept = this.viewerToChange(viewer, at);
+    const before = kept.byCampaign.get(campaignId);
+    const shown = {
+      times: (before?.times ?? []).filter((time) => time > at - window),
+      // This impression takes the place of the oldest answer held, if any.
+      held: liveHolds(before?.held ?? [], at).slice(1),
+    };
+    kept.byCampaign.set(campaignId, shown);
+    if (frequencyCapReached([...shown.times, ...shown.held], caps, at)) return false;
+    shown.times.push(at);
     kept.until = Math.max(kept.until, at + window);
-    this.viewers.set(viewer, kept);
     return true;
   }
 
   release(viewer: string, campaignId: number, at: number): void {
-    const times = this.viewers.get(viewer)?.byCampaign.get(campaignId);
+    const times = this.viewers.get(viewer)?.byCampaign.get(campaignId)?.times;
     const found = times ? times.indexOf(at) : -1;
     if (times && found !== -1) times.splice(found, 1);
+  }
+
+  /** The viewer's record, made the most recent (the map's order is recency), created if new. */
+  private viewerToChange(viewer: string, now: number): ViewerTimes {
+    this.sweep(now);
+    let kept = this.viewers.get(viewer);
+    if (kept === undefined) {
+      kept = { until: now, byCampaign: new Map() };
+      if (this.viewers.size >= this.maxViewers) this.forgetOldest();
+    } else this.viewers.delete(viewer);
+    this.viewers.set(viewer, kept);
+    return kept;
   }
 
   private forgetOldest(): void {
@@ -107,52 +168,125 @@ export class MemoryViewerFrequency implements ViewerFrequency {
   }
 }
 
-/** Every campaign's times for the viewer: a flat array of field, value, field, value… */
+/**
+ * In Redis a viewer is one hash, a field per campaign whose value lists its billed impressions'
+ * times and its held answers' times, the latter marked `h`: `1764324000000,h1764324060000`.
+ */
 const READ_SCRIPT = `return redis.call('HGETALL', KEYS[1])`;
 /**
- * ARGV[1] the campaign, ARGV[2] the impression's time, ARGV[3] the longest window, then pairs of
- * (window, impressions) for each cap. Keeps the campaign's times within the longest window; 0 if
- * one more would pass a cap, else appends it and returns 1. The key lives as long as its longest
- * window from its latest impression.
+ * ARGV[1] the campaign, ARGV[2] the impression's time, ARGV[3] the longest window, ARGV[4]
+ * `HOLD_MS`, then pairs of (window, impressions) for each cap. Keeps the billed times within the
+ * longest window and the live holds, less the oldest hold (this impression takes its place); 0 if
+ * one more would pass a cap, else appends the time and returns 1. The key lives as long as its
+ * longest window from its latest impression.
  */
 const RESERVE_SCRIPT = `
 local at = tonumber(ARGV[2])
 local longest = tonumber(ARGV[3])
-local kept = {}
+local holdFrom = at - tonumber(ARGV[4])
+local times, held = {}, {}
 local value = redis.call('HGET', KEYS[1], ARGV[1])
 if value then
-  for time in string.gmatch(value, '[^,]+') do
-    if tonumber(time) > at - longest then table.insert(kept, time) end
+  for item in string.gmatch(value, '[^,]+') do
+    if string.sub(item, 1, 1) == 'h' then
+      if tonumber(string.sub(item, 2)) > holdFrom then table.insert(held, item) end
+    elseif tonumber(item) > at - longest then table.insert(times, item) end
   end
 end
-for i = 4, #ARGV, 2 do
+if #held > 0 then table.remove(held, 1) end
+local function save(added)
+  local all = {}
+  for _, time in ipairs(times) do table.insert(all, time) end
+  if added then table.insert(all, added) end
+  for _, hold in ipairs(held) do table.insert(all, hold) end
+  if #all == 0 then redis.call('HDEL', KEYS[1], ARGV[1])
+  else redis.call('HSET', KEYS[1], ARGV[1], table.concat(all, ',')) end
+end
+for i = 5, #ARGV, 2 do
   local since = at - tonumber(ARGV[i])
   local count = 0
-  for _, time in ipairs(kept) do
+  for _, time in ipairs(times) do
     if tonumber(time) > since then count = count + 1 end
   end
-  if count >= tonumber(ARGV[i + 1]) then return 0 end
+  for _, hold in ipairs(held) do
+    if tonumber(string.sub(hold, 2)) > since then count = count + 1 end
+  end
+  if count >= tonumber(ARGV[i + 1]) then
+    save(nil)
+    return 0
+  end
 end
-table.insert(kept, ARGV[2])
-redis.call('HSET', KEYS[1], ARGV[1], table.concat(kept, ','))
+save(ARGV[2])
 if redis.call('PTTL', KEYS[1]) < longest then redis.call('PEXPIRE', KEYS[1], longest) end
 return 1
 `;
-/** Removes one time ARGV[2] from the campaign ARGV[1]'s times, if it is there. */
+/**
+ * ARGV[1] the fetch's time, ARGV[2] `HOLD_MS`, then each campaign answered as
+ * `id:window:impressions[:window:impressions…]`. For each, drops its dead holds, then holds it unless
+ * its billed times and live holds reach a cap already. Returns the ids it did not hold.
+ */
+const HOLD_SCRIPT = `
+local now = tonumber(ARGV[1])
+local holdFrom = now - tonumber(ARGV[2])
+local refused = {}
+for i = 3, #ARGV do
+  local parts = {}
+  for part in string.gmatch(ARGV[i], '[^:]+') do table.insert(parts, part) end
+  local id = parts[1]
+  local kept, counted = {}, {}
+  local value = redis.call('HGET', KEYS[1], id)
+  if value then
+    for item in string.gmatch(value, '[^,]+') do
+      if string.sub(item, 1, 1) ~= 'h' then
+        table.insert(kept, item)
+        table.insert(counted, tonumber(item))
+      elseif tonumber(string.sub(item, 2)) > holdFrom then
+        table.insert(kept, item)
+        table.insert(counted, tonumber(string.sub(item, 2)))
+      end
+    end
+  end
+  local reached = false
+  for j = 2, #parts, 2 do
+    local since = now - tonumber(parts[j])
+    local count = 0
+    for _, time in ipairs(counted) do
+      if time > since then count = count + 1 end
+    end
+    if count >= tonumber(parts[j + 1]) then reached = true end
+  end
+  if reached then table.insert(refused, id) else table.insert(kept, 'h' .. ARGV[1]) end
+  if #kept > 0 then redis.call('HSET', KEYS[1], id, table.concat(kept, ',')) end
+end
+if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[2]) then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return refused
+`;
+/** Removes one billed time ARGV[2] from the campaign ARGV[1]'s list, if it is there. */
 const RELEASE_SCRIPT = `
 local value = redis.call('HGET', KEYS[1], ARGV[1])
 if not value then return 0 end
 local kept = {}
 local removed = false
-for time in string.gmatch(value, '[^,]+') do
-  if not removed and time == ARGV[2] then removed = true else table.insert(kept, time) end
+for item in string.gmatch(value, '[^,]+') do
+  if not removed and item == ARGV[2] then removed = true else table.insert(kept, item) end
 end
 if #kept == 0 then redis.call('HDEL', KEYS[1], ARGV[1]) else redis.call('HSET', KEYS[1], ARGV[1], table.concat(kept, ',')) end
 return 1
 `;
+/** A Redis field's billed times, and its held answers' times while they count at `now`. */
+function timesCounting(value: string, now: number): number[] {
+  const times: number[] = [];
+  for (const item of value.split(',')) {
+    if (!item.startsWith('h')) times.push(Number(item));
+    else if (Number(item.slice(1)) > now - HOLD_MS) times.push(Number(item.slice(1)));
+  }
+  return times;
+}
+
 const sha = (script: string): string => createHash('sha1').update(script).digest('hex');
 const READ_SHA = sha(READ_SCRIPT);
 const RESERVE_SHA = sha(RESERVE_SCRIPT);
+const HOLD_SHA = sha(HOLD_SCRIPT);
 const RELEASE_SHA = sha(RELEASE_SCRIPT);
 
 /**
@@ -175,8 +309,8 @@ export class RedisViewerFrequency implements ViewerFrequency {
         for (let i = 0; i + 1 < fields.length; i += 2) {
           const campaignId = Number(fields[i]);
           const caps = capsOf(campaignId);
-          const times = (fields[i + 1] as string).split(',').map(Number);
-          if (caps !== undefined && caps.length > 0 && frequencyCapReached(times, caps, now))
+          if (caps === undefined || caps.length === 0) continue;
+          if (frequencyCapReached(timesCounting(fields[i + 1] as string, now), caps, now))
             (reached ??= new Set()).add(campaignId);
         }
         return reached ?? NOTHING_REACHED;
@@ -191,13 +325,26 @@ export class RedisViewerFrequency implements ViewerFrequency {
     caps: readonly FrequencyCap[],
     at: number,
   ): boolean | Promise<boolean> {
-    const args = [String(campaignId), String(at), String(longestWindow(caps))];
+    const args = [String(campaignId), String(at), String(longestWindow(caps)), String(HOLD_MS)];
     for (const cap of caps) args.push(String(PERIOD_MS[cap.per]), String(cap.impressions));
     const shared = this.redis.evaluate(RESERVE_SCRIPT, RESERVE_SHA, this.key(viewer), args);
     if (shared === undefined) return this.fallback.reserve(viewer, campaignId, caps, at);
     return shared.then(
       (answer) => Number(answer) === 1,
       () => this.fallback.reserve(viewer, campaignId, caps, at),
+    );
+  }
+
+  hold(viewer: string, campaigns: readonly HeldCampaign[], now: number): number[] | Promise<number[]> {
+    if (campaigns.length === 0) return [];
+    const args = [String(now), String(HOLD_MS)];
+    for (const { id, caps } of campaigns)
+      args.push([id, ...caps.flatMap((cap) => [PERIOD_MS[cap.per], cap.impressions])].join(':'));
+    const shared = this.redis.evaluate(HOLD_SCRIPT, HOLD_SHA, this.key(viewer), args);
+    if (shared === undefined) return this.fallback.hold(viewer, campaigns, now);
+    return shared.then(
+      (refused) => (Array.isArray(refused) ? refused.map(Number) : []),
+      () => this.fallback.hold(viewer, campaigns, now),
     );
   }
 

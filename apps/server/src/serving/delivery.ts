@@ -69,26 +69,55 @@ export class DeliveryService {
     const now = this.clock();
     // Only with a viewer, and only while some campaign has frequency caps, is anything looked up
     // (D20): the default fetch stays a read of the index alone.
-    if (query.viewer === undefined || !index.hasFrequencyCaps) return this.answer(index, query, caller, now);
+    if (query.viewer === undefined || !index.hasFrequencyCaps)
+      return this.body(index.select(query, now, caller.blockedCategories), query, caller, now);
+    const viewer = this.viewerKeys.of(caller.partnerId, query.viewer);
     const reached = this.viewers.reached(
-      this.viewerKeys.of(caller.partnerId, query.viewer),
+      viewer,
       (id) => index.campaign(id, now)?.frequencyCaps ?? undefined,
       now,
     );
     return reached instanceof Promise
-      ? reached.then((found) => this.answer(index, query, caller, now, found))
-      : this.answer(index, query, caller, now, reached);
+      ? reached.then((found) => this.answerViewer(index, query, caller, now, viewer, found))
+      : this.answerViewer(index, query, caller, now, viewer, reached);
   }
 
-  /** `fetch` once the campaigns the viewer reached a frequency cap of are known. */
-  private answer(
+  /**
+   * `fetch` for a viewer once the campaigns it reached a frequency cap of are known: those left out,
+   * and the capped campaigns answered held for the viewer until their impressions arrive, so that
+   * another page view fetching meanwhile (a second tab, perhaps through another instance) is not
+   * given what this one will show. A campaign that other page view held first is drawn again
+   * without it, once; still refused, it is left out of the answer.
+   */
+  private async answerViewer(
     index: CampaignIndex,
     query: FetchQuery,
     caller: Caller,
     now: number,
-    reached?: ReadonlySet<number>,
-  ): Buffer {
-    const campaigns = index.select(query, now, caller.blockedCategories, Math.random, reached);
+    viewer: string,
+    reached: ReadonlySet<number>,
+  ): Promise<Buffer> {
+    let excluded = reached;
+    let campaigns: ServedCampaign[] = [];
+    const held = new Set<number>();
+    for (let draw = 0; draw < 2; draw++) {
+      campaigns = index.select(query, now, caller.blockedCategories, Math.random, excluded);
+      const toHold = campaigns.flatMap((campaign) =>
+        campaign.frequencyCaps === null || held.has(campaign.id)
+          ? []
+          : [{ id: campaign.id, caps: campaign.frequencyCaps }],
+      );
+      const refused = await this.viewers.hold(viewer, toHold, now);
+      for (const { id } of toHold) if (!refused.includes(id)) held.add(id);
+      if (refused.length === 0) break;
+      excluded = new Set([...excluded, ...refused]);
+      campaigns = campaigns.filter((campaign) => !refused.includes(campaign.id));
+    }
+    return this.body(campaigns, query, caller, now);
+  }
+
+  /** The answer's bytes for these campaigns, each with a serve token when the query asks for them. */
+  private body(campaigns: readonly ServedCampaign[], query: FetchQuery, caller: Caller, now: number): Buffer {
     const parts: Buffer[] = [ENVELOPE_OPEN];
     const nonces = query.tokens === true ? randomBytes(SERVE_TOKEN_NONCE_BYTES * campaigns.length) : null;
     for (let i = 0; i < campaigns.length; i++) {
