@@ -616,7 +616,9 @@ describe('placard management commands', () => {
     expect(table.code, table.stderr).toBe(0);
     const lines = table.stdout.split('\n');
     const header = lines.find((line) => line.startsWith('period'))!;
-    expect(header).toMatch(/nonBillableClicks\s+spend\s+eCPM\s+eCPC\s+earnings\s+margin\s+currency$/);
+    expect(header).toMatch(
+      /nonBillableClicks\s+impressionsWithViewer\s+viewerShare\s+spend\s+eCPM\s+eCPC\s+earnings\s+margin\s+currency$/,
+    );
     /** The cells of a line that end where the header's `name` ends: right-aligned under it. */
     const under = (line: string, name: string) => {
       const end = header.indexOf(` ${name}`) + 1 + name.length;
@@ -656,7 +658,7 @@ describe('placard management commands', () => {
     });
     const csv = runCli([...args, '--campaign', String(perClick), '--csv'], env).stdout.split('\r\n');
     expect(csv[1]).toBe(
-      `2026-06-01,${perClick},Priced per click,3,3,1,0,0,3703.70,1234567.89,1234.57,0.00,3703.70,USD`,
+      `2026-06-01,${perClick},Priced per click,3,3,1,0,0,0,0,3703.70,1234567.89,1234.57,0.00,3703.70,USD`,
     );
   });
 

@@ -84,8 +84,8 @@ describe.each(ENGINES)('dashboard reports on %s', (engine) => {
     expect(csv.headers['content-type']).toBe('text/csv; charset=utf-8');
     expect(csv.headers['content-disposition']).toMatch(/^attachment; filename="placard-hour-campaign-/);
     expect(csv.body.split('\r\n')).toEqual([
-      'period,campaign,campaignName,impressions,clicks,ctr,nonBillableImpressions,nonBillableClicks,spend,eCPM,eCPC,currency',
-      `2026-06-01T12:34+00:00,${own},Harbour lights,3,1,0.333333,0,0,0.00,0.00,0.00,USD`,
+      'period,campaign,campaignName,impressions,clicks,ctr,nonBillableImpressions,nonBillableClicks,impressionsWithViewer,viewerShare,spend,eCPM,eCPC,currency',
+      `2026-06-01T12:34+00:00,${own},Harbour lights,3,1,0.333333,0,0,0,0,0.00,0.00,0.00,USD`,
       '',
     ]);
   });
@@ -95,9 +95,9 @@ describe.each(ENGINES)('dashboard reports on %s', (engine) => {
     const byAdvertiser = await operator.get('/reports.csv?window=hour&breakdown=advertiser');
     const foreignAdvertiser = (await t.campaigns.get(foreign!)).advertiserId;
     expect(byAdvertiser.body.split('\r\n')).toEqual([
-      'period,advertiser,advertiserName,impressions,clicks,ctr,nonBillableImpressions,nonBillableClicks,spend,eCPM,eCPC,earnings,margin,currency',
-      `2026-06-01T12:34+00:00,${ownAdvertiser},Own Ads,3,1,0.333333,0,0,0.00,0.00,0.00,0.00,0.00,USD`,
-      `2026-06-01T12:34+00:00,${foreignAdvertiser},Other Ads,5,0,0,0,0,0.00,0.00,,0.00,0.00,USD`,
+      'period,advertiser,advertiserName,impressions,clicks,ctr,nonBillableImpressions,nonBillableClicks,impressionsWithViewer,viewerShare,spend,eCPM,eCPC,earnings,margin,currency',
+      `2026-06-01T12:34+00:00,${ownAdvertiser},Own Ads,3,1,0.333333,0,0,0,0,0.00,0.00,0.00,0.00,0.00,USD`,
+      `2026-06-01T12:34+00:00,${foreignAdvertiser},Other Ads,5,0,0,0,0,0,0,0.00,0.00,,0.00,0.00,USD`,
       '',
     ]);
     // A partner's traffic shows other advertisers' campaigns: their ids, never their titles.
@@ -138,6 +138,8 @@ describe.each(ENGINES)('dashboard reports on %s', (engine) => {
       '0',
       '–',
       '1',
+      // With a viewer: no billable impression to share.
+      '–',
       '0.00',
       '–',
       '–',

@@ -157,7 +157,7 @@ describe('end to end: built server, CLI and real HTTP', () => {
     expect(json.totals).toMatchObject({ impressions: 1, clicks: 1, ctr: 1 });
     const csv = runCli([...args, '--csv'], env);
     expect(csv.stdout.split('\r\n')[0]).toBe(
-      'period,campaign,campaignName,country,device,impressions,clicks,ctr,nonBillableImpressions,nonBillableClicks,spend,eCPM,eCPC,earnings,margin,currency',
+      'period,campaign,campaignName,country,device,impressions,clicks,ctr,nonBillableImpressions,nonBillableClicks,impressionsWithViewer,viewerShare,spend,eCPM,eCPC,earnings,margin,currency',
     );
     const bad = runCli(['report', '--granularity', 'week'], env);
     expect(bad.code).toBe(1);

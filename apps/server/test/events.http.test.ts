@@ -272,6 +272,8 @@ describe.each(ENGINES)('events, idempotency and reports on %s', (engine) => {
           ctr: 0.333333,
           nonBillableImpressions: 0,
           nonBillableClicks: 0,
+          impressionsWithViewer: 0,
+          viewerShare: 0,
           ...UNPRICED,
         },
         {
@@ -282,6 +284,8 @@ describe.each(ENGINES)('events, idempotency and reports on %s', (engine) => {
           ctr: 0,
           nonBillableImpressions: 1,
           nonBillableClicks: 0,
+          impressionsWithViewer: 0,
+          viewerShare: 0,
           ...UNPRICED,
           ecpcMicros: null,
         },
@@ -292,6 +296,8 @@ describe.each(ENGINES)('events, idempotency and reports on %s', (engine) => {
         ctr: 0.2,
         nonBillableImpressions: 1,
         nonBillableClicks: 0,
+        impressionsWithViewer: 0,
+        viewerShare: 0,
         ...UNPRICED,
       });
     });
@@ -306,6 +312,8 @@ describe.each(ENGINES)('events, idempotency and reports on %s', (engine) => {
           ctr: 0.2,
           nonBillableImpressions: 1,
           nonBillableClicks: 0,
+          impressionsWithViewer: 0,
+          viewerShare: 0,
           ...UNPRICED,
         },
       ]);
@@ -357,6 +365,8 @@ describe.each(ENGINES)('events, idempotency and reports on %s', (engine) => {
           ctr: 0,
           nonBillableImpressions: 1,
           nonBillableClicks: 0,
+          impressionsWithViewer: 0,
+          viewerShare: 0,
           ...UNPRICED,
           ecpcMicros: null,
         },
@@ -365,9 +375,9 @@ describe.each(ENGINES)('events, idempotency and reports on %s', (engine) => {
 
     it('answers CSV for format=csv and for Accept: text/csv', async () => {
       const expected =
-        'period,campaign,campaignName,impressions,clicks,ctr,nonBillableImpressions,nonBillableClicks,spend,eCPM,eCPC,earnings,margin,currency\r\n' +
-        `2026-11-22,${first},Test campaign,3,1,0.333333,0,0,0.00,0.00,0.00,0.00,0.00,USD\r\n` +
-        `2026-11-23,${second},Test campaign,2,0,0,1,0,0.00,0.00,,0.00,0.00,USD\r\n`;
+        'period,campaign,campaignName,impressions,clicks,ctr,nonBillableImpressions,nonBillableClicks,impressionsWithViewer,viewerShare,spend,eCPM,eCPC,earnings,margin,currency\r\n' +
+        `2026-11-22,${first},Test campaign,3,1,0.333333,0,0,0,0,0.00,0.00,0.00,0.00,0.00,USD\r\n` +
+        `2026-11-23,${second},Test campaign,2,0,0,1,0,0,0,0.00,0.00,,0.00,0.00,USD\r\n`;
       const res = await t.admin('GET', '/reports?from=2026-11-22&to=2026-11-23&groupBy=campaign&format=csv');
       expect(res.statusCode).toBe(200);
       expect(res.headers['content-type']).toBe('text/csv; charset=utf-8');

@@ -181,6 +181,34 @@ describe.each(ENGINES)('frequency caps on %s (D20)', (engine) => {
     expect(await stored()).toEqual([COUNTED, COUNTED, COUNTED]);
   });
 
+  it('reports the share of billable impressions that named a viewer, before and after compaction, late events too', async () => {
+    const totals = async () => {
+      const res = await t.admin('GET', `/reports?from=2026-11-28&to=2026-11-28&campaign=${free}`);
+      const { impressionsWithViewer, viewerShare, impressions } = res.json().data.totals;
+      return { impressions, impressionsWithViewer, viewerShare };
+    };
+    const shown = (fields: Record<string, unknown>, headers: Record<string, string> = {}) =>
+      impression({ campaignId: free, ...fields }, headers);
+    await shown({ viewer: 'alice' }, { 'idempotency-key': 'a-1' });
+    await shown({ viewer: 'alice' }, { 'idempotency-key': 'a-1' }); // a replay: not billable
+    await shown({ viewer: 'bob' });
+    await shown({ viewer: 'carol', userAgent: 'Googlebot/2.1 (+http://www.google.com/bot.html)' });
+    await shown({});
+    expectTracked(
+      await t.track('click', { campaignId: free, placement: 'header_banner', viewer: 'alice' }),
+      'click',
+    );
+    expect(await totals()).toEqual({ impressions: 3, impressionsWithViewer: 2, viewerShare: 0.666667 });
+    // Summed into the quarter-hour table: the same figures.
+    t.now += 60 * 60 * 1000;
+    expect(await t.services.compaction.runOnce()).toBeGreaterThan(0);
+    expect(await totals()).toEqual({ impressions: 3, impressionsWithViewer: 2, viewerShare: 0.666667 });
+    // An event of a quarter hour already summed (a late commit) is added to both tables.
+    t.now -= 60 * 60 * 1000;
+    await shown({ viewer: 'dave' });
+    expect(await totals()).toEqual({ impressions: 4, impressionsWithViewer: 3, viewerShare: 0.75 });
+  });
+
   it('refuses a viewer that is empty or longer than 128 characters, on fetch and on events', async () => {
     for (const viewer of ['', 'v'.repeat(129)]) {
       const fetched = await t.fetch(`placement=header_banner&viewer=${viewer}`);

@@ -147,7 +147,7 @@ describe.each(ENGINES)('report earnings on %s', (engine) => {
     }
     const csv = await t.admin('GET', `/reports?${RANGE}&groupBy=partner&format=csv`, undefined, own);
     expect(csv.body.split('\r\n')[0]).toBe(
-      'period,partner,partnerName,impressions,clicks,ctr,nonBillableImpressions,nonBillableClicks,spend,eCPM,eCPC,currency',
+      'period,partner,partnerName,impressions,clicks,ctr,nonBillableImpressions,nonBillableClicks,impressionsWithViewer,viewerShare,spend,eCPM,eCPC,currency',
     );
   });
 
@@ -161,7 +161,7 @@ describe.each(ENGINES)('report earnings on %s', (engine) => {
     const csv = await t.admin('GET', `/reports?${RANGE}&format=csv`, undefined, own);
     const [header, line] = csv.body.split('\r\n');
     expect(header).toBe(
-      'period,impressions,clicks,ctr,nonBillableImpressions,nonBillableClicks,spend,eCPM,eCPC,earnings,currency',
+      'period,impressions,clicks,ctr,nonBillableImpressions,nonBillableClicks,impressionsWithViewer,viewerShare,spend,eCPM,eCPC,earnings,currency',
     );
     const earnings = (await eventSums('partner_id')).get(partners[0])!.earnings;
     expect(line.split(',').at(-2)).toBe(moneyFigure(micros(earnings), 'USD'));
@@ -171,7 +171,7 @@ describe.each(ENGINES)('report earnings on %s', (engine) => {
     const csv = await t.admin('GET', `/reports?${RANGE}&format=csv`);
     const [header, line] = csv.body.split('\r\n');
     expect(header).toBe(
-      'period,impressions,clicks,ctr,nonBillableImpressions,nonBillableClicks,spend,eCPM,eCPC,earnings,margin,currency',
+      'period,impressions,clicks,ctr,nonBillableImpressions,nonBillableClicks,impressionsWithViewer,viewerShare,spend,eCPM,eCPC,earnings,margin,currency',
     );
     const { totals } = await report('');
     const cells = line.split(',');

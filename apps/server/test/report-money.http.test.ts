@@ -89,7 +89,7 @@ describe.each(ENGINES)('report money on %s', (engine) => {
     expect(res.statusCode, res.body).toBe(200);
     const [header, ...lines] = res.body.split('\r\n');
     expect(header).toBe(
-      'period,campaign,campaignName,impressions,clicks,ctr,nonBillableImpressions,nonBillableClicks,spend,eCPM,eCPC,earnings,margin,currency',
+      'period,campaign,campaignName,impressions,clicks,ctr,nonBillableImpressions,nonBillableClicks,impressionsWithViewer,viewerShare,spend,eCPM,eCPC,earnings,margin,currency',
     );
     // The partner has no revenue share: it earns nothing and the margin is the whole spend.
     const money = (line: string) => line.split(',').slice(-6);

@@ -56,6 +56,7 @@ describe.each(ENGINES)('store contract on %s', (engine) => {
       pacing: 'even',
       price: { model: 'cpc', amountMicros: 350_000 },
       budget: { totalMicros: 500_000_000, dailyMicros: 50_000_000 },
+      frequencyCaps: [{ impressions: 3, per: 'day' }],
     };
     const { campaignIds } = await store.importCampaigns(
       [

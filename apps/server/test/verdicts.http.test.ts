@@ -251,8 +251,8 @@ describe.each(ENGINES)('verdicts and reasons on %s (D15)', (engine) => {
     );
     expect(filtered.statusCode, filtered.body).toBe(200);
     expect(filtered.body).toBe(
-      'period,impressions,clicks,ctr,nonBillableImpressions,nonBillableClicks,spend,eCPM,eCPC,earnings,margin,currency\r\n' +
-        '2026-11-22,1,1,1,1,0,0.00,0.00,0.00,0.00,0.00,USD\r\n',
+      'period,impressions,clicks,ctr,nonBillableImpressions,nonBillableClicks,impressionsWithViewer,viewerShare,spend,eCPM,eCPC,earnings,margin,currency\r\n' +
+        '2026-11-22,1,1,1,1,0,0,0,0.00,0.00,0.00,0.00,0.00,USD\r\n',
     );
 
     const bad = await t.admin('GET', '/reports?reason=robot');

@@ -13,6 +13,8 @@ export const COUNT_COLUMNS = [
   'ctr',
   'nonBillableImpressions',
   'nonBillableClicks',
+  'impressionsWithViewer',
+  'viewerShare',
 ] as const;
 
 /**

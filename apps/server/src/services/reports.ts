@@ -28,6 +28,10 @@ export interface ReportCounts {
   /** Events stored with another verdict (duplicates, invalid): answered, but never billed (D10). */
   nonBillableImpressions: number;
   nonBillableClicks: number;
+  /** Billable impressions the partner reported with a viewer (D20): what frequency caps could count. */
+  impressionsWithViewer: number;
+  /** impressionsWithViewer per billable impression (six decimals); null without impressions. */
+  viewerShare: number | null;
   /** What the billable events cost, in micros of `currency` (events of no other verdict cost anything). */
   spendMicros: Micros;
   /** floor(spend × 1000 / impressions): what a thousand billable impressions cost; null without any. */
@@ -69,6 +73,8 @@ export const emptyCounts = (currency: string): ReportCounts => ({
   ctr: null,
   nonBillableImpressions: 0,
   nonBillableClicks: 0,
+  impressionsWithViewer: 0,
+  viewerShare: null,
   spendMicros: 0 as Micros,
   ecpmMicros: null,
   ecpcMicros: null,
@@ -102,6 +108,7 @@ export function addCounts(sum: ReportCounts, counts: ReportCounts): void {
   sum.clicks += counts.clicks;
   sum.nonBillableImpressions += counts.nonBillableImpressions;
   sum.nonBillableClicks += counts.nonBillableClicks;
+  sum.impressionsWithViewer += counts.impressionsWithViewer;
   sum.spendMicros = addMicros(sum.spendMicros, counts.spendMicros);
   if (sum.earningsMicros !== undefined)
     sum.earningsMicros = addMicros(sum.earningsMicros, counts.earningsMicros ?? (0 as Micros));
@@ -116,8 +123,10 @@ function add(counts: ReportCounts, slice: RollupSlice): void {
   counts.earningsMicros = addMicros(counts.earningsMicros ?? (0 as Micros), slice.earnings);
   const billable = verdict === BILLABLE_VERDICT;
   if (kind === 'impression') {
-    if (billable) counts.impressions += count;
-    else counts.nonBillableImpressions += count;
+    if (billable) {
+      counts.impressions += count;
+      counts.impressionsWithViewer += slice.withViewer;
+    } else counts.nonBillableImpressions += count;
   } else if (billable) counts.clicks += count;
   else counts.nonBillableClicks += count;
 }
@@ -131,6 +140,10 @@ export function withRates<T extends ReportCounts>(counts: T): T {
   if (counts.earningsMicros !== undefined && counts.marginMicros !== undefined)
     counts.marginMicros = subtractMicros(counts.spendMicros, counts.earningsMicros);
   counts.ctr = counts.impressions > 0 ? Math.round((counts.clicks / counts.impressions) * 1e6) / 1e6 : null;
+  counts.viewerShare =
+    counts.impressions > 0
+      ? Math.round((counts.impressionsWithViewer / counts.impressions) * 1e6) / 1e6
+      : null;
   counts.ecpmMicros = effectiveCpm(counts.spendMicros, counts.impressions);
   counts.ecpcMicros = effectiveCpc(counts.spendMicros, counts.clicks);
   return counts;

@@ -221,6 +221,7 @@ export class DeliveryService {
         reason: judged.reason,
         idempotencyKey,
         userAddress: judged.userAddress,
+        viewer: request.viewer !== undefined,
         mayHitCap: campaign.hasCaps,
         priced: chargesPerEvent(campaign.price, kind),
       });

@@ -62,7 +62,16 @@ export async function compactRollups(ctx: StoreContext, until: number): Promise<
     if (first !== null)
       await tx.db
         .insertInto('campaign_rollups')
-        .columns(['campaign_id', 'slot', 'kind', 'verdict', 'count', 'spend_micros', 'earnings_micros'])
+        .columns([
+          'campaign_id',
+          'slot',
+          'kind',
+          'verdict',
+          'count',
+          'spend_micros',
+          'earnings_micros',
+          'with_viewer',
+        ])
         .expression((eb) =>
           eb
             .selectFrom('event_rollups')
@@ -74,6 +83,7 @@ export async function compactRollups(ctx: StoreContext, until: number): Promise<
               s.fn.sum<number>('count').as('count'),
               s.fn.sum<number>('spend_micros').as('spend_micros'),
               s.fn.sum<number>('earnings_micros').as('earnings_micros'),
+              s.fn.sum<number>('with_viewer').as('with_viewer'),
             ])
             .where('minute', '>=', quarterOf(first))
             .where('minute', '<', to)

@@ -56,6 +56,8 @@ interface Columns {
   eventTimes: (number | null)[];
   costs: number[];
   earnings: number[];
+  /** 1 where the partner named the viewer (D20), else 0: summed into the rollups' `with_viewer`. */
+  viewers: number[];
 }
 
 function columnsOf(events: readonly TrackedEvent[]): Columns {
@@ -76,6 +78,7 @@ function columnsOf(events: readonly TrackedEvent[]): Columns {
     eventTimes: events.map((event) => event.eventAt ?? null),
     costs: events.map((event) => event.costMicros ?? 0),
     earnings: events.map((event) => event.earningsMicros ?? 0),
+    viewers: events.map((event) => (event.viewer === true ? 1 : 0)),
   };
 }
 
@@ -85,10 +88,11 @@ const rowsOf = (c: Columns) => sql`
     ${c.kinds}::text[], ${c.campaigns}::bigint[], ${c.placements}::text[], ${c.countries}::text[],
     ${c.devices}::text[], ${c.partners}::bigint[], ${c.apiKeys}::bigint[], ${c.times}::bigint[],
     ${c.verdicts}::text[], ${c.reasons}::text[], ${c.keys}::text[], ${c.addresses}::text[],
-    ${c.fingerprints}::text[], ${c.eventTimes}::bigint[], ${c.costs}::bigint[], ${c.earnings}::bigint[]
+    ${c.fingerprints}::text[], ${c.eventTimes}::bigint[], ${c.costs}::bigint[], ${c.earnings}::bigint[],
+    ${c.viewers}::bigint[]
   ) with ordinality as t(kind, campaign_id, placement_id, country, device, partner_id, api_key_id,
     occurred_at, verdict, reason, idempotency_key, user_address, fingerprint, event_at, cost_micros,
-    earnings_micros, ord)`;
+    earnings_micros, with_viewer, ord)`;
 
 /** The claims of the batch's Idempotency-Keys, and each row `settled` as new, a replay or refused. */
 const claimsOf = (c: Columns, expiredBefore: number) => sql`
@@ -149,30 +153,32 @@ const writesOf = (checked: RawBuilder<boolean>) => sql`
   ),
   rolled as (
     insert into event_rollups as rollup (minute, campaign_id, partner_id, placement_id, country, device,
-      kind, verdict, reason, count, spend_micros, earnings_micros)
+      kind, verdict, reason, count, spend_micros, earnings_micros, with_viewer)
     select occurred_at - occurred_at % 60000, campaign_id, partner_id, placement_id,
       coalesce(country, ''), coalesce(device, ''), kind, verdict, coalesce(reason, ''), count(*),
-      sum(cost_micros), sum(earnings_micros)
+      sum(cost_micros), sum(earnings_micros), sum(with_viewer)
     from final group by 1, 2, 3, 4, 5, 6, 7, 8, 9 order by 1, 2, 3, 4, 5, 6, 7, 8, 9
     on conflict (minute, campaign_id, partner_id, placement_id, country, device, kind, verdict, reason)
       do update set count = rollup.count + excluded.count,
         spend_micros = rollup.spend_micros + excluded.spend_micros,
-        earnings_micros = rollup.earnings_micros + excluded.earnings_micros
+        earnings_micros = rollup.earnings_micros + excluded.earnings_micros,
+        with_viewer = rollup.with_viewer + excluded.with_viewer
   ),
   -- A quarter hour already summed into campaign_rollups (a late commit, demo traffic from the past)
   -- is summed there too. The mark is read in this statement's snapshot, taken once its lock on
   -- event_rollups is granted, so a compaction (which locks the table) is all before it or all after.
   late as (
     insert into campaign_rollups as summed (campaign_id, slot, kind, verdict, count, spend_micros,
-      earnings_micros)
+      earnings_micros, with_viewer)
     select campaign_id, occurred_at - occurred_at % ${QUARTER_HOUR}, kind, verdict, count(*),
-      sum(cost_micros), sum(earnings_micros)
+      sum(cost_micros), sum(earnings_micros), sum(with_viewer)
     from final
     where occurred_at < (select value::bigint from meta where key = ${COMPACTED_BEFORE})
     group by 1, 2, 3, 4 order by 1, 2, 3, 4
     on conflict (campaign_id, slot, kind, verdict) do update set count = summed.count + excluded.count,
       spend_micros = summed.spend_micros + excluded.spend_micros,
-      earnings_micros = summed.earnings_micros + excluded.earnings_micros
+      earnings_micros = summed.earnings_micros + excluded.earnings_micros,
+      with_viewer = summed.with_viewer + excluded.with_viewer
   )`;
 
 /**
@@ -196,7 +202,8 @@ const settleAndWrite = (c: Columns, expiredBefore: number) => sql<Outcome>`
       case when outcome = 'replay' then 'duplicate' else verdict end as verdict,
       case when outcome = 'replay' then ${REASONS.idempotentReplay} else reason end as reason,
       case when outcome = 'replay' then 0 else cost_micros end as cost_micros,
-      case when outcome = 'replay' then 0 else earnings_micros end as earnings_micros
+      case when outcome = 'replay' then 0 else earnings_micros end as earnings_micros,
+      with_viewer
     from settled where outcome <> 'refused'
   ),
   ${writesOf(NOTHING_PRICED)}

@@ -33,24 +33,25 @@ const INSERT_EVENT = `insert into events (kind, campaign_id, placement_id, count
  * `event_rollups` itself rewrote a page of the minute's rows for nearly every event.
  */
 const APPEND_ROLLUP = `insert into event_rollup_deltas (minute, campaign_id, partner_id, placement_id, country,
-  device, kind, verdict, reason, count, spend_micros, earnings_micros)
-  values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+  device, kind, verdict, reason, count, spend_micros, earnings_micros, with_viewer)
+  values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 
 /**
  * The appended rows summed into `event_rollups` in key order, so each of its pages is written once
  * per fold. (`where true`: SQLite's grammar needs a WHERE before an upsert's ON CONFLICT.)
  */
 const FOLD_ROLLUPS = `insert into event_rollups (minute, campaign_id, partner_id, placement_id, country,
-  device, kind, verdict, reason, count, spend_micros, earnings_micros)
+  device, kind, verdict, reason, count, spend_micros, earnings_micros, with_viewer)
   select minute, campaign_id, partner_id, placement_id, country, device, kind, verdict, reason,
-    sum(count), sum(spend_micros), sum(earnings_micros)
+    sum(count), sum(spend_micros), sum(earnings_micros), sum(with_viewer)
   from event_rollup_deltas where true
   group by minute, campaign_id, partner_id, placement_id, country, device, kind, verdict, reason
   order by minute, campaign_id, partner_id, placement_id, country, device, kind, verdict, reason
   on conflict (minute, campaign_id, partner_id, placement_id, country, device, kind, verdict, reason)
   do update set count = event_rollups.count + excluded.count,
     spend_micros = event_rollups.spend_micros + excluded.spend_micros,
-    earnings_micros = event_rollups.earnings_micros + excluded.earnings_micros`;
+    earnings_micros = event_rollups.earnings_micros + excluded.earnings_micros,
+    with_viewer = event_rollups.with_viewer + excluded.with_viewer`;
 
 /** Whether a fold has anything to do: a row in either table of appended rows. */
 const ANYTHING_APPENDED = `select 1 from event_rollup_deltas union all select 1 from charge_deltas limit 1`;
@@ -62,10 +63,11 @@ const EMPTY_DELTAS = `delete from event_rollup_deltas`;
 const COMPACTED = `select value from meta where key = '${COMPACTED_BEFORE}'`;
 
 const ADD_TO_CAMPAIGN_ROLLUP = `insert into campaign_rollups (campaign_id, slot, kind, verdict, count,
-  spend_micros, earnings_micros) values (?, ?, ?, ?, ?, ?, ?)
+  spend_micros, earnings_micros, with_viewer) values (?, ?, ?, ?, ?, ?, ?, ?)
   on conflict (campaign_id, slot, kind, verdict) do update set count = campaign_rollups.count + excluded.count,
     spend_micros = campaign_rollups.spend_micros + excluded.spend_micros,
-    earnings_micros = campaign_rollups.earnings_micros + excluded.earnings_micros`;
+    earnings_micros = campaign_rollups.earnings_micros + excluded.earnings_micros,
+    with_viewer = campaign_rollups.with_viewer + excluded.with_viewer`;
 
 interface Statements {
   claim: BetterSqlite3.Statement;
@@ -140,7 +142,7 @@ export function storeBatchSqlite(
 
   const rollups = new Map<
     string,
-    { event: TrackedEvent; minute: number; count: number; spend: Micros; earnings: Micros }
+    { event: TrackedEvent; minute: number; count: number; spend: Micros; earnings: Micros; viewers: number }
   >();
   for (const event of stored) {
     insertEvent.run(
@@ -165,16 +167,18 @@ export function storeBatchSqlite(
     const rollup = rollups.get(dimensions);
     const cost = micros(event.costMicros ?? 0);
     const earned = micros(event.earningsMicros ?? 0);
+    const viewers = event.viewer === true ? 1 : 0;
     if (rollup) {
       rollup.count++;
+      rollup.viewers += viewers;
       if (cost !== 0) rollup.spend = addMicros(rollup.spend, cost);
       if (earned !== 0) rollup.earnings = addMicros(rollup.earnings, earned);
-    } else rollups.set(dimensions, { event, minute, count: 1, spend: cost, earnings: earned });
+    } else rollups.set(dimensions, { event, minute, count: 1, spend: cost, earnings: earned, viewers });
   }
   // Read once the batch holds the write lock (its first write is behind it), so no compaction can
   // move it before the batch commits.
   const compactedBefore = Number(compacted.get()?.value ?? 0);
-  for (const { event, minute, count, spend, earnings } of rollups.values()) {
+  for (const { event, minute, count, spend, earnings, viewers } of rollups.values()) {
     appendRollup.run(
       minute,
       event.campaignId,
@@ -188,6 +192,7 @@ export function storeBatchSqlite(
       count,
       spend,
       earnings,
+      viewers,
     );
     // A quarter hour already summed (a late commit, demo traffic from the past) is summed here too.
     if (minute < compactedBefore)
@@ -199,6 +204,7 @@ export function storeBatchSqlite(
         count,
         spend,
         earnings,
+        viewers,
       );
   }
   return { stored, refused };

@@ -61,7 +61,7 @@ function migrations(connection: Connection): Record<string, Migration> {
     '024-rollup-deltas': { up: (db) => rollupDeltas.up(db, connection.engine) },
     '025-charge-deltas': { up: (db) => chargeDeltas.up(db, connection.engine) },
     '026-webhooks': { up: (db) => webhooks.up(db, connection.engine) },
-    '029-frequency-caps': { up: (db) => frequencyCaps.up(db) },
+    '029-frequency-caps': { up: (db) => frequencyCaps.up(db, connection.engine) },
   };
 }
 

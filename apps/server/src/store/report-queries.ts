@@ -38,6 +38,8 @@ export interface RollupSlice {
   spend: Micros;
   /** What the slice's events earned their partners (their share of the cost, fixed with it). */
   earnings: Micros;
+  /** How many of the slice's events named a viewer (D20). */
+  withViewer: number;
 }
 
 /** The per-minute rollups, or their sums by campaign and quarter hour (migration 013). */
@@ -91,6 +93,9 @@ function slicesOf(db: Db, table: RollupTable, from: number, to: number, query: R
         eb.fn
           .sum<number | string>(column('earnings_micros') as 'event_rollups_live.earnings_micros')
           .as('earnings'),
+        eb.fn
+          .sum<number | string>(column('with_viewer') as 'event_rollups_live.with_viewer')
+          .as('with_viewer'),
         // The verdict is selected above already; grouping by it adds no second column.
         // eslint-disable-next-line @typescript-eslint/no-explicit-any -- see above
         ...grouped.map((dimension) => eb.ref(dimensionColumn(dimension) as any).as(dimension)),
@@ -176,6 +181,7 @@ export async function readRollups(db: Db, asked: RollupQuery): Promise<RollupSli
         // PostgreSQL sums bigints into a numeric, which node-postgres gives as a string.
         spend: micros(record['spend'] as number | string),
         earnings: micros(record['earnings'] as number | string),
+        withViewer: Number(record['with_viewer']),
       });
     }
   }

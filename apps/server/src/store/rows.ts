@@ -238,6 +238,8 @@ export interface TrackedEvent {
    * event's campaign, so a price the index has not learnt yet is charged too.
    */
   priced: boolean;
+  /** The partner named the viewer (D20): counted in the rollups' `with_viewer`; the viewer is not kept. */
+  viewer?: boolean;
   /** What the event cost in micros: set by its batch's commit (store/charges.ts), else 0. */
   costMicros?: number;
   /** What the event earned its partner in micros, set with its cost (store/charges.ts), else 0. */

@@ -243,6 +243,8 @@ export interface EventRollupTable {
   /** The events' summed cost and partner earnings in micros (migration 020). */
   spend_micros: Generated<number>;
   earnings_micros: Generated<number>;
+  /** How many of the events named a viewer (D20, migration 029). */
+  with_viewer: Generated<number>;
 }
 
 /**
@@ -258,6 +260,8 @@ export interface CampaignRollupTable {
   count: number;
   spend_micros: Generated<number>;
   earnings_micros: Generated<number>;
+  /** How many of the events named a viewer (D20, migration 029). */
+  with_viewer: Generated<number>;
 }
 
 /**

@@ -412,6 +412,13 @@ const Counts = {
   ctr: Nullable(Type.Number({ description: 'Clicks per impression; null without impressions.' })),
   nonBillableImpressions: Type.Integer(),
   nonBillableClicks: Type.Integer(),
+  impressionsWithViewer: Type.Integer({
+    description:
+      'Billable impressions the partner reported with a `viewer` (D20): the ones frequency caps count. Without a viewer no frequency cap applies.',
+  }),
+  viewerShare: Nullable(
+    Type.Number({ description: 'impressionsWithViewer per billable impression; null without impressions.' }),
+  ),
   spendMicros: Type.Integer({
     description:
       'What the billable events cost, in micros of `currency` (1 unit = 1,000,000): the sum of each event’s cost, fixed when it was recorded.',

@@ -22,6 +22,9 @@ const PERIOD_WORD = { minute: 'minute', hour: 'hour', day: 'day' } as const;
 const number = new Intl.NumberFormat('en-US');
 const ctr = (counts: ReportCounts) => (counts.ctr === null ? '–' : `${(counts.ctr * 100).toFixed(2)}%`);
 const notBilled = (counts: ReportCounts) => counts.nonBillableImpressions + counts.nonBillableClicks;
+/** The share of billable impressions that named a viewer: what frequency caps could count (D20). */
+const viewerShare = (counts: ReportCounts) =>
+  counts.viewerShare === null ? '–' : `${(counts.viewerShare * 100).toFixed(1)}%`;
 /** `2026-03-29T10:17+02:00` as `2026-03-29 10:17`: the caption names the time zone. */
 const periodText = (label: string) => label.slice(0, 16).replace('T', ' ');
 
@@ -56,6 +59,7 @@ function Counts({ counts }: { counts: ReportCounts }) {
       <td data-value={counts.clicks}>{number.format(counts.clicks)}</td>
       <td>{ctr(counts)}</td>
       <td>{number.format(notBilled(counts))}</td>
+      <td>{viewerShare(counts)}</td>
       <Money micros={counts.spendMicros} currency={counts.currency} />
       <Money micros={counts.ecpmMicros} currency={counts.currency} />
       <Money micros={counts.ecpcMicros} currency={counts.currency} />
@@ -66,7 +70,7 @@ function Counts({ counts }: { counts: ReportCounts }) {
   );
 }
 
-const COUNT_HEADERS = ['Impressions', 'Clicks', 'Click-through rate', 'Not billed'];
+const COUNT_HEADERS = ['Impressions', 'Clicks', 'Click-through rate', 'Not billed', 'With a viewer'];
 /** The amounts' headers, each followed by the currency. */
 const MONEY_HEADERS = ['Spend', 'eCPM', 'eCPC'];
 /** The amounts only some accounts read (the report leaves out the others'), with their headers. */
