@@ -3,6 +3,7 @@ import { canPaceEvenly, PACING_NEEDS_CAP_MESSAGE, PACINGS, type Pacing } from '.
 import { formatMoney, MAX_MICROS, micros, type Micros } from './money.js';
 import { isPlacementId } from './placements.js';
 import { readPrice, type Price } from './prices.js';
+import { readSchedule, type Schedule } from './schedules.js';
 import { isTimeZone } from './time-zones.js';
 import { COUNTRY_CODES, DEVICES, type Device } from './targeting.js';
 
@@ -45,6 +46,8 @@ export interface Campaign {
   caps: Caps;
   /** How its caps are spent (D16): as fast as it can, or spread evenly over their periods. */
   pacing: Pacing;
+  /** The hours of the week it may run, in `timeZone` (dayparting); null: every hour. */
+  schedule: Schedule | null;
   /** The price in force (D18); null for a house campaign, whose events cost nothing. */
   price: Price | null;
   /** Spend budgets (D18): what its billable events may cost in all and per local day. */
@@ -99,7 +102,8 @@ export type CampaignInput = Omit<
   | 'rejectionReason'
   | 'price'
   | 'budget'
-> & { price?: Price | null; budget?: Budget };
+  | 'schedule'
+> & { price?: Price | null; budget?: Budget; schedule?: Schedule | null };
 
 /**
  * Why the system completed or held a campaign (or all of an advertiser's), as the audit log records
@@ -264,6 +268,7 @@ export function validateCampaignInput(
   const caps = validateCaps(fields['caps'], at('caps'), problems);
   const price = readPrice(fields['price'], at('price'), problems);
   const budget = readBudget(fields['budget'], at('budget'), problems);
+  const schedule = readSchedule(fields['schedule'], at('schedule'), problems);
   const pacing = fields['pacing'] ?? 'asap';
   if (typeof pacing !== 'string' || !(PACINGS as readonly string[]).includes(pacing)) {
     problems.push({ field: at('pacing'), message: `must be one of: ${PACINGS.join(', ')}` });
@@ -290,6 +295,7 @@ export function validateCampaignInput(
       timeZone: timeZone as string,
       caps,
       pacing: pacing as Pacing,
+      schedule,
       price,
       budget,
     },

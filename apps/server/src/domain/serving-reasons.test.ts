@@ -23,6 +23,7 @@ const running: Campaign = {
   timeZone: 'UTC',
   caps: NO_CAPS,
   pacing: 'asap',
+  schedule: null,
   price: null,
   budget: { totalMicros: null, dailyMicros: null },
   cappedUntil: null,

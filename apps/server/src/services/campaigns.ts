@@ -77,6 +77,7 @@ export function campaignToJson(campaign: Campaign): Record<string, unknown> {
     timeZone: campaign.timeZone,
     caps: campaign.caps,
     pacing: campaign.pacing,
+    schedule: campaign.schedule,
     price: priceToJson(campaign.price),
     budget: campaign.budget,
     cappedUntil: campaign.cappedUntil === null ? null : new Date(campaign.cappedUntil).toISOString(),
@@ -130,6 +131,7 @@ export const EDITABLE = [
   'timeZone',
   'caps',
   'pacing',
+  'schedule',
   'price',
   'budget',
 ] as const;

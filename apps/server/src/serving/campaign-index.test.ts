@@ -57,6 +57,7 @@ function campaign(id: number, changes: Fields): Campaign {
     ...value!,
     price: value!.price ?? null,
     budget: value!.budget ?? NO_BUDGET,
+    schedule: value!.schedule ?? null,
     ...stored,
     ...changes,
   };

@@ -4,6 +4,7 @@ import type { Selectable } from 'kysely';
 import type { Campaign, CampaignInput, CampaignStatus, Caps } from '../domain/campaigns.js';
 import type { KeyPolicies } from '../domain/rate-limits.js';
 import type { Pacing } from '../domain/pacing.js';
+import type { Schedule } from '../domain/schedules.js';
 import type { Device } from '../domain/targeting.js';
 import type { Verdict } from '../domain/verdicts.js';
 import type { Account, Role } from '../domain/accounts.js';
@@ -90,6 +91,7 @@ export function toCampaign(row: Selectable<CampaignTable>, placements: string[])
     timeZone: row.time_zone,
     caps: capsOf(row),
     pacing: row.pacing as Pacing,
+    schedule: row.schedule === null ? null : (JSON.parse(row.schedule) as Schedule),
     price: priceOf(row.price_model, row.price_micros),
     budget: {
       totalMicros: row.budget_total_micros === null ? null : micros(row.budget_total_micros),
@@ -125,6 +127,8 @@ export function campaignColumns(input: Partial<CampaignInput>) {
     columns.cap_clicks_daily = input.caps.clicksDaily;
   }
   if (input.pacing !== undefined) columns.pacing = input.pacing;
+  if (input.schedule !== undefined)
+    columns.schedule = input.schedule === null ? null : JSON.stringify(input.schedule);
   if (input.price !== undefined) {
     columns.price_model = input.price?.model ?? null;
     columns.price_micros = input.price?.amountMicros ?? null;

@@ -97,6 +97,8 @@ export interface CampaignTable {
   cap_clicks_daily: number | null;
   /** `asap` or `even` (D16). */
   pacing: Generated<string>;
+  /** Dayparting: the hours of the week it may run, as the API's JSON (`{"mon": [[9, 17]]}`); null: every hour. */
+  schedule: string | null;
   /** Set when a daily cap is reached: not served before this instant (the next local midnight). */
   capped_until: number | null;
   rejection_reason: string | null;

@@ -7,6 +7,7 @@ import { formatPriceAmount, priceText } from '../../domain/prices.js';
 import { idFromText } from '../../domain/ids.js';
 import { instantOfLocalTime, isTimeZone, localPeriod } from '../../domain/time-zones.js';
 import { notServingReasons } from '../../domain/serving-reasons.js';
+import { hourRangesFromText, hourRangesText, WEEKDAYS, type Schedule } from '../../domain/schedules.js';
 import type { FieldChange } from '../../services/campaign-review.js';
 import { whenIn } from './pages/format.js';
 import { CAMPAIGN_ACTIONS, type CampaignAction } from '../../domain/lifecycle.js';
@@ -25,6 +26,7 @@ import {
   CampaignPreviewPage,
   type CampaignFormValues,
   type CampaignPricing,
+  SCHEDULE_FIELDS,
 } from './pages/campaign-form.js';
 import { sendPage } from './render.js';
 import { pageAsked, pagingOf } from './paging.js';
@@ -369,6 +371,7 @@ function formValuesOf(campaign: Campaign, currency: string): CampaignFormValues 
     impressionsTotal: number(campaign.caps.impressionsTotal),
     clicksTotal: number(campaign.caps.clicksTotal),
     pacing: campaign.pacing,
+    ...scheduleFormValues(campaign.schedule),
     priority: String(campaign.priority),
     weight: String(campaign.weight),
     priceModel: campaign.price?.model ?? '',
@@ -378,7 +381,35 @@ function formValuesOf(campaign: Campaign, currency: string): CampaignFormValues 
   };
 }
 
-/** The service's problems with a price under the form's names for its two fields. */
+/** A schedule as the form's seven fields: each day's hour ranges (`9-17, 19-22`), empty for none. */
+function scheduleFormValues(schedule: Schedule | null): CampaignFormValues {
+  return Object.fromEntries(
+    WEEKDAYS.map((day) => [SCHEDULE_FIELDS[day], hourRangesText(schedule?.[day] ?? [])]),
+  );
+}
+
+/**
+ * The schedule as the form gave it, in the API's form: null when every day is empty (every hour);
+ * a day whose hours cannot be read is refused naming its field, before anything is saved. The
+ * service checks the hours themselves and names the day (see `formProblems`).
+ */
+function scheduleField(values: CampaignFormValues): Record<string, number[][]> | null {
+  const schedule: Record<string, number[][]> = {};
+  const problems: FieldProblem[] = [];
+  for (const day of WEEKDAYS) {
+    const field = SCHEDULE_FIELDS[day];
+    const text = (values[field] ?? '').trim();
+    if (text === '') continue;
+    const ranges = hourRangesFromText(text);
+    if (ranges === undefined)
+      problems.push({ field, message: 'must be hour ranges such as 9-17, or 0-6, 22-24; empty for none' });
+    else schedule[day] = ranges;
+  }
+  if (problems.length > 0) throw unprocessable('invalid campaign', problems);
+  return Object.keys(schedule).length === 0 ? null : schedule;
+}
+
+/** The service's problems with a price, budget or day's hours under the form's names for their fields. */
 function formProblems(problems: readonly FieldProblem[]): FieldProblem[] {
   const FORM_NAMES: Record<string, string> = {
     price: 'priceModel',
@@ -387,7 +418,14 @@ function formProblems(problems: readonly FieldProblem[]): FieldProblem[] {
     'budget.totalMicros': 'budgetTotal',
     'budget.dailyMicros': 'budgetDaily',
   };
-  return problems.map((problem) => ({ ...problem, field: FORM_NAMES[problem.field] ?? problem.field }));
+  const dayField = (field: string): string | undefined => {
+    const day = WEEKDAYS.find((weekday) => field.startsWith(`schedule.${weekday}`));
+    return day && SCHEDULE_FIELDS[day];
+  };
+  return problems.map((problem) => ({
+    ...problem,
+    field: FORM_NAMES[problem.field] ?? dayField(problem.field) ?? problem.field,
+  }));
 }
 
 /**
@@ -485,6 +523,7 @@ function campaignInput(values: CampaignFormValues): Record<string, unknown> {
       clicksTotal: cap(values.clicksTotal),
     },
     pacing: optional(values.pacing) ?? 'asap',
+    schedule: scheduleField(values),
     // Only the operator's form has them; posted by anyone else, the service refuses a change (403).
     ...operatorField('priority', values.priority),
     ...operatorField('weight', values.weight),

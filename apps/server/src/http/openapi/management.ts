@@ -1,6 +1,7 @@
 import { Type, type TSchema } from 'typebox';
 import { CAMPAIGN_STATUSES } from '../../domain/campaigns.js';
 import { PACINGS } from '../../domain/pacing.js';
+import { WEEKDAYS } from '../../domain/schedules.js';
 import { MAX_MICROS, MIN_MICROS } from '../../domain/money.js';
 import { ADVERTISER_PRICING, PRICE_MODELS } from '../../domain/prices.js';
 import { FLAG_SIGNALS, FLAG_STATUSES, KEY_SIGNALS } from '../../domain/key-flags.js';
@@ -131,6 +132,31 @@ const Pacing = Type.Union(
     description:
       'How the caps and spend budgets are spent (D16, D18): `asap` (default) as fast as the campaign is drawn; `even` spread over each cap’s and budget’s period (the local day, or the flight for a total one) in proportion to the traffic expected, so a cap or budget is reached near the period’s end; a budget is planned in whole micros and paced only at a `cpm` or `cpc` price. `even` needs a daily cap or budget, or a total cap or budget and an `endAt`.',
   },
+);
+
+const HourRange = Type.Array(Type.Integer({ minimum: 0, maximum: 24 }), {
+  minItems: 2,
+  maxItems: 2,
+  description:
+    '`[from, to]`: from the start of hour `from` (0 to 23) to the start of hour `to` (1 to 24; 24 is midnight), `from < to`.',
+});
+
+const Schedule = Nullable(
+  Type.Object(Object.fromEntries(WEEKDAYS.map((day) => [day, Type.Optional(Type.Array(HourRange))])), {
+    additionalProperties: false,
+    description:
+      'Dayparting: the hours of the week the campaign may run, in its `timeZone`: for each weekday it runs on (`mon` to `sun`), its hour ranges; a day left out is a day it does not run. Null (or left out on create): every hour. At least one hour. Answered normalised: days in week order, ranges sorted and overlapping or touching ones joined. Where daylight saving skips an hour it is not run; a repeated hour is run both times. Fetch leaves the campaign out outside its hours; events for what was fetched before its hours ended still count. Changing it never sends the campaign back to review.',
+    examples: [
+      {
+        mon: [[9, 17]],
+        fri: [
+          [9, 12],
+          [14, 18],
+        ],
+        sat: [[10, 14]],
+      },
+    ],
+  }),
 );
 
 const PriceModel = Type.Union(
@@ -297,6 +323,7 @@ const CampaignRecord = Type.Object(
     timeZone: Type.String(),
     caps: Caps,
     pacing: Pacing,
+    schedule: Schedule,
     price: Price,
     budget: Budget,
     spend: Type.Optional(
@@ -344,6 +371,7 @@ export const campaignFields = {
   timeZone: Type.String({ description: 'IANA time zone daily caps count in.' }),
   caps: Type.Partial(Caps, { additionalProperties: false }),
   pacing: Pacing,
+  schedule: Schedule,
   price: Type.Union(
     [
       Type.Object(

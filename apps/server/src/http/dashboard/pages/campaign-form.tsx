@@ -7,6 +7,7 @@ import {
   type Campaign,
 } from '../../../domain/campaigns.js';
 import { DEVICES } from '../../../domain/targeting.js';
+import { scheduleText, WEEKDAYS, type Weekday } from '../../../domain/schedules.js';
 import { currencyDecimals, formatMoneyWithCode } from '../../../domain/money.js';
 import { PRICE_MODEL_LABELS, formatPriceAmount, priceText } from '../../../domain/prices.js';
 import type { CampaignPriceRecord } from '../../../store/store.js';
@@ -36,6 +37,14 @@ export interface CampaignFormValues {
   impressionsTotal?: string;
   clicksTotal?: string;
   pacing?: string;
+  /** Dayparting: each weekday's hour ranges as typed (`9-17, 19-22`); every day empty: every hour. */
+  scheduleMon?: string;
+  scheduleTue?: string;
+  scheduleWed?: string;
+  scheduleThu?: string;
+  scheduleFri?: string;
+  scheduleSat?: string;
+  scheduleSun?: string;
   /** The operator's fields: whose campaign a new one is, and its place in delivery order. */
   advertiserId?: string;
   priority?: string;
@@ -90,6 +99,13 @@ const LABELS: Record<keyof CampaignFormValues, string> = {
   impressionsTotal: 'Total impression cap',
   clicksTotal: 'Total click cap',
   pacing: 'Pacing',
+  scheduleMon: 'Monday',
+  scheduleTue: 'Tuesday',
+  scheduleWed: 'Wednesday',
+  scheduleThu: 'Thursday',
+  scheduleFri: 'Friday',
+  scheduleSat: 'Saturday',
+  scheduleSun: 'Sunday',
   advertiserId: 'Advertiser',
   priority: 'Priority',
   weight: 'Weight',
@@ -278,6 +294,7 @@ export function CampaignFormPage(props: {
               </label>
             ))}
           </fieldset>
+          <ScheduleFields values={values} />
           <BudgetFields values={values} currency={props.currency} />
           {props.operator && <DeliveryOrder values={values} />}
           {props.operator ? (
@@ -396,6 +413,41 @@ function PriceFields(props: { values: CampaignFormValues; currency: string; lege
  * campaign's own advertiser, as a budget only limits what the advertiser spends; never sends the
  * campaign back to review.
  */
+/** The form's field of each weekday's hours (dayparting), Monday first. */
+export const SCHEDULE_FIELDS = {
+  mon: 'scheduleMon',
+  tue: 'scheduleTue',
+  wed: 'scheduleWed',
+  thu: 'scheduleThu',
+  fri: 'scheduleFri',
+  sat: 'scheduleSat',
+  sun: 'scheduleSun',
+} as const satisfies Record<Weekday, keyof CampaignFormValues>;
+
+/**
+ * The hours of the week it may run: one field per weekday, hour ranges typed as people say them
+ * (`9-17, 19-22`), which a keyboard and a phone's keypad both enter quickly; every day empty: every hour.
+ */
+function ScheduleFields({ values }: { values: CampaignFormValues }) {
+  return (
+    <fieldset class="schedule" aria-describedby="schedule-hint">
+      <legend>Hours of the week</legend>
+      <p class="hint" id="schedule-hint">
+        When it may run, in its time zone: for each day, hour ranges from the hour it starts to the hour it
+        stops, such as 9-17 (9:00 to 17:00) or 0-6, 22-24. A day left empty: not that day. Every day empty:
+        every hour. An hour that daylight saving skips is not run; a repeated hour is run both times.
+      </p>
+      <div class="schedule-days">
+        {WEEKDAYS.map((day) => (
+          <div key={day}>
+            <Field name={SCHEDULE_FIELDS[day]} values={values} />
+          </div>
+        ))}
+      </div>
+    </fieldset>
+  );
+}
+
 function BudgetFields({ values, currency }: { values: CampaignFormValues; currency: string }) {
   const example = (500).toFixed(currencyDecimals(currency));
   return (
@@ -561,6 +613,8 @@ export function CampaignPreviewPage(props: {
         <dd>
           {caps.impressionsTotal ?? 'no'} impressions, {caps.clicksTotal ?? 'no'} clicks
         </dd>
+        <dt>Hours of the week</dt>
+        <dd>{scheduleText(campaign.schedule)}</dd>
         <dt>Pacing</dt>
         <dd>
           {campaign.pacing === 'even'

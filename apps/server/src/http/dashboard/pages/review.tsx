@@ -1,6 +1,7 @@
 import type { Caps } from '../../../domain/campaigns.js';
 import { budgetText, readBudget } from '../../../domain/campaigns.js';
 import { priceOf, priceText } from '../../../domain/prices.js';
+import { readSchedule, scheduleText } from '../../../domain/schedules.js';
 import type { FieldChange } from '../../../services/campaign-review.js';
 import type { CampaignRow } from './campaigns.js';
 import { flight, whenIn } from './format.js';
@@ -24,6 +25,7 @@ const FIELD_LABELS: Record<FieldChange['field'], string> = {
   timeZone: 'Time zone',
   caps: 'Caps',
   pacing: 'Pacing',
+  schedule: 'Hours of the week',
   price: 'Price',
   budget: 'Budget',
 };
@@ -84,6 +86,8 @@ export function fieldText(
       return capsText(typeof value === 'object' && value !== null ? value : {});
     case 'pacing':
       return pacingText(value);
+    case 'schedule':
+      return scheduleText(readSchedule(value, 'schedule', []));
     default:
       // The other fields are text or numbers (title, category, priority, weight, time zone).
       if (typeof value === 'string') return value === '' ? 'none' : value;
@@ -162,6 +166,8 @@ function Facts({ campaign }: { campaign: CampaignRow }) {
       <dd>{capsText(campaign.caps)}</dd>
       <dt>Pacing</dt>
       <dd>{pacingText(campaign.pacing)}</dd>
+      <dt>Hours of the week</dt>
+      <dd>{scheduleText(campaign.schedule)}</dd>
       <dt>Priority, weight</dt>
       <dd>
         {campaign.priority}, {campaign.weight}
