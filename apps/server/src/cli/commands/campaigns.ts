@@ -12,7 +12,7 @@ import {
 } from '../../domain/campaigns.js';
 import { CAMPAIGN_ACTIONS, type CampaignAction } from '../../domain/lifecycle.js';
 import { invalid } from '../../domain/errors.js';
-import { scheduleFromText } from '../../domain/schedules.js';
+import { scheduleFromText, scheduleText } from '../../domain/schedules.js';
 import { formatMoneyWithCode, parseMoney, type Micros } from '../../domain/money.js';
 import {
   formatPriceAmount,
@@ -272,7 +272,9 @@ export function registerCampaigns(program: Command): void {
                 ? priceText(campaign.price, currency)
                 : field === 'budget'
                   ? budgetText(campaign.budget, currency)
-                  : shownValue(value)
+                  : field === 'schedule'
+                    ? scheduleText(campaign.schedule)
+                    : shownValue(value)
             }`,
           );
         const money = (amount: Micros) => formatMoneyWithCode(amount, currency);
