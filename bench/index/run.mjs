@@ -39,6 +39,7 @@ const campaigns = benchCampaigns(COUNT).map((input, i) => ({
   startAt: null,
   endAt: null,
   timeZone: 'UTC',
+  schedule: null,
   caps: { ...NO_CAPS, impressionsDaily: 1000 },
   cappedUntil: null,
   rejectionReason: null,

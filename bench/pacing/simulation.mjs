@@ -260,6 +260,7 @@ function campaignOf(spec, start, end) {
     startAt: start,
     endAt: end,
     timeZone: 'UTC',
+    schedule: null,
     caps: { ...NO_CAPS, impressionsDaily: spec.daily ?? null, impressionsTotal: spec.total ?? null },
     cappedUntil: null,
     rejectionReason: null,

@@ -308,7 +308,7 @@ describe('placard management commands', () => {
     expect(unknown.stderr).toContain('error (not_found): partner "Nobody" not found');
   });
 
-  it('shows caps, updates caps and time zone, and lists the latest audit entries', () => {
+  it('shows caps, updates caps, time zone and hours of the week, and lists the latest audit entries', () => {
     const id = String(
       createDraft('Capped Advertiser', {
         title: 'Capped',
@@ -349,6 +349,31 @@ describe('placard management commands', () => {
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('timeZone must be an IANA time zone');
     expect(refused.stderr).toContain('caps.clicksTotal must be a positive integer or null');
+
+    // The hours of the week, typed as people say them; shown the same way; "" runs at every hour.
+    const scheduled = cliJson<{ schedule: unknown }>(
+      ['campaigns', 'update', id, '--schedule', 'mon-tue 9-17; sat 10-14,18-22'],
+      env,
+    );
+    expect(scheduled.schedule).toEqual({
+      mon: [[9, 17]],
+      tue: [[9, 17]],
+      sat: [
+        [10, 14],
+        [18, 22],
+      ],
+    });
+    expect(runCli(['campaigns', 'show', id], env).stdout).toMatch(
+      /^schedule\s+mon-tue 9-17; sat 10-14,18-22$/m,
+    );
+    const unreadable = runCli(['campaigns', 'update', id, '--schedule', 'weekdays 9-17'], env);
+    expect(unreadable.code).toBe(1);
+    expect(unreadable.stderr).toContain('--schedule cannot read "weekdays 9-17"');
+    const badHours = runCli(['campaigns', 'update', id, '--schedule', 'mon 17-9'], env);
+    expect(badHours.stderr).toContain('schedule.mon[0] must be [from, to]');
+    expect(
+      cliJson<{ schedule: unknown }>(['campaigns', 'update', id, '--schedule', ''], env).schedule,
+    ).toBeNull();
 
     cliJson(['campaigns', 'update', id, '--title', 'Capped, renamed'], env);
     cliJson(['campaigns', 'submit', id], env);

@@ -114,6 +114,33 @@ describe.each(ENGINES)('pacing on %s', (engine) => {
     expect(await whyCodes(even)).toEqual([]);
   });
 
+  it('plans a scheduled campaign’s daily cap over its hours of the week, not the whole day', async () => {
+    // Monday with no traffic history (flat plans), at 14:00 UTC: a daily cap of 80 planned over
+    // 8:00 to 16:00 expects 60 by now, over the whole day 46.
+    const [scheduled, allDay] = await start([
+      campaign({
+        title: 'Office',
+        pacing: 'even',
+        caps: { impressionsDaily: 80 },
+        schedule: { mon: [[8, 16]] },
+      }),
+      campaign({ title: 'All day', pacing: 'even', caps: { impressionsDaily: 80 } }),
+    ]);
+    now = Date.parse('2026-06-01T14:00:00Z');
+    await impressions(scheduled, 50);
+    await impressions(allDay, 50);
+    await t.services.pacing.step();
+    expect(await fetched()).toEqual([scheduled]);
+    expect(await whyCodes(scheduled)).toEqual([]);
+    const why = (await t.admin('GET', `/campaigns/${allDay}/why`)).json().data.reasons;
+    expect(why).toEqual([
+      expect.objectContaining({
+        code: 'pacing_ahead',
+        message: expect.stringContaining('50 of 46 planned by now'),
+      }),
+    ]);
+  });
+
   it('paces an even campaign with a daily budget and no cap by its spend: held when ahead, served again as the plan moves on', async () => {
     // A daily budget of 1.00 at a CPM of 10.00 (10,000 micros an impression): at noon with no
     // traffic history (a flat plan) 500,000 micros are planned by now.

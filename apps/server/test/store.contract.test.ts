@@ -54,6 +54,7 @@ describe.each(ENGINES)('store contract on %s', (engine) => {
       weight: 3,
       devices: ['mobile'],
       pacing: 'even',
+      schedule: { mon: [[9, 17]], sat: [[10, 14]] },
       price: { model: 'cpc', amountMicros: 350_000 },
       budget: { totalMicros: 500_000_000, dailyMicros: 50_000_000 },
       frequencyCaps: [{ impressions: 3, per: 'day' }],

@@ -4,6 +4,7 @@ import { canPaceEvenly, PACING_NEEDS_CAP_MESSAGE, PACINGS, type Pacing } from '.
 import { formatMoney, MAX_MICROS, micros, type Micros } from './money.js';
 import { isPlacementId } from './placements.js';
 import { readPrice, type Price } from './prices.js';
+import { readSchedule, type Schedule } from './schedules.js';
 import { isTimeZone } from './time-zones.js';
 import { COUNTRY_CODES, DEVICES, type Device } from './targeting.js';
 
@@ -48,6 +49,8 @@ export interface Campaign {
   pacing: Pacing;
   /** At most so many impressions per viewer per hour, day or week (D20); empty: none. */
   frequencyCaps: FrequencyCap[];
+  /** The hours of the week it may run, in `timeZone` (dayparting); null: every hour. */
+  schedule: Schedule | null;
   /** The price in force (D18); null for a house campaign, whose events cost nothing. */
   price: Price | null;
   /** Spend budgets (D18): what its billable events may cost in all and per local day. */
@@ -103,7 +106,8 @@ export type CampaignInput = Omit<
   | 'price'
   | 'budget'
   | 'frequencyCaps'
-> & { price?: Price | null; budget?: Budget; frequencyCaps?: FrequencyCap[] };
+  | 'schedule'
+> & { price?: Price | null; budget?: Budget; frequencyCaps?: FrequencyCap[]; schedule?: Schedule | null };
 
 /**
  * Why the system completed or held a campaign (or all of an advertiser's), as the audit log records
@@ -269,6 +273,7 @@ export function validateCampaignInput(
   const price = readPrice(fields['price'], at('price'), problems);
   const budget = readBudget(fields['budget'], at('budget'), problems);
   const frequencyCaps = readFrequencyCaps(fields['frequencyCaps'], at('frequencyCaps'), problems);
+  const schedule = readSchedule(fields['schedule'], at('schedule'), problems);
   const pacing = fields['pacing'] ?? 'asap';
   if (typeof pacing !== 'string' || !(PACINGS as readonly string[]).includes(pacing)) {
     problems.push({ field: at('pacing'), message: `must be one of: ${PACINGS.join(', ')}` });
@@ -296,6 +301,7 @@ export function validateCampaignInput(
       caps,
       pacing: pacing as Pacing,
       frequencyCaps,
+      schedule,
       price,
       budget,
     },

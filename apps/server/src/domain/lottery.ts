@@ -11,6 +11,8 @@ export interface Weighted {
   /** Optional flight window (epoch ms); a group records the span in which all its items are in flight. */
   readonly startAt?: number | null;
   readonly endAt?: number | null;
+  /** Runs only in some hours of the week (dayparting): a group holding one is never wholly in flight. */
+  readonly scheduled?: boolean;
 }
 
 /** Campaigns of one priority, laid out for cheap weighted draws. */
@@ -69,9 +71,11 @@ function makeGroup<T extends Weighted>(priority: number, members: readonly T[]):
   }
   let allInFlightFrom = -Infinity;
   let allInFlightUntil = Infinity;
-  for (const { startAt, endAt } of members) {
+  for (const { startAt, endAt, scheduled } of members) {
     if (startAt !== undefined && startAt !== null && startAt > allInFlightFrom) allInFlightFrom = startAt;
     if (endAt !== undefined && endAt !== null && endAt < allInFlightUntil) allInFlightUntil = endAt;
+    // Whether it runs now is the hour's, which a span of time cannot say.
+    if (scheduled === true) allInFlightUntil = -Infinity;
   }
   let cumulative: Float64Array | null = null;
   if (maxWeight * members.length > MAX_SKEW * total) {

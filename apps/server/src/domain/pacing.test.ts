@@ -39,6 +39,33 @@ describe('pacing plans and paces (D16)', () => {
     expect(plannedBy(plan, day + 19 * HOUR)).toBeGreaterThan(999);
   });
 
+  it('spreads a daily cap over the hours its schedule runs, not the whole day (dayparting)', () => {
+    // 2026-06-01 is a Monday; 9:00 to 17:00 in Berlin (UTC+2) is 07:00 to 15:00 UTC: 8 hours.
+    const plan = planOf(800, day - 2 * HOUR, day + 22 * HOUR, FLAT_TRAFFIC, 'Europe/Berlin', {
+      mon: [[9, 17]],
+    });
+    expect(plannedBy(plan, day + 7 * HOUR)).toBe(0);
+    expect(plannedBy(plan, day + 8 * HOUR)).toBeCloseTo(100, 6);
+    expect(plannedBy(plan, day + 11 * HOUR)).toBeCloseTo(400, 6);
+    expect(plannedBy(plan, day + 15 * HOUR)).toBeCloseTo(800, 6);
+    expect(plannedBy(plan, day + 20 * HOUR)).toBeCloseTo(800, 6);
+    // A day it does not run is planned as if it ran every hour: it is not served then anyway.
+    const sunday = planOf(800, day - 2 * HOUR, day + 22 * HOUR, FLAT_TRAFFIC, 'Europe/Berlin', {
+      sat: [[9, 17]],
+    });
+    expect(plannedBy(sunday, day + 10 * HOUR)).toBeCloseTo(400, 6);
+  });
+
+  it('spreads a daily cap over its scheduled hours on a day daylight saving shortens', () => {
+    // Sunday 2026-03-29 in Berlin: 01:00 to 04:00 has two hours (02:00 does not exist), so each
+    // gets half the cap: 01:00 CET is 00:00 UTC, 03:00 CEST is 01:00 UTC.
+    const from = Date.parse('2026-03-28T23:00:00Z');
+    const plan = planOf(100, from, from + 23 * HOUR, FLAT_TRAFFIC, 'Europe/Berlin', { sun: [[1, 4]] });
+    expect(plannedBy(plan, Date.parse('2026-03-29T00:00:00Z'))).toBe(0);
+    expect(plannedBy(plan, Date.parse('2026-03-29T01:00:00Z'))).toBeCloseTo(50, 6);
+    expect(plannedBy(plan, Date.parse('2026-03-29T02:00:00Z'))).toBeCloseTo(100, 6);
+  });
+
   it('holds a campaign at or past where its plan will be after the next step, boosts one behind', () => {
     const plan = planOf(2400, day, day + 24 * HOUR, FLAT_TRAFFIC, 'UTC');
     const noon = day + 12 * HOUR;

@@ -1,6 +1,13 @@
 import type { Micros } from './money.js';
 import type { Price } from './prices.js';
-import { localDate, localHour, startOfNextLocalDay, startOfThisLocalDay } from './time-zones.js';
+import { runsInHour, weekHours, type Schedule } from './schedules.js';
+import {
+  localDate,
+  localHour,
+  localHourOfWeek,
+  startOfNextLocalDay,
+  startOfThisLocalDay,
+} from './time-zones.js';
 
 /**
  * Pacing (D16): how a campaign with a cap or a spend budget (D18) spends it. `asap` serves it
@@ -99,26 +106,35 @@ export interface PacingPlan {
   cumulative: Float64Array;
 }
 
-/** The plan of a cap over [from, to) for traffic shaped like `traffic` in `timeZone`. */
+/**
+ * The plan of a cap over [from, to) for traffic shaped like `traffic` in `timeZone`, over the hours
+ * of the week its `schedule` runs (null: every hour): a quarter hour outside them gets no share, so
+ * a daily cap of a campaign scheduled 8 hours a day is spread over those 8. A period without any
+ * scheduled hour (a day it does not run) is planned as if it ran every hour: it is not served then.
+ */
 export function planOf(
   cap: number,
   from: number,
   to: number,
   traffic: HourlyTraffic,
   timeZone: string,
+  schedule: Schedule | null = null,
 ): PacingPlan {
   const slots = Math.max(1, Math.ceil((to - from) / SLOT_MS));
   const cumulative = new Float64Array(slots);
   const usable = traffic.some((weight) => weight > 0) ? traffic : FLAT_TRAFFIC;
+  const hours = schedule === null ? null : weekHours(schedule);
   let sum = 0;
   for (let i = 0; i < slots; i++) {
     const start = from + i * SLOT_MS;
     const length = Math.min(to, start + SLOT_MS) - start;
-    // Hours with no traffic seen still get a little, so a plan never stands still for hours and
-    // then asks for everything at once if the traffic comes after all.
-    sum += (Math.max(usable[localHour(start, timeZone)] ?? 0, 1e-3) * length) / SLOT_MS;
+    if (hours === null || runsInHour(hours, localHourOfWeek(start, timeZone)))
+      // Hours with no traffic seen still get a little, so a plan never stands still for hours and
+      // then asks for everything at once if the traffic comes after all.
+      sum += (Math.max(usable[localHour(start, timeZone)] ?? 0, 1e-3) * length) / SLOT_MS;
     cumulative[i] = sum;
   }
+  if (sum === 0) return planOf(cap, from, to, traffic, timeZone);
   for (let i = 0; i < slots; i++) (cumulative[i] as number) /= sum;
   return { from, to, cap, cumulative };
 }

@@ -24,6 +24,7 @@ const running: Campaign = {
   caps: NO_CAPS,
   pacing: 'asap',
   frequencyCaps: [],
+  schedule: null,
   price: null,
   budget: { totalMicros: null, dailyMicros: null },
   cappedUntil: null,

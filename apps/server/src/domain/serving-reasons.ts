@@ -1,6 +1,7 @@
 import { HELD_UNTIL_RAISED } from './advertiser-budgets.js';
 import type { Campaign, CampaignStatus } from './campaigns.js';
 import type { PacingHold } from './pacing.js';
+import { nextRunAt, runsAt, scheduleText } from './schedules.js';
 import type { Device } from './targeting.js';
 
 /** What a fetch asks, for the explainer: each part optional, as in `placard campaigns why`. */
@@ -20,6 +21,8 @@ export type NotServingReason =
   | { code: 'status'; status: CampaignStatus; rejectionReason: string | null; startAt: number | null }
   | { code: 'flight_ended'; endAt: number }
   | { code: 'flight_not_started'; startAt: number }
+  /** Outside the hours of the week its schedule allows; `nextRunAt` null: not within 8 days. */
+  | { code: 'outside_schedule'; schedule: string; timeZone: string; nextRunAt: number | null }
   | { code: 'daily_cap_reached'; cappedUntil: number }
   /** `budgetHeldUntil` null: its advertiser's total budget, until it changes. */
   | { code: 'advertiser_budget_spent'; budgetHeldUntil: number | null }
@@ -34,7 +37,7 @@ export type NotServingReason =
 /**
  * Why a campaign would not be returned now, to a fetch like `query` if one is given, in the order
  * the reasons apply: its status first (only running campaigns are served, D11; a campaign that is
- * not running has no other reason), then its flight, a daily cap holding it for the rest of its day
+ * not running has no other reason), then its flight, its schedule's hours, a daily cap holding it for the rest of its day
  * (D12; a total cap completes it, so it shows as its status), its placements all disabled, then the
  * query's placement, country and device (D3) and a category the partner blocks. Empty: it is
  * eligible, and drawn by priority and weight among the others (D4).
@@ -56,6 +59,14 @@ export function explainNotServing(
     reasons.push({ code: 'flight_ended', endAt: campaign.endAt });
   if (campaign.startAt !== null && campaign.startAt > now)
     reasons.push({ code: 'flight_not_started', startAt: campaign.startAt });
+  const { schedule, timeZone } = campaign;
+  if (schedule !== null && !runsAt(schedule, now, timeZone))
+    reasons.push({
+      code: 'outside_schedule',
+      schedule: scheduleText(schedule),
+      timeZone,
+      nextRunAt: nextRunAt(schedule, now, timeZone),
+    });
   if (campaign.cappedUntil !== null && campaign.cappedUntil > now)
     reasons.push({ code: 'daily_cap_reached', cappedUntil: campaign.cappedUntil });
   else if (campaign.budgetHeldUntil !== null && campaign.budgetHeldUntil > now)
@@ -121,6 +132,10 @@ export function reasonInWords(reason: NotServingReason, at: (ms: number) => stri
       return `Its flight ended at ${at(reason.endAt)}.`;
     case 'flight_not_started':
       return `Its flight starts at ${at(reason.startAt)}.`;
+    case 'outside_schedule':
+      return `It runs only in its scheduled hours (${reason.schedule}, ${reason.timeZone} time)${
+        reason.nextRunAt === null ? '.' : `: it is served again from ${at(reason.nextRunAt)}.`
+      }`;
     case 'daily_cap_reached':
       return `A daily cap was reached: it is served again from ${at(reason.cappedUntil)}.`;
     case 'advertiser_budget_spent':

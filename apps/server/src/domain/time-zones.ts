@@ -117,6 +117,18 @@ export function localHour(ms: number, timeZone: string): number {
   return wallClock(ms, timeZone).h;
 }
 
+/**
+ * The local hour of the week an instant falls in: 0 is Monday 00:00 to 01:00, 167 Sunday 23:00 to
+ * midnight. Across a daylight-saving change each instant has one: a skipped hour has none, and both
+ * runs of a repeated hour have the same.
+ */
+export function localHourOfWeek(ms: number, timeZone: string): number {
+  const { y, m, d, h } = wallClock(ms, timeZone);
+  // getUTCDay counts from Sunday (0); the week here starts on Monday.
+  const weekday = (new Date(Date.UTC(y, m - 1, d)).getUTCDay() + 6) % 7;
+  return weekday * 24 + h;
+}
+
 /** The instant the local day `ms` falls in began (see `startOfLocalDay`). */
 export function startOfThisLocalDay(ms: number, timeZone: string): number {
   const { y, m, d } = wallClock(ms, timeZone);

@@ -40,7 +40,7 @@ type Counters = ReadonlyMap<string, { impressions: number; clicks: number; spend
 
 /**
  * Plans each cap and spend budget of an even campaign over its period (its local day, or its flight
- * for a total one) in proportion to the traffic its placements had at each local hour over the last week, and
+ * for a total one), within the hours of the week its schedule runs, in proportion to the traffic its placements had at each local hour over the last week, and
  * decides its pace from what it delivered (`domain/pacing.ts`). Learnt traffic shapes and plans are
  * kept between steps.
  */
@@ -122,11 +122,13 @@ export class PacingPlanner {
     const total = counters.get(`${campaign.id}:total`) ?? none;
     const traffic = await this.trafficOf(campaign, now);
     const paced: PacedCap[] = [];
+    const { schedule } = campaign;
     const planFor = (cap: number, period: { from: number; to: number }): PacingPlan => {
-      const key = `${campaign.id}:${cap}:${period.from}:${period.to}:${timeZone}`;
+      // Its schedule is part of the key: a changed schedule plans anew.
+      const key = `${campaign.id}:${cap}:${period.from}:${period.to}:${timeZone}:${JSON.stringify(schedule)}`;
       let plan = this.plans.get(key);
       if (!plan || plan.cap !== cap) {
-        plan = planOf(cap, period.from, period.to, traffic.hourly, timeZone);
+        plan = planOf(cap, period.from, period.to, traffic.hourly, timeZone, schedule);
         this.plans.set(key, plan);
       }
       return plan;

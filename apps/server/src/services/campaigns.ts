@@ -78,6 +78,7 @@ export function campaignToJson(campaign: Campaign): Record<string, unknown> {
     caps: campaign.caps,
     pacing: campaign.pacing,
     frequencyCaps: campaign.frequencyCaps,
+    schedule: campaign.schedule,
     price: priceToJson(campaign.price),
     budget: campaign.budget,
     cappedUntil: campaign.cappedUntil === null ? null : new Date(campaign.cappedUntil).toISOString(),
@@ -132,6 +133,7 @@ export const EDITABLE = [
   'caps',
   'pacing',
   'frequencyCaps',
+  'schedule',
   'price',
   'budget',
 ] as const;

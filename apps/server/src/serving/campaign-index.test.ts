@@ -58,6 +58,7 @@ function campaign(id: number, changes: Fields): Campaign {
     price: value!.price ?? null,
     budget: value!.budget ?? NO_BUDGET,
     frequencyCaps: value!.frequencyCaps ?? [],
+    schedule: value!.schedule ?? null,
     ...stored,
     ...changes,
   };

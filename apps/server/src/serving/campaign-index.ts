@@ -2,6 +2,7 @@ import type { FrequencyCap } from '../domain/frequency-caps.js';
 import { HELD_UNTIL_RAISED } from '../domain/advertiser-budgets.js';
 import { isInFlight, type Campaign } from '../domain/campaigns.js';
 import type { Price } from '../domain/prices.js';
+import { runsInHour, weekHours, WeekClocks, type WeekClock } from '../domain/schedules.js';
 import { UNPACED, type Pace } from '../domain/pacing.js';
 import {
   addToGroups,
@@ -34,12 +35,25 @@ export interface ServedCampaign {
   readonly price: Price | null;
   /** At most so many impressions per viewer per hour, day or week (D20); null for none. */
   readonly frequencyCaps: readonly FrequencyCap[] | null;
+  /** Runs only in some hours of the week (dayparting): `hours` is then set. */
+  readonly scheduled: boolean;
+  /** Its hours of the week as a bitset, with its time zone's clock; null: every hour. */
+  readonly hours: ScheduledHours | null;
   /** The campaign object of the contract (2.1) as UTF-8 JSON: exactly its fields, nulls omitted. */
   readonly json: Buffer;
 }
 
 /** No campaign: what a fetch without a viewer, or whose viewer reached no cap, leaves out. */
 const NOTHING: ReadonlySet<number> = new Set();
+/** The hours a campaign may run (`domain/schedules.ts`) and the clock of its time zone, shared. */
+interface ScheduledHours {
+  readonly bits: Uint32Array;
+  readonly clock: WeekClock;
+}
+
+/** Whether a campaign may run at `now` by its schedule: one bit, its zone's hour worked out once a quarter hour. */
+const inHours = (campaign: ServedCampaign, now: number): boolean =>
+  campaign.hours === null || runsInHour(campaign.hours.bits, campaign.hours.clock.hourOfWeek(now));
 
 /** `any` holds every campaign (a request without `device`); the others only those that allow it. */
 type DeviceKey = 'any' | Device;
@@ -118,6 +132,9 @@ class Admission {
   /** Likewise one string per country code. */
   private readonly countryIds = new Map<string, string>();
 
+  /** One local clock per time zone, for the campaigns with a schedule. */
+  private readonly clocks = new WeekClocks();
+
   constructor(placements: ReadonlySet<string>) {
     this.placementIds = new Map([...placements].map((id) => [id, id]));
   }
@@ -168,6 +185,11 @@ class Admission {
       hasCaps: Object.values(campaign.caps).some((cap) => cap !== null),
       price: campaign.price,
       frequencyCaps: campaign.frequencyCaps.length === 0 ? null : campaign.frequencyCaps,
+      scheduled: campaign.schedule !== null,
+      hours:
+        campaign.schedule === null
+          ? null
+          : { bits: weekHours(campaign.schedule), clock: this.clocks.of(campaign.timeZone) },
       json: campaignJson(campaign),
     };
   }
@@ -406,6 +428,7 @@ export class CampaignIndex {
 
   /** A running, in-flight campaign by id (a daily cap or its pacing may be holding it back), or undefined. */
   campaign(id: number, now = Date.now()): ServedCampaign | undefined {
+    // Not its schedule: an event for what was fetched just before its hours ended still counts.
     const campaign = this.byId.get(id) ?? this.held.get(id);
     return campaign && isInFlight(campaign, now) ? campaign : undefined;
   }
@@ -486,7 +509,7 @@ export class CampaignIndex {
 }
 
 /**
- * In flight at `now`, not in a `blocked` category and, with `random`, drawn its chance (a campaign
+ * In flight and in its scheduled hours at `now`, not in a `blocked` category and, with `random`, drawn its chance (a campaign
  * drawn again in one fetch after missing it gets another try: a slight lift for large groups only).
  */
 function eligibleAt(
@@ -496,9 +519,11 @@ function eligibleAt(
 ): (campaign: ServedCampaign) => boolean {
   const inFlight =
     blocked.length === 0
-      ? (campaign: ServedCampaign) => isInFlight(campaign, now)
+      ? (campaign: ServedCampaign) => isInFlight(campaign, now) && inHours(campaign, now)
       : (campaign: ServedCampaign) =>
-          isInFlight(campaign, now) && (campaign.category === null || !blocked.includes(campaign.category));
+          isInFlight(campaign, now) &&
+          inHours(campaign, now) &&
+          (campaign.category === null || !blocked.includes(campaign.category));
   return random === null
     ? inFlight
     : (campaign) => inFlight(campaign) && (campaign.chance >= 1 || random() < campaign.chance);

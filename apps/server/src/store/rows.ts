@@ -5,6 +5,7 @@ import type { Campaign, CampaignInput, CampaignStatus, Caps } from '../domain/ca
 import type { KeyPolicies } from '../domain/rate-limits.js';
 import type { Pacing } from '../domain/pacing.js';
 import type { FrequencyCap } from '../domain/frequency-caps.js';
+import type { Schedule } from '../domain/schedules.js';
 import type { Device } from '../domain/targeting.js';
 import type { Verdict } from '../domain/verdicts.js';
 import type { Account, Role } from '../domain/accounts.js';
@@ -92,6 +93,7 @@ export function toCampaign(row: Selectable<CampaignTable>, placements: string[])
     caps: capsOf(row),
     pacing: row.pacing as Pacing,
     frequencyCaps: JSON.parse(row.frequency_caps) as FrequencyCap[],
+    schedule: row.schedule === null ? null : (JSON.parse(row.schedule) as Schedule),
     price: priceOf(row.price_model, row.price_micros),
     budget: {
       totalMicros: row.budget_total_micros === null ? null : micros(row.budget_total_micros),
@@ -128,6 +130,8 @@ export function campaignColumns(input: Partial<CampaignInput>) {
   }
   if (input.pacing !== undefined) columns.pacing = input.pacing;
   if (input.frequencyCaps !== undefined) columns.frequency_caps = JSON.stringify(input.frequencyCaps);
+  if (input.schedule !== undefined)
+    columns.schedule = input.schedule === null ? null : JSON.stringify(input.schedule);
   if (input.price !== undefined) {
     columns.price_model = input.price?.model ?? null;
     columns.price_micros = input.price?.amountMicros ?? null;

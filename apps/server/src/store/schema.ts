@@ -99,6 +99,8 @@ export interface CampaignTable {
   pacing: Generated<string>;
   /** Frequency caps (D20): a JSON array of `{ impressions, per }`, '[]' for none. */
   frequency_caps: Generated<string>;
+  /** Dayparting: the hours of the week it may run, as the API's JSON (`{"mon": [[9, 17]]}`); null: every hour. */
+  schedule: string | null;
   /** Set when a daily cap is reached: not served before this instant (the next local midnight). */
   capped_until: number | null;
   rejection_reason: string | null;

@@ -27,6 +27,7 @@ const WHY_CODES = [
   'status',
   'flight_ended',
   'flight_not_started',
+  'outside_schedule',
   'daily_cap_reached',
   'advertiser_budget_spent',
   'pacing_ahead',
@@ -54,6 +55,11 @@ const Explanation = Type.Object({
       rejectionReason: Type.Optional(Nullable(Type.String())),
       startAt: Type.Optional(NullableInstant),
       endAt: Type.Optional(Instant),
+      schedule: Type.Optional(
+        Type.String({ description: 'Its schedule in words, such as `mon-fri 9-17; sat 10-14`.' }),
+      ),
+      timeZone: Type.Optional(Type.String()),
+      nextRunAt: Type.Optional(NullableInstant),
       cappedUntil: Type.Optional(Instant),
       budgetHeldUntil: Type.Optional(NullableInstant),
       placement: Type.Optional(Type.String()),
@@ -290,7 +296,7 @@ export async function campaignRoutes(app: ManagementApp, context: AdminContext):
     ...operation('whyCampaign', 'Campaigns', {
       summary: 'Why a campaign is or is not served',
       description:
-        "The reasons, in order, that the campaign would not be returned now to a fetch with the given placement, location, device and API key (its partner's blocked categories), each with a `code`, what it concerns and a `message` for people: `status`, `flight_ended`, `flight_not_started`, `daily_cap_reached`, `advertiser_budget_spent` (its advertiser's budget is spent, D18), `pacing_ahead` (even pacing holds it back: ahead of its plan, D16), `placements_disabled`, `placement_not_targeted`, `placement_disabled`, `country_not_targeted`, `device_not_targeted`, `category_blocked`. Without reasons it is eligible, and with a placement `chance` says how it fares in the draw (D4) against the campaigns this instance serves now: eligible campaigns of a higher priority (`ahead`), those of its priority (`rivals`), its share of their weight, and the share of 1,000 simulated fetches of `limit` campaigns it is returned in.",
+        "The reasons, in order, that the campaign would not be returned now to a fetch with the given placement, location, device and API key (its partner's blocked categories), each with a `code`, what it concerns and a `message` for people: `status`, `flight_ended`, `flight_not_started`, `outside_schedule` (outside the hours its `schedule` allows, with `nextRunAt`, when it next runs), `daily_cap_reached`, `advertiser_budget_spent` (its advertiser's budget is spent, D18), `pacing_ahead` (even pacing holds it back: ahead of its plan, D16), `placements_disabled`, `placement_not_targeted`, `placement_disabled`, `country_not_targeted`, `device_not_targeted`, `category_blocked`. Without reasons it is eligible, and with a placement `chance` says how it fares in the draw (D4) against the campaigns this instance serves now: eligible campaigns of a higher priority (`ahead`), those of its priority (`rivals`), its share of their weight, and the share of 1,000 simulated fetches of `limit` campaigns it is returned in.",
       ok: [200, One(Explanation)],
     }),
     params: IdParams,

@@ -13,6 +13,7 @@ import { formatPriceAmount, priceText } from '../../domain/prices.js';
 import { idFromText } from '../../domain/ids.js';
 import { instantOfLocalTime, isTimeZone, localPeriod } from '../../domain/time-zones.js';
 import { notServingReasons } from '../../domain/serving-reasons.js';
+import { hourRangesFromText, hourRangesText, WEEKDAYS, type Schedule } from '../../domain/schedules.js';
 import type { FieldChange } from '../../services/campaign-review.js';
 import { whenIn } from './pages/format.js';
 import { CAMPAIGN_ACTIONS, type CampaignAction } from '../../domain/lifecycle.js';
@@ -31,6 +32,7 @@ import {
   CampaignPreviewPage,
   type CampaignFormValues,
   type CampaignPricing,
+  SCHEDULE_FIELDS,
 } from './pages/campaign-form.js';
 import { sendPage } from './render.js';
 import { pageAsked, pagingOf } from './paging.js';
@@ -376,6 +378,7 @@ function formValuesOf(campaign: Campaign, currency: string): CampaignFormValues 
     clicksTotal: number(campaign.caps.clicksTotal),
     pacing: campaign.pacing,
     ...frequencyFormValues(campaign.frequencyCaps),
+    ...scheduleFormValues(campaign.schedule),
     priority: String(campaign.priority),
     weight: String(campaign.weight),
     priceModel: campaign.price?.model ?? '',
@@ -419,6 +422,35 @@ function frequencyCapsField(values: CampaignFormValues): { impressions: number; 
 }
 
 /** The service's problems with a price under the form's names for its two fields. */
+/** A schedule as the form's seven fields: each day's hour ranges (`9-17, 19-22`), empty for none. */
+function scheduleFormValues(schedule: Schedule | null): CampaignFormValues {
+  return Object.fromEntries(
+    WEEKDAYS.map((day) => [SCHEDULE_FIELDS[day], hourRangesText(schedule?.[day] ?? [])]),
+  );
+}
+
+/**
+ * The schedule as the form gave it, in the API's form: null when every day is empty (every hour);
+ * a day whose hours cannot be read is refused naming its field, before anything is saved. The
+ * service checks the hours themselves and names the day (see `formProblems`).
+ */
+function scheduleField(values: CampaignFormValues): Record<string, number[][]> | null {
+  const schedule: Record<string, number[][]> = {};
+  const problems: FieldProblem[] = [];
+  for (const day of WEEKDAYS) {
+    const field = SCHEDULE_FIELDS[day];
+    const text = (values[field] ?? '').trim();
+    if (text === '') continue;
+    const ranges = hourRangesFromText(text);
+    if (ranges === undefined)
+      problems.push({ field, message: 'must be hour ranges such as 9-17, or 0-6, 22-24; empty for none' });
+    else schedule[day] = ranges;
+  }
+  if (problems.length > 0) throw unprocessable('invalid campaign', problems);
+  return Object.keys(schedule).length === 0 ? null : schedule;
+}
+
+/** The service's problems with a price, budget or day's hours under the form's names for their fields. */
 function formProblems(problems: readonly FieldProblem[]): FieldProblem[] {
   const FORM_NAMES: Record<string, string> = {
     price: 'priceModel',
@@ -427,7 +459,14 @@ function formProblems(problems: readonly FieldProblem[]): FieldProblem[] {
     'budget.totalMicros': 'budgetTotal',
     'budget.dailyMicros': 'budgetDaily',
   };
-  return problems.map((problem) => ({ ...problem, field: FORM_NAMES[problem.field] ?? problem.field }));
+  const dayField = (field: string): string | undefined => {
+    const day = WEEKDAYS.find((weekday) => field.startsWith(`schedule.${weekday}`));
+    return day && SCHEDULE_FIELDS[day];
+  };
+  return problems.map((problem) => ({
+    ...problem,
+    field: FORM_NAMES[problem.field] ?? dayField(problem.field) ?? problem.field,
+  }));
 }
 
 /**
@@ -526,6 +565,7 @@ function campaignInput(values: CampaignFormValues): Record<string, unknown> {
     },
     pacing: optional(values.pacing) ?? 'asap',
     frequencyCaps: frequencyCapsField(values),
+    schedule: scheduleField(values),
     // Only the operator's form has them; posted by anyone else, the service refuses a change (403).
     ...operatorField('priority', values.priority),
     ...operatorField('weight', values.weight),

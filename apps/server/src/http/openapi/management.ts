@@ -2,6 +2,7 @@ import { Type, type TSchema } from 'typebox';
 import { CAMPAIGN_STATUSES } from '../../domain/campaigns.js';
 import { PACINGS } from '../../domain/pacing.js';
 import { FREQUENCY_PERIODS, MAX_FREQUENCY_CAP } from '../../domain/frequency-caps.js';
+import { WEEKDAYS } from '../../domain/schedules.js';
 import { MAX_MICROS, MIN_MICROS } from '../../domain/money.js';
 import { ADVERTISER_PRICING, PRICE_MODELS } from '../../domain/prices.js';
 import { FLAG_SIGNALS, FLAG_STATUSES, KEY_SIGNALS } from '../../domain/key-flags.js';
@@ -148,6 +149,31 @@ const FrequencyCaps = Type.Array(
       'At most `impressions` billable impressions per viewer in any rolling hour, day (24 hours) or week (7 days), one cap per period (D20). Applies only to events and fetches that carry the partner’s `viewer`: without it no frequency cap applies. An impression past a cap is stored `past frequency cap`, answered 200 and not billed; fetch leaves the campaign out for that viewer. Empty (or null on a write): none.',
     examples: [[{ impressions: 3, per: 'day' }]],
   },
+);
+
+const HourRange = Type.Array(Type.Integer({ minimum: 0, maximum: 24 }), {
+  minItems: 2,
+  maxItems: 2,
+  description:
+    '`[from, to]`: from the start of hour `from` (0 to 23) to the start of hour `to` (1 to 24; 24 is midnight), `from < to`.',
+});
+
+const Schedule = Nullable(
+  Type.Object(Object.fromEntries(WEEKDAYS.map((day) => [day, Type.Optional(Type.Array(HourRange))])), {
+    additionalProperties: false,
+    description:
+      'Dayparting: the hours of the week the campaign may run, in its `timeZone`: for each weekday it runs on (`mon` to `sun`), its hour ranges; a day left out is a day it does not run. Null (or left out on create): every hour. At least one hour. Answered normalised: days in week order, ranges sorted and overlapping or touching ones joined. Where daylight saving skips an hour it is not run; a repeated hour is run both times. Fetch leaves the campaign out outside its hours; events for what was fetched before its hours ended still count. Changing it never sends the campaign back to review.',
+    examples: [
+      {
+        mon: [[9, 17]],
+        fri: [
+          [9, 12],
+          [14, 18],
+        ],
+        sat: [[10, 14]],
+      },
+    ],
+  }),
 );
 
 const PriceModel = Type.Union(
@@ -315,6 +341,7 @@ const CampaignRecord = Type.Object(
     caps: Caps,
     pacing: Pacing,
     frequencyCaps: FrequencyCaps,
+    schedule: Schedule,
     price: Price,
     budget: Budget,
     spend: Type.Optional(
@@ -363,6 +390,7 @@ export const campaignFields = {
   caps: Type.Partial(Caps, { additionalProperties: false }),
   pacing: Pacing,
   frequencyCaps: Type.Union([FrequencyCaps, Type.Null()]),
+  schedule: Schedule,
   price: Type.Union(
     [
       Type.Object(

@@ -8,6 +8,7 @@ import {
   type Campaign,
 } from '../../../domain/campaigns.js';
 import { DEVICES } from '../../../domain/targeting.js';
+import { scheduleText, WEEKDAYS, type Weekday } from '../../../domain/schedules.js';
 import { currencyDecimals, formatMoneyWithCode } from '../../../domain/money.js';
 import { PRICE_MODEL_LABELS, formatPriceAmount, priceText } from '../../../domain/prices.js';
 import type { CampaignPriceRecord } from '../../../store/store.js';
@@ -41,6 +42,14 @@ export interface CampaignFormValues {
   frequencyHour?: string;
   frequencyDay?: string;
   frequencyWeek?: string;
+  /** Dayparting: each weekday's hour ranges as typed (`9-17, 19-22`); every day empty: every hour. */
+  scheduleMon?: string;
+  scheduleTue?: string;
+  scheduleWed?: string;
+  scheduleThu?: string;
+  scheduleFri?: string;
+  scheduleSat?: string;
+  scheduleSun?: string;
   /** The operator's fields: whose campaign a new one is, and its place in delivery order. */
   advertiserId?: string;
   priority?: string;
@@ -98,6 +107,13 @@ const LABELS: Record<keyof CampaignFormValues, string> = {
   frequencyHour: 'Per viewer per hour',
   frequencyDay: 'Per viewer per day',
   frequencyWeek: 'Per viewer per week',
+  scheduleMon: 'Monday',
+  scheduleTue: 'Tuesday',
+  scheduleWed: 'Wednesday',
+  scheduleThu: 'Thursday',
+  scheduleFri: 'Friday',
+  scheduleSat: 'Saturday',
+  scheduleSun: 'Sunday',
   advertiserId: 'Advertiser',
   priority: 'Priority',
   weight: 'Weight',
@@ -287,6 +303,7 @@ export function CampaignFormPage(props: {
             ))}
           </fieldset>
           <FrequencyCapFields values={values} />
+          <ScheduleFields values={values} />
           <BudgetFields values={values} currency={props.currency} />
           {props.operator && <DeliveryOrder values={values} />}
           {props.operator ? (
@@ -418,6 +435,41 @@ function FrequencyCapFields({ values }: { values: CampaignFormValues }) {
       <NumberField name="frequencyHour" values={values} range={range} hint="In any 60 minutes." />
       <NumberField name="frequencyDay" values={values} range={range} hint="In any 24 hours." />
       <NumberField name="frequencyWeek" values={values} range={range} hint="In any 7 days." />
+    </fieldset>
+  );
+}
+
+/** The form's field of each weekday's hours (dayparting), Monday first. */
+export const SCHEDULE_FIELDS = {
+  mon: 'scheduleMon',
+  tue: 'scheduleTue',
+  wed: 'scheduleWed',
+  thu: 'scheduleThu',
+  fri: 'scheduleFri',
+  sat: 'scheduleSat',
+  sun: 'scheduleSun',
+} as const satisfies Record<Weekday, keyof CampaignFormValues>;
+
+/**
+ * The hours of the week it may run: one field per weekday, hour ranges typed as people say them
+ * (`9-17, 19-22`), which a keyboard and a phone's keypad both enter quickly; every day empty: every hour.
+ */
+function ScheduleFields({ values }: { values: CampaignFormValues }) {
+  return (
+    <fieldset class="schedule" aria-describedby="schedule-hint">
+      <legend>Hours of the week</legend>
+      <p class="hint" id="schedule-hint">
+        When it may run, in its time zone: for each day, hour ranges from the hour it starts to the hour it
+        stops, such as 9-17 (9:00 to 17:00) or 0-6, 22-24. A day left empty: not that day. Every day empty:
+        every hour. An hour that daylight saving skips is not run; a repeated hour is run both times.
+      </p>
+      <div class="schedule-days">
+        {WEEKDAYS.map((day) => (
+          <div key={day}>
+            <Field name={SCHEDULE_FIELDS[day]} values={values} />
+          </div>
+        ))}
+      </div>
     </fieldset>
   );
 }
@@ -596,6 +648,8 @@ export function CampaignPreviewPage(props: {
             </p>
           )}
         </dd>
+        <dt>Hours of the week</dt>
+        <dd>{scheduleText(campaign.schedule)}</dd>
         <dt>Pacing</dt>
         <dd>
           {campaign.pacing === 'even'

@@ -2,6 +2,7 @@ import type { Caps } from '../../../domain/campaigns.js';
 import { budgetText, readBudget } from '../../../domain/campaigns.js';
 import { readFrequencyCaps } from '../../../domain/frequency-caps.js';
 import { priceOf, priceText } from '../../../domain/prices.js';
+import { readSchedule, scheduleText } from '../../../domain/schedules.js';
 import type { FieldChange } from '../../../services/campaign-review.js';
 import type { CampaignRow } from './campaigns.js';
 import { flight, frequencyCapsText, whenIn } from './format.js';
@@ -26,6 +27,7 @@ const FIELD_LABELS: Record<FieldChange['field'], string> = {
   caps: 'Caps',
   pacing: 'Pacing',
   frequencyCaps: 'Frequency caps',
+  schedule: 'Hours of the week',
   price: 'Price',
   budget: 'Budget',
 };
@@ -88,6 +90,8 @@ export function fieldText(
       return pacingText(value);
     case 'frequencyCaps':
       return frequencyCapsText(readFrequencyCaps(value, 'frequencyCaps', []));
+    case 'schedule':
+      return scheduleText(readSchedule(value, 'schedule', []));
     default:
       // The other fields are text or numbers (title, category, priority, weight, time zone).
       if (typeof value === 'string') return value === '' ? 'none' : value;
@@ -168,6 +172,8 @@ function Facts({ campaign }: { campaign: CampaignRow }) {
       <dd>{pacingText(campaign.pacing)}</dd>
       <dt>Frequency caps</dt>
       <dd>{frequencyCapsText(campaign.frequencyCaps)}</dd>
+      <dt>Hours of the week</dt>
+      <dd>{scheduleText(campaign.schedule)}</dd>
       <dt>Priority, weight</dt>
       <dd>
         {campaign.priority}, {campaign.weight}
