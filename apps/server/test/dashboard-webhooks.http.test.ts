@@ -45,7 +45,7 @@ describe('webhooks in the dashboard', () => {
       eventTypes: '*',
     });
     expect(refused.status).toBe(400);
-    expect(refused.body).toContain('10.0.0.7 is a private address');
+    expect(refused.body).toContain('URL must not go to 10.0.0.7, a private address');
     expect(refused.body).toMatch(/id="url"[^>]*value="https:\/\/10.0.0.7\/in"/);
   });
 
@@ -56,15 +56,36 @@ describe('webhooks in the dashboard', () => {
       eventTypes: 'key.created, webhook.test',
       description: 'Ops channel',
     });
-    expect(created.status, created.body).toBe(201);
-    const secret = /value="(whsec_[^"]+)"/.exec(created.body)?.[1];
+    // POST, redirect, GET: the secret's page shows it once, and a reload neither adds another
+    // endpoint nor shows the secret again.
+    expect(created.status, created.body).toBe(303);
+    const secretPage = created.headers.location!;
+    expect(secretPage).toMatch(/^\/webhooks\/\d+\/secret$/);
+    const shown = await admin.get(secretPage);
+    expect(shown.status, shown.body).toBe(200);
+    const secret = />(whsec_[^<]+)</.exec(shown.body)?.[1];
     expect(secret).toMatch(/^whsec_/);
-    expect(created.body).toContain('It is shown only this once.');
+    expect(shown.body).toContain('It is shown only this once.');
+    const reloaded = await admin.get(secretPage);
+    expect(reloaded.status).toBe(200);
+    expect(reloaded.body).toContain('was shown once and is not shown again');
+    expect(reloaded.body).not.toContain('whsec_');
     const list = await admin.get('/webhooks');
+    expect(list.body.match(/hooks\.partner\.invalid\/placard<\/code>/g)).toHaveLength(1);
     expect(list.body).toContain('https://hooks.partner.invalid/placard');
     expect(list.body).toContain('key.created, webhook.test');
     expect(list.body).not.toContain(secret!);
     const id = Number(/href="\/webhooks\/(\d+)"/.exec(list.body)![1]);
+
+    const rotated = await admin.submit('/webhooks', `/webhooks/${id}/rotate-secret`);
+    expect(rotated.status).toBe(303);
+    expect(rotated.headers.location).toBe(`/webhooks/${id}/secret`);
+    const newSecret = await admin.get(`/webhooks/${id}/secret`);
+    expect(newSecret.body).toContain('For 24 hours deliveries are signed with the previous secret too');
+    expect(/>(whsec_[^<]+)</.exec(newSecret.body)?.[1]).not.toBe(secret);
+    expect((await admin.get(`/webhooks/${id}/secret`)).body).not.toContain('whsec_');
+    // Only the endpoint the secret was made for shows it; a reporter never opens the page.
+    expect((await reporter.get(`/webhooks/${id}/secret`)).status).toBe(403);
 
     const tested = await admin.submit('/webhooks', `/webhooks/${id}/test`);
     expect(tested.status).toBe(303);

@@ -416,4 +416,43 @@ describe('the dashboard in a real browser', () => {
     expect(foreign).toEqual([]);
     expect(consoleErrors).toEqual([]);
   });
+
+  it('8. an operator adds a webhook endpoint and reads its whole secret once on a phone; its row lines up', async () => {
+    const page = await signIn('operator', { width: 390, height: 844 });
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto(`${demo.server.url}/webhooks`);
+    await page.getByLabel('URL', { exact: true }).fill('https://hooks.placard.invalid/phone');
+    await page.getByLabel('Events', { exact: true }).fill('*');
+    await page.getByRole('button', { name: 'Add the endpoint' }).click();
+    // POST, redirect, GET: the secret's own page, which a reload cannot post again.
+    await page.waitForURL(/\/webhooks\/\d+\/secret$/);
+    const field = page.getByLabel('Signing secret');
+    const secret = await field.inputValue();
+    expect(secret).toMatch(/^whsec_/);
+    // Every character in view on a phone: nothing scrolled out of the box either way.
+    const hidden = await field.evaluate(
+      (box) => box.scrollWidth - box.clientWidth + (box.scrollHeight - box.clientHeight),
+    );
+    expect(hidden).toBe(0);
+    expect(await seriousAxeFindings(page)).toEqual([]);
+    await page.screenshot({ path: path.join(demo.shots, 'operator-webhooks-secret.png'), fullPage: true });
+    await page.reload();
+    await expect(page.content()).resolves.not.toContain(secret);
+    await expect(page.content()).resolves.toContain('was shown once and is not shown again');
+    expect(await seriousAxeFindings(page)).toEqual([]);
+
+    // On a wide screen each row's cells end together: the buttons do not make theirs a box of its own.
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.goto(`${demo.server.url}/webhooks`);
+    const ragged = await page.evaluate(() =>
+      [...document.querySelectorAll<HTMLTableRowElement>('table tbody tr')]
+        .filter(
+          (row) =>
+            new Set([...row.cells].map((cell) => Math.round(cell.getBoundingClientRect().bottom))).size > 1,
+        )
+        .map((row) => row.cells[0]?.textContent),
+    );
+    expect(ragged).toEqual([]);
+    await page.screenshot({ path: path.join(demo.shots, 'operator-webhooks-wide.png'), fullPage: true });
+  });
 });

@@ -510,6 +510,7 @@ const PAGES: Record<string, { kinds: readonly Kind[]; roles?: readonly Role[] }>
   '/adjustments': { kinds: ['operator'] }, // Adjustments (the operator)
   '/webhooks': { kinds: ['operator', 'advertiser', 'partner'] }, // Webhooks (everyone, each their own)
   '/webhooks/:id': { kinds: ['operator', 'advertiser', 'partner'] }, // an endpoint's deliveries
+  '/webhooks/:id/secret': { kinds: ['operator', 'advertiser', 'partner'], roles: ['admin', 'manager'] }, // a secret just made, shown once
 };
 
 /** The status a HEAD request for `path` gets with the browser's cookies (Fastify answers it with the GET route). */

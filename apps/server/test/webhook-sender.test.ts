@@ -290,12 +290,10 @@ describe('sendWebhook refuses what could reach inside the network, without conne
         ok: false,
         status: null,
         error:
-          "refused: 127.0.0.1 is a loopback address, which webhooks may not be sent to: give the receiver's public host name or address",
+          "refused: the URL must not go to 127.0.0.1, a loopback address: this machine is open only to the operator's own endpoints, where PLACARD_WEBHOOKS_ALLOW_LOOPBACK=true is set for the server and for the placard command",
       }),
     );
-    expect((await sendWebhook(hook(target.url), STRICT)).error).toMatch(
-      /^refused: a webhook URL must use https/,
-    );
+    expect((await sendWebhook(hook(target.url), STRICT)).error).toMatch(/^refused: the URL must use https/);
     expect(target.connections).toBe(0);
     expect((await sendWebhook(hook(target.url), LOOPBACK)).ok).toBe(true);
     expect(target.connections).toBe(1);
@@ -305,7 +303,7 @@ describe('sendWebhook refuses what could reach inside the network, without conne
     const target = await receiver();
     // Refused from the name alone, before any lookup.
     expect((await sendWebhook(hook(`https://localhost:${target.port}/hooks`), STRICT)).error).toMatch(
-      /^refused: localhost is this machine/,
+      /^refused: the URL must not name this machine \(localhost\)/,
     );
     // Another name, which the real resolver answers as it answers localhost: refused from its addresses.
     const asked: string[] = [];
@@ -387,8 +385,7 @@ describe('sendWebhook refuses what could reach inside the network, without conne
           ok: false,
           status: null,
           answer: '',
-          error:
-            'refused: a webhook URL must use https (plain http only to this machine, and only where the operator allows it)',
+          error: 'refused: the URL must use https: plain http goes only to this machine',
         }),
       );
     expect(calls).toEqual([]);
@@ -399,7 +396,9 @@ describe('sendWebhook refuses what could reach inside the network, without conne
       expect.objectContaining({
         ok: false,
         status: null,
-        error: expect.stringMatching(/^refused: "not a url" is not a URL/),
+        error: expect.stringMatching(
+          /^refused: the URL must be a full URL, such as https:\/\/hooks.example.com\/placard, not "not a url"/,
+        ),
       }),
     );
   });

@@ -77,6 +77,78 @@ describe.each(ENGINES)('webhooks through the management API on %s', (engine) => 
     });
     expect(unknown.statusCode).toBe(400);
     expect(unknown.body).toContain('unknown event types: campaign.exploded');
+    // Every problem at once, each worded to follow the field's name.
+    const both = await t.admin('POST', '/webhooks', { url: 'http://10.0.0.1/', eventTypes: ['*'] });
+    expect(both.json().message).toMatch(
+      /^url must use https, and must not go to 10\.0\.0\.1, a private address: plain http goes only to this machine; /,
+    );
+  });
+
+  it('subscribes an account to exactly the types it is sent, and refuses any other by name', async () => {
+    t = await createTestApp({ engine });
+    const partner = await t.partners.findPartner('Test Partner');
+    const advertiser = (await t.admin('POST', '/advertisers', { name: 'Hook Advertiser' })).json().data;
+    const all = async (account: string) =>
+      (
+        await t.admin('POST', '/webhooks', { url: 'https://hooks.example.com/', eventTypes: ['*'], account })
+      ).json().data.eventTypes;
+    expect(await all(`advertiser:${advertiser.id}`)).toEqual([
+      'campaign.submitted',
+      'campaign.approved',
+      'campaign.rejected',
+      'campaign.completed',
+      'campaign.cap_reached',
+      'campaign.budget_reached',
+      'statement.issued',
+      'webhook.test',
+    ]);
+    expect(await all(`partner:${partner.id}`)).toEqual([
+      'key.created',
+      'key.flagged',
+      'key.suspended',
+      'key.reinstated',
+      'key.expiring',
+      'statement.issued',
+      'webhook.test',
+    ]);
+    const refused = await t.admin('POST', '/webhooks', {
+      url: 'https://hooks.example.com/',
+      eventTypes: ['campaign.approved', 'key.created', 'flag.raised'],
+      account: `advertiser:${advertiser.id}`,
+    });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json().message).toMatch(
+      /^eventTypes must list only types an advertiser is sent, not key\.created, flag\.raised; advertisers are sent campaign\.submitted, /,
+    );
+    const own = (
+      await t.admin('POST', '/webhooks', {
+        url: 'https://hooks.example.com/',
+        eventTypes: ['key.created'],
+        account: `partner:${partner.id}`,
+      })
+    ).json().data;
+    const changed = await t.admin('PATCH', `/webhooks/${own.id}`, { eventTypes: ['campaign.approved'] });
+    expect(changed.statusCode).toBe(400);
+    expect(changed.json().message).toContain('not campaign.approved');
+  });
+
+  it('reads an endpoint stored with types its account is never sent as the types it is sent', async () => {
+    t = await createTestApp({ engine });
+    const advertiser = (await t.admin('POST', '/advertisers', { name: 'Older Advertiser' })).json().data;
+    // As an advertiser's `*` was stored before it meant the types an advertiser is sent.
+    const stored = await t.store.createWebhookEndpoint(
+      {
+        account: `advertiser:${advertiser.id}`,
+        url: 'https://hooks.example.com/',
+        description: '',
+        eventTypes: ['campaign.approved', 'key.created', 'flag.raised', 'statement.issued'],
+        secret: 'whsec_' + Buffer.alloc(32).toString('base64'),
+        createdBy: 'test',
+      },
+      Date.now(),
+    );
+    const read = await t.admin('GET', `/webhooks/${stored.id}`);
+    expect(read.json().data.eventTypes).toEqual(['campaign.approved', 'statement.issued']);
   });
 
   it("keeps each account to its own endpoints and out of the operator's events", async () => {
@@ -93,6 +165,7 @@ describe.each(ENGINES)('webhooks through the management API on %s', (engine) => 
     expect(own.statusCode, own.body).toBe(201);
     expect(own.json().data.account).toBe(`partner:${partner.id}`);
     expect(own.json().data.eventTypes).not.toContain('flag.raised');
+    expect(own.json().data.eventTypes).not.toContain('campaign.approved');
     const operatorOnly = await t.admin(
       'POST',
       '/webhooks',
@@ -100,7 +173,9 @@ describe.each(ENGINES)('webhooks through the management API on %s', (engine) => 
       partnerAdmin,
     );
     expect(operatorOnly.statusCode).toBe(400);
-    expect(operatorOnly.body).toContain("only the operator's endpoints receive these");
+    expect(operatorOnly.json().message).toMatch(
+      /^eventTypes must list only types a partner is sent, not flag\.raised; /,
+    );
     const operators = await t.admin('POST', '/webhooks', {
       url: 'https://hooks.example.com/o',
       eventTypes: ['*'],

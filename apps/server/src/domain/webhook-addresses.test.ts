@@ -103,45 +103,63 @@ describe('webhookUrlProblem', () => {
     expect(webhookUrlProblem('https://[2606:4700:4700::1111]/in', NONE)).toBeNull();
   });
 
-  it('refuses plain http, but to this machine where loopback is allowed', () => {
-    const https =
-      'a webhook URL must use https (plain http only to this machine, and only where the operator allows it)';
+  const SETTING =
+    "this machine is open only to the operator's own endpoints, where PLACARD_WEBHOOKS_ALLOW_LOOPBACK=true is set for the server and for the placard command";
+
+  it('refuses plain http, but to this machine where loopback is allowed, naming the setting', () => {
+    const https = `must use https: plain http goes only to this machine; ${SETTING}`;
     expect(webhookUrlProblem('http://hooks.example.com/', NONE)).toBe(https);
-    expect(webhookUrlProblem('http://hooks.example.com/', BOTH)).toBe(https);
-    expect(webhookUrlProblem('http://10.0.0.5/', BOTH)).toBe(https);
-    expect(webhookUrlProblem('http://127.0.0.1:3000/', NONE)).toBe(https);
-    expect(webhookUrlProblem('http://localhost:3000/', NONE)).toBe(https);
-    expect(webhookUrlProblem('http://dev.localhost:3000/', LOOPBACK)).toBe(https);
+    expect(webhookUrlProblem('http://hooks.example.com/', BOTH)).toBe(
+      'must use https: plain http goes only to this machine',
+    );
+    expect(webhookUrlProblem('http://10.0.0.5/', BOTH)).toBe(
+      'must use https: plain http goes only to this machine',
+    );
+    expect(webhookUrlProblem('http://dev.localhost:3000/', LOOPBACK)).toBe(
+      'must use https: plain http goes only to this machine',
+    );
     expect(webhookUrlProblem('http://127.0.0.1:3000/', LOOPBACK)).toBeNull();
     expect(webhookUrlProblem('http://127.1.2.3:3000/', LOOPBACK)).toBeNull();
     expect(webhookUrlProblem('http://localhost:3000/', LOOPBACK)).toBeNull();
     expect(webhookUrlProblem('http://[::1]:3000/', LOOPBACK)).toBeNull();
-    expect(webhookUrlProblem('ftp://hooks.example.com/', NONE)).toBe('a webhook URL must use https, not ftp');
+    expect(webhookUrlProblem('ftp://hooks.example.com/', NONE)).toBe('must use https, not ftp');
+  });
+
+  it('says every problem of a URL at once', () => {
+    expect(webhookUrlProblem('http://10.0.0.1/', NONE)).toBe(
+      `must use https, and must not go to 10.0.0.1, a private address: plain http goes only to this machine; ${SETTING}; give the receiver's public host name or address`,
+    );
+    expect(webhookUrlProblem('http://127.0.0.1:3000/', NONE)).toBe(
+      `must use https, and must not go to 127.0.0.1, a loopback address: plain http goes only to this machine; ${SETTING}`,
+    );
+    expect(webhookUrlProblem('http://localhost:3000/', NONE)).toBe(
+      `must use https, and must not name this machine (localhost): plain http goes only to this machine; ${SETTING}`,
+    );
   });
 
   it('refuses a literal address as addressRefusal does, in whatever spelling the URL gives it', () => {
     const refused = (address: string) =>
-      `${address}, which webhooks may not be sent to: give the receiver's public host name or address`;
-    expect(webhookUrlProblem('https://10.1.2.3/', NONE)).toBe(refused('10.1.2.3 is a private address'));
+      `must not go to ${address}: give the receiver's public host name or address`;
+    expect(webhookUrlProblem('https://10.1.2.3/', NONE)).toBe(refused('10.1.2.3, a private address'));
     expect(webhookUrlProblem('https://10.1.2.3/', PRIVATE)).toBeNull();
     expect(webhookUrlProblem('https://169.254.169.254/latest/meta-data', BOTH)).toBe(
-      refused('169.254.169.254 is a cloud metadata address'),
+      refused('169.254.169.254, a cloud metadata address'),
     );
     // URLs normalize their hosts: these are all 127.0.0.1.
     for (const url of ['https://2130706433/', 'https://0x7f.1/', 'https://127.1/'])
-      expect(webhookUrlProblem(url, NONE)).toBe(refused('127.0.0.1 is a loopback address'));
+      expect(webhookUrlProblem(url, NONE)).toBe(`must not go to 127.0.0.1, a loopback address: ${SETTING}`);
     expect(webhookUrlProblem('https://[::ffff:127.0.0.1]/', NONE)).toBe(
-      refused('::ffff:7f00:1 is a loopback address'),
+      `must not go to ::ffff:7f00:1, a loopback address: ${SETTING}`,
     );
     expect(webhookUrlProblem('https://[::127.0.0.1]/', NONE)).toBe(
-      refused('::7f00:1 is a loopback address (127.0.0.1, as an IPv4-compatible address)'),
+      refused('::7f00:1, a loopback address (127.0.0.1, as an IPv4-compatible address)'),
     );
   });
 
   it('refuses the names of this machine unless loopback is allowed', () => {
     for (const host of ['localhost', 'LOCALHOST', 'localhost.', 'dev.localhost', 'localhost.localdomain']) {
       expect(webhookUrlProblem(`https://${host}:3000/`, NONE)).toBe(
-        `${host.toLowerCase()} is this machine, which webhooks may reach only where the operator allows it: give the receiver's public host name`,
+        `must not name this machine (${host.toLowerCase()}): ${SETTING}`,
       );
       expect(webhookUrlProblem(`https://${host}:3000/`, LOOPBACK)).toBeNull();
     }
@@ -149,18 +167,16 @@ describe('webhookUrlProblem', () => {
 
   it('refuses what is not a URL, credentials, fragments and very long URLs', () => {
     expect(webhookUrlProblem('hooks.example.com/placard', NONE)).toBe(
-      '"hooks.example.com/placard" is not a URL: give a full one, such as https://hooks.example.com/placard',
+      'must be a full URL, such as https://hooks.example.com/placard, not "hooks.example.com/placard"',
     );
-    expect(webhookUrlProblem('https://', NONE)).toMatch(/is not a URL/);
+    expect(webhookUrlProblem('https://', NONE)).toMatch(/^must be a full URL/);
     for (const url of ['https://user:secret@hooks.example.com/', 'https://user@hooks.example.com/'])
-      expect(webhookUrlProblem(url, NONE)).toMatch(/^a webhook URL must not hold a user name or password/);
+      expect(webhookUrlProblem(url, NONE)).toMatch(/^must not hold a user name or password/);
     for (const url of ['https://hooks.example.com/#x', 'https://hooks.example.com/in#'])
-      expect(webhookUrlProblem(url, NONE)).toMatch(/^a webhook URL must not have a fragment/);
+      expect(webhookUrlProblem(url, NONE)).toMatch(/^must not have a fragment/);
     const long = `https://hooks.example.com/${'a'.repeat(2_000 - 26)}`;
     expect(long).toHaveLength(2_000);
     expect(webhookUrlProblem(long, NONE)).toBeNull();
-    expect(webhookUrlProblem(`${long}a`, NONE)).toBe(
-      'a webhook URL must be at most 2,000 characters; this one has 2001',
-    );
+    expect(webhookUrlProblem(`${long}a`, NONE)).toBe('must be at most 2,000 characters; this one has 2001');
   });
 });

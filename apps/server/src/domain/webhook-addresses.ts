@@ -112,39 +112,54 @@ const MAX_URL_LENGTH = 2_000;
 /** A name of this machine, which needs no DNS to say so (RFC 6761 gives all of `.localhost` to it). */
 const isLocalName = (host: string) => /(^|\.)localhost\.?$/.test(host) || host === 'localhost.localdomain';
 
+/** What the person registering a refused URL is told beside its problems. */
+const HTTP_ONLY_HERE = 'plain http goes only to this machine';
+/** The setting that opens this machine; the `placard` command checks with its own environment. */
+const THIS_MACHINE =
+  "this machine is open only to the operator's own endpoints, where PLACARD_WEBHOOKS_ALLOW_LOOPBACK=true is set for the server and for the placard command";
+const PUBLIC = "give the receiver's public host name or address";
+
 /**
- * Null when `url` may be registered as a webhook endpoint, else why not, as a sentence the person
- * registering it can act on. Checked without DNS: a name is resolved, and every address it resolves
- * to checked, at each delivery (`services/webhook-sender.ts`), as it may change after registering.
+ * Null when `url` may be registered as a webhook endpoint, else what is wrong with it, worded to
+ * follow the field's name (`url must use https …`): every problem at once, then what to do. Checked
+ * without DNS: a name is resolved, and every address it resolves to checked, at each delivery
+ * (`services/webhook-sender.ts`), as it may change after registering.
  */
 export function webhookUrlProblem(url: string, allow: AddressAllowance): string | null {
-  if (url.length > MAX_URL_LENGTH)
-    return `a webhook URL must be at most 2,000 characters; this one has ${url.length}`;
+  if (url.length > MAX_URL_LENGTH) return `must be at most 2,000 characters; this one has ${url.length}`;
   let parsed: URL;
   try {
     parsed = new URL(url);
   } catch {
-    return `"${url}" is not a URL: give a full one, such as https://hooks.example.com/placard`;
+    return `must be a full URL, such as https://hooks.example.com/placard, not "${url}"`;
   }
   if (parsed.username !== '' || parsed.password !== '')
-    return 'a webhook URL must not hold a user name or password: deliveries are signed, and the receiver checks the signature instead';
+    return 'must not hold a user name or password: deliveries are signed, and the receiver checks the signature instead';
   // `hash` is empty for a bare `#` too; the serialized URL keeps it.
-  if (parsed.href.includes('#')) return 'a webhook URL must not have a fragment (the part from #): remove it';
+  if (parsed.href.includes('#')) return 'must not have a fragment (the part from #): remove it';
+  const problems: string[] = [];
+  const notes = new Set<string>();
   const host = parsed.hostname.replace(/^\[(.*)\]$/, '$1');
   const literal = ipaddr.isValid(host);
   const loopbackHost = host === 'localhost' || (literal && ipaddr.process(host).range() === 'loopback');
   if (parsed.protocol === 'http:') {
-    if (!(loopbackHost && allow.loopback))
-      return 'a webhook URL must use https (plain http only to this machine, and only where the operator allows it)';
+    if (!(loopbackHost && allow.loopback)) {
+      problems.push('must use https');
+      notes.add(HTTP_ONLY_HERE);
+      if (!allow.loopback) notes.add(THIS_MACHINE);
+    }
   } else if (parsed.protocol !== 'https:') {
-    return `a webhook URL must use https, not ${parsed.protocol.replace(/:$/, '')}`;
+    problems.push(`must use https, not ${parsed.protocol.replace(/:$/, '')}`);
   }
-  if (!literal) {
-    if (isLocalName(host) && !allow.loopback)
-      return `${host} is this machine, which webhooks may reach only where the operator allows it: give the receiver's public host name`;
-    return null;
+  if (!literal && isLocalName(host) && !allow.loopback) {
+    problems.push(`must not name this machine (${host})`);
+    notes.add(THIS_MACHINE);
   }
-  const refusal = addressRefusal(host, allow);
-  if (refusal === null) return null;
-  return `${refusal}, which webhooks may not be sent to: give the receiver's public host name or address`;
+  const refused = literal ? refusedClass(ipaddr.process(host), allow) : null;
+  if (refused !== null) {
+    problems.push(`must not go to ${host}, ${refused}`);
+    notes.add(ipaddr.process(host).range() === 'loopback' ? THIS_MACHINE : PUBLIC);
+  }
+  if (problems.length === 0) return null;
+  return `${problems.join(', and ')}${notes.size === 0 ? '' : `: ${[...notes].join('; ')}`}`;
 }

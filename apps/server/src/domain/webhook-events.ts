@@ -1,5 +1,6 @@
 // The webhook event types (D19): what each tells, which accounts receive it, and the body every
 // delivery sends. Pure: the store writes the outbox from these, the services check subscriptions.
+import type { AccountKind } from './accounts.js';
 import { REACHED } from './campaigns.js';
 import { invalidField } from './errors.js';
 
@@ -28,23 +29,44 @@ export const WEBHOOK_EVENT_TYPES = {
 export type WebhookEventType = keyof typeof WEBHOOK_EVENT_TYPES;
 export const WEBHOOK_EVENT_NAMES = Object.keys(WEBHOOK_EVENT_TYPES) as WebhookEventType[];
 
-/** Event types only the operator's endpoints receive: they tell of other accounts' affairs. */
-const OPERATOR_ONLY: ReadonlySet<WebhookEventType> = new Set(['flag.raised', 'endpoint.disabled']);
+/**
+ * The accounts besides the operator's (which receives every type) that each type is sent to: those
+ * whose objects it tells of. An endpoint of any other account would never be sent it.
+ */
+const RECEIVERS: Record<WebhookEventType, ReadonlyArray<'advertiser' | 'partner'>> = {
+  'campaign.submitted': ['advertiser'],
+  'campaign.approved': ['advertiser'],
+  'campaign.rejected': ['advertiser'],
+  'campaign.completed': ['advertiser'],
+  'campaign.cap_reached': ['advertiser'],
+  'campaign.budget_reached': ['advertiser'],
+  'key.created': ['partner'],
+  'key.flagged': ['partner'],
+  'key.suspended': ['partner'],
+  'key.reinstated': ['partner'],
+  'key.expiring': ['partner'],
+  'statement.issued': ['advertiser', 'partner'],
+  'flag.raised': [],
+  'endpoint.disabled': [],
+  'webhook.test': ['advertiser', 'partner'],
+};
 
-/** Whether an account of this kind may subscribe to `type`. */
-export const mayReceive = (kind: 'operator' | 'advertiser' | 'partner', type: WebhookEventType): boolean =>
-  kind === 'operator' || !OPERATOR_ONLY.has(type);
+/** Whether an account of this kind is ever sent `type`, so its endpoints may subscribe to it. */
+export const mayReceive = (kind: AccountKind, type: WebhookEventType): boolean =>
+  kind === 'operator' || RECEIVERS[type].includes(kind);
+
+/** Every event type an account of this kind is sent: what `*` subscribes its endpoints to. */
+export const typesReceivedBy = (kind: AccountKind): WebhookEventType[] =>
+  WEBHOOK_EVENT_NAMES.filter((type) => mayReceive(kind, type));
 
 /** An endpoint's event types as given (a list of names, or `*` for all it may receive), checked. */
-export function checkEventTypes(
-  value: unknown,
-  kind: 'operator' | 'advertiser' | 'partner',
-): WebhookEventType[] {
+export function checkEventTypes(value: unknown, kind: AccountKind): WebhookEventType[] {
   const names = Array.isArray(value) ? value : typeof value === 'string' ? value.split(',') : null;
   if (names === null || names.length === 0)
     throw invalidField('eventTypes', 'must list at least one event type (or * for all)');
   const trimmed = names.map((name) => (typeof name === 'string' ? name.trim() : ''));
-  if (trimmed.includes('*')) return WEBHOOK_EVENT_NAMES.filter((type) => mayReceive(kind, type));
+  const received = typesReceivedBy(kind);
+  if (trimmed.includes('*')) return received;
   const unknown = trimmed.filter((name) => !(name in WEBHOOK_EVENT_TYPES));
   if (unknown.length > 0)
     throw invalidField(
@@ -53,7 +75,10 @@ export function checkEventTypes(
     );
   const refused = trimmed.filter((name) => !mayReceive(kind, name as WebhookEventType));
   if (refused.length > 0)
-    throw invalidField('eventTypes', `${refused.join(', ')}: only the operator's endpoints receive these`);
+    throw invalidField(
+      'eventTypes',
+      `must list only types ${kind === 'advertiser' ? 'an advertiser' : 'a partner'} is sent, not ${refused.join(', ')}; ${kind}s are sent ${received.join(', ')}`,
+    );
   return [...new Set(trimmed as WebhookEventType[])];
 }
 

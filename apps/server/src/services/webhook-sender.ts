@@ -100,7 +100,7 @@ export async function sendWebhook(request: WebhookRequest, options: SendOptions)
   });
   const problem = webhookUrlProblem(request.url, allow);
   // A literal address is checked here, with the URL: Node connects to it without a `lookup`.
-  if (problem !== null) return result(`refused: ${problem}`);
+  if (problem !== null) return result(`refused: the URL ${problem}`);
   const url = new URL(request.url);
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const maxAnswerBytes = options.maxAnswerBytes ?? DEFAULT_ANSWER_BYTES;

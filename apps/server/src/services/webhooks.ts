@@ -278,7 +278,8 @@ export class WebhookService {
     return (await this.store.webhookMessages(endpoint.id, request)).map(webhookMessageView);
   }
 
-  private async visibleMessage(messageId: number): Promise<WebhookMessageRecord> {
+  /** `messageId`: its number, or the `webhook-id` (`msg_…`) its deliveries carry. */
+  private async visibleMessage(messageId: number | string): Promise<WebhookMessageRecord> {
     const message = await this.store.getWebhookMessage(messageId);
     if (message) {
       const endpoint = await this.store.getWebhookEndpoint(message.endpointId);
@@ -287,15 +288,15 @@ export class WebhookService {
     throw notFound(`webhook message ${messageId} not found`);
   }
 
-  /** A message with every attempt to deliver it. */
-  async message(messageId: number) {
+  /** A message (by its number or its `msg_…` webhook-id) with every attempt to deliver it. */
+  async message(messageId: number | string) {
     const message = await this.visibleMessage(messageId);
     const attempts = await this.store.webhookAttempts(message.id);
     return { ...webhookMessageView(message), attemptLog: attempts.map(webhookAttemptView) };
   }
 
   /** Sends a message again (same `webhook-id`), after whatever its endpoint still has waiting before it. */
-  async replay(messageId: number) {
+  async replay(messageId: number | string) {
     const message = await this.visibleMessage(messageId);
     requireChange(this.actor);
     await this.store.replayWebhookMessage(message.id);

@@ -4,11 +4,13 @@ import type { Selectable } from 'kysely';
 import {
   campaignEventTypes,
   keyEventTypes,
+  mayReceive,
   webhookBody,
   type AuditedChange,
   type WebhookEvent,
   type WebhookEventType,
 } from '../domain/webhook-events.js';
+import type { AccountKind } from '../domain/accounts.js';
 import { newMessageId } from '../domain/webhook-signatures.js';
 import { page, transact, type StoreContext } from './context.js';
 import type { PageRequest } from './rows.js';
@@ -62,7 +64,11 @@ const toEndpoint = (row: Selectable<WebhookEndpointTable>): WebhookEndpointRecor
   account: row.account,
   url: row.url,
   description: row.description,
-  eventTypes: JSON.parse(row.event_types) as WebhookEventType[],
+  // An endpoint registered before its types were checked against its account (an advertiser's `*`
+  // once listed key events) reads as the types it is sent.
+  eventTypes: (JSON.parse(row.event_types) as WebhookEventType[]).filter((type) =>
+    mayReceive(row.account.split(':')[0] as AccountKind, type),
+  ),
   secret: row.secret,
   previousSecret: row.previous_secret,
   previousSecretUntil: row.previous_secret_until === null ? null : Number(row.previous_secret_until),
@@ -490,11 +496,17 @@ export async function webhookMessages(
   return (await page(query, { ...request, newestFirst: true }, 'id').execute()).map(toMessage);
 }
 
+/** A message by its number, or by the `webhook-id` (`msg_…`) its deliveries carry. */
 export async function getWebhookMessage(
   ctx: StoreContext,
-  id: number,
+  id: number | string,
 ): Promise<WebhookMessageRecord | undefined> {
-  const row = await ctx.db.selectFrom('webhook_messages').selectAll().where('id', '=', id).executeTakeFirst();
+  const row = await ctx.db
+    .selectFrom('webhook_messages')
+    .selectAll()
+    .$if(typeof id === 'number', (q) => q.where('id', '=', id as number))
+    .$if(typeof id === 'string', (q) => q.where('message_id', '=', id as string))
+    .executeTakeFirst();
   return row && toMessage(row);
 }
 

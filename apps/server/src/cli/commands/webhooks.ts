@@ -14,6 +14,13 @@ const service = (store: Store, config: Config) =>
     privateNetworks: config.webhooksAllowPrivate,
   });
 
+/** A message as people name it: the `msg_…` webhook-id every page and delivery shows, or its number. */
+function messageRef(value: string): number | string {
+  if (/^msg_[A-Za-z0-9_-]+$/.test(value)) return value;
+  if (/^[1-9]\d*$/.test(value)) return Number(value);
+  throw new Error(`a message is named by its webhook-id (msg_…) or its number (got "${value}")`);
+}
+
 const endpointLine = (endpoint: WebhookEndpointView): string =>
   `webhook endpoint ${endpoint.id} (${endpoint.account}): ${endpoint.url}, ${endpoint.enabled ? 'enabled' : `disabled (${endpoint.disabledReason ?? ''})`}; events: ${endpoint.eventTypes.join(', ')}`;
 
@@ -130,10 +137,14 @@ export function registerWebhooks(program: Command): void {
   storeAction(
     webhooks.command('test <id>').description('send a webhook.test event to an endpoint'),
     async ({ store, config }, options: OutputOptions, id: string) => {
-      const message = await service(store, config).sendTest(positiveInteger(id, 'endpoint id'));
+      const endpoints = service(store, config);
+      const message = await endpoints.sendTest(positiveInteger(id, 'endpoint id'));
+      const endpoint = await endpoints.get(message.endpointId);
       emit(options, message, () =>
         console.log(
-          `webhook.test queued as message ${message.id} (${message.webhookId}); a serving instance delivers it`,
+          endpoint.enabled
+            ? `webhook.test queued as message ${message.id} (${message.webhookId}); a serving instance delivers it`
+            : `webhook.test queued as message ${message.id} (${message.webhookId}), but endpoint ${endpoint.id} is disabled: it is delivered once the endpoint is enabled (webhooks enable ${endpoint.id})`,
         ),
       );
     },
@@ -156,9 +167,13 @@ export function registerWebhooks(program: Command): void {
     },
   );
   storeAction(
-    webhooks.command('attempts <message>').description('a message with every attempt to deliver it'),
+    webhooks
+      .command('attempts <message>')
+      .description(
+        'a message, by its webhook-id (msg_…) or its number (see "webhooks messages"), with every attempt to deliver it',
+      ),
     async ({ store, config }, options: OutputOptions, id: string) => {
-      const message = await service(store, config).message(positiveInteger(id, 'message id'));
+      const message = await service(store, config).message(messageRef(id));
       emit(options, message, () => {
         console.log(
           `message ${message.id} (${message.webhookId}), ${message.eventType}: ${message.deliveredAt === null ? 'not delivered yet' : `delivered ${message.deliveredAt}`}`,
@@ -168,9 +183,11 @@ export function registerWebhooks(program: Command): void {
     },
   );
   storeAction(
-    webhooks.command('replay <message>').description('send a message again, with the same webhook-id'),
+    webhooks
+      .command('replay <message>')
+      .description('send a message (its webhook-id, msg_…, or its number) again, with the same webhook-id'),
     async ({ store, config }, options: OutputOptions, id: string) => {
-      const message = await service(store, config).replay(positiveInteger(id, 'message id'));
+      const message = await service(store, config).replay(messageRef(id));
       emit(options, message, () => console.log(`message ${message.id} (${message.webhookId}) queued again`));
     },
   );

@@ -43,7 +43,7 @@ export async function webhookRoutes(app: ManagementApp, context: AdminContext): 
   const createWebhook = secretSchemas.created('createWebhook', {
     summary: 'Register a webhook endpoint',
     description:
-      'For the token’s own account, or (the operator) for `account`. The answer holds the endpoint’s `whsec_` secret, shown only this once. The URL must be https and resolve to a public address (plain http only to this machine, where the operator allows it). Audited.',
+      'For the token’s own account, or (the operator) for `account`. The answer holds the endpoint’s `whsec_` secret, shown only this once. The URL must be https and resolve to a public address (plain http only to this machine, for the operator’s own endpoints, where the operator allows it): the URL itself is checked now, the addresses its name resolves to at every delivery. An event type the account is never sent is refused (400, naming it). Audited.',
     body: Type.Object({
       url: Type.String({ maxLength: 2000 }),
       eventTypes: EVENT_TYPES,

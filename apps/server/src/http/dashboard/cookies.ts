@@ -1,4 +1,4 @@
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { SESSION_ABSOLUTE_MS } from '../../services/sessions.js';
 
 /**
@@ -27,4 +27,33 @@ export const FLASH_COOKIE = '__Host-placard-flash';
 
 export function setFlash(reply: FastifyReply, message: string): void {
   reply.setCookie(FLASH_COOKIE, message, { ...COOKIE_OPTIONS, maxAge: 60 });
+}
+
+/**
+ * A secret made by a form (a webhook endpoint's), carried across the redirect to the page that
+ * shows it (POST, redirect, GET): that page reads and clears it, so reloading it neither makes
+ * another nor shows this one again. It is the endpoint's alone, and lives a minute at most, like
+ * the flash.
+ */
+const SHOWN_ONCE_COOKIE = '__Host-placard-shown-once';
+
+export function keepToShowOnce(reply: FastifyReply, owner: string, secret: string): void {
+  reply.setCookie(SHOWN_ONCE_COOKIE, `${owner} ${secret}`, {
+    ...COOKIE_OPTIONS,
+    sameSite: 'strict',
+    maxAge: 60,
+  });
+}
+
+/** The secret kept for `owner` (`webhook:7`), forgotten as it is read; undefined when none is. */
+export function takeToShowOnce(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  owner: string,
+): string | undefined {
+  const kept = request.cookies[SHOWN_ONCE_COOKIE];
+  if (kept === undefined) return undefined;
+  void reply.clearCookie(SHOWN_ONCE_COOKIE, COOKIE_OPTIONS);
+  const [keptOwner, secret] = kept.split(' ');
+  return keptOwner === owner ? secret : undefined;
 }

@@ -3,7 +3,7 @@ import { mayChange } from '../../domain/accounts.js';
 import { mayReceive, WEBHOOK_EVENT_NAMES } from '../../domain/webhook-events.js';
 import type { SignedIn } from '../../services/sessions.js';
 import type { DashboardDeps } from './context.js';
-import { setFlash } from './cookies.js';
+import { keepToShowOnce, setFlash, takeToShowOnce } from './cookies.js';
 import { idOf } from './ids.js';
 import { idParam, pageWithForms, refusal, type RenderPage } from './page-routes.js';
 import { NewWebhookSecretPage, WebhookDeliveriesPage, WebhooksPage } from './pages/webhooks.js';
@@ -31,9 +31,15 @@ export async function webhookRoutes(app: FastifyInstance, deps: DashboardDeps): 
   const form = pageWithForms(app, '/webhooks', endpointsPage);
   form(
     '/webhooks/:id/test',
-    (signedIn, _fields, params) => webhooks(signedIn).sendTest(idParam(params, 'webhook endpoint')),
-    (message) =>
-      `a test event is queued (${message.webhookId}): it goes out after any older message of the endpoint`,
+    async (signedIn, _fields, params) => {
+      const service = webhooks(signedIn);
+      const message = await service.sendTest(idParam(params, 'webhook endpoint'));
+      return { message, endpoint: await service.get(message.endpointId) };
+    },
+    ({ message, endpoint }) =>
+      endpoint.enabled
+        ? `a test event is queued (${message.webhookId}): it goes out after any older message of the endpoint`
+        : `a test event is queued (${message.webhookId}), but ${endpoint.url} is disabled: it goes out once the endpoint is enabled`,
   );
   form(
     '/webhooks/:id/disable',
@@ -46,14 +52,16 @@ export async function webhookRoutes(app: FastifyInstance, deps: DashboardDeps): 
     (endpoint) => `${endpoint.url} is enabled: its waiting messages go out in order`,
   );
 
-  /** A form whose answer is the endpoint's secret, shown once (adding an endpoint, rotating its secret). */
+  /**
+   * A form that gives the endpoint a secret (adding it, rotating its secret): the secret is kept
+   * for the page that shows it once, which the browser is sent to, so a reload repeats nothing.
+   */
   const withSecret = (
     path: string,
     change: (
       signedIn: SignedIn,
       request: FastifyRequest,
     ) => ReturnType<ReturnType<typeof webhooks>['create']>,
-    rotated: boolean,
   ) =>
     app.post(path, PAGE, async (request: FastifyRequest, reply: FastifyReply) => {
       const signedIn = requireSignedIn(request, reply)!;
@@ -66,31 +74,35 @@ export async function webhookRoutes(app: FastifyInstance, deps: DashboardDeps): 
         (problem, problems) => endpointsPage(request, reply, signedIn, refusal(request, problem, problems)),
       );
       if (refused || !made) return reply;
-      const { secret, ...endpoint } = made;
-      return sendPage(
-        reply,
-        NewWebhookSecretPage({ page: pageContext(request, reply), endpoint, secret, rotated }),
-        201,
-      );
+      keepToShowOnce(reply, `webhook:${made.id}`, made.secret);
+      return reply.redirect(`/webhooks/${made.id}/secret`, 303);
     });
-  withSecret(
-    '/webhooks',
-    (signedIn, request) => {
-      const fields = formFields(request);
-      return webhooks(signedIn).create({
-        url: fields['url'],
-        eventTypes: fields['eventTypes'],
-        description: fields['description'],
-      });
-    },
-    false,
+  withSecret('/webhooks', (signedIn, request) => {
+    const fields = formFields(request);
+    return webhooks(signedIn).create({
+      url: fields['url'],
+      eventTypes: fields['eventTypes'],
+      description: fields['description'],
+    });
+  });
+  withSecret('/webhooks/:id/rotate-secret', (signedIn, request) =>
+    webhooks(signedIn).rotateSecret(idParam(request.params as Record<string, string>, 'webhook endpoint')),
   );
-  withSecret(
-    '/webhooks/:id/rotate-secret',
-    (signedIn, request) =>
-      webhooks(signedIn).rotateSecret(idParam(request.params as Record<string, string>, 'webhook endpoint')),
-    true,
-  );
+  app.get('/webhooks/:id/secret', PAGE, async (request, reply) => {
+    const signedIn = requireSignedIn(request, reply);
+    if (!signedIn) return reply;
+    const endpoint = await webhooks(signedIn).get(
+      idParam(request.params as Record<string, string>, 'webhook endpoint'),
+    );
+    // Undefined when it was shown already (a reload) or none was made here: the page says so.
+    const secret = takeToShowOnce(request, reply, `webhook:${endpoint.id}`);
+    // A rotation leaves the previous secret signing for a day; a new endpoint has none.
+    const rotated = endpoint.previousSecretUntil !== null;
+    return sendPage(
+      reply,
+      NewWebhookSecretPage({ page: pageContext(request, reply), endpoint, secret, rotated }),
+    );
+  });
 
   const deliveriesPage = async (request: FastifyRequest, reply: FastifyReply, signedIn: SignedIn) => {
     const service = webhooks(signedIn);

@@ -103,6 +103,10 @@ export const PAGE_ACCESS: Readonly<Record<string, PageRule>> = {
   // Webhooks (D19): every account's own endpoints; changes are the admins' and managers' (the service).
   '/webhooks': EVERYONE,
   '/webhooks/:id': EVERYONE,
+  '/webhooks/:id/secret': {
+    allows: changing('operator', 'advertiser', 'partner'),
+    refusal: 'an endpoint’s secret is for its account’s admins and managers',
+  },
   '/users': {
     allows: (viewer) => mayManageUsers(viewer.role),
     refusal: 'an account’s users and invitations are for its admins',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { flight, when, whenIn } from './format.js';
+import { flight, when, whenIn, whenToTheSecond } from './format.js';
 
 describe('dates as the dashboard shows them', () => {
   it('reads a flight on its own wall clock, across a change of the clocks', () => {
@@ -17,6 +17,8 @@ describe('dates as the dashboard shows them', () => {
   it('shows UTC to the minute, a dash for never, and a zone on the other side of the date line', () => {
     expect(when(Date.parse('2026-03-08T09:59:59Z'))).toBe('2026-03-08 09:59 UTC');
     expect(when(null)).toBe('—');
+    expect(whenToTheSecond(Date.parse('2026-03-08T09:59:59.900Z'))).toBe('2026-03-08 09:59:59 UTC');
+    expect(whenToTheSecond(null)).toBe('—');
     expect(whenIn(Date.parse('2026-03-08T11:30:00Z'), 'Pacific/Auckland')).toBe(
       '2026-03-09 00:30 Pacific/Auckland',
     );

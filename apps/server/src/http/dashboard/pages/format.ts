@@ -5,6 +5,12 @@ export function when(ms: number | null | undefined): string {
   return `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 }
 
+/** An instant to the second, where the spacing of a few moments matters (a webhook's retries). */
+export function whenToTheSecond(ms: number | null | undefined): string {
+  if (ms === null || ms === undefined) return '—';
+  return `${new Date(ms).toISOString().slice(0, 19).replace('T', ' ')} UTC`;
+}
+
 /** An instant as the wall clock of `timeZone` shows it, to the minute, with the zone named. */
 export function whenIn(ms: number, timeZone: string): string {
   // Sweden's format is ISO-like (2026-12-01 09:00), so the figures read the same everywhere.

@@ -216,13 +216,20 @@ function PageLinks(props: { paging: Paging; label: string }) {
   );
 }
 
-/** A secret shown once (a new key, an invitation link), with a copy button where scripts run. */
-export function SecretField(props: { id: string; label: string; value: string }) {
+/**
+ * A secret shown once (a new key, an invitation link), with a copy button where scripts run;
+ * `wrapped`, it wraps onto as many lines as it takes, so a narrow screen shows all of it.
+ */
+export function SecretField(props: { id: string; label: string; value: string; wrapped?: boolean }) {
   return (
     <>
       <div class="secret">
         <label for={props.id}>{props.label}</label>
-        <input id={props.id} readonly value={props.value} class="mono" />
+        {props.wrapped ? (
+          <textarea id={props.id} readonly rows={2} class="mono" value={props.value} />
+        ) : (
+          <input id={props.id} readonly value={props.value} class="mono" />
+        )}
         <button type="button" id="copy-key" data-copy={props.id} hidden>
           Copy
         </button>

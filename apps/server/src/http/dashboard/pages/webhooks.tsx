@@ -1,5 +1,5 @@
 import type { WebhookEndpointView } from '../../../services/webhooks.js';
-import { when } from './format.js';
+import { when, whenToTheSecond } from './format.js';
 import {
   ButtonForm,
   DataTable,
@@ -14,14 +14,14 @@ const CREATE: CreateForm = {
   fields: [
     {
       name: 'url',
-      label: 'URL (https)',
+      label: 'URL',
       required: true,
       maxLength: 2000,
       placeholder: 'https://hooks.example.com/placard',
     },
     {
       name: 'eventTypes',
-      label: 'Events (comma-separated, or *)',
+      label: 'Events',
       required: true,
       maxLength: 1000,
       placeholder: '*',
@@ -59,7 +59,9 @@ export function WebhooksPage(
     <FormsPage title="Webhooks" path="/webhooks" of={props} create={CREATE}>
       <p class="hint">
         Placard sends a signed POST to each endpoint when something it takes happens, in order, retried for
-        three days (see the webhooks guide). Events: {props.eventTypes.join(', ')}.
+        three days: see the webhooks guide (<code>docs/webhooks.md</code> in Placard&apos;s source) and the
+        Webhooks section of <a href="/docs">the API reference</a>. The URL must use https. Events,
+        comma-separated, or * for all of these: {props.eventTypes.join(', ')}.
       </p>
       <DataTable
         label="Webhook endpoints"
@@ -82,42 +84,44 @@ export function WebhooksPage(
             <td data-label="Events">{endpoint.eventTypes.join(', ')}</td>
             <td data-label="State">{state(endpoint)}</td>
             <td data-label="Deliveries">
-              <a href={`/webhooks/${endpoint.id}`} aria-label={`Deliveries to ${endpoint.url}`}>
-                Deliveries
+              <a href={`/webhooks/${endpoint.id}`} aria-label={`Messages and attempts of ${endpoint.url}`}>
+                Messages and attempts
               </a>
             </td>
             {canChange && (
-              <td data-label="Actions" class="actions">
-                <ButtonForm
-                  action={`/webhooks/${endpoint.id}/test`}
-                  csrf={page.csrf}
-                  text="Send a test"
-                  label={`Send a test to ${endpoint.url}`}
-                  look="secondary"
-                />
-                <ButtonForm
-                  action={`/webhooks/${endpoint.id}/rotate-secret`}
-                  csrf={page.csrf}
-                  text="Rotate secret"
-                  label={`Rotate secret of ${endpoint.url}`}
-                  look="secondary"
-                />
-                {endpoint.enabled ? (
+              <td data-label="Actions">
+                <div class="actions">
                   <ButtonForm
-                    action={`/webhooks/${endpoint.id}/disable`}
+                    action={`/webhooks/${endpoint.id}/test`}
                     csrf={page.csrf}
-                    text="Disable"
-                    label={`Disable ${endpoint.url}`}
-                    look="danger"
+                    text="Send a test"
+                    label={`Send a test to ${endpoint.url}`}
+                    look="secondary"
                   />
-                ) : (
                   <ButtonForm
-                    action={`/webhooks/${endpoint.id}/enable`}
+                    action={`/webhooks/${endpoint.id}/rotate-secret`}
                     csrf={page.csrf}
-                    text="Enable"
-                    label={`Enable ${endpoint.url}`}
+                    text="Rotate secret"
+                    label={`Rotate secret of ${endpoint.url}`}
+                    look="secondary"
                   />
-                )}
+                  {endpoint.enabled ? (
+                    <ButtonForm
+                      action={`/webhooks/${endpoint.id}/disable`}
+                      csrf={page.csrf}
+                      text="Disable"
+                      label={`Disable ${endpoint.url}`}
+                      look="danger"
+                    />
+                  ) : (
+                    <ButtonForm
+                      action={`/webhooks/${endpoint.id}/enable`}
+                      csrf={page.csrf}
+                      text="Enable"
+                      label={`Enable ${endpoint.url}`}
+                    />
+                  )}
+                </div>
               </td>
             )}
           </tr>
@@ -135,7 +139,7 @@ const attemptLine = (attempt: {
   error: string | null;
   answer: string;
 }) =>
-  `${when(iso(attempt.at))}: ${attempt.status === null ? (attempt.error ?? 'no answer') : `answered ${attempt.status}`}, ${attempt.durationMs} ms${attempt.answer === '' ? '' : `: ${attempt.answer.slice(0, 120)}`}`;
+  `${whenToTheSecond(iso(attempt.at))}: ${attempt.status === null ? (attempt.error ?? 'no answer') : `answered ${attempt.status}`}, ${attempt.durationMs} ms${attempt.answer === '' ? '' : `: ${attempt.answer.slice(0, 120)}`}`;
 
 export interface DeliveryRow {
   id: number;
@@ -183,9 +187,9 @@ export function WebhookDeliveriesPage(props: {
               {message.eventType}
               <div class="hint mono">{message.webhookId}</div>
             </td>
-            <td data-label="Written">{when(iso(message.createdAt))}</td>
+            <td data-label="Written">{whenToTheSecond(iso(message.createdAt))}</td>
             <td data-label="Delivered">
-              {message.deliveredAt === null ? 'not yet' : when(iso(message.deliveredAt))}
+              {message.deliveredAt === null ? 'not yet' : whenToTheSecond(iso(message.deliveredAt))}
             </td>
             <td data-label="Attempts">
               {message.attemptLog.length === 0 ? (
@@ -216,13 +220,28 @@ export function WebhookDeliveriesPage(props: {
   );
 }
 
-/** A new or rotated endpoint secret, shown this once. */
+/**
+ * A new or rotated endpoint secret, shown this once; when it was shown already (the page reloaded),
+ * what to do instead.
+ */
 export function NewWebhookSecretPage(props: {
   page: PageContext;
   endpoint: WebhookEndpointView;
-  secret: string;
+  secret: string | undefined;
   rotated: boolean;
 }) {
+  if (props.secret === undefined)
+    return (
+      <Layout title="The endpoint’s secret" page={props.page} current="/webhooks">
+        <p>
+          The secret of <code>{props.endpoint.url}</code> was shown once and is not shown again. If it was not
+          stored, rotate it on the endpoints page for a new one.
+        </p>
+        <p>
+          <a href="/webhooks">Back to the endpoints</a>
+        </p>
+      </Layout>
+    );
   return (
     <Layout title="The endpoint’s secret" page={props.page} current="/webhooks">
       <p class="ad-url">
@@ -231,7 +250,7 @@ export function NewWebhookSecretPage(props: {
         {props.rotated &&
           ' For 24 hours deliveries are signed with the previous secret too, so switch the receiver within a day.'}
       </p>
-      <SecretField id="new-key" label="Signing secret" value={props.secret} />
+      <SecretField id="new-key" label="Signing secret" value={props.secret} wrapped />
       <p>
         <a href="/webhooks">I have stored it: back to the endpoints</a>
       </p>
