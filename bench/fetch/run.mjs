@@ -63,7 +63,7 @@ if (capsAt !== -1) {
 
 /**
  * Frequency caps' cost on fetch (D20): 1,000 campaigns without frequency caps against the same
- * campaigns with half of them capped, both fetched by 100,000 viewers (`fetch-viewer.lua`), in the
+ * campaigns with half of them capped, both fetched by 100,000 viewers (`fetch.lua` with `PLACARD_BENCH_VIEWERS`), in the
  * same run (hello, uncapped, capped, capped, uncapped, hello). Target: p99 at most 0.5 ms more with
  * caps; throughput and the RSS of the capped server (which holds the viewers) for information.
  */
@@ -71,17 +71,17 @@ async function compareCaps() {
   const plain = await prepare(1_000);
   const capped = await prepare(1_000);
   await capHalf(path.join(capped.dir, 'placard.db'));
-  const script = path.join(bench.ROOT, 'bench/fetch/fetch-viewer.lua');
+  const viewers = (key) => ({ ...scriptEnv(key), PLACARD_BENCH_VIEWERS: '100000' });
   const fetchOf = (seeded) => () =>
-    bench.measureServer(bench.CLI, bench.serverEnv(seeded.dir), script, scriptEnv(seeded.key));
+    bench.measureServer(bench.CLI, bench.serverEnv(seeded.dir), SCRIPT, viewers(seeded.key));
   const runs = [];
   for (let run = 1; run <= bench.RUNS; run++) {
-    const helloBefore = await bench.measureHello(script, scriptEnv(plain.key));
+    const helloBefore = await bench.measureHello(SCRIPT, viewers(plain.key));
     const plainBefore = await fetchOf(plain)();
     const cappedBefore = await fetchOf(capped)();
     const cappedAfter = await fetchOf(capped)();
     const plainAfter = await fetchOf(plain)();
-    const helloAfter = await bench.measureHello(script, scriptEnv(plain.key));
+    const helloAfter = await bench.measureHello(SCRIPT, viewers(plain.key));
     const hello = mean(helloBefore.rps, helloAfter.rps);
     const figures = (before, after) => ({
       ratio: mean(before.rps, after.rps) / hello,
