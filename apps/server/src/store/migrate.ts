@@ -26,6 +26,7 @@ import * as advertiserPricing from './migrations/023-advertiser-pricing.js';
 import * as rollupDeltas from './migrations/024-rollup-deltas.js';
 import * as chargeDeltas from './migrations/025-charge-deltas.js';
 import * as webhooks from './migrations/026-webhooks.js';
+import * as advertiserBlocks from './migrations/027-advertiser-blocks.js';
 
 /** Where Kysely's migrator records the migrations applied. */
 const MIGRATION_TABLE = DEFAULT_MIGRATION_TABLE;
@@ -60,6 +61,7 @@ function migrations(connection: Connection): Record<string, Migration> {
     '024-rollup-deltas': { up: (db) => rollupDeltas.up(db, connection.engine) },
     '025-charge-deltas': { up: (db) => chargeDeltas.up(db, connection.engine) },
     '026-webhooks': { up: (db) => webhooks.up(db, connection.engine) },
+    '027-advertiser-blocks': { up: (db) => advertiserBlocks.up(db) },
   };
 }
 
