@@ -125,12 +125,7 @@ export async function partnerRoutes(app: FastifyInstance, deps: DashboardDeps): 
   });
 
   // What a partner blocks: its own people and the operator's block and unblock advertisers.
-  const blocksPage = async (
-    request: FastifyRequest,
-    reply: FastifyReply,
-    signedIn: SignedIn,
-    refused?: Refused,
-  ) => {
+  const blocksPage: RenderPage = async (request, reply, signedIn, refused) => {
     const ref = (request.params as { id: string }).id;
     const { partner, blocked, choices } = await partners(signedIn).blockableAdvertisers(ref);
     return PartnerBlocksPage({
