@@ -156,7 +156,7 @@ export function simulate({
       fetched[placement] += fetches;
       const minute = Math.floor(now / 60_000) * 60_000;
       for (let i = 0; i < fetches; i++) {
-        for (const served of index.select({ placement, limit }, now, [], random)) {
+        for (const served of index.select({ placement, limit }, now, undefined, random)) {
           byMinute[placement].set(minute, (byMinute[placement].get(minute) ?? 0) + 1);
           const { spec, record } = byId.get(served.id);
           const s = state.get(served.id);

@@ -145,7 +145,7 @@ async function simulate(setup, databaseUrl) {
     instances.push(
       await startInstance(databaseUrl, () => clock.now, secret, setup === 'three' ? prefix : null),
     );
-  const caller = { partnerId, apiKeyId, blockedCategories: [], policies: {} };
+  const caller = { partnerId, apiKeyId, blockedCategories: [], blockedAdvertisers: [], policies: {} };
   const views = pageViews(random);
   const started = performance.now();
   let served = 0;

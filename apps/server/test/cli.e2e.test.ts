@@ -123,6 +123,30 @@ describe('placard management commands', () => {
       env,
     );
     expect(blocked.blockedCategories).toEqual(['health', 'politics']);
+    const advertiser = cliJson<{ id: number }>(['advertisers', 'create', 'Blocked By CLI'], env);
+    const blocking = cliJson<{ blockedCategories: string[]; blockedAdvertisers: number[] }>(
+      ['partners', 'update', 'CLI Partner', '--blocked-advertisers', String(advertiser.id)],
+      env,
+    );
+    expect(blocking).toMatchObject({
+      blockedCategories: ['health', 'politics'],
+      blockedAdvertisers: [advertiser.id],
+    });
+    expect(runCli(['partners', 'list'], env).stdout).toMatch(
+      new RegExp(`CLI Partner\\s+health,politics\\s+${advertiser.id}\\s`),
+    );
+    const unknown = runCli(
+      ['partners', 'update', 'CLI Partner', '--blocked-advertisers', `${advertiser.id},999999`],
+      env,
+    );
+    expect(unknown.code).not.toBe(0);
+    expect(unknown.stderr).toContain('blockedAdvertisers names an unknown advertiser: 999999');
+    expect(
+      cliJson<{ blockedAdvertisers: number[] }>(
+        ['partners', 'update', 'CLI Partner', '--blocked-advertisers', ''],
+        env,
+      ).blockedAdvertisers,
+    ).toEqual([]);
     const key = cliJson<{ id: number; key: string }>(['keys', 'create', '--partner', 'CLI Partner'], env);
     const rotated = cliJson<{ id: number; key: string; previous: { expiresAt: string } }>(
       ['keys', 'rotate', String(key.id), '--expires-in-hours', '1'],

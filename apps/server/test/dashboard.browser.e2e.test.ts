@@ -23,6 +23,8 @@ const PAGES: Record<Kind, string[]> = {
     // Money (D18): a priced demo campaign's page with its price history, and the demo partner's shares.
     '/campaigns/1',
     '/partners/1/revenue-shares',
+    // What the demo partner blocks: the operator chooses among every advertiser.
+    '/partners/1/blocks',
     // Statements (D18): the months to issue, and adjustments.
     '/statements',
     '/adjustments',
@@ -39,6 +41,7 @@ const PAGES: Record<Kind, string[]> = {
     '/reports',
     '/users',
     '/partners/1/revenue-shares',
+    '/partners/1/blocks',
     '/statements',
     '/webhooks',
   ],

@@ -394,6 +394,20 @@ describe('the scope matrix', () => {
     expect(wrong).toEqual([]);
   });
 
+  it('lets a partner’s own people change the advertisers it blocks, as the operator’s may', async () => {
+    const wrong: string[] = [];
+    for (const { caller, target } of callerTargets()) {
+      const want = expected(caller, rule('partner', 'change'), target);
+      const url = `/partners/${objects[target].partner}`;
+      const answer = await t.admin('PATCH', url, { blockedAdvertisers: [] }, tokens.get(callerName(caller)));
+      if (!answers(want, answer.statusCode))
+        wrong.push(
+          `${callerName(caller)} ${target}: blockedAdvertisers → ${answer.statusCode} (expected ${want})`,
+        );
+    }
+    expect(wrong).toEqual([]);
+  });
+
   it('lets an advertiser’s people set its campaigns’ price only where the operator allows it (D18)', async () => {
     const wrong: string[] = [];
     const setPricing = async (pricing: 'operator' | 'advertiser') => {
@@ -496,6 +510,7 @@ const PAGES: Record<string, { kinds: readonly Kind[]; roles?: readonly Role[] }>
   '/integration': { kinds: ['partner'] }, // Integration (partners)
   '/partners': { kinds: ['operator'] }, // Partners (the operator)
   '/partners/:id/revenue-shares': { kinds: ['operator', 'partner'] }, // a partner's revenue shares
+  '/partners/:id/blocks': { kinds: ['operator', 'partner'] }, // Blocks: what a partner never receives
   '/advertisers': { kinds: ['operator'] }, // Advertisers (the operator)
   '/advertisers/:id/budget': { kinds: ['operator', 'advertiser'] }, // an advertiser's budgets
   '/audit': { kinds: ['operator'] }, // Audit log (the operator)
@@ -603,6 +618,12 @@ describe('the scope matrix of the dashboard', () => {
     }),
     form('change blocked categories', (o) => `/partners/${o.partner}`, partnerOperator, {
       blockedCategories: 'politics, health',
+    }),
+    form('block advertiser', (o) => `/partners/${o.partner}/blocks`, rule('partner', 'change'), {
+      blockedAdvertisers: '1',
+    }),
+    form('unblock advertiser', (o) => `/partners/${o.partner}/blocks/unblock`, rule('partner', 'change'), {
+      advertiserId: '1',
     }),
     form('set revenue share', (o) => `/partners/${o.partner}/revenue-shares`, partnerOperator, {
       percent: '70',
@@ -804,8 +825,13 @@ describe('the scope matrix of the dashboard', () => {
         // The menu links every page of the table without an id that the person may open, and no other.
         const nav = /<nav aria-label="Sections">(.*?)<\/nav>/s.exec(answer.body)?.[1] ?? '';
         const linked = [...nav.matchAll(/href="([^"]+)"/g)].map((match) => match[1]).sort();
-        // An advertiser's people also have their own advertiser's budget page.
-        const own = caller.kind === 'advertiser' ? [`/advertisers/${objects.own.advertiser}/budget`] : [];
+        // An advertiser's people also have their own advertiser's budget page, a partner's their blocks.
+        const own =
+          caller.kind === 'advertiser'
+            ? [`/advertisers/${objects.own.advertiser}/budget`]
+            : caller.kind === 'partner'
+              ? [`/partners/${objects.own.partner}/blocks`]
+              : [];
         const menu = [...allowed.filter((page) => !/[:.]|\/(new|figures|issue)$/.test(page)), ...own].sort();
         if (JSON.stringify(linked) !== JSON.stringify(menu))
           wrong.push(`${callerName(caller)} menu links ${linked.join(' ')}; may open ${menu.join(' ')}`);
@@ -837,6 +863,31 @@ describe('the scope matrix of the dashboard', () => {
         wrong.push(`${callerName(caller)} new campaign form → ${form.status} (expected ${wantForm})`);
     }
     expect(wrong).toEqual([]);
+  });
+
+  it('names to a partner’s people, on their blocks page, the advertisers of campaigns they may be served and no other', async () => {
+    const [draft] = await t.addCampaigns(
+      [campaign({ status: 'draft', title: 'Unseen draft' })],
+      'Unseen Ads',
+    );
+    const [approved] = await t.addCampaigns([campaign({ title: 'Seen' })], 'Seen Ads');
+    const wrong: string[] = [];
+    for (const caller of CALLERS.filter((c) => c.kind !== 'advertiser')) {
+      const browser = browsers.get(callerName(caller))!;
+      const page = await browser.get(`/partners/${objects.own.partner}/blocks`);
+      if (page.status !== 200) wrong.push(`${callerName(caller)} blocks page → ${page.status}`);
+      const seen = page.body.includes('Seen Ads');
+      const unseen = page.body.includes('Unseen Ads');
+      // The operator's people choose among every advertiser; a reporter is shown no choice at all.
+      const chooses = caller.role !== 'reporter';
+      if (seen !== chooses) wrong.push(`${callerName(caller)} ${seen ? 'sees' : 'misses'} Seen Ads`);
+      if (unseen !== (chooses && caller.kind === 'operator'))
+        wrong.push(`${callerName(caller)} ${unseen ? 'sees' : 'misses'} Unseen Ads`);
+      if (caller.kind === 'partner' && /Foreign Partner/.test(page.body))
+        wrong.push(`${callerName(caller)} sees another partner`);
+    }
+    expect(wrong).toEqual([]);
+    expect(draft).not.toBe(approved);
   });
 
   it('answers every form as each person may, for their own objects and for another’s', async () => {

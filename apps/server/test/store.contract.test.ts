@@ -254,6 +254,7 @@ describe.each(ENGINES)('store contract on %s', (engine) => {
         status: 'active',
         expiresAt: null,
         blockedCategories: [],
+        blockedAdvertisers: [],
         policies: DEFAULT_POLICIES,
       },
     ]);
@@ -596,7 +597,7 @@ describe.each(ENGINES)('store contract on %s', (engine) => {
 
   it('changes key lifecycle columns and records last use outside the change feed', async () => {
     const partner = await store.createPartner('Lifecycle Partner');
-    await store.updatePartner(partner.id, { blockedCategories: ['politics'] });
+    await store.updatePartner(partner.id, { blockedCategories: ['politics'], blockedAdvertisers: [7, 9] });
     const key = await store.createApiKey({
       partnerId: partner.id,
       label: null,
@@ -620,6 +621,7 @@ describe.each(ENGINES)('store contract on %s', (engine) => {
       status: 'suspended',
       expiresAt: 9,
       blockedCategories: ['politics'],
+      blockedAdvertisers: [7, 9],
     });
     const versions = await store.changeVersions();
     await store.recordKeyUsage(new Map([[key.id, 1234]]));
@@ -832,6 +834,27 @@ describe.each(ENGINES)('store contract on %s', (engine) => {
     expect(due).not.toContain(campaignIds[3]);
     expect(await store.moveCampaignStatus(campaignIds[0], 'scheduled', 'running', now)).toBe(true);
     expect(await store.moveCampaignStatus(campaignIds[0], 'scheduled', 'running', now)).toBe(false);
+  });
+
+  it('lists the advertisers with a campaign in the given statuses, by name, and keeps partners’ blocked advertisers', async () => {
+    await store.importCampaigns([
+      {
+        name: 'Blocks Zeta',
+        campaigns: [campaignInput({ status: 'draft' }), campaignInput({ status: 'paused' })],
+      },
+      { name: 'Blocks Alpha', campaigns: [campaignInput()] },
+      { name: 'Blocks Draft', campaigns: [campaignInput({ status: 'draft' })] },
+    ]);
+    const found = (await store.advertisersWithCampaignsIn(['running', 'paused'])).filter((advertiser) =>
+      advertiser.name.startsWith('Blocks '),
+    );
+    expect(found.map((advertiser) => advertiser.name)).toEqual(['Blocks Alpha', 'Blocks Zeta']);
+    const partner = await store.createPartner('Blocking Partner');
+    expect(partner.blockedAdvertisers).toEqual([]);
+    await store.updatePartner(partner.id, { blockedAdvertisers: found.map((advertiser) => advertiser.id) });
+    expect((await store.findPartner(partner.id))?.blockedAdvertisers).toEqual(
+      found.map((advertiser) => advertiser.id),
+    );
   });
 
   it('adds, describes and disables placements, and renames advertisers', async () => {

@@ -105,6 +105,25 @@ describe.each(ENGINES)('why a campaign is not serving, on %s', (engine) => {
     ]);
   });
 
+  it('names the advertiser that the partner of the key blocks, after a category it blocks', async () => {
+    const [id] = await start([campaign({ category: 'gambling' })]);
+    const advertiser = (await t.campaigns.get(id)).advertiserId;
+    const partner = (await t.store.getApiKey(t.apiKeyId))!.partnerId;
+    await t.partners.updatePartner(partner, { blockedAdvertisers: [advertiser] });
+    expect((await why(id, `placement=header_banner&key=${t.apiKeyId}`)).reasons).toEqual([
+      expect.objectContaining({
+        code: 'advertiser_blocked',
+        advertiserId: advertiser,
+        advertiserName: 'Advertiser 1',
+        message: 'The partner blocks its advertiser, Advertiser 1.',
+      }),
+    ]);
+    await t.partners.updatePartner(partner, { blockedCategories: ['gambling'] });
+    expect(await codes(id, `key=${t.apiKeyId}`)).toEqual(['category_blocked', 'advertiser_blocked']);
+    // Without a key no partner's blocks apply.
+    expect(await codes(id, 'placement=header_banner')).toEqual([]);
+  });
+
   it('lists every reason that holds, in order: flight, cap, then the query', async () => {
     const [id] = await start([campaign({ endAt: '2026-06-01T13:00:00Z', countries: ['US'] })]);
     await t.store.updateCampaign(id, { cappedUntil: now + 3 * HOUR });

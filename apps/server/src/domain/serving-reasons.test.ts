@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { HELD_UNTIL_RAISED } from './advertiser-budgets.js';
 import type { Campaign } from './campaigns.js';
 import { NO_CAPS } from './campaigns.js';
-import { notServingReasons } from './serving-reasons.js';
+import { explainNotServing, notServingReasons, reasonInWords } from './serving-reasons.js';
 
 const now = Date.parse('2026-06-01T12:00:00Z');
 const running: Campaign = {
@@ -75,5 +75,22 @@ describe('why a campaign is not serving', () => {
       'Its advertiser’s total budget is spent: it is served again once the budget is raised.',
     ]);
     expect(reasons({ budgetHeldUntil: now })).toEqual([]);
+  });
+
+  it('names a blocked category and a blocked advertiser of the partner whose fetch it explains', () => {
+    const blocks = { blockedCategories: ['news'], blockedAdvertisers: [1] };
+    const found = explainNotServing({ ...running, category: 'news' }, now, enabled, { blocks });
+    expect(found).toEqual([
+      { code: 'category_blocked', category: 'news' },
+      { code: 'advertiser_blocked', advertiserId: 1 },
+    ]);
+    expect(reasonInWords({ code: 'advertiser_blocked', advertiserId: 1 }, iso)).toBe(
+      'The partner blocks its advertiser, advertiser 1.',
+    );
+    expect(reasonInWords({ code: 'advertiser_blocked', advertiserId: 1, advertiserName: 'Acme' }, iso)).toBe(
+      'The partner blocks its advertiser, Acme.',
+    );
+    // The campaign page's reasons hold for every fetch: no partner's blocks among them.
+    expect(reasons({ category: 'news' })).toEqual([]);
   });
 });

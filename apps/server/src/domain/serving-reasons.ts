@@ -3,14 +3,15 @@ import type { Campaign, CampaignStatus } from './campaigns.js';
 import type { PacingHold } from './pacing.js';
 import { nextRunAt, runsAt, scheduleText } from './schedules.js';
 import type { Device } from './targeting.js';
+import { NO_BLOCKS, type PartnerBlocks } from './partner-blocks.js';
 
 /** What a fetch asks, for the explainer: each part optional, as in `placard campaigns why`. */
 export interface ServingQuery {
   placement?: string;
   location?: string;
   device?: Device;
-  /** The categories of the partner whose key would fetch. */
-  blockedCategories?: readonly string[];
+  /** What the partner whose key would fetch blocks: categories, advertisers. */
+  blocks?: PartnerBlocks;
 }
 
 /**
@@ -32,14 +33,16 @@ export type NotServingReason =
   | { code: 'placement_disabled'; placement: string }
   | { code: 'country_not_targeted'; location: string; countries: string[] }
   | { code: 'device_not_targeted'; device: Device; devices: Device[] }
-  | { code: 'category_blocked'; category: string };
+  | { code: 'category_blocked'; category: string }
+  /** `advertiserName` where the explainer knows it. */
+  | { code: 'advertiser_blocked'; advertiserId: number; advertiserName?: string };
 
 /**
  * Why a campaign would not be returned now, to a fetch like `query` if one is given, in the order
  * the reasons apply: its status first (only running campaigns are served, D11; a campaign that is
  * not running has no other reason), then its flight, its schedule's hours, a daily cap holding it for the rest of its day
  * (D12; a total cap completes it, so it shows as its status), its placements all disabled, then the
- * query's placement, country and device (D3) and a category the partner blocks. Empty: it is
+ * query's placement, country and device (D3) and a category or the advertiser the partner blocks. Empty: it is
  * eligible, and drawn by priority and weight among the others (D4).
  */
 export function explainNotServing(
@@ -78,7 +81,7 @@ export function explainNotServing(
   const disabled = campaign.placements.filter((placement) => !enabledPlacements.has(placement));
   if (disabled.length === campaign.placements.length)
     reasons.push({ code: 'placements_disabled', placements: disabled });
-  const { placement, location, device, blockedCategories = [] } = query;
+  const { placement, location, device, blocks = NO_BLOCKS } = query;
   if (placement !== undefined && !campaign.placements.includes(placement))
     reasons.push({ code: 'placement_not_targeted', placement, placements: campaign.placements });
   else if (
@@ -91,8 +94,10 @@ export function explainNotServing(
     reasons.push({ code: 'country_not_targeted', location, countries: campaign.countries });
   if (device !== undefined && campaign.devices.length > 0 && !campaign.devices.includes(device))
     reasons.push({ code: 'device_not_targeted', device, devices: campaign.devices });
-  if (campaign.category !== null && blockedCategories.includes(campaign.category))
+  if (campaign.category !== null && blocks.blockedCategories.includes(campaign.category))
     reasons.push({ code: 'category_blocked', category: campaign.category });
+  if (blocks.blockedAdvertisers.includes(campaign.advertiserId))
+    reasons.push({ code: 'advertiser_blocked', advertiserId: campaign.advertiserId });
   return reasons;
 }
 
@@ -158,6 +163,8 @@ export function reasonInWords(reason: NotServingReason, at: (ms: number) => stri
       return `It does not target ${reason.device} devices (it targets ${reason.devices.join(', ')}).`;
     case 'category_blocked':
       return `The partner blocks its category, ${reason.category}.`;
+    case 'advertiser_blocked':
+      return `The partner blocks its advertiser, ${reason.advertiserName ?? `advertiser ${reason.advertiserId}`}.`;
   }
 }
 

@@ -49,6 +49,7 @@ export function partnerAuthenticator(
       partnerId: key.partnerId,
       apiKeyId: key.id,
       blockedCategories: key.blockedCategories,
+      blockedAdvertisers: key.blockedAdvertisers,
       policies: key.policies,
     };
   };

@@ -11,6 +11,7 @@ import {
   unprocessable,
 } from '../domain/errors.js';
 import { MAX_LIMIT_SETTING } from '../domain/rate-limits.js';
+import { SERVABLE_STATUSES } from '../domain/partner-blocks.js';
 import type {
   ApiKeyRecord,
   ApiKeyStatus,
@@ -53,6 +54,23 @@ function checkCategories(value: unknown): string[] {
     throw invalidField('blockedCategories', 'must be an array of lower-case category words');
   }
   return [...new Set(value as string[])].sort();
+}
+
+/** Advertiser ids as the API and the forms give them: whole numbers from 1, each once, in order. */
+function checkAdvertiserIds(value: unknown): number[] {
+  if (
+    !Array.isArray(value) ||
+    value.some((item) => typeof item !== 'number' || !Number.isSafeInteger(item) || item < 1)
+  ) {
+    throw invalidField('blockedAdvertisers', 'must be an array of advertiser ids');
+  }
+  return [...new Set(value as number[])].sort((a, b) => a - b);
+}
+
+/** An advertiser a partner may block, by the name people know it by. */
+export interface BlockableAdvertiser {
+  id: number;
+  name: string;
 }
 
 /**
@@ -151,15 +169,26 @@ export class PartnerService extends ServedService {
     view: keyView,
   };
 
-  async createPartner(name: unknown, blockedCategories: unknown = []): Promise<Partner> {
+  async createPartner(
+    name: unknown,
+    blockedCategories: unknown = [],
+    blockedAdvertisers: unknown = [],
+  ): Promise<Partner> {
     requireOperator(this.actor, 'create partners');
     const checked = trimmedText('name', name);
     const blocked = checkCategories(blockedCategories);
+    const advertisers = checkAdvertiserIds(blockedAdvertisers);
     const now = this.clock();
     return commitServed(this.store, this.serving, async (tx) => {
       if (await tx.findPartner(checked)) throw alreadyExists(`partner "${checked}" already exists`);
       const created = await tx.createPartner(checked, now);
-      if (blocked.length > 0) await tx.updatePartner(created.id, { blockedCategories: blocked }, now);
+      await this.refuseUnknownAdvertisers(tx, created, advertisers);
+      if (blocked.length > 0 || advertisers.length > 0)
+        await tx.updatePartner(
+          created.id,
+          { blockedCategories: blocked, blockedAdvertisers: advertisers },
+          now,
+        );
       const partner = (await tx.findPartner(created.id))!;
       await audit(
         tx,
@@ -171,20 +200,34 @@ export class PartnerService extends ServedService {
     });
   }
 
+  /**
+   * Renames a partner or changes its blocks: its name and blocked categories are the operator's to
+   * change, its blocked advertisers its own people's too.
+   */
   async updatePartner(ref: string | number, changes: Record<string, unknown>): Promise<Partner> {
     const name = changes['name'] === undefined ? undefined : trimmedText('name', changes['name']);
     const blocked =
       changes['blockedCategories'] === undefined ? undefined : checkCategories(changes['blockedCategories']);
+    const advertisers =
+      changes['blockedAdvertisers'] === undefined
+        ? undefined
+        : checkAdvertiserIds(changes['blockedAdvertisers']);
     const now = this.clock();
     return commitServed(this.store, this.serving, async (tx) => {
       const before = await this.findPartnerIn(tx, ref);
-      requireOperator(this.actor, 'change partners');
+      if (name === undefined && blocked === undefined && advertisers !== undefined) requireChange(this.actor);
+      else requireOperator(this.actor, 'rename partners or change their blocked categories');
       if (name !== undefined && name !== before.name && (await tx.findPartner(name))) {
         throw alreadyExists(`partner "${name}" already exists`);
       }
+      if (advertisers !== undefined) await this.refuseUnknownAdvertisers(tx, before, advertisers);
       await tx.updatePartner(
         before.id,
-        { ...(name !== undefined && { name }), ...(blocked !== undefined && { blockedCategories: blocked }) },
+        {
+          ...(name !== undefined && { name }),
+          ...(blocked !== undefined && { blockedCategories: blocked }),
+          ...(advertisers !== undefined && { blockedAdvertisers: advertisers }),
+        },
         now,
       );
       const after = (await tx.findPartner(before.id))!;
@@ -196,6 +239,52 @@ export class PartnerService extends ServedService {
       );
       return after;
     });
+  }
+
+  /**
+   * Refuses blocking an advertiser the actor does not know (400, naming it). A partner's people know
+   * the advertisers of the campaigns they may be served (`blockableAdvertisers`); one already
+   * blocked stays, whatever its campaigns became.
+   */
+  private async refuseUnknownAdvertisers(store: Store, partner: Partner, ids: readonly number[]) {
+    const added = ids.filter((id) => !partner.blockedAdvertisers.includes(id));
+    if (added.length === 0) return;
+    const known =
+      this.actor.account.kind === 'operator'
+        ? new Set((await store.advertiserNames(added)).keys())
+        : new Set((await store.advertisersWithCampaignsIn(SERVABLE_STATUSES)).map((found) => found.id));
+    const unknown = added.filter((id) => !known.has(id));
+    if (unknown.length > 0) {
+      const named = unknown.length === 1 ? 'an unknown advertiser' : 'unknown advertisers';
+      throw invalidField('blockedAdvertisers', `names ${named}: ${unknown.join(', ')}`);
+    }
+  }
+
+  /**
+   * The advertisers the partner may block, by name, and its blocked ones with their names. The
+   * operator's people choose among every advertiser; the partner's own among the advertisers of the
+   * campaigns they may be served (approved: scheduled, running or paused), and no other's name.
+   */
+  async blockableAdvertisers(
+    ref: string | number,
+  ): Promise<{ partner: Partner; blocked: BlockableAdvertiser[]; choices: BlockableAdvertiser[] }> {
+    const partner = await this.findPartner(ref);
+    const choices =
+      this.actor.account.kind === 'operator'
+        ? (await this.store.listAdvertisers()).map(({ id, name }) => ({ id, name }))
+        : await this.store.advertisersWithCampaignsIn(SERVABLE_STATUSES);
+    const names = await this.store.advertiserNames(partner.blockedAdvertisers);
+    const blocked = partner.blockedAdvertisers.map((id) => ({
+      id,
+      name: names.get(id) ?? `advertiser ${id}`,
+    }));
+    return {
+      partner,
+      blocked: blocked.sort((a, b) => a.name.localeCompare(b.name)),
+      choices: choices
+        .filter((advertiser) => !partner.blockedAdvertisers.includes(advertiser.id))
+        .sort((a, b) => a.name.localeCompare(b.name)),
+    };
   }
 
   async listPartners(request?: PageRequest): Promise<Partner[]> {

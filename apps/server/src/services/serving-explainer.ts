@@ -4,6 +4,7 @@ import { UNPACED, type Pace } from '../domain/pacing.js';
 import { DEFAULT_LIMIT, MAX_LIMIT } from '../domain/requests.js';
 import { explainNotServing, reasonInWords, type NotServingReason } from '../domain/serving-reasons.js';
 import { parseDevice, parseLocation, type Device } from '../domain/targeting.js';
+import { NO_BLOCKS, type PartnerBlocks } from '../domain/partner-blocks.js';
 import type { Store } from '../store/store.js';
 import type { Actor } from './audit.js';
 import type { CampaignIndex } from '../serving/campaign-index.js';
@@ -15,7 +16,7 @@ export interface WhyQuery {
   placement?: unknown;
   location?: unknown;
   device?: unknown;
-  /** An API key id: its partner's blocked categories apply. */
+  /** An API key id: its partner's blocked categories and advertisers apply. */
   key?: unknown;
   limit?: unknown;
 }
@@ -86,37 +87,48 @@ export async function explainCampaign(
   const limit = optionalId(raw.limit, 'limit', limitProblem) ?? DEFAULT_LIMIT;
   if (limit > MAX_LIMIT) throw invalidField('limit', limitProblem);
   const keyId = optionalId(raw.key, 'key');
-  let blockedCategories: readonly string[] = [];
+  let blocks: PartnerBlocks = NO_BLOCKS;
   if (keyId !== undefined) {
     const key = await store.getApiKey(keyId);
     if (!key || !sees(actor, { kind: 'partner', id: key.partnerId }))
       throw notFound(`api key ${keyId} not found`);
-    blockedCategories = (await store.findPartner(key.partnerId))?.blockedCategories ?? [];
+    blocks = (await store.findPartner(key.partnerId)) ?? NO_BLOCKS;
   }
   const enabled = new Set(placements.filter((p) => p.enabled).map((p) => p.id));
   const query = {
     ...(placement !== undefined && { placement }),
     ...(location !== undefined && { location }),
     ...(device !== undefined && { device }),
-    blockedCategories,
+    blocks,
   };
   // As this instance's pacing job decided at its last step, with the plan it serves by (D16).
   const pace = paceOf(campaign.id);
   const hold = campaign.pacing === 'even' && pace.held ? pace.hold : undefined;
-  const reasons = explainNotServing(campaign, now, enabled, query, hold).map((reason) =>
-    reason.code === 'pacing_ahead'
-      ? // Its figures are in the message; the code is what scripts read.
-        { code: reason.code, message: reasonInWords(reason, iso) }
-      : {
-          ...reason,
-          // Instants named `…At` become ISO strings on the way out; this one is named otherwise.
-          ...(reason.code === 'daily_cap_reached' && { cappedUntil: iso(reason.cappedUntil) }),
-          ...(reason.code === 'advertiser_budget_spent' && {
-            budgetHeldUntil: reason.budgetHeldUntil === null ? null : iso(reason.budgetHeldUntil),
-          }),
-          message: reasonInWords(reason, iso),
-        },
-  );
+  const found = explainNotServing(campaign, now, enabled, query, hold);
+  // A blocked advertiser is named: whoever sees the campaign sees its advertiser.
+  const advertiserName = found.some((reason) => reason.code === 'advertiser_blocked')
+    ? (await store.findAdvertiser(campaign.advertiserId))?.name
+    : undefined;
+  const reasons = found
+    .map((reason) =>
+      reason.code === 'advertiser_blocked' && advertiserName !== undefined
+        ? { ...reason, advertiserName }
+        : reason,
+    )
+    .map((reason) =>
+      reason.code === 'pacing_ahead'
+        ? // Its figures are in the message; the code is what scripts read.
+          { code: reason.code, message: reasonInWords(reason, iso) }
+        : {
+            ...reason,
+            // Instants named `…At` become ISO strings on the way out; this one is named otherwise.
+            ...(reason.code === 'daily_cap_reached' && { cappedUntil: iso(reason.cappedUntil) }),
+            ...(reason.code === 'advertiser_budget_spent' && {
+              budgetHeldUntil: reason.budgetHeldUntil === null ? null : iso(reason.budgetHeldUntil),
+            }),
+            message: reasonInWords(reason, iso),
+          },
+    );
   const chance =
     reasons.length === 0 && placement !== undefined
       ? {
@@ -131,7 +143,7 @@ export async function explainCampaign(
               ...(device !== undefined && { device }),
             },
             now,
-            blockedCategories,
+            blocks,
           ),
         }
       : null;

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { NO_BUDGET, validateCampaignInput, type Campaign, type CampaignStatus } from '../domain/campaigns.js';
 import type { FetchQuery } from '../domain/requests.js';
 import { DEVICES, type Device } from '../domain/targeting.js';
+import { NO_BLOCKS, type PartnerBlocks } from '../domain/partner-blocks.js';
 import { CampaignIndex } from './campaign-index.js';
 
 const NOW = Date.parse('2026-06-01T12:00:00Z');
@@ -31,6 +32,7 @@ const fields = fc.record(
     countries: fc.subarray(COUNTRIES),
     devices: fc.subarray([...DEVICES] as Device[]),
     category: fc.constantFrom(null, 'news', 'sports'),
+    advertiserId: fc.constantFrom(1, 2),
     startAt: instant,
     endAt: instant,
     cappedUntil: instant,
@@ -38,7 +40,8 @@ const fields = fc.record(
   { requiredKeys: [] },
 );
 type Fields = Partial<Pick<Campaign, 'status' | 'priority' | 'weight' | 'placements' | 'countries'>> &
-  Partial<Pick<Campaign, 'devices' | 'category' | 'startAt' | 'endAt' | 'cappedUntil' | 'budgetHeldUntil'>>;
+  Partial<Pick<Campaign, 'devices' | 'category' | 'startAt' | 'endAt' | 'cappedUntil' | 'budgetHeldUntil'>> &
+  Partial<Pick<Campaign, 'advertiserId'>>;
 
 /** A running campaign in `header_banner`, as validated input gives it, with `changes`. */
 function campaign(id: number, changes: Fields): Campaign {
@@ -71,13 +74,20 @@ const change = fc.oneof(
   fc.record({ kind: fc.constant('time' as const), minutes: fc.integer({ min: 1, max: 4 }) }),
 );
 
-/** Every fetch the index can be asked, with and without blocked categories. */
-function* queries(): Generator<[FetchQuery, string[]]> {
+/** What a partner may block: nothing, a category, an advertiser. */
+const BLOCKS: PartnerBlocks[] = [
+  NO_BLOCKS,
+  { blockedCategories: ['news'], blockedAdvertisers: [] },
+  { blockedCategories: [], blockedAdvertisers: [2] },
+];
+
+/** Every fetch the index can be asked, with and without blocks. */
+function* queries(): Generator<[FetchQuery, PartnerBlocks]> {
   for (const placement of [...PLACEMENTS, 'footer_banner'])
     for (const location of [undefined, ...COUNTRIES, 'FR'])
       for (const device of [undefined, ...DEVICES])
         for (const limit of [1, 3, 100])
-          for (const blocked of [[], ['news']]) yield [{ placement, location, device, limit }, blocked];
+          for (const blocked of BLOCKS) yield [{ placement, location, device, limit }, blocked];
 }
 
 /** A small seeded generator, so both indexes draw with the same random numbers. */
@@ -130,6 +140,23 @@ describe('campaign index changed in place', () => {
       ),
       { numRuns: 200 },
     );
+  });
+
+  it('leaves out the campaigns of an advertiser the partner blocks, and those in a category it blocks', () => {
+    const index = CampaignIndex.from(
+      ENABLED,
+      [campaign(1, {}), campaign(2, { advertiserId: 2 }), campaign(3, { advertiserId: 2, category: 'news' })],
+      NOW,
+    );
+    const served = (blocks: PartnerBlocks) =>
+      index
+        .select({ placement: 'header_banner', limit: 10 }, NOW, blocks)
+        .map((c) => c.id)
+        .sort();
+    expect(served(NO_BLOCKS)).toEqual([1, 2, 3]);
+    expect(served({ blockedCategories: [], blockedAdvertisers: [2] })).toEqual([1]);
+    expect(served({ blockedCategories: ['news'], blockedAdvertisers: [] })).toEqual([1, 2]);
+    expect(served({ blockedCategories: [], blockedAdvertisers: [1, 2] })).toEqual([]);
   });
 
   it('takes a campaign out when its daily cap holds and back when the hold ends', () => {

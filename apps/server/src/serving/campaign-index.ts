@@ -13,11 +13,14 @@ import {
   type Random,
 } from '../domain/lottery.js';
 import type { FetchQuery } from '../domain/requests.js';
+import { blocksAnything, isBlocked, NO_BLOCKS, type PartnerBlocks } from '../domain/partner-blocks.js';
 import { DEVICES, type Device } from '../domain/targeting.js';
 
 /** A running campaign as the request path needs it, with its response JSON built once. */
 export interface ServedCampaign {
   readonly id: number;
+  /** Whose it is: a partner that blocks the advertiser is never served it. */
+  readonly advertiserId: number;
   readonly priority: number;
   readonly weight: number;
   readonly startAt: number | null;
@@ -172,6 +175,7 @@ class Admission {
     }
     return {
       id: campaign.id,
+      advertiserId: campaign.advertiserId,
       priority: campaign.priority,
       // Weights are packed as 32-bit integers for the draw (domain/lottery.ts).
       weight: Math.min(0xffff_ffff, campaign.weight * pace.weightFactor),
@@ -434,14 +438,14 @@ export class CampaignIndex {
   }
 
   /**
-   * The campaigns a fetch returns, in delivery order (D3, D4), leaving out `blocked` categories
-   * (the partner's) and the campaigns whose frequency caps the viewer has `reached` (D20). The
-   * placement must be known.
+   * The campaigns a fetch returns, in delivery order (D3, D4), leaving out what the partner has
+   * `blocked` (categories, advertisers) and the campaigns whose frequency caps the viewer has
+   * `reached` (D20). The placement must be known.
    */
   select(
     query: FetchQuery,
     now = Date.now(),
-    blocked: readonly string[] = [],
+    blocked: PartnerBlocks = NO_BLOCKS,
     random: Random = Math.random,
     reached: ReadonlySet<number> = NOTHING,
   ): ServedCampaign[] {
@@ -452,9 +456,9 @@ export class CampaignIndex {
     const inFlight = eligibleAt(now, blocked, gradual ? random : null);
     const eligible =
       reached.size === 0 ? inFlight : (item: ServedCampaign) => !reached.has(item.id) && inFlight(item);
-    // Without blocked categories, a group whose every campaign is in flight needs no per-item check.
+    // Without blocks, a group whose every campaign is in flight needs no per-item check.
     const groupEligible =
-      blocked.length === 0 && !gradual && reached.size === 0
+      !blocksAnything(blocked) && !gradual && reached.size === 0
         ? (group: PriorityGroup<ServedCampaign>) =>
             group.allInFlightFrom <= now && now < group.allInFlightUntil
         : () => false;
@@ -470,7 +474,7 @@ export class CampaignIndex {
     campaign: Pick<ServedCampaign, 'id' | 'priority' | 'weight'>,
     query: FetchQuery,
     now: number,
-    blocked: readonly string[] = [],
+    blocked: PartnerBlocks = NO_BLOCKS,
     draws = 1000,
   ): { ahead: number; rivals: number; weightShare: number; inResponse: number } {
     const eligible = eligibleAt(now, blocked);
@@ -509,21 +513,19 @@ export class CampaignIndex {
 }
 
 /**
- * In flight and in its scheduled hours at `now`, not in a `blocked` category and, with `random`, drawn its chance (a campaign
- * drawn again in one fetch after missing it gets another try: a slight lift for large groups only).
+ * In flight and in its scheduled hours at `now`, not `blocked` by the partner (its category, its
+ * advertiser) and, with `random`, drawn its chance (a campaign drawn again in one fetch after
+ * missing it gets another try: a slight lift for large groups only).
  */
 function eligibleAt(
   now: number,
-  blocked: readonly string[],
+  blocked: PartnerBlocks,
   random: Random | null = null,
 ): (campaign: ServedCampaign) => boolean {
-  const inFlight =
-    blocked.length === 0
-      ? (campaign: ServedCampaign) => isInFlight(campaign, now) && inHours(campaign, now)
-      : (campaign: ServedCampaign) =>
-          isInFlight(campaign, now) &&
-          inHours(campaign, now) &&
-          (campaign.category === null || !blocked.includes(campaign.category));
+  const inFlight = !blocksAnything(blocked)
+    ? (campaign: ServedCampaign) => isInFlight(campaign, now) && inHours(campaign, now)
+    : (campaign: ServedCampaign) =>
+        isInFlight(campaign, now) && inHours(campaign, now) && !isBlocked(campaign, blocked);
   return random === null
     ? inFlight
     : (campaign) => inFlight(campaign) && (campaign.chance >= 1 || random() < campaign.chance);

@@ -4,6 +4,7 @@ import { chargesPerEvent } from '../domain/prices.js';
 import { DEFAULT_EVENT_TIME_WINDOW_MS, eventTime } from '../domain/event-time.js';
 import { SERVE_TOKEN_NONCE_BYTES } from '../domain/serve-tokens.js';
 import type { KeyPolicies } from '../domain/rate-limits.js';
+import { isBlocked, type PartnerBlocks } from '../domain/partner-blocks.js';
 import { MAX_LIMIT, type FetchQuery, type TrackingRequest } from '../domain/requests.js';
 import type { EventSink } from '../ingest/event-sink.js';
 import { REASONS, type Verdict } from '../domain/verdicts.js';
@@ -25,12 +26,10 @@ const ENVELOPE_CLOSE = Array.from({ length: MAX_LIMIT + 1 }, (_, count) =>
   Buffer.from(`],"count":${count}}`),
 );
 
-/** Who is calling, as established by authentication. */
-export interface Caller {
+/** Who is calling, as established by authentication, with what its partner never receives. */
+export interface Caller extends PartnerBlocks {
   partnerId: number;
   apiKeyId: number;
-  /** Categories this partner never receives. */
-  blockedCategories: readonly string[];
   /** The key's rate limits (D7). */
   policies: KeyPolicies;
 }
@@ -70,7 +69,7 @@ export class DeliveryService {
     // Only with a viewer, and only while some campaign has frequency caps, is anything looked up
     // (D20): the default fetch stays a read of the index alone.
     if (query.viewer === undefined || !index.hasFrequencyCaps)
-      return this.body(index.select(query, now, caller.blockedCategories), query, caller, now);
+      return this.body(index.select(query, now, caller), query, caller, now);
     const viewer = this.viewerKeys.of(caller.partnerId, query.viewer);
     const reached = this.viewers.reached(
       viewer,
@@ -101,7 +100,7 @@ export class DeliveryService {
     let campaigns: ServedCampaign[] = [];
     const held = new Set<number>();
     for (let draw = 0; draw < 2; draw++) {
-      campaigns = index.select(query, now, caller.blockedCategories, Math.random, excluded);
+      campaigns = index.select(query, now, caller, Math.random, excluded);
       const toHold = campaigns.flatMap((campaign) =>
         campaign.frequencyCaps === null || held.has(campaign.id)
           ? []
@@ -154,8 +153,8 @@ export class DeliveryService {
     const index = this.state.index;
     if (!index.hasPlacement(request.placement)) throw invalid(`unknown placement: ${request.placement}`);
     const campaign = index.campaign(request.campaignId, now);
-    // A campaign in a category the partner blocks is one it can never have been shown.
-    if (!campaign || (campaign.category !== null && caller.blockedCategories.includes(campaign.category))) {
+    // A campaign in a category or of an advertiser the partner blocks is one it can never have been shown.
+    if (!campaign || isBlocked(campaign, caller)) {
       throw notFound('campaign not found');
     }
     if (!campaign.placements.includes(request.placement)) {

@@ -6,6 +6,7 @@ import { numberedPage, page, type StoreContext } from './context.js';
 import { insertRow, findRow, updateRow } from './table-rows.js';
 import { budgetOf } from './advertiser-budgets.js';
 import { isAdvertiserPricing, type AdvertiserPricing } from '../domain/prices.js';
+import type { CampaignStatus } from '../domain/campaigns.js';
 
 const toAdvertiser = (row: Selectable<AdvertiserTable>): Advertiser => ({
   id: row.id,
@@ -91,4 +92,29 @@ export async function advertiserNames(
     .where('id', 'in', unique)
     .execute();
   return new Map(rows.map((row) => [Number(row.id), row.name]));
+}
+
+/**
+ * The ids and names of the advertisers with a campaign in one of `statuses`, by name: those whose
+ * campaigns a partner may be served, for the advertisers it may block.
+ */
+export async function advertisersWithCampaignsIn(
+  ctx: StoreContext,
+  statuses: readonly CampaignStatus[],
+): Promise<Array<{ id: number; name: string }>> {
+  const rows = await ctx.db
+    .selectFrom('advertisers')
+    .select(['id', 'name'])
+    .where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom('campaigns')
+          .select('campaigns.id')
+          .whereRef('campaigns.advertiser_id', '=', 'advertisers.id')
+          .where('campaigns.status', 'in', [...statuses]),
+      ),
+    )
+    .orderBy('name')
+    .execute();
+  return rows.map((row) => ({ id: Number(row.id), name: row.name }));
 }

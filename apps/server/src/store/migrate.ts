@@ -26,8 +26,9 @@ import * as advertiserPricing from './migrations/023-advertiser-pricing.js';
 import * as rollupDeltas from './migrations/024-rollup-deltas.js';
 import * as chargeDeltas from './migrations/025-charge-deltas.js';
 import * as webhooks from './migrations/026-webhooks.js';
-import * as frequencyCaps from './migrations/029-frequency-caps.js';
+import * as advertiserBlocks from './migrations/027-advertiser-blocks.js';
 import * as campaignSchedules from './migrations/028-campaign-schedules.js';
+import * as frequencyCaps from './migrations/029-frequency-caps.js';
 
 /** Where Kysely's migrator records the migrations applied. */
 const MIGRATION_TABLE = DEFAULT_MIGRATION_TABLE;
@@ -62,8 +63,9 @@ function migrations(connection: Connection): Record<string, Migration> {
     '024-rollup-deltas': { up: (db) => rollupDeltas.up(db, connection.engine) },
     '025-charge-deltas': { up: (db) => chargeDeltas.up(db, connection.engine) },
     '026-webhooks': { up: (db) => webhooks.up(db, connection.engine) },
-    '029-frequency-caps': { up: (db) => frequencyCaps.up(db, connection.engine) },
+    '027-advertiser-blocks': { up: (db) => advertiserBlocks.up(db) },
     '028-campaign-schedules': { up: (db) => campaignSchedules.up(db) },
+    '029-frequency-caps': { up: (db) => frequencyCaps.up(db, connection.engine) },
   };
 }
 

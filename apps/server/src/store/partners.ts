@@ -42,13 +42,15 @@ export async function partnerPage(
 export async function updatePartner(
   ctx: StoreContext,
   id: number,
-  changes: { name?: string; blockedCategories?: string[] },
+  changes: { name?: string; blockedCategories?: string[]; blockedAdvertisers?: number[] },
   now = Date.now(),
 ) {
   await updateRow(ctx, 'partners', id, {
     name: changes.name,
     blocked_categories:
       changes.blockedCategories === undefined ? undefined : JSON.stringify(changes.blockedCategories),
+    blocked_advertisers:
+      changes.blockedAdvertisers === undefined ? undefined : JSON.stringify(changes.blockedAdvertisers),
     updated_at: now,
   });
 }
@@ -153,7 +155,7 @@ export async function revokeApiKey(
   return updateApiKey(ctx, id, { status: 'revoked', revokedAt: now });
 }
 
-/** Keys that can authenticate (active or suspended), with their partner's blocked categories. */
+/** Keys that can authenticate (active or suspended), with their partner's blocked categories and advertisers. */
 export async function loadLiveKeys(ctx: StoreContext): Promise<LiveKey[]> {
   const rows = await ctx.db
     .selectFrom('api_keys')
@@ -169,6 +171,7 @@ export async function loadLiveKeys(ctx: StoreContext): Promise<LiveKey[]> {
       'api_keys.events_rate',
       'api_keys.events_burst',
       'partners.blocked_categories',
+      'partners.blocked_advertisers',
     ])
     .where('api_keys.status', '!=', 'revoked')
     .execute();
@@ -179,6 +182,7 @@ export async function loadLiveKeys(ctx: StoreContext): Promise<LiveKey[]> {
     status: row.status as LiveKey['status'],
     expiresAt: row.expires_at,
     blockedCategories: JSON.parse(row.blocked_categories) as string[],
+    blockedAdvertisers: JSON.parse(row.blocked_advertisers) as number[],
     policies: keyPolicies({
       fetchRate: row.fetch_rate,
       fetchBurst: row.fetch_burst,

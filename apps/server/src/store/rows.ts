@@ -6,6 +6,7 @@ import type { KeyPolicies } from '../domain/rate-limits.js';
 import type { Pacing } from '../domain/pacing.js';
 import type { FrequencyCap } from '../domain/frequency-caps.js';
 import type { Schedule } from '../domain/schedules.js';
+import type { PartnerBlocks } from '../domain/partner-blocks.js';
 import type { Device } from '../domain/targeting.js';
 import type { Verdict } from '../domain/verdicts.js';
 import type { Account, Role } from '../domain/accounts.js';
@@ -23,10 +24,11 @@ import type {
 
 /** Row ⇄ domain mapping, kept apart from the queries so both engines share it. */
 
-export interface Partner {
+export interface Partner extends PartnerBlocks {
   id: number;
   name: string;
   blockedCategories: string[];
+  blockedAdvertisers: number[];
   createdAt: number;
   updatedAt: number;
 }
@@ -148,6 +150,7 @@ export function toPartner(row: Selectable<PartnerTable>): Partner {
     id: row.id,
     name: row.name,
     blockedCategories: JSON.parse(row.blocked_categories) as string[],
+    blockedAdvertisers: JSON.parse(row.blocked_advertisers) as number[],
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -269,16 +272,14 @@ export interface Advertiser {
   updatedAt: number;
 }
 
-/** What the auth layer needs to know about a key, indexed by digest. */
-export interface LiveKey {
+/** What the auth layer needs to know about a key, indexed by digest, with its partner's blocks. */
+export interface LiveKey extends PartnerBlocks {
   id: number;
   partnerId: number;
   digest: string;
   status: Exclude<ApiKeyStatus, 'revoked'>;
   /** A rotated key stops working at this instant. */
   expiresAt: number | null;
-  /** Categories the key's partner never receives. */
-  blockedCategories: readonly string[];
   /** The key's rate limits (D7), its own or the defaults. */
   policies: KeyPolicies;
 }

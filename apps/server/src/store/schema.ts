@@ -174,6 +174,8 @@ export interface PartnerTable {
   updated_at: Generated<number>;
   /** JSON array of categories this partner never receives. */
   blocked_categories: Generated<string>;
+  /** JSON array of the ids of advertisers this partner never receives (migration 027). */
+  blocked_advertisers: Generated<string>;
 }
 
 export interface ApiKeyTable {

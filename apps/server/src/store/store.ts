@@ -160,6 +160,7 @@ export class Store {
   readonly findAdvertiser = this.bound(advertisers.findAdvertiser);
   readonly listAdvertisers = this.bound(advertisers.listAdvertisers);
   readonly advertiserNames = this.bound(advertisers.advertiserNames);
+  readonly advertisersWithCampaignsIn = this.bound(advertisers.advertisersWithCampaignsIn);
   readonly advertiserPage = this.bound(advertisers.advertiserPage);
   readonly renameAdvertiser = this.bound(advertisers.renameAdvertiser);
   readonly setAdvertiserBudget = this.bound(advertiserBudgets.setAdvertiserBudget);

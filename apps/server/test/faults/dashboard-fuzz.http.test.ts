@@ -102,6 +102,8 @@ const FORMS: Form[] = [
   { who: 'partner', action: '/keys', fields: ['label'] },
   { who: 'partner', action: '/keys/{id}/rotate', names: 'key', fields: [] },
   { who: 'partner', action: '/keys/{id}/revoke', names: 'key', fields: [] },
+  { who: 'partner', action: '/partners/{id}/blocks', names: 'partner', fields: ['blockedAdvertisers'] },
+  { who: 'partner', action: '/partners/{id}/blocks/unblock', names: 'partner', fields: ['advertiserId'] },
 ];
 
 /** Every page that reads its query or path, with the parameters it reads. */

@@ -12,6 +12,7 @@ const partnerJson = (p: Partner) => ({
   id: p.id,
   name: p.name,
   blockedCategories: p.blockedCategories,
+  blockedAdvertisers: p.blockedAdvertisers,
   createdAt: iso(p.createdAt),
 });
 const keyJson = (k: Parameters<typeof keyView>[0]) =>
@@ -25,6 +26,8 @@ const categories = (value: string) =>
     .split(',')
     .map((c) => c.trim())
     .filter((c) => c !== '');
+/** `3,5` as typed: advertiser ids; anything else goes to the service as typed, which refuses it. */
+const advertiserIds = (value: string) => categories(value).map((id) => (/^\d+$/.test(id) ? Number(id) : id));
 
 export function registerPartners(program: Command): void {
   const partners = program.command('partners').description('publishers that call the delivery API');
@@ -36,14 +39,18 @@ export function registerPartners(program: Command): void {
   partnerAction(
     partners
       .command('update <partner>')
-      .description('rename a partner or set the categories it never receives')
+      .description('rename a partner or set the categories and advertisers it never receives')
       .option('--name <name>', 'new name')
-      .option('--blocked-categories <list>', 'comma-separated categories; "" for none'),
-    (store, options: { name?: string; blockedCategories?: string }, ref) =>
+      .option('--blocked-categories <list>', 'comma-separated categories; "" for none')
+      .option('--blocked-advertisers <ids>', 'comma-separated advertiser ids; "" for none'),
+    (store, options: { name?: string; blockedCategories?: string; blockedAdvertisers?: string }, ref) =>
       new PartnerService(store).updatePartner(ref, {
         ...(options.name !== undefined && { name: options.name }),
         ...(options.blockedCategories !== undefined && {
           blockedCategories: categories(options.blockedCategories),
+        }),
+        ...(options.blockedAdvertisers !== undefined && {
+          blockedAdvertisers: advertiserIds(options.blockedAdvertisers),
         }),
       }),
     (partner) => `updated partner ${partner.id} "${partner.name}"`,
@@ -54,8 +61,12 @@ export function registerPartners(program: Command): void {
       const list = (await new PartnerService(store).listPartners()).map(partnerJson);
       emit(options, list, () =>
         printTable(
-          list.map((p) => ({ ...p, blockedCategories: p.blockedCategories.join(',') })),
-          ['id', 'name', 'blockedCategories', 'createdAt'],
+          list.map((p) => ({
+            ...p,
+            blockedCategories: p.blockedCategories.join(','),
+            blockedAdvertisers: p.blockedAdvertisers.join(','),
+          })),
+          ['id', 'name', 'blockedCategories', 'blockedAdvertisers', 'createdAt'],
         ),
       );
     },

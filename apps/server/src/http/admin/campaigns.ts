@@ -37,6 +37,7 @@ const WHY_CODES = [
   'country_not_targeted',
   'device_not_targeted',
   'category_blocked',
+  'advertiser_blocked',
 ];
 
 /** What the serving explainer answers: the reasons against a campaign, or its chance in the draw. */
@@ -296,7 +297,7 @@ export async function campaignRoutes(app: ManagementApp, context: AdminContext):
     ...operation('whyCampaign', 'Campaigns', {
       summary: 'Why a campaign is or is not served',
       description:
-        "The reasons, in order, that the campaign would not be returned now to a fetch with the given placement, location, device and API key (its partner's blocked categories), each with a `code`, what it concerns and a `message` for people: `status`, `flight_ended`, `flight_not_started`, `outside_schedule` (outside the hours its `schedule` allows, with `nextRunAt`, when it next runs), `daily_cap_reached`, `advertiser_budget_spent` (its advertiser's budget is spent, D18), `pacing_ahead` (even pacing holds it back: ahead of its plan, D16), `placements_disabled`, `placement_not_targeted`, `placement_disabled`, `country_not_targeted`, `device_not_targeted`, `category_blocked`. Without reasons it is eligible, and with a placement `chance` says how it fares in the draw (D4) against the campaigns this instance serves now: eligible campaigns of a higher priority (`ahead`), those of its priority (`rivals`), its share of their weight, and the share of 1,000 simulated fetches of `limit` campaigns it is returned in.",
+        "The reasons, in order, that the campaign would not be returned now to a fetch with the given placement, location, device and API key (its partner's blocked categories and advertisers), each with a `code`, what it concerns and a `message` for people: `status`, `flight_ended`, `flight_not_started`, `outside_schedule` (outside the hours its `schedule` allows, with `nextRunAt`, when it next runs), `daily_cap_reached`, `advertiser_budget_spent` (its advertiser's budget is spent, D18), `pacing_ahead` (even pacing holds it back: ahead of its plan, D16), `placements_disabled`, `placement_not_targeted`, `placement_disabled`, `country_not_targeted`, `device_not_targeted`, `category_blocked`, `advertiser_blocked` (the key's partner blocks the campaign's advertiser, named in `advertiserName`). Without reasons it is eligible, and with a placement `chance` says how it fares in the draw (D4) against the campaigns this instance serves now: eligible campaigns of a higher priority (`ahead`), those of its priority (`rivals`), its share of their weight, and the share of 1,000 simulated fetches of `limit` campaigns it is returned in.",
       ok: [200, One(Explanation)],
     }),
     params: IdParams,

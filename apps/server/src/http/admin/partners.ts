@@ -3,7 +3,7 @@ import { isoTimes } from '../../services/iso-times.js';
 import { keyView, MAX_ROTATION_HOURS } from '../../services/partners.js';
 import type { ApiKeyRecord } from '../../store/store.js';
 import { IdParams, Nullable, One } from '../openapi/common.js';
-import { NewApiKey, operation, RateLimits, ref } from '../openapi/management.js';
+import { BlockedAdvertisers, NewApiKey, operation, RateLimits, ref } from '../openapi/management.js';
 import { callerService, type AdminContext } from './context.js';
 import { recordSchemas } from './route-schemas.js';
 import { one, pageOf, pageRequest } from './support.js';
@@ -25,11 +25,19 @@ export async function partnerRoutes(app: ManagementApp, context: AdminContext): 
 
   const createPartner = partnerSchemas.created('createPartner', {
     summary: 'Create a partner',
-    body: Type.Object({ name: Type.String(), blockedCategories: Type.Optional(Type.Array(Type.String())) }),
+    body: Type.Object({
+      name: Type.String(),
+      blockedCategories: Type.Optional(Type.Array(Type.String())),
+      blockedAdvertisers: Type.Optional(BlockedAdvertisers),
+    }),
   });
   app.post('/partners', { schema: createPartner }, async (request, reply) => {
-    const { name, blockedCategories } = request.body;
-    const partner = await service(request).createPartner(name, blockedCategories ?? []);
+    const { name, blockedCategories, blockedAdvertisers } = request.body;
+    const partner = await service(request).createPartner(
+      name,
+      blockedCategories ?? [],
+      blockedAdvertisers ?? [],
+    );
     return reply.code(201).send(one(partner));
   });
 
@@ -39,10 +47,13 @@ export async function partnerRoutes(app: ManagementApp, context: AdminContext): 
   );
 
   const updatePartner = partnerSchemas.byId('updatePartner', {
-    summary: 'Rename a partner or change its blocked categories',
+    summary: 'Rename a partner or change what it blocks',
+    description:
+      'Its name and blocked categories are the operator’s to change; its blocked advertisers also its own people’s (a body with `blockedAdvertisers` alone). An id that names no advertiser the caller knows is refused with 400 naming it: a partner’s people know the advertisers of the campaigns they may be served.',
     body: Type.Object({
       name: Type.Optional(Type.String()),
       blockedCategories: Type.Optional(Type.Array(Type.String())),
+      blockedAdvertisers: Type.Optional(BlockedAdvertisers),
     }),
   });
   app.patch('/partners/:id', { schema: updatePartner }, async (request) =>

@@ -10,6 +10,7 @@ import type { Refused } from './pages/layout.js';
 import { pageWithForms, refusal, type RenderPage } from './page-routes.js';
 import { pageAsked, pagingOf } from './paging.js';
 import { IntegrationPage } from './pages/integration.js';
+import { PartnerBlocksPage } from './pages/partner-blocks.js';
 import { PartnersPage } from './pages/partners.js';
 import { RevenueSharesPage } from './pages/revenue-shares.js';
 import { sendPage } from './render.js';
@@ -24,7 +25,10 @@ const FIRST_CHOICE = 'header_banner';
 const categories = (text: string | undefined): string[] =>
   (text ?? '').split(/[\s,]+/).filter((word) => word !== '');
 
-/** Partners for the operator (create, blocked categories), and each partner's integration page. */
+/**
+ * Partners for the operator (create, blocked categories), what each partner blocks, and each
+ * partner's integration page.
+ */
 export async function partnerRoutes(app: FastifyInstance, deps: DashboardDeps): Promise<void> {
   const partners = (signedIn: SignedIn) => deps.services.partners(signedIn.actor);
 
@@ -119,6 +123,52 @@ export async function partnerRoutes(app: FastifyInstance, deps: DashboardDeps): 
     if (refused) return reply;
     return reply.redirect(`/partners/${ref}/revenue-shares`, 303);
   });
+
+  // What a partner blocks: its own people and the operator's block and unblock advertisers.
+  const blocksPage: RenderPage = async (request, reply, signedIn, refused) => {
+    const ref = (request.params as { id: string }).id;
+    const { partner, blocked, choices } = await partners(signedIn).blockableAdvertisers(ref);
+    return PartnerBlocksPage({
+      page: pageContext(request, reply),
+      partner,
+      blocked,
+      choices,
+      operator: signedIn.user.account.kind === 'operator',
+      canChange: mayChange(signedIn.user.role),
+      refused,
+    });
+  };
+  app.get('/partners/:id/blocks', PAGE, async (request, reply) => {
+    const signedIn = requireSignedIn(request, reply);
+    if (!signedIn) return reply;
+    return sendPage(reply, await blocksPage(request, reply, signedIn));
+  });
+  /** A form that blocks (`/partners/:id/blocks`) or unblocks (`…/unblock`) one advertiser. */
+  const blockForm = (action: string, field: string, blocking: boolean) =>
+    app.post(action, PAGE, async (request, reply) => {
+      const signedIn = requireSignedIn(request, reply)!;
+      const ref = (request.params as { id: string }).id;
+      const typed = (formFields(request)[field] ?? '').trim();
+      const refused = await attempt(
+        reply,
+        async () => {
+          const service = partners(signedIn);
+          const { blockedAdvertisers } = await service.findPartner(ref);
+          // Digits are an id; anything else goes to the service as typed, which refuses it.
+          const id = /^\d{1,15}$/.test(typed) ? Number(typed) : typed;
+          const after = blocking
+            ? [...blockedAdvertisers, id]
+            : blockedAdvertisers.filter((blocked) => blocked !== id);
+          await service.updatePartner(ref, { blockedAdvertisers: after });
+          setFlash(reply, blocking ? 'the advertiser is blocked' : 'the advertiser is unblocked');
+        },
+        (problem, problems) => blocksPage(request, reply, signedIn, refusal(request, problem, problems)),
+      );
+      if (refused) return reply;
+      return reply.redirect(`/partners/${ref}/blocks`, 303);
+    });
+  blockForm('/partners/:id/blocks', 'blockedAdvertisers', true);
+  blockForm('/partners/:id/blocks/unblock', 'advertiserId', false);
 
   app.get('/integration', PAGE, async (request, reply) => {
     const signedIn = requireSignedIn(request, reply);

@@ -27,11 +27,17 @@ export const RateLimits = Type.Object({
   eventsBurst: LimitSetting,
 });
 
+/** The advertisers a partner never receives a campaign of, by id. */
+export const BlockedAdvertisers = Type.Array(Type.Integer({ minimum: 1 }), {
+  description: 'Ids of advertisers none of whose campaigns the partner is ever served.',
+});
+
 const Partner = Type.Object(
   {
     id: Type.Integer(),
     name: Type.String(),
     blockedCategories: Type.Array(Type.String()),
+    blockedAdvertisers: BlockedAdvertisers,
     createdAt: Instant,
     updatedAt: Instant,
   },

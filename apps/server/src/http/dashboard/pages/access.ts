@@ -82,6 +82,10 @@ export const PAGE_ACCESS: Readonly<Record<string, PageRule>> = {
     allows: kinds('operator', 'partner'),
     refusal: 'a partner’s revenue share is for the partner and the operator',
   },
+  '/partners/:id/blocks': {
+    allows: kinds('operator', 'partner'),
+    refusal: 'what a partner blocks is for the partner and the operator',
+  },
   // Statements (D18): each account's own, which the service narrows to it; the operator's forms.
   '/statements': EVERYONE,
   '/statements/:id': EVERYONE,

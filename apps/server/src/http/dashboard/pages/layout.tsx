@@ -20,8 +20,8 @@ export const viewerOf = (signedIn: SignedIn): Viewer => ({
 /**
  * The menu, in order: each person sees the pages they may open (pages/access.ts), so an operator
  * sees every one of them but Integration, an advertiser Campaigns, Reports, Statements and its
- * Budget, a partner its keys, flags, placements, integration, reports and statements; everyone
- * Webhooks; admins also Users. A page of one advertiser (`:id`) is linked for that advertiser's own people, to their own.
+ * Budget, a partner its keys, flags, placements, integration, reports, statements and Blocks; everyone
+ * Webhooks; admins also Users. A page of one advertiser or partner (`:id`) is linked for its own people, to their own.
  */
 const MENU: ReadonlyArray<[string, string]> = [
   ['/review', 'Review queue'],
@@ -34,6 +34,7 @@ const MENU: ReadonlyArray<[string, string]> = [
   ['/money', 'Money'],
   ['/statements', 'Statements'],
   ['/advertisers/:id/budget', 'Budget'],
+  ['/partners/:id/blocks', 'Blocks'],
   ['/adjustments', 'Adjustments'],
   ['/partners', 'Partners'],
   ['/advertisers', 'Advertisers'],
@@ -43,14 +44,14 @@ const MENU: ReadonlyArray<[string, string]> = [
   ['/users', 'Users'],
 ];
 
-/** The person's menu: the pages they may open, a page of one advertiser for its own people only. */
+/** The person's menu: the pages they may open, a page of one advertiser or partner for its own people only. */
 function sections(signedIn: SignedIn): Array<[string, string]> {
   const { account } = signedIn.user;
+  const own = (route: string) => account.kind !== 'operator' && route.startsWith(`/${account.kind}s/`);
   return MENU.filter(
-    ([route]) =>
-      mayOpen(route, viewerOf(signedIn)) && (!route.includes(':id') || account.kind === 'advertiser'),
+    ([route]) => mayOpen(route, viewerOf(signedIn)) && (!route.includes(':id') || own(route)),
   ).map(([route, label]) => [
-    account.kind === 'advertiser' ? route.replace(':id', String(account.id)) : route,
+    account.kind === 'operator' ? route : route.replace(':id', String(account.id)),
     label,
   ]);
 }

@@ -4,6 +4,7 @@ export interface PartnerRow {
   id: number;
   name: string;
   blockedCategories: string[];
+  blockedAdvertisers: number[];
   activeKeys: number;
 }
 
@@ -22,8 +23,9 @@ export function PartnersPage(props: ListPageProps & { partners: PartnerRow[] }) 
   return (
     <FormsPage title="Partners" path="/partners" of={props} create={CREATE_PARTNER}>
       <p class="hint">
-        Campaigns in a partner's blocked categories are never served to it. Categories are lower-case words,
-        separated by commas.
+        Campaigns in a partner's blocked categories, or of an advertiser it blocks, are never served to it.
+        Categories are lower-case words, separated by commas; a partner's people block advertisers themselves,
+        and so can you from its count of blocked advertisers.
       </p>
       <ListTable
         noun={['One partner', 'partners']}
@@ -54,6 +56,17 @@ export function PartnersPage(props: ListPageProps & { partners: PartnerRow[] }) 
               ) : (
                 partner.blockedCategories.join(', ') || 'none'
               ),
+          },
+          {
+            header: 'Blocked advertisers',
+            cell: (partner) => (
+              <a
+                href={`/partners/${partner.id}/blocks`}
+                aria-label={`${partner.blockedAdvertisers.length} advertisers blocked by ${partner.name}`}
+              >
+                {partner.blockedAdvertisers.length}
+              </a>
+            ),
           },
           {
             header: 'Revenue share',
