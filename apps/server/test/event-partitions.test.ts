@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { campaignInput } from './helpers/campaign-input.js';
-import { newPartnerKey, trackedEvent } from './helpers/tracked-event.js';
+import { trackedEvent } from './helpers/tracked-event.js';
 import { RetentionJob } from '../src/jobs/retention-job.js';
 import { connect } from '../src/store/connect.js';
 import { dayOf, PARTITION_DAYS_AHEAD, partitionName } from '../src/store/event-partitions.js';
@@ -42,7 +42,7 @@ async function storedBefore016(store: Store, events: TrackedEvent[]): Promise<vo
 
 /**
  * An advertiser, a campaign and a partner's key on `store`, and events of theirs at a given time.
- * The advertiser and the campaign are written with the columns every release has had (the store may
+ * The advertiser, the campaign and the partner are written with the columns every release has had (the store may
  * be migrated only to 015: this release's own inserts write columns added since).
  */
 async function eventsOf(store: Store) {
@@ -77,8 +77,20 @@ async function eventsOf(store: Store) {
     .insertInto('campaign_placements')
     .values({ campaign_id: campaignId, placement_id: 'header_banner' })
     .execute();
-  const source = await newPartnerKey(store, `Partner ${Math.random()}`, `d${Math.random()}`);
-  return (occurredAt: number): TrackedEvent => trackedEvent({ ...source, campaignId, occurredAt });
+  const partner = await store.db
+    .insertInto('partners')
+    .values({ name: `Partner ${Math.random()}`, created_at: Date.now(), updated_at: Date.now() } as never)
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  const partnerId = Number(partner.id);
+  const key = await store.createApiKey({
+    partnerId,
+    label: null,
+    displayPrefix: 'p',
+    digest: `d${Math.random()}`,
+  });
+  return (occurredAt: number): TrackedEvent =>
+    trackedEvent({ partnerId, apiKeyId: key.id, campaignId, occurredAt });
 }
 
 /** The partitions of `events`, by name, sorted. */
