@@ -40,6 +40,7 @@ const campaigns = benchCampaigns(COUNT).map((input, i) => ({
   endAt: null,
   timeZone: 'UTC',
   schedule: null,
+  frequencyCaps: [],
   caps: { ...NO_CAPS, impressionsDaily: 1000 },
   cappedUntil: null,
   rejectionReason: null,

@@ -261,6 +261,7 @@ function campaignOf(spec, start, end) {
     endAt: end,
     timeZone: 'UTC',
     schedule: null,
+    frequencyCaps: [],
     caps: { ...NO_CAPS, impressionsDaily: spec.daily ?? null, impressionsTotal: spec.total ?? null },
     cappedUntil: null,
     rejectionReason: null,
