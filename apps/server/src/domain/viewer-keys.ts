@@ -1,4 +1,4 @@
-import { createHmac } from 'node:crypto';
+import { createHmac, createSecretKey, type KeyObject } from 'node:crypto';
 
 /** The bytes of a viewer's key kept: 128 bits, so two viewers of a partner never share one. */
 const VIEWER_KEY_BYTES = 16;
@@ -12,7 +12,8 @@ const VIEWER_KEY_BYTES = 16;
  * agrees on a viewer's key; replacing it starts every viewer's count afresh.
  */
 export class ViewerKeys {
-  private readonly partnerKeys = new Map<number, Buffer>();
+  /** Each partner's key as a key object, made once: `createHmac` would import raw bytes on every call. */
+  private readonly partnerKeys = new Map<number, KeyObject>();
 
   constructor(private readonly secret: Buffer) {}
 
@@ -25,10 +26,12 @@ export class ViewerKeys {
       .toString('base64url');
   }
 
-  private partnerKey(partnerId: number): Buffer {
+  private partnerKey(partnerId: number): KeyObject {
     let key = this.partnerKeys.get(partnerId);
     if (key === undefined) {
-      key = createHmac('sha256', this.secret).update(`placard viewer key for partner ${partnerId}`).digest();
+      key = createSecretKey(
+        createHmac('sha256', this.secret).update(`placard viewer key for partner ${partnerId}`).digest(),
+      );
       this.partnerKeys.set(partnerId, key);
     }
     return key;
