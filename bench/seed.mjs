@@ -129,3 +129,21 @@ export function writePairs(pairs, file) {
 export async function seedStore(databaseUrl, count) {
   return (await seedCampaigns(databaseUrl, count)).key;
 }
+
+/** Gives every other campaign of a seeded store frequency caps of 2 a day and 5 a week. */
+export async function capHalfTheCampaigns(databaseUrl) {
+  const { connect } = await import('../apps/server/dist/store/connect.js');
+  const { Store } = await import('../apps/server/dist/store/store.js');
+  const store = new Store(connect(databaseUrl));
+  try {
+    const campaigns = await store.db.selectFrom('campaigns').select('id').execute();
+    const caps = JSON.stringify([
+      { impressions: 2, per: 'day' },
+      { impressions: 5, per: 'week' },
+    ]);
+    const ids = campaigns.filter((_, i) => i % 2 === 0).map((c) => c.id);
+    await store.db.updateTable('campaigns').set({ frequency_caps: caps }).where('id', 'in', ids).execute();
+  } finally {
+    await store.close();
+  }
+}

@@ -1,7 +1,8 @@
 // bench/fetch/profile.mjs: where the fetch path's CPU time goes, per request. Runs the fetch load
 // (1,000 campaigns, as bench/fetch; `-- events` for the tracking load of bench/events instead,
 // with its serve tokens, and `-- events unguarded` for that load on the build without the rate
-// limiter, browser check and traffic judge)
+// limiter, browser check and traffic judge; `-- caps` for the fetch load naming one of 100,000
+// viewers with half the campaigns frequency-capped, as `bench/fetch/run.mjs --caps`)
 // against the server started with V8's CPU profiler, RUNS times,
 // each in a new server process. Only the profiler samples taken while the measured load ran count,
 // so start-up and warm-up are left out. Prints each run's busy CPU time per request and the share
@@ -15,7 +16,7 @@ import path from 'node:path';
 import * as bench from '../lib.mjs';
 import { prepareLoad } from '../events/load.mjs';
 import { BENCH_TOKEN_SECRET } from '../events/tokens.mjs';
-import { seedCampaigns, writePairs } from '../seed.mjs';
+import { capHalfTheCampaigns, seedCampaigns, writePairs } from '../seed.mjs';
 
 const events = process.argv.includes('events');
 const SCRIPT = path.join(bench.ROOT, events ? 'bench/events/events.lua' : 'bench/fetch/fetch.lua');
@@ -35,7 +36,10 @@ const cli = process.argv.includes('unguarded') ? bench.unguardedCli() : bench.CL
 async function fetchLoad() {
   const { key, pairs } = await seedCampaigns(databaseUrl, 1_000);
   const pairsFile = writePairs(pairs, path.join(dir, 'pairs.lua'));
-  return () => ({ PLACARD_BENCH_KEY: key, PLACARD_BENCH_PAIRS: pairsFile });
+  if (!process.argv.includes('caps'))
+    return () => ({ PLACARD_BENCH_KEY: key, PLACARD_BENCH_PAIRS: pairsFile });
+  await capHalfTheCampaigns(databaseUrl);
+  return () => ({ PLACARD_BENCH_KEY: key, PLACARD_BENCH_PAIRS: pairsFile, PLACARD_BENCH_VIEWERS: '100000' });
 }
 
 /** Self time (µs) by function over the samples taken between `from` and `to` (µs, monotonic). */

@@ -88,22 +88,31 @@ export function readFrequencyCaps(raw: unknown, field: string, problems: FieldPr
 }
 
 /**
- * Whether one more impression at `at` would take the viewer past one of `caps`, given the times of
- * its billable impressions of the campaign. Times after `at` count too: a backlog sent late (an
- * `occurredAt` in the past) is judged against everything the viewer was shown around it.
+ * Whether one more impression at `at` would take the viewer past one of `caps`, where
+ * `countSince(since)` counts the viewer's impressions of the campaign after `since` (those after
+ * `at` too: a backlog sent late, an `occurredAt` in the past, is judged against everything the
+ * viewer was shown around it).
  */
+export function capReachedBy(
+  caps: readonly FrequencyCap[],
+  at: number,
+  countSince: (since: number) => number,
+): boolean {
+  for (const cap of caps) if (countSince(at - PERIOD_MS[cap.per]) >= cap.impressions) return true;
+  return false;
+}
+
+/** `capReachedBy` given the times of the viewer's billable impressions of the campaign. */
 export function frequencyCapReached(
   times: readonly number[],
   caps: readonly FrequencyCap[],
   at: number,
 ): boolean {
-  for (const cap of caps) {
-    const since = at - PERIOD_MS[cap.per];
+  return capReachedBy(caps, at, (since) => {
     let inWindow = 0;
     for (const time of times) if (time > since) inWindow++;
-    if (inWindow >= cap.impressions) return true;
-  }
-  return false;
+    return inWindow;
+  });
 }
 
 /** The caps as people read them: "3 per hour, 10 per day". */

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import pino from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SHARED_REDIS_URL } from '../../test/helpers/redis.js';
-import { PERIOD_MS, type FrequencyCap } from '../domain/frequency-caps.js';
+import { frequencyCapReached, PERIOD_MS, type FrequencyCap } from '../domain/frequency-caps.js';
 import { RedisRateLimiter } from './redis-limiter.js';
 import {
   HOLD_MS,
@@ -69,17 +69,17 @@ describe.each(STORES)('answers held for a viewer in %s (D20)', (_name, open) => 
     const once: FrequencyCap[] = [{ impressions: 1, per: 'hour' }];
     const capsOf = (id: number) => (id === 1 ? once : undefined);
     // Two tabs fetch at once: the second is not given what the first will show.
-    expect(await store.hold(viewer, [{ id: 1, caps: once }], T0)).toEqual([]);
+    expect(await store.hold(viewer, [{ id: 1, frequencyCaps: once }], T0)).toEqual([]);
     expect([...(await store.reached(viewer, capsOf, T0 + 10))]).toEqual([1]);
     // A second tab through another instance, which had not seen the hold: refused, not held.
-    expect(await store.hold(viewer, [{ id: 1, caps: once }], T0 + 20)).toEqual([1]);
+    expect(await store.hold(viewer, [{ id: 1, frequencyCaps: once }], T0 + 20)).toEqual([1]);
     // The first tab's impression takes the hold's place: billed, and the cap now reached by it.
     expect(await store.reserve(viewer, 1, once, T0 + 500)).toBe(true);
     expect([...(await store.reached(viewer, capsOf, T0 + 600))]).toEqual([1]);
     expect(await store.reserve(viewer, 1, once, T0 + 700)).toBe(false);
     // An answer never displayed stops counting after HOLD_MS.
     const other = randomUUID();
-    await store.hold(other, [{ id: 1, caps: once }], T0);
+    await store.hold(other, [{ id: 1, frequencyCaps: once }], T0);
     expect([...(await store.reached(other, capsOf, T0 + HOLD_MS + 1))]).toEqual([]);
     expect(await store.reserve(other, 1, once, T0 + HOLD_MS + 1)).toBe(true);
   });
@@ -131,5 +131,121 @@ describe('viewer frequency in memory', () => {
     expect(store.reached('b', capsOf, T0 + 2).size).toBe(1);
     store.reserve('d', 1, TWO_AN_HOUR, T0 + PERIOD_MS.hour + 120_000);
     expect(store.size).toBe(1); // b and c swept: their hour had passed
+  });
+});
+
+/**
+ * The rules of `ViewerFrequency` written as plainly as they read, one list of times per viewer and
+ * campaign: what the memory store's packed, grouped entries must always agree with.
+ */
+class PlainViewerFrequency {
+  private readonly shown = new Map<string, { times: number[]; held: number[] }>();
+
+  private of(viewer: string, campaignId: number): { times: number[]; held: number[] } {
+    const key = `${viewer}/${campaignId}`;
+    let found = this.shown.get(key);
+    if (found === undefined) this.shown.set(key, (found = { times: [], held: [] }));
+    return found;
+  }
+
+  private counted(viewer: string, campaignId: number, at: number): number[] {
+    const { times, held } = this.of(viewer, campaignId);
+    return [...times, ...held.filter((time) => time > at - HOLD_MS)];
+  }
+
+  reached(
+    viewer: string,
+    capsOf: (id: number) => FrequencyCap[] | undefined,
+    ids: number[],
+    now: number,
+  ): number[] {
+    return ids.filter((id) => {
+      const caps = capsOf(id);
+      return caps !== undefined && frequencyCapReached(this.counted(viewer, id, now), caps, now);
+    });
+  }
+
+  hold(viewer: string, campaigns: { id: number; frequencyCaps: FrequencyCap[] }[], now: number): number[] {
+    const refused: number[] = [];
+    for (const { id, frequencyCaps } of campaigns)
+      if (frequencyCapReached(this.counted(viewer, id, now), frequencyCaps, now)) refused.push(id);
+      else this.of(viewer, id).held.push(now);
+    return refused;
+  }
+
+  reserve(viewer: string, campaignId: number, caps: FrequencyCap[], at: number): boolean {
+    const shown = this.of(viewer, campaignId);
+    const live = shown.held.filter((time) => time > at - HOLD_MS).sort((a, b) => a - b);
+    shown.held = live.slice(1);
+    if (frequencyCapReached(this.counted(viewer, campaignId, at), caps, at)) return false;
+    shown.times.push(at);
+    return true;
+  }
+
+  release(viewer: string, campaignId: number, at: number): void {
+    const { times } = this.of(viewer, campaignId);
+    const found = times.indexOf(at);
+    if (found !== -1) times.splice(found, 1);
+  }
+}
+
+describe('viewer frequency in memory, packed', () => {
+  it('agrees with the plain rules over a long random mix of fetches, impressions and releases', () => {
+    const packed = new MemoryViewerFrequency();
+    const plain = new PlainViewerFrequency();
+    let seed = 7;
+    const random = (n: number): number => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed % n;
+    };
+    const PERIODS = ['hour', 'day', 'week'] as const;
+    const ids = [3, 1, 12, 7, 5, 9];
+    const capsById = new Map<number, FrequencyCap[]>(
+      ids.map((id, i) => [
+        id,
+        i % 2 === 0
+          ? [{ impressions: 1 + (id % 3), per: PERIODS[id % 3] }]
+          : [
+              { impressions: 2, per: 'hour' },
+              { impressions: 4, per: 'day' },
+            ],
+      ]),
+    );
+    const capsOf = (id: number) => capsById.get(id);
+    const viewers = ['a', 'b', 'c'];
+    let now = T0;
+    const reserved: Array<[string, number, number]> = [];
+    for (let step = 0; step < 5_000; step++) {
+      now += random(4) === 0 ? random(3 * PERIOD_MS.hour) : random(40_000);
+      const viewer = viewers[random(viewers.length)];
+      const op = random(4);
+      if (op === 0) {
+        const answered = ids
+          .filter(() => random(3) === 0)
+          .map((id) => ({ id, frequencyCaps: capsById.get(id) ?? [] }));
+        expect(packed.hold(viewer, answered, now)).toEqual(plain.hold(viewer, answered, now));
+      } else if (op === 1 || op === 2) {
+        const id = ids[random(ids.length)];
+        const caps = capsById.get(id) ?? [];
+        // Now and then a backlog: an impression that happened a while ago.
+        const at = random(10) === 0 ? now - random(PERIOD_MS.hour) : now;
+        const billed = packed.reserve(viewer, id, caps, at);
+        expect(billed).toBe(plain.reserve(viewer, id, caps, at));
+        if (billed) reserved.push([viewer, id, at]);
+      } else if (reserved.length > 0 && random(3) === 0) {
+        const [who, id, at] = reserved.splice(random(reserved.length), 1)[0];
+        packed.release(who, id, at);
+        plain.release(who, id, at);
+      }
+      const reached = [...packed.reached(viewer, capsOf, now)].sort((x, y) => x - y);
+      expect(reached).toEqual(
+        plain.reached(
+          viewer,
+          capsOf,
+          [...ids].sort((x, y) => x - y),
+          now,
+        ),
+      );
+    }
   });
 });

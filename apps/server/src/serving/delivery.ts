@@ -86,33 +86,36 @@ export class DeliveryService {
    * and the capped campaigns answered held for the viewer until their impressions arrive, so that
    * another page view fetching meanwhile (a second tab, perhaps through another instance) is not
    * given what this one will show. A campaign that other page view held first is drawn again
-   * without it, once; still refused, it is left out of the answer.
+   * without it, once; still refused, it is left out of the answer. Synchronous while the viewers
+   * are in this instance's memory (no promise for the common case), a promise with Redis.
    */
-  private async answerViewer(
+  private answerViewer(
     index: CampaignIndex,
     query: FetchQuery,
     caller: Caller,
     now: number,
     viewer: string,
-    reached: ReadonlySet<number>,
-  ): Promise<Buffer> {
-    let excluded = reached;
-    let campaigns: ServedCampaign[] = [];
-    const held = new Set<number>();
-    for (let draw = 0; draw < 2; draw++) {
-      campaigns = index.select(query, now, caller, Math.random, excluded);
-      const toHold = campaigns.flatMap((campaign) =>
-        campaign.frequencyCaps === null || held.has(campaign.id)
-          ? []
-          : [{ id: campaign.id, caps: campaign.frequencyCaps }],
-      );
-      const refused = await this.viewers.hold(viewer, toHold, now);
-      for (const { id } of toHold) if (!refused.includes(id)) held.add(id);
-      if (refused.length === 0) break;
-      excluded = new Set([...excluded, ...refused]);
-      campaigns = campaigns.filter((campaign) => !refused.includes(campaign.id));
-    }
-    return this.body(campaigns, query, caller, now);
+    excluded: ReadonlySet<number>,
+    /** On the second draw, what the first held: not held twice. */
+    heldBefore: ReadonlySet<number> | null = null,
+  ): Buffer | Promise<Buffer> {
+    const campaigns = index.select(query, now, caller, Math.random, excluded);
+    const toHold =
+      heldBefore === null ? campaigns : campaigns.filter((campaign) => !heldBefore.has(campaign.id));
+    if (!toHold.some((campaign) => campaign.frequencyCaps !== null))
+      return this.body(campaigns, query, caller, now);
+    const refused = this.viewers.hold(viewer, toHold, now);
+    // The common case, nothing refused from memory, answered at once.
+    if (!(refused instanceof Promise) && refused.length === 0)
+      return this.body(campaigns, query, caller, now);
+    const answer = (refused: readonly number[]): Buffer | Promise<Buffer> => {
+      if (refused.length === 0) return this.body(campaigns, query, caller, now);
+      const kept = campaigns.filter((campaign) => !refused.includes(campaign.id));
+      if (heldBefore !== null) return this.body(kept, query, caller, now);
+      const held = new Set(kept.filter((campaign) => campaign.frequencyCaps !== null).map(({ id }) => id));
+      return this.answerViewer(index, query, caller, now, viewer, new Set([...excluded, ...refused]), held);
+    };
+    return refused instanceof Promise ? refused.then(answer) : answer(refused);
   }
 
   /** The answer's bytes for these campaigns, each with a serve token when the query asks for them. */
