@@ -189,6 +189,21 @@ class PlainViewerFrequency {
   }
 }
 
+describe('viewer frequency in memory, bounded', () => {
+  it('forgets past its bound a viewer not used since, before an older one used again', () => {
+    const store = new MemoryViewerFrequency(2);
+    const capsOf = () => TWO_AN_HOUR;
+    store.reserve('first', 1, TWO_AN_HOUR, T0);
+    store.reserve('second', 1, TWO_AN_HOUR, T0 + 1);
+    store.reserve('first', 1, TWO_AN_HOUR, T0 + 2); // used again: its cap is reached now
+    store.reserve('third', 1, TWO_AN_HOUR, T0 + 3);
+    expect(store.size).toBe(2);
+    expect(store.reached('first', capsOf, T0 + 4).size).toBe(1); // kept
+    expect(store.reserve('second', 1, TWO_AN_HOUR, T0 + 4)).toBe(true);
+    expect(store.reserve('second', 1, TWO_AN_HOUR, T0 + 5)).toBe(true); // forgotten: counted afresh
+  });
+});
+
 describe('viewer frequency in memory, packed', () => {
   it('agrees with the plain rules over a long random mix of fetches, impressions and releases', () => {
     const packed = new MemoryViewerFrequency();
