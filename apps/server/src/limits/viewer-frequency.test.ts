@@ -132,6 +132,16 @@ describe('viewer frequency in memory', () => {
     store.reserve('d', 1, TWO_AN_HOUR, T0 + PERIOD_MS.hour + 120_000);
     expect(store.size).toBe(1); // b and c swept: their hour had passed
   });
+
+  it('forgets every viewer whose windows have passed within a minute of changes, however many', () => {
+    const store = new MemoryViewerFrequency();
+    for (let viewer = 0; viewer < 10_000; viewer++) store.reserve(`old-${viewer}`, 1, TWO_AN_HOUR, T0);
+    const later = T0 + PERIOD_MS.hour;
+    // One new viewer a second for a minute: the sweep runs with each, over a sixtieth of the map.
+    for (let second = 0; second <= 60; second++)
+      store.reserve(`new-${second}`, 1, TWO_AN_HOUR, later + second * 1_000);
+    expect(store.size).toBe(61);
+  });
 });
 
 /**
@@ -189,6 +199,40 @@ class PlainViewerFrequency {
   }
 }
 
+describe('viewer frequency in memory, read then held', () => {
+  it('counts a change that came between reading a viewer and holding for it', () => {
+    const store = new MemoryViewerFrequency();
+    const capsOf = () => TWO_AN_HOUR;
+    const answer = [{ id: 1, frequencyCaps: TWO_AN_HOUR }];
+    store.reserve('a', 1, TWO_AN_HOUR, T0);
+    expect(store.reached('a', capsOf, T0 + 1).size).toBe(0);
+    store.reserve('a', 1, TWO_AN_HOUR, T0 + 1); // another page view's impression, in between
+    expect(store.hold('a', answer, T0 + 1)).toEqual([1]);
+    store.reserve('b', 1, TWO_AN_HOUR, T0 + 2);
+    store.reserve('b', 1, TWO_AN_HOUR, T0 + 2);
+    expect(store.reached('b', capsOf, T0 + 2)).toEqual(new Set([1]));
+    store.release('b', 1, T0 + 2); // not kept after all, while read
+    expect(store.hold('b', answer, T0 + 2)).toEqual([]);
+    expect(store.hold('b', answer, T0 + 2)).toEqual([1]); // one shown, one held: the cap
+  });
+});
+
+describe('viewer frequency in memory, entries removed', () => {
+  it('leaves the next campaign whole when an impression takes the place of the last held answer', () => {
+    const store = new MemoryViewerFrequency();
+    const capsOf = () => TWO_AN_HOUR;
+    store.hold('a', [{ id: 1, frequencyCaps: TWO_AN_HOUR }], T0);
+    store.reserve('a', 2, TWO_AN_HOUR, T0);
+    store.reserve('a', 2, TWO_AN_HOUR, T0 + 1);
+    expect(store.reached('a', capsOf, T0 + 2)).toEqual(new Set([2]));
+    expect(store.reserve('a', 1, TWO_AN_HOUR, T0 + 2)).toBe(true); // in the hold's place
+    expect(store.reached('a', capsOf, T0 + 3)).toEqual(new Set([2]));
+    store.release('a', 1, T0 + 2);
+    expect(store.reached('a', capsOf, T0 + 4)).toEqual(new Set([2]));
+    expect(store.hold('a', [{ id: 1, frequencyCaps: TWO_AN_HOUR }], T0 + 4)).toEqual([]);
+  });
+});
+
 describe('viewer frequency in memory, bounded', () => {
   it('forgets past its bound a viewer not used since, before an older one used again', () => {
     const store = new MemoryViewerFrequency(2);
@@ -238,6 +282,8 @@ describe('viewer frequency in memory, packed', () => {
         const answered = ids
           .filter(() => random(3) === 0)
           .map((id) => ({ id, frequencyCaps: capsById.get(id) ?? [] }));
+        // As fetch does, mostly: read what the viewer reached, then hold at the same moment.
+        if (random(3) !== 0) packed.reached(viewer, capsOf, now);
         expect(packed.hold(viewer, answered, now)).toEqual(plain.hold(viewer, answered, now));
       } else if (op === 1 || op === 2) {
         const id = ids[random(ids.length)];
