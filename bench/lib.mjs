@@ -213,12 +213,15 @@ export const serverEnv = (dir, more = {}) => ({
  * during the measured run, per request answered. Throughput moves with whatever else the machine
  * does (a virtual machine's stolen time, other tenants); the CPU a request costs moves much less,
  * so it is the steadier way to compare two builds in one run.
+ *
+ * `warm`: a longer or different warm-up, `{ seconds, scriptEnv }` (a server whose state builds up
+ * with the traffic, such as the viewers frequency caps count, measured once it has).
  */
-export async function measure(args, env, script, scriptEnv) {
+export async function measure(args, env, script, scriptEnv, warm = {}) {
   const envOf = typeof scriptEnv === 'function' ? scriptEnv : () => scriptEnv;
   const server = await startPinned(args, env);
   try {
-    wrk(server.url, { seconds: 2, script, scriptEnv: envOf() });
+    wrk(server.url, { seconds: warm.seconds ?? 2, script, scriptEnv: warm.scriptEnv ?? envOf() });
     const cpuBefore = server.cpuSeconds();
     const result = wrk(server.url, { seconds: SECONDS, script, scriptEnv: envOf() });
     const cpuUsPerRequest = ((server.cpuSeconds() - cpuBefore) * 1e6) / result.requests;
@@ -229,8 +232,8 @@ export async function measure(args, env, script, scriptEnv) {
 }
 
 /** `measure` of `placard serve` from the CLI at `cli` (this build's, or another's). */
-export const measureServer = (cli, env, script, scriptEnv) =>
-  measure([cli, 'serve', '--json'], env, script, scriptEnv);
+export const measureServer = (cli, env, script, scriptEnv, warm) =>
+  measure([cli, 'serve', '--json'], env, script, scriptEnv, warm);
 
 /** The node:http hello-world every throughput is a ratio to. */
 export const HELLO = path.join(ROOT, 'bench/hello.mjs');
