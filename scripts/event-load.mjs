@@ -71,6 +71,9 @@ export function buildUnderTest(name, broken) {
   return broken ? answerBeforeCommitBuild(name) : path.join(root, 'apps/server/dist');
 }
 
+/** The ports `freePort` has handed out in this process: never handed out twice. */
+const handedOut = new Set();
+
 /**
  * A port nobody listens on now, below the kernel's range for outgoing connections' own ports
  * (32768 and up on Linux). A port the kernel hands out for `listen(0)` comes from that range, so
@@ -80,6 +83,10 @@ export function buildUnderTest(name, broken) {
 export async function freePort() {
   for (let attempt = 0; attempt < 200; attempt += 1) {
     const port = 20_000 + Math.floor(Math.random() * 12_000);
+    // Free now, but perhaps already handed out by an earlier call and not listened on yet: the
+    // cluster test takes four ports before it starts anything, and HAProxy once found its port
+    // taken ("Address already in use"), most likely by an instance given the same one.
+    if (handedOut.has(port)) continue;
     const server = net.createServer();
     const free = await new Promise((resolve) => {
       server.once('error', () => resolve(false));
@@ -87,6 +94,7 @@ export async function freePort() {
     });
     if (free) {
       await new Promise((resolve) => server.close(resolve));
+      handedOut.add(port);
       return port;
     }
   }
