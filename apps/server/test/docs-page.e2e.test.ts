@@ -101,6 +101,11 @@ describe('the API reference page at /docs in a real browser', () => {
     await expect(
       block.locator('.live-responses-table tr.response .response-col_status').first().textContent(),
     ).resolves.toBe('200');
+    // Swagger UI's buttons fade between colours when the answer redraws them: judge the colours
+    // they settle on, not one caught halfway (axe once read the Execute button mid-fade).
+    await page.waitForFunction(() =>
+      document.getAnimations().every((animation) => animation.playState !== 'running'),
+    );
     expect((await axeFindings(page)).map((finding) => `${finding.id}: ${finding.target}`)).toEqual([]);
   });
 });
