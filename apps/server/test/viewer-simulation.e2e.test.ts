@@ -29,7 +29,7 @@ it.each(['one', 'three'])(
     expect(result.stdout).toMatch(
       new RegExp(`viewers ${setup} [^\\n]* shown past a cap \\([\\d.]+%, bound 0.1%: met\\)`),
     );
-    expect(result.stdout).toMatch(/viewers memory: \d+ bytes of heap per viewer/);
+    expect(result.stdout).toMatch(/viewers memory: \d+ bytes per viewer remembered, heap and blocks/);
     expect(result.status).toBe(0);
   },
   180_000,

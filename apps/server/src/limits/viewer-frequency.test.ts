@@ -135,12 +135,17 @@ describe('viewer frequency in memory', () => {
 
   it('forgets every viewer whose windows have passed within a minute of changes, however many', () => {
     const store = new MemoryViewerFrequency();
-    for (let viewer = 0; viewer < 10_000; viewer++) store.reserve(`old-${viewer}`, 1, TWO_AN_HOUR, T0);
+    // Five campaigns each: more entries than a viewer's first block holds, so each viewer moved once.
+    for (let viewer = 0; viewer < 10_000; viewer++)
+      for (let campaign = 1; campaign <= 5; campaign++)
+        store.reserve(`old-${viewer}`, campaign, TWO_AN_HOUR, T0);
     const later = T0 + PERIOD_MS.hour;
     // One new viewer a second for a minute: the sweep runs with each, over a sixtieth of the map.
     for (let second = 0; second <= 60; second++)
       store.reserve(`new-${second}`, 1, TWO_AN_HOUR, later + second * 1_000);
     expect(store.size).toBe(61);
+    // And their memory with them: what is left is the new viewers' first blocks (128 bytes each).
+    expect(store.blockBytes).toBe(61 * 128);
   });
 });
 
@@ -249,64 +254,71 @@ describe('viewer frequency in memory, bounded', () => {
 });
 
 describe('viewer frequency in memory, packed', () => {
-  it('agrees with the plain rules over a long random mix of fetches, impressions and releases', () => {
-    const packed = new MemoryViewerFrequency();
-    const plain = new PlainViewerFrequency();
-    let seed = 7;
-    const random = (n: number): number => {
-      seed = (seed * 1103515245 + 12345) % 2 ** 31;
-      return seed % n;
-    };
-    const PERIODS = ['hour', 'day', 'week'] as const;
-    const ids = [3, 1, 12, 7, 5, 9];
-    const capsById = new Map<number, FrequencyCap[]>(
-      ids.map((id, i) => [
-        id,
-        i % 2 === 0
-          ? [{ impressions: 1 + (id % 3), per: PERIODS[id % 3] }]
-          : [
-              { impressions: 2, per: 'hour' },
-              { impressions: 4, per: 'day' },
-            ],
-      ]),
-    );
-    const capsOf = (id: number) => capsById.get(id);
-    const viewers = ['a', 'b', 'c'];
-    let now = T0;
-    const reserved: Array<[string, number, number]> = [];
-    for (let step = 0; step < 5_000; step++) {
-      now += random(4) === 0 ? random(3 * PERIOD_MS.hour) : random(40_000);
-      const viewer = viewers[random(viewers.length)];
-      const op = random(4);
-      if (op === 0) {
-        const answered = ids
-          .filter(() => random(3) === 0)
-          .map((id) => ({ id, frequencyCaps: capsById.get(id) ?? [] }));
-        // As fetch does, mostly: read what the viewer reached, then hold at the same moment.
-        if (random(3) !== 0) packed.reached(viewer, capsOf, now);
-        expect(packed.hold(viewer, answered, now)).toEqual(plain.hold(viewer, answered, now));
-      } else if (op === 1 || op === 2) {
-        const id = ids[random(ids.length)];
-        const caps = capsById.get(id) ?? [];
-        // Now and then a backlog: an impression that happened a while ago.
-        const at = random(10) === 0 ? now - random(PERIOD_MS.hour) : now;
-        const billed = packed.reserve(viewer, id, caps, at);
-        expect(billed).toBe(plain.reserve(viewer, id, caps, at));
-        if (billed) reserved.push([viewer, id, at]);
-      } else if (reserved.length > 0 && random(3) === 0) {
-        const [who, id, at] = reserved.splice(random(reserved.length), 1)[0];
-        packed.release(who, id, at);
-        plain.release(who, id, at);
-      }
-      const reached = [...packed.reached(viewer, capsOf, now)].sort((x, y) => x - y);
-      expect(reached).toEqual(
-        plain.reached(
-          viewer,
-          capsOf,
-          [...ids].sort((x, y) => x - y),
-          now,
-        ),
+  // Few campaigns and long gaps: viewers are forgotten and come back. Many campaigns and short gaps:
+  // a viewer's entries outgrow its block again and again, beside other viewers' blocks.
+  it.each([
+    ['six campaigns, long gaps', [3, 1, 12, 7, 5, 9], 4],
+    ['thirty campaigns, short gaps', Array.from({ length: 30 }, (_, i) => 30 - i), 40],
+  ])(
+    'agrees with the plain rules over a long random mix of fetches, impressions and releases: %s',
+    (_name, ids, longGapOneIn) => {
+      const packed = new MemoryViewerFrequency();
+      const plain = new PlainViewerFrequency();
+      let seed = 7;
+      const random = (n: number): number => {
+        seed = (seed * 1103515245 + 12345) % 2 ** 31;
+        return seed % n;
+      };
+      const PERIODS = ['hour', 'day', 'week'] as const;
+      const capsById = new Map<number, FrequencyCap[]>(
+        ids.map((id, i) => [
+          id,
+          i % 2 === 0
+            ? [{ impressions: 1 + (id % 3), per: PERIODS[id % 3] }]
+            : [
+                { impressions: 2, per: 'hour' },
+                { impressions: 4, per: 'day' },
+              ],
+        ]),
       );
-    }
-  });
+      const capsOf = (id: number) => capsById.get(id);
+      const viewers = ['a', 'b', 'c'];
+      let now = T0;
+      const reserved: Array<[string, number, number]> = [];
+      for (let step = 0; step < 5_000; step++) {
+        now += random(longGapOneIn) === 0 ? random(3 * PERIOD_MS.hour) : random(40_000);
+        const viewer = viewers[random(viewers.length)];
+        const op = random(4);
+        if (op === 0) {
+          const answered = ids
+            .filter(() => random(3) === 0)
+            .map((id) => ({ id, frequencyCaps: capsById.get(id) ?? [] }));
+          // As fetch does, mostly: read what the viewer reached, then hold at the same moment.
+          if (random(3) !== 0) packed.reached(viewer, capsOf, now);
+          expect(packed.hold(viewer, answered, now)).toEqual(plain.hold(viewer, answered, now));
+        } else if (op === 1 || op === 2) {
+          const id = ids[random(ids.length)];
+          const caps = capsById.get(id) ?? [];
+          // Now and then a backlog: an impression that happened a while ago.
+          const at = random(10) === 0 ? now - random(PERIOD_MS.hour) : now;
+          const billed = packed.reserve(viewer, id, caps, at);
+          expect(billed).toBe(plain.reserve(viewer, id, caps, at));
+          if (billed) reserved.push([viewer, id, at]);
+        } else if (reserved.length > 0 && random(3) === 0) {
+          const [who, id, at] = reserved.splice(random(reserved.length), 1)[0];
+          packed.release(who, id, at);
+          plain.release(who, id, at);
+        }
+        const reached = [...packed.reached(viewer, capsOf, now)].sort((x, y) => x - y);
+        expect(reached).toEqual(
+          plain.reached(
+            viewer,
+            capsOf,
+            [...ids].sort((x, y) => x - y),
+            now,
+          ),
+        );
+      }
+    },
+  );
 });

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { frequencyCapReached, PERIOD_MS, type FrequencyCap } from '../domain/frequency-caps.js';
+import { LARGEST_BLOCK, NumberSlab, SMALLEST_BLOCK } from './number-slab.js';
 import type { RedisRateLimiter } from './redis-limiter.js';
 
 /** A campaign a fetch answers a viewer with, and its caps (a served campaign is one). */
@@ -66,50 +67,57 @@ const longestWindow = (caps: readonly FrequencyCap[]): number =>
   caps.reduce((longest, cap) => Math.max(longest, PERIOD_MS[cap.per]), 0);
 
 /**
- * What memory keeps of one viewer: one array of numbers (V8 keeps it as one block of doubles),
- * however many campaigns it was shown, so a fetch reads and changes it without allocating, and the
- * collector has one object per viewer to trace (a fetch for a viewer runs at the rate of fetches,
- * and 100,000 viewers' worth of small objects per campaign kept it busy).
+ * What memory keeps of one viewer: a block of numbers in the store's `NumberSlab`, outside the
+ * JavaScript heap, however many campaigns it was shown, so a fetch reads and changes it without
+ * allocating, and the collector has nothing of it to copy or trace (the map of viewers holds each
+ * block's address, an integer). A block doubles when full and never shrinks while its viewer is
+ * remembered, so a viewer moves a few times in its life, not on every change.
  *
- * `[UNTIL]` is when the last entry stops counting (the viewer is forgotten then), `[NEXT_EXPIRY]`
- * when the first does (the entries are compacted then), `[USED]` 1 when the viewer was changed
- * since the bound last passed it by (`MemoryViewerFrequency.forgetOne`). From `FIRST`, triples of (campaign id,
- * time, until), grouped by campaign in ascending order of id: a billed impression, or an answer held
- * when the id is negated (ids are positive). `until` is when the entry stops counting: its time plus
- * the campaign's longest cap window for an impression, plus `HOLD_MS` for a held answer.
+ * In a viewer's block (`c` its chunk, `b` where it begins): `[UNTIL]` is when the last entry stops
+ * counting (the viewer is forgotten then), `[NEXT_EXPIRY]` when the first does (the entries are
+ * compacted then), `[USED]` 1 when the viewer was changed since the bound last passed it by
+ * (`MemoryViewerFrequency.forgetOne`), `[END]` the index after the last entry, `[ROOM]` the
+ * block's size. From `FIRST`, triples of (campaign id, time, until), grouped by campaign in
+ * ascending order of id: a billed impression, or an answer held when the id is negated (ids are
+ * positive). `until` is when the entry stops counting: its time plus the campaign's longest cap
+ * window for an impression, plus `HOLD_MS` for a held answer. Indexes are from `b`.
  */
-type ViewerEntries = number[];
 const UNTIL = 0;
 const NEXT_EXPIRY = 1;
 const USED = 2;
-const FIRST = 3;
+const END = 3;
+const ROOM = 4;
+const FIRST = 5;
 
 /** Numbers per entry. */
 const STRIDE = 3;
 
 /** The first entry of `campaignId`'s group (entries are kept grouped by campaign, ids ascending). */
-function groupStart(entries: readonly number[], campaignId: number): number {
+function groupStart(c: Float64Array, b: number, campaignId: number): number {
+  const end = c[b + END] as number;
   let i = FIRST;
-  while (i < entries.length && Math.abs(entries[i] as number) < campaignId) i += STRIDE;
+  while (i < end && Math.abs(c[b + i] as number) < campaignId) i += STRIDE;
   return i;
 }
 
 /** The entry after the group that begins at `start`. */
-function groupEnd(entries: readonly number[], start: number): number {
-  const campaignId = Math.abs(entries[start] as number);
+function groupEnd(c: Float64Array, b: number, start: number): number {
+  const end = c[b + END] as number;
+  const campaignId = Math.abs(c[b + start] as number);
   let i = start;
-  while (i < entries.length && Math.abs(entries[i] as number) === campaignId) i += STRIDE;
+  while (i < end && Math.abs(c[b + i] as number) === campaignId) i += STRIDE;
   return i;
 }
 
 /**
- * Whether one more impression at `at` of the campaign whose entries are `entries[start..end)` would
- * take the viewer past one of `caps`, counting its billed impressions (those after `at` too: a
- * backlog sent late is judged against everything around it) and its answers held that still count
- * at `at`. Counts in place.
+ * Whether one more impression at `at` of the campaign whose entries are `[start, end)` would take
+ * the viewer past one of `caps`, counting its billed impressions (those after `at` too: a backlog
+ * sent late is judged against everything around it) and its answers held that still count at
+ * `at`. Counts in place.
  */
 function groupReachesCap(
-  entries: readonly number[],
+  c: Float64Array,
+  b: number,
   start: number,
   end: number,
   caps: readonly FrequencyCap[],
@@ -120,12 +128,8 @@ function groupReachesCap(
   for (const cap of caps) {
     const since = at - PERIOD_MS[cap.per];
     let inWindow = 0;
-    for (let i = start; i < end; i += STRIDE)
-      if (
-        (entries[i + 1] as number) > since &&
-        ((entries[i] as number) > 0 || (entries[i + 2] as number) > at)
-      )
-        inWindow++;
+    for (let i = b + start; i < b + end; i += STRIDE)
+      if ((c[i + 1] as number) > since && ((c[i] as number) > 0 || (c[i + 2] as number) > at)) inWindow++;
     if (inWindow >= cap.impressions) return true;
   }
   return false;
@@ -133,61 +137,58 @@ function groupReachesCap(
 
 /** `groupReachesCap` for the campaign's group, wherever it is. */
 function reachesCap(
-  entries: readonly number[],
+  c: Float64Array,
+  b: number,
   campaignId: number,
   caps: readonly FrequencyCap[],
   at: number,
 ): boolean {
-  const start = groupStart(entries, campaignId);
-  return start < entries.length && Math.abs(entries[start] as number) === campaignId
-    ? groupReachesCap(entries, start, groupEnd(entries, start), caps, at)
+  const start = groupStart(c, b, campaignId);
+  return start < (c[b + END] as number) && Math.abs(c[b + start] as number) === campaignId
+    ? groupReachesCap(c, b, start, groupEnd(c, b, start), caps, at)
     : false;
 }
 
 /** Removes the entries that stopped counting by `now`, in place; returns the next to stop. */
-function compact(entries: number[], now: number): number {
+function compact(c: Float64Array, b: number, now: number): number {
+  const end = c[b + END] as number;
   let kept = FIRST;
   let next = Infinity;
-  for (let i = FIRST; i < entries.length; i += STRIDE) {
-    const until = entries[i + 2] as number;
+  for (let i = FIRST; i < end; i += STRIDE) {
+    const until = c[b + i + 2] as number;
     if (until <= now) continue;
     if (kept !== i) {
-      entries[kept] = entries[i] as number;
-      entries[kept + 1] = entries[i + 1] as number;
-      entries[kept + 2] = until;
+      c[b + kept] = c[b + i] as number;
+      c[b + kept + 1] = c[b + i + 1] as number;
+      c[b + kept + 2] = until;
     }
     kept += STRIDE;
     next = Math.min(next, until);
   }
-  entries.length = kept;
+  c[b + END] = kept;
   return next;
 }
 
-/** Adds an entry at the end of its campaign's group. */
-function add(entries: ViewerEntries, id: number, time: number, until: number): void {
-  const start = groupStart(entries, Math.abs(id));
-  const at =
-    start < entries.length && Math.abs(entries[start] as number) === Math.abs(id)
-      ? groupEnd(entries, start)
-      : start;
-  // Moved along by hand: `splice` makes an array of what it removed (none) on every call, and
-  // `copyWithin` is no fast path for an array of numbers (it took 4 µs a fetch).
-  const length = entries.length;
-  entries.push(id, time, until);
-  if (at < length) {
-    for (let i = length - 1; i >= at; i--) entries[i + STRIDE] = entries[i] as number;
-    entries[at] = id;
-    entries[at + 1] = time;
-    entries[at + 2] = until;
-  }
-  if (until > (entries[UNTIL] as number)) entries[UNTIL] = until;
-  if (until < (entries[NEXT_EXPIRY] as number)) entries[NEXT_EXPIRY] = until;
+/** Adds an entry at the end of its campaign's group; the block has room for it. */
+function insert(c: Float64Array, b: number, id: number, time: number, until: number): void {
+  const end = c[b + END] as number;
+  const start = groupStart(c, b, Math.abs(id));
+  const at = start < end && Math.abs(c[b + start] as number) === Math.abs(id) ? groupEnd(c, b, start) : start;
+  // A memmove on a typed array (unlike `copyWithin` on an array of numbers, which took 4 µs a fetch).
+  if (at < end) c.copyWithin(b + at + STRIDE, b + at, b + end);
+  c[b + at] = id;
+  c[b + at + 1] = time;
+  c[b + at + 2] = until;
+  c[b + END] = end + STRIDE;
+  if (until > (c[b + UNTIL] as number)) c[b + UNTIL] = until;
+  if (until < (c[b + NEXT_EXPIRY] as number)) c[b + NEXT_EXPIRY] = until;
 }
 
-/** Removes the entry at `i` (without `splice`'s array of what it removed). */
-function removeEntry(entries: ViewerEntries, i: number): void {
-  for (let j = i + STRIDE; j < entries.length; j++) entries[j - STRIDE] = entries[j] as number;
-  entries.length -= STRIDE;
+/** Removes the entry at `i`. */
+function removeEntry(c: Float64Array, b: number, i: number): void {
+  const end = c[b + END] as number;
+  c.copyWithin(b + i, b + i + STRIDE, b + end);
+  c[b + END] = end - STRIDE;
 }
 
 /** Viewers kept in memory at most (docs/product-rules.md gives the bytes each takes). */
@@ -203,6 +204,9 @@ const SWEEP_EVERY_MS = 1_000;
 const SWEEPS_PER_PASS = 60;
 const SWEEP_AT_LEAST = 64;
 
+/** No viewer: what `reached` read is forgotten. */
+const NO_ADDRESS = -1;
+
 /**
  * The default: this instance's memory, bounded by `MAX_VIEWERS_IN_MEMORY`.
  *
@@ -216,9 +220,11 @@ const SWEEP_AT_LEAST = 64;
  * bound reaches it).
  */
 export class MemoryViewerFrequency implements ViewerFrequency {
-  private readonly viewers = new Map<string, ViewerEntries>();
+  private readonly slab = new NumberSlab();
+  /** Each viewer's block in `slab`. */
+  private readonly viewers = new Map<string, number>();
   /** Where the sweep is in the map (a map's iterator survives changes to it). */
-  private sweeper: IterableIterator<[string, ViewerEntries]> = this.viewers.entries();
+  private sweeper: IterableIterator<[string, number]> = this.viewers.entries();
   private sweptAt = -Infinity;
   /** The most viewers the map held since the sweep's pass began: what the pass must get through. */
   private passSize = 0;
@@ -227,7 +233,7 @@ export class MemoryViewerFrequency implements ViewerFrequency {
    * answer for the viewer straight after, in the same turn of the event loop.
    */
   private readViewer: string | undefined;
-  private readEntries: ViewerEntries = [];
+  private readAddress = NO_ADDRESS;
   private readAt = 0;
   private readReached: ReadonlySet<number> = NOTHING_REACHED;
 
@@ -238,19 +244,27 @@ export class MemoryViewerFrequency implements ViewerFrequency {
     return this.viewers.size;
   }
 
+  /** Bytes of the viewers' blocks, outside the heap (for the memory measurement). */
+  get blockBytes(): number {
+    return this.slab.numbersInUse * Float64Array.BYTES_PER_ELEMENT;
+  }
+
   reached(viewer: string, capsOf: CapsOf, now: number): ReadonlySet<number> {
-    const entries = this.viewers.get(viewer);
-    if (entries === undefined) return NOTHING_REACHED;
+    const address = this.viewers.get(viewer);
+    if (address === undefined) return NOTHING_REACHED;
+    const c = this.slab.chunk(address);
+    const b = this.slab.offset(address);
+    const last = c[b + END] as number;
     let reached: Set<number> | undefined;
-    for (let start = FIRST, end = FIRST; start < entries.length; start = end) {
-      end = groupEnd(entries, start);
-      const campaignId = Math.abs(entries[start] as number);
+    for (let start = FIRST, end = FIRST; start < last; start = end) {
+      end = groupEnd(c, b, start);
+      const campaignId = Math.abs(c[b + start] as number);
       const caps = capsOf(campaignId);
-      if (caps !== undefined && caps.length > 0 && groupReachesCap(entries, start, end, caps, now))
+      if (caps !== undefined && caps.length > 0 && groupReachesCap(c, b, start, end, caps, now))
         (reached ??= new Set()).add(campaignId);
     }
     this.readViewer = viewer;
-    this.readEntries = entries;
+    this.readAddress = address;
     this.readAt = now;
     this.readReached = reached ?? NOTHING_REACHED;
     return this.readReached;
@@ -263,84 +277,141 @@ export class MemoryViewerFrequency implements ViewerFrequency {
     // for every campaign, so the viewer's entries need neither looking up again nor counting twice.
     const unchanged = this.readViewer === viewer && this.readAt === now;
     const reached = this.readReached;
-    const entries = this.viewerToChange(viewer, now, unchanged ? this.readEntries : undefined);
+    let address = this.viewerToChange(viewer, now, unchanged ? this.readAddress : NO_ADDRESS);
     let refused: number[] | undefined;
     for (const { id, frequencyCaps } of campaigns) {
       if (frequencyCaps === null) continue;
-      if (unchanged ? reached.has(id) : reachesCap(entries, id, frequencyCaps, now))
+      if (
+        unchanged
+          ? reached.has(id)
+          : reachesCap(this.slab.chunk(address), this.slab.offset(address), id, frequencyCaps, now)
+      )
         (refused ??= []).push(id);
-      else add(entries, -id, now, now + HOLD_MS);
+      else address = this.add(viewer, address, -id, now, now + HOLD_MS);
     }
     return refused ?? NOTHING_REFUSED;
   }
 
   reserve(viewer: string, campaignId: number, caps: readonly FrequencyCap[], at: number): boolean {
-    const entries = this.viewerToChange(viewer, at);
+    const address = this.viewerToChange(viewer, at, NO_ADDRESS);
+    const c = this.slab.chunk(address);
+    const b = this.slab.offset(address);
     // This impression takes the place of the oldest answer held for the campaign, if any.
+    const end = c[b + END] as number;
     let oldestHold = -1;
-    for (let i = FIRST; i < entries.length; i += STRIDE) {
-      if (entries[i] !== -campaignId || (entries[i + 2] as number) <= at) continue;
-      if (oldestHold === -1 || (entries[i + 1] as number) < (entries[oldestHold + 1] as number))
-        oldestHold = i;
+    for (let i = FIRST; i < end; i += STRIDE) {
+      if (c[b + i] !== -campaignId || (c[b + i + 2] as number) <= at) continue;
+      if (oldestHold === -1 || (c[b + i + 1] as number) < (c[b + oldestHold + 1] as number)) oldestHold = i;
     }
-    if (oldestHold !== -1) removeEntry(entries, oldestHold);
-    if (reachesCap(entries, campaignId, caps, at)) return false;
-    add(entries, campaignId, at, at + longestWindow(caps));
+    if (oldestHold !== -1) removeEntry(c, b, oldestHold);
+    if (reachesCap(c, b, campaignId, caps, at)) return false;
+    this.add(viewer, address, campaignId, at, at + longestWindow(caps));
     return true;
   }
 
   release(viewer: string, campaignId: number, at: number): void {
     this.forgetRead();
-    const entries = this.viewers.get(viewer);
-    if (entries === undefined) return;
-    for (let i = FIRST; i < entries.length; i += STRIDE)
-      if (entries[i] === campaignId && entries[i + 1] === at) {
-        removeEntry(entries, i);
+    const address = this.viewers.get(viewer);
+    if (address === undefined) return;
+    const c = this.slab.chunk(address);
+    const b = this.slab.offset(address);
+    const end = c[b + END] as number;
+    for (let i = FIRST; i < end; i += STRIDE)
+      if (c[b + i] === campaignId && c[b + i + 1] === at) {
+        removeEntry(c, b, i);
         return;
       }
   }
 
   /**
-   * The viewer's entries, marked used, created if new, with the entries that stopped counting by
-   * `now` removed. `read`: its entries as `reached` just read them, not looked up again.
+   * Adds an entry to the viewer's block at `address`, moving the viewer to a block twice the size
+   * when it is full; returns the viewer's block. A viewer whose block is the largest there is
+   * (349,523 entries: a week of impressions of far more capped campaigns than any viewer is shown)
+   * and full is given no more entries: it may then see a campaign more often than its cap, never less.
    */
-  private viewerToChange(viewer: string, now: number, read?: ViewerEntries): ViewerEntries {
+  private add(viewer: string, address: number, id: number, time: number, until: number): number {
+    let c = this.slab.chunk(address);
+    let b = this.slab.offset(address);
+    const room = c[b + ROOM] as number;
+    const end = c[b + END] as number;
+    let kept = address;
+    if (end + STRIDE > room) {
+      if (room >= LARGEST_BLOCK) return address;
+      kept = this.slab.allocate(room * 2);
+      const to = this.slab.chunk(kept);
+      const from = this.slab.offset(kept);
+      to.set(c.subarray(b, b + end), from);
+      to[from + ROOM] = room * 2;
+      this.slab.free(address, room);
+      this.viewers.set(viewer, kept);
+      c = to;
+      b = from;
+    }
+    insert(c, b, id, time, until);
+    return kept;
+  }
+
+  /**
+   * The viewer's block, marked used, created if new, with the entries that stopped counting by
+   * `now` removed. `read`: its block as `reached` just read it, not looked up again.
+   */
+  private viewerToChange(viewer: string, now: number, read: number): number {
     this.forgetRead();
     this.sweep(now, read);
-    let kept = read ?? this.viewers.get(viewer);
-    if (kept === undefined) {
+    const known = read !== NO_ADDRESS ? read : this.viewers.get(viewer);
+    if (known === undefined) {
       if (this.viewers.size >= this.maxViewers) this.forgetOne();
-      kept = [now, Infinity, 0];
-      this.viewers.set(viewer, kept);
-    } else {
-      kept[USED] = 1;
-      if ((kept[NEXT_EXPIRY] as number) <= now) kept[NEXT_EXPIRY] = compact(kept, now);
+      const address = this.slab.allocate(SMALLEST_BLOCK);
+      const c = this.slab.chunk(address);
+      const b = this.slab.offset(address);
+      c[b + UNTIL] = now;
+      c[b + NEXT_EXPIRY] = Infinity;
+      c[b + USED] = 0;
+      c[b + END] = FIRST;
+      c[b + ROOM] = SMALLEST_BLOCK;
+      this.viewers.set(viewer, address);
+      return address;
     }
-    return kept;
+    const c = this.slab.chunk(known);
+    const b = this.slab.offset(known);
+    c[b + USED] = 1;
+    if ((c[b + NEXT_EXPIRY] as number) <= now) c[b + NEXT_EXPIRY] = compact(c, b, now);
+    return known;
   }
 
   /** Forgets what `reached` last read: something is about to change. */
   private forgetRead(): void {
     this.readViewer = undefined;
-    this.readEntries = [];
+    this.readAddress = NO_ADDRESS;
     this.readReached = NOTHING_REACHED;
+  }
+
+  /** Forgets the viewer whose block is at `address`, giving the block back. */
+  private forget(viewer: string, address: number): void {
+    this.viewers.delete(viewer);
+    this.slab.free(address, this.slab.chunk(address)[this.slab.offset(address) + ROOM] as number);
   }
 
   /** Forgets the oldest viewer not used since this last passed it; the used ones it passes go last. */
   private forgetOne(): void {
-    for (const [viewer, entries] of this.viewers) {
+    for (const [viewer, address] of this.viewers) {
+      const c = this.slab.chunk(address);
+      const used = this.slab.offset(address) + USED;
+      if (c[used] === 0) {
+        this.forget(viewer, address);
+        return;
+      }
+      c[used] = 0;
       this.viewers.delete(viewer);
-      if (entries[USED] === 0) return;
-      entries[USED] = 0;
-      this.viewers.set(viewer, entries);
+      this.viewers.set(viewer, address);
     }
   }
 
   /**
    * Once a second, forgets the viewers whose entries have all stopped counting among the next
-   * sixtieth of the map, but the one whose entries are `keep` (about to change).
+   * sixtieth of the map, but the one whose block is at `keep` (about to change).
    */
-  private sweep(now: number, keep?: ViewerEntries): void {
+  private sweep(now: number, keep: number): void {
     if (now - this.sweptAt < SWEEP_EVERY_MS) return;
     this.sweptAt = now;
     this.passSize = Math.max(this.passSize, this.viewers.size);
@@ -354,8 +425,9 @@ export class MemoryViewerFrequency implements ViewerFrequency {
         next = this.sweeper.next();
         if (next.done === true) return;
       }
-      const [viewer, entries] = next.value;
-      if ((entries[UNTIL] as number) <= now && entries !== keep) this.viewers.delete(viewer);
+      const [viewer, address] = next.value;
+      if ((this.slab.chunk(address)[this.slab.offset(address) + UNTIL] as number) <= now && address !== keep)
+        this.forget(viewer, address);
     }
   }
 }
