@@ -51,12 +51,13 @@ export class NumberSlab {
   allocate(size: number): number {
     if (size < SMALLEST_BLOCK || size > LARGEST_BLOCK || (size & (size - 1)) !== 0)
       throw new RangeError(`a block is a power of two from ${SMALLEST_BLOCK} to ${LARGEST_BLOCK} numbers`);
+    let address = this.split(log2(size));
+    if (address === undefined) {
+      if (this.top + size > CHUNK_SIZE) this.newChunk();
+      address = (this.chunks.length - 1) * CHUNK_SIZE + this.top;
+      this.top += size;
+    }
     this.inBlocks += size;
-    const reused = this.split(log2(size));
-    if (reused !== undefined) return reused;
-    if (this.top + size > CHUNK_SIZE) this.newChunk();
-    const address = (this.chunks.length - 1) * CHUNK_SIZE + this.top;
-    this.top += size;
     return address;
   }
 
