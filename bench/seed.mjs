@@ -66,9 +66,14 @@ export function benchCampaigns(count, seed = 42) {
 
 /**
  * Creates the store at `databaseUrl` with `count` campaigns. Returns a partner API key, and the
- * (campaign id, placement) pairs that tracking requests may report.
+ * (campaign id, placement) pairs that tracking requests may report. `money`: whether the campaigns
+ * are priced (`priceCampaigns`); by default unless `BENCH_MONEY=false`.
  */
-export async function seedCampaigns(databaseUrl, count) {
+export async function seedCampaigns(
+  databaseUrl,
+  count,
+  { money = process.env.BENCH_MONEY !== 'false' } = {},
+) {
   const store = new Store(connect(databaseUrl));
   try {
     await store.migrate();
@@ -85,7 +90,7 @@ export async function seedCampaigns(databaseUrl, count) {
     }
     const partners = new PartnerService(store);
     const partner = await partners.createPartner('Benchmark partner');
-    if (process.env.BENCH_MONEY !== 'false') await priceCampaigns(store, pairs, partner.id);
+    if (money) await priceCampaigns(store, pairs, partner.id);
     const { plaintext, key } = await partners.createKey(partner.id, 'bench');
     // Limits far above what one core can serve: the benchmark measures the limiter's cost, never
     // its refusals (wrk counts any non-2xx as a failure).

@@ -6,8 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import * as bench from '../lib.mjs';
-import { moneyOf, prepareLoad, SCRIPT, verdictsOf } from './load.mjs';
-import { BENCH_TOKEN_SECRET } from './tokens.mjs';
+import { moneyOf, SCRIPT, sqliteTarget, verdictsOf } from './load.mjs';
 
 const given = process.argv[process.argv.indexOf('--compare') + 1];
 if (given === undefined) throw new Error('--compare needs the root of another checkout, built');
@@ -20,20 +19,8 @@ const dir = bench.tempDir('placard-bench-events-compare-');
 // Removed however the benchmark ends, a failed measurement included.
 process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
 
-/** A build's own data folder and store, seeded by `seed`. */
-async function target(label, seed) {
-  const home = path.join(dir, label);
-  fs.mkdirSync(home);
-  const load = await prepareLoad(label, `sqlite:${path.join(home, 'placard.db')}`, dir, seed);
-  const env = bench.serverEnv(home, {
-    PLACARD_DATABASE_URL: load.databaseUrl,
-    PLACARD_TOKEN_SECRET: BENCH_TOKEN_SECRET,
-  });
-  return { load, env };
-}
-
-const current = await target('this', undefined);
-const other = await target('other', seedOther);
+const current = await sqliteTarget(dir, 'this', undefined);
+const other = await sqliteTarget(dir, 'other', seedOther);
 await bench.compareInOneRun({
   name: 'events-compare',
   what: 'tracking on SQLite with guards and serve tokens, impressions:clicks 20:1',

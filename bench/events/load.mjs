@@ -1,11 +1,12 @@
 // The tracking load both event benchmarks send (`events.lua`): a seeded store's key and
 // (campaign, placement) pairs, and a fresh file of serve tokens for every wrk run.
+import fs from 'node:fs';
 import path from 'node:path';
 import { connect } from '../../apps/server/dist/store/connect.js';
 import { Store } from '../../apps/server/dist/store/store.js';
-import { ROOT } from '../lib.mjs';
+import { ROOT, serverEnv } from '../lib.mjs';
 import { seedCampaigns, writePairs } from '../seed.mjs';
-import { writeTokens } from './tokens.mjs';
+import { BENCH_TOKEN_SECRET, writeTokens } from './tokens.mjs';
 
 export const SCRIPT = path.join(ROOT, 'bench/events/events.lua');
 
@@ -72,4 +73,19 @@ export async function moneyOf(databaseUrl) {
   } finally {
     await store.close();
   }
+}
+
+/**
+ * A server's own data folder `<dir>/<label>` and SQLite store there, seeded by `seed`: the load and
+ * the environment to serve it with (serve tokens' secret included).
+ */
+export async function sqliteTarget(dir, label, seed) {
+  const home = path.join(dir, label);
+  fs.mkdirSync(home);
+  const load = await prepareLoad(label, `sqlite:${path.join(home, 'placard.db')}`, dir, seed);
+  const env = serverEnv(home, {
+    PLACARD_DATABASE_URL: load.databaseUrl,
+    PLACARD_TOKEN_SECRET: BENCH_TOKEN_SECRET,
+  });
+  return { load, env };
 }

@@ -10,19 +10,22 @@ import { moneyOf, prepareLoad, SCRIPT, verdictsOf } from './load.mjs';
 import { BENCH_TOKEN_SECRET } from './tokens.mjs';
 
 bench.prepareMachine();
-// `npm run bench:events -- --instances`: PostgreSQL through HAProxy at 1 and 2 instances instead.
-if (process.argv.includes('--instances')) {
-  await import('./instances.mjs');
-  process.exit(0);
-}
-// `npm run bench:events -- --compare <checkout>`: this build against another checkout's, SQLite.
-if (process.argv.includes('--compare')) {
-  await import('./compare.mjs');
-  process.exit(0);
-}
-// `npm run bench:events -- --commits`: where a SQLite server's time goes under this load.
-if (process.argv.includes('--commits')) {
-  await import('./commits.mjs');
+/** `npm run bench:events -- <mode>`: another measurement of the write path instead of this one. */
+const MODES = {
+  // PostgreSQL through HAProxy at 1 and 2 instances.
+  '--instances': './instances.mjs',
+  // `--compare <checkout>`: this build against another checkout's, SQLite.
+  '--compare': './compare.mjs',
+  // This build with money on against money off, SQLite.
+  '--money': './money.mjs',
+  // Instructions per stored batch, money on and off (valgrind).
+  '--instructions': './instructions.mjs',
+  // Where a SQLite server's time goes under this load.
+  '--commits': './commits.mjs',
+};
+const mode = Object.keys(MODES).find((flag) => process.argv.includes(flag));
+if (mode !== undefined) {
+  await import(MODES[mode]);
   process.exit(0);
 }
 

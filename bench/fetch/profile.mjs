@@ -9,7 +9,9 @@
 // of Node's `process.nextTick` in it (5 to 7 µs in about half the processes until the server kept
 // its queue entries' shape, apps/server/src/cli/tick-shape.ts; docs/benchmarks.md), then the
 // functions with the most self time per request (medians over the runs; BENCH_EACH=1 prints each
-// run's own as well). The profiler slows the
+// run's own as well). BENCH_NODE_FLAGS adds flags to the server's node (`--max-inlined-bytecode-size=0`
+// keeps each function's time its own, none folded into its callers); BENCH_KEEP_PROFILE=<file> keeps
+// the last run's .cpuprofile there (its `positionTicks` give the lines). The profiler slows the
 // server, so these throughputs are not the benchmark's figures.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -61,7 +63,14 @@ function selfTimes(profile, from, to) {
 async function profiled() {
   const profileDir = fs.mkdtempSync(path.join(dir, 'profile-'));
   const server = await bench.startPinned(
-    ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, cli, 'serve', '--json'],
+    [
+      ...(process.env.BENCH_NODE_FLAGS?.split(' ') ?? []),
+      '--cpu-prof',
+      `--cpu-prof-dir=${profileDir}`,
+      cli,
+      'serve',
+      '--json',
+    ],
     bench.serverEnv(dir, { PLACARD_TOKEN_SECRET: BENCH_TOKEN_SECRET }),
   );
   let result;
@@ -79,6 +88,8 @@ async function profiled() {
   const file = fs.readdirSync(profileDir).find((name) => name.endsWith('.cpuprofile'));
   if (!file) throw new Error('the server wrote no CPU profile');
   const times = selfTimes(JSON.parse(fs.readFileSync(path.join(profileDir, file), 'utf8')), from, to);
+  if (process.env.BENCH_KEEP_PROFILE)
+    fs.copyFileSync(path.join(profileDir, file), process.env.BENCH_KEEP_PROFILE);
   const requests = result.rps * ((to - from) / 1e6);
   const perRequest = new Map([...times].map(([name, us]) => [name, us / requests]));
   let busy = 0;

@@ -35,6 +35,11 @@ export function billedKind(price: Price | null): 'impression' | 'click' | null {
   return null;
 }
 
+/** The price models that charge each billable event (`flat` charges the flight, not events). */
+export const PER_EVENT_PRICE_MODELS = PRICE_MODELS.filter(
+  (model) => billedKind({ model, amountMicros: 1 as Micros }) !== null,
+);
+
 /** Whether a billable event of `kind` has a cost under `price`: what makes a batch settle money. */
 export const chargesPerEvent = (price: Price | null, kind?: 'impression' | 'click'): boolean => {
   const billed = billedKind(price);

@@ -65,15 +65,16 @@ const ADD_TO_SPEND_COUNTER = `insert into campaign_counters (campaign_id, day, i
   on conflict (campaign_id, day) do update set spend_micros = campaign_counters.spend_micros + excluded.spend_micros`;
 
 interface Statements {
+  /** The four read statements give rows as arrays, in their columns' order (`raw`). */
   latestPrice: BetterSqlite3.Statement<
     unknown[],
-    { id: number; model: string | null; amount_micros: number | null; billed: number }
+    [id: number, model: string | null, amountMicros: number | null, billed: number]
   >;
-  spendCounter: BetterSqlite3.Statement<unknown[], { spend_micros: number }>;
-  shares: BetterSqlite3.Statement<unknown[], { id: number; effective_from: number; basis_points: number }>;
+  spendCounter: BetterSqlite3.Statement<unknown[], [spendMicros: number]>;
+  shares: BetterSqlite3.Statement<unknown[], [id: number, effectiveFrom: number, basisPoints: number]>;
   earnings: BetterSqlite3.Statement<
     unknown[],
-    { share_id: number; spend_micros: number; earnings_micros: number }
+    [shareId: number, spendMicros: number, earningsMicros: number]
   >;
   appendPriceCharge: BetterSqlite3.Statement;
   addToSpendCounter: BetterSqlite3.Statement;
@@ -114,10 +115,16 @@ function statementsOf(sqlite: BetterSqlite3.Database): Statements {
   let statements = prepared.get(sqlite);
   if (!statements) {
     statements = {
-      latestPrice: sqlite.prepare(LATEST_PRICE),
-      spendCounter: sqlite.prepare(SPEND_COUNTER),
-      shares: sqlite.prepare(SHARES),
-      earnings: sqlite.prepare(EARNINGS),
+      // Rows as arrays: better-sqlite3 builds a row object property by property, through V8's slow
+      // path for each column, which with dozens of rows a batch cost money more than the reads
+      // themselves (instructions counted with valgrind, docs/benchmarks.md). These texts are this
+      // module's own, so no other user of the connection's statement cache gets the mode.
+      latestPrice: sqlite
+        .prepare<unknown[], [number, string | null, number | null, number]>(LATEST_PRICE)
+        .raw(true),
+      spendCounter: sqlite.prepare<unknown[], [number]>(SPEND_COUNTER).raw(true),
+      shares: sqlite.prepare<unknown[], [number, number, number]>(SHARES).raw(true),
+      earnings: sqlite.prepare<unknown[], [number, number, number]>(EARNINGS).raw(true),
       appendPriceCharge: sqlite.prepare(APPEND_PRICE_CHARGE),
       addToSpendCounter: sqlite.prepare(ADD_TO_SPEND_COUNTER),
       appendEarnings: sqlite.prepare(APPEND_EARNINGS),
@@ -177,13 +184,14 @@ export function sqliteChargeRows(sqlite: BetterSqlite3.Database): ChargeRows {
         campaignIds.flatMap((campaignId) => {
           const row = statements.latestPrice.get(campaignId);
           if (row === undefined) return [];
+          const [id, model, amountMicros, billed] = row;
           return [
             {
-              id: Number(row.id),
+              id: Number(id),
               campaignId,
-              model: row.model,
-              amountMicros: row.amount_micros === null ? null : Number(row.amount_micros),
-              billed: Number(row.billed) + (prices.get(Number(row.id))?.units ?? 0),
+              model,
+              amountMicros: amountMicros === null ? null : Number(amountMicros),
+              billed: Number(billed) + (prices.get(Number(id))?.units ?? 0),
             },
           ];
         }),
@@ -195,8 +203,7 @@ export function sqliteChargeRows(sqlite: BetterSqlite3.Database): ChargeRows {
       for (const campaignId of campaignIds)
         for (const day of days) {
           const row = statements.spendCounter.get(campaignId, day);
-          if (row !== undefined)
-            rows.push({ campaignId, day, spendMicros: Number(row.spend_micros) as Micros });
+          if (row !== undefined) rows.push({ campaignId, day, spendMicros: Number(row[0]) as Micros });
         }
       return Promise.resolve(rows);
     },
@@ -204,12 +211,12 @@ export function sqliteChargeRows(sqlite: BetterSqlite3.Database): ChargeRows {
     revenueShares(partnerIds, until) {
       const rows: ShareRow[] = [];
       for (const partnerId of partnerIds)
-        for (const row of statements.shares.all(partnerId, until))
+        for (const [id, effectiveFrom, basisPoints] of statements.shares.all(partnerId, until))
           rows.push({
-            id: Number(row.id),
+            id: Number(id),
             partnerId,
-            effectiveFrom: Number(row.effective_from),
-            basisPoints: Number(row.basis_points),
+            effectiveFrom: Number(effectiveFrom),
+            basisPoints: Number(basisPoints),
           });
       return Promise.resolve(rows);
     },
@@ -230,11 +237,9 @@ export function sqliteChargeRows(sqlite: BetterSqlite3.Database): ChargeRows {
           };
         };
         const folded = new Set<number>();
-        for (const stored of statements.earnings.all(priceId, partnerId)) {
-          folded.add(Number(stored.share_id));
-          rows.push(
-            row(Number(stored.share_id), Number(stored.spend_micros), Number(stored.earnings_micros)),
-          );
+        for (const [shareId, spend, earned] of statements.earnings.all(priceId, partnerId)) {
+          folded.add(Number(shareId));
+          rows.push(row(Number(shareId), Number(spend), Number(earned)));
         }
         for (const shareId of appended.keys()) if (!folded.has(shareId)) rows.push(row(shareId, 0, 0));
       }

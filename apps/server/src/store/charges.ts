@@ -11,7 +11,7 @@ import {
 } from './advertiser-budgets.js';
 import type { PricePartner, SpendRow } from './charge-rows.js';
 import type { StoreContext } from './context.js';
-import type { TrackedEvent } from './rows.js';
+import { settledAs, type TrackedEvent } from './rows.js';
 
 /** A locked campaign as charging needs it: where its days fall, its spend budgets, its advertiser. */
 export interface ChargedCampaign {
@@ -58,7 +58,10 @@ export async function pricesInForce(
     const campaign = campaigns.get(row.campaignId);
     if (price === null || billedKind(price) === null || campaign === undefined) continue;
     prices.set(row.campaignId, {
-      ...campaign,
+      advertiserId: campaign.advertiserId,
+      timeZone: campaign.timeZone,
+      budgetTotal: campaign.budgetTotal,
+      budgetDaily: campaign.budgetDaily,
       id: row.id,
       campaignId: row.campaignId,
       price,
@@ -176,18 +179,18 @@ export function chargeEvents(
       passes(charge, 'total', charge.budgetTotal, cost) ||
       (day !== null && passes(charge, day, charge.budgetDaily, cost))
     )
-      return { ...event, verdict: 'invalid', reason: REASONS.pastBudget, costMicros: 0 };
+      return settledAs(event, 'invalid', REASONS.pastBudget, 0, 0);
     const advertiser = advertisers.get(charge.advertiserId);
     if (advertiser !== undefined) {
       if (passedAdvertiserBudget(advertiser, event.occurredAt, cost, billingTimeZone) !== null)
-        return { ...event, verdict: 'invalid', reason: REASONS.pastAdvertiserBudget, costMicros: 0 };
+        return settledAs(event, 'invalid', REASONS.pastAdvertiserBudget, 0, 0);
       spendAgainstAdvertiser(advertiser, event.occurredAt, cost, billingTimeZone);
     }
     charge.charged++;
     charge.cost = addMicros(charge.cost, cost);
     add(charge, 'total', cost);
     if (day !== null) add(charge, day, cost);
-    return { ...event, costMicros: cost, earningsMicros: earn(book, charge.id, event, cost) };
+    return settledAs(event, event.verdict, event.reason, cost, earn(book, charge.id, event, cost));
   });
 }
 

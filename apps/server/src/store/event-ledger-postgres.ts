@@ -17,7 +17,7 @@ import {
   readEventPartitions,
 } from './event-partitions.js';
 import { sqlChargeRows } from './charge-rows.js';
-import type { TrackedEvent } from './rows.js';
+import { settledAs, type TrackedEvent } from './rows.js';
 import type { Db } from './schema.js';
 
 /*
@@ -253,7 +253,7 @@ export async function storeBatchPostgres(
     const outcome = outcomes.get(index);
     if (outcome === 'refused') refused.push(index);
     else if (outcome === 'replay')
-      settled.push({ ...event, verdict: 'duplicate', reason: REASONS.idempotentReplay });
+      settled.push(settledAs(event, 'duplicate', REASONS.idempotentReplay, 0, 0));
     else settled.push(event);
   }
   if (charge === null) return { stored: settled, refused };
@@ -271,6 +271,7 @@ export const postgresLedger: EventLedger = {
   commitsAlone: true,
   store: storeBatchPostgres,
   chargeRows: sqlChargeRows,
+  settlingCampaigns: null,
   pruneEvents: pruneLegacyEvents,
   foldAppended: null,
   partitions: { create: createEventPartitions, read: readEventPartitions, drop: dropEventPartitions },

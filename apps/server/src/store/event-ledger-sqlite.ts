@@ -1,5 +1,6 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import { addMicros, micros, type Micros } from '../domain/money.js';
+import { PER_EVENT_PRICE_MODELS } from '../domain/prices.js';
 import { REASONS } from '../domain/verdicts.js';
 import {
   COMPACTED_BEFORE,
@@ -11,9 +12,10 @@ import {
   type Charge,
   type EventLedger,
   type SettledBatch,
+  type SettlingRow,
 } from './event-ledger.js';
 import { foldChargesSqlite, sqliteChargeRows } from './charge-rows-sqlite.js';
-import type { TrackedEvent } from './rows.js';
+import { settledAs, type TrackedEvent } from './rows.js';
 
 const CLAIM = `insert into idempotency_keys (api_key_id, key, created_at, fingerprint) values (?, ?, ?, ?)
   on conflict (api_key_id, key) do update set created_at = excluded.created_at,
@@ -135,7 +137,7 @@ export function storeBatchSqlite(
     // A key claimed before fingerprints were kept (null) matches any request, as it did then.
     const holds = held.get(event.apiKeyId, key)?.fingerprint ?? null;
     if (holds === null || holds === fingerprint)
-      settled.push({ ...event, verdict: 'duplicate', reason: REASONS.idempotentReplay });
+      settled.push(settledAs(event, 'duplicate', REASONS.idempotentReplay, 0, 0));
     else refused.push(index);
   }
   const stored = charge === null ? settled : charge(settled);
@@ -220,6 +222,64 @@ function foldRollupsSqlite(sqlite: BetterSqlite3.Database): number {
   return sqlite.prepare(EMPTY_DELTAS).run().changes;
 }
 
+/** A campaign of the batch if it may be capped or charged (the models are the code's own constants). */
+const SETTLING = `select id, advertiser_id, status, time_zone, cap_impressions_total, cap_clicks_total,
+    cap_impressions_daily, cap_clicks_daily, budget_total_micros, budget_daily_micros
+  from campaigns where id = ? and (cap_impressions_total is not null or cap_clicks_total is not null
+    or cap_impressions_daily is not null or cap_clicks_daily is not null
+    or price_model in (${PER_EVENT_PRICE_MODELS.map((model) => `'${model}'`).join(', ')}))`;
+
+type SettlingTuple = [
+  id: number,
+  advertiserId: number,
+  status: string,
+  timeZone: string,
+  capImpressionsTotal: number | null,
+  capClicksTotal: number | null,
+  capImpressionsDaily: number | null,
+  capClicksDaily: number | null,
+  budgetTotalMicros: number | null,
+  budgetDailyMicros: number | null,
+];
+
+const settlingStatements = new WeakMap<
+  BetterSqlite3.Database,
+  BetterSqlite3.Statement<unknown[], SettlingTuple>
+>();
+
+/**
+ * The batch's campaigns that may be capped or charged, in id order, one primary-key read each. Rows
+ * come as arrays (`raw`) and are made objects here: better-sqlite3 builds a row object column by
+ * column through V8's slow path, and Kysely's query of thirty such rows a batch cost more than
+ * reading them (instructions counted with valgrind, docs/benchmarks.md). The text is this module's
+ * own, so no other user of the connection's statement cache gets the mode.
+ */
+function settlingCampaignsSqlite(sqlite: BetterSqlite3.Database, ids: readonly number[]): SettlingRow[] {
+  let statement = settlingStatements.get(sqlite);
+  if (statement === undefined) {
+    statement = sqlite.prepare<unknown[], SettlingTuple>(SETTLING).raw(true);
+    settlingStatements.set(sqlite, statement);
+  }
+  const rows: SettlingRow[] = [];
+  for (const id of [...ids].sort((a, b) => a - b)) {
+    const row = statement.get(id);
+    if (row === undefined) continue;
+    rows.push({
+      id: row[0],
+      advertiser_id: row[1],
+      status: row[2],
+      time_zone: row[3],
+      cap_impressions_total: row[4],
+      cap_clicks_total: row[5],
+      cap_impressions_daily: row[6],
+      cap_clicks_daily: row[7],
+      budget_total_micros: row[8],
+      budget_daily_micros: row[9],
+    });
+  }
+  return rows;
+}
+
 /**
  * SQLite's ledger: prepared statements on the connection's handle, inside the store's transaction
  * (SQLite has one connection, so they belong to it).
@@ -229,6 +289,7 @@ export function sqliteLedger(handle: BetterSqlite3.Database): EventLedger {
     commitsAlone: false,
     store: (_db, events, charge) => storeBatchSqlite(handle, events, charge),
     chargeRows: () => sqliteChargeRows(handle),
+    settlingCampaigns: (ids) => settlingCampaignsSqlite(handle, ids),
     // One events table: retention deletes its rows in chunks.
     pruneEvents,
     foldAppended: {

@@ -28,6 +28,20 @@ export class UnmarkedPrice extends Error {
   override readonly name = 'UnmarkedPrice';
 }
 
+/** A campaign a batch may cap or charge, as the batch reads it (`events.ts`). */
+export interface SettlingRow {
+  id: number;
+  advertiser_id: number;
+  status: string;
+  time_zone: string;
+  cap_impressions_total: number | null;
+  cap_clicks_total: number | null;
+  cap_impressions_daily: number | null;
+  cap_clicks_daily: number | null;
+  budget_total_micros: number | null;
+  budget_daily_micros: number | null;
+}
+
 /** Gives each settled event its cost (store/charges.ts `chargeEvents`), in batch order. */
 export type Charge = (stored: readonly TrackedEvent[]) => TrackedEvent[];
 
@@ -53,6 +67,12 @@ export interface EventLedger {
   store(db: Db, events: readonly TrackedEvent[], charge: Charge | null): SettledBatch | Promise<SettledBatch>;
   /** The money rows a batch charging its events reads and adds to, in its transaction `db`. */
   chargeRows(db: Db): ChargeRows;
+  /**
+   * Of campaigns `ids`, those with a cap or a price per event, read inside the batch's
+   * transaction by the engine's own statement; null where the store's query reads and locks them
+   * (PostgreSQL: `FOR UPDATE`). On SQLite a batch is the one writer, so nothing needs locking.
+   */
+  readonly settlingCampaigns: ((ids: readonly number[]) => SettlingRow[]) | null;
   /** Deletes up to `limit` raw events older than `before` (retention); returns how many. */
   pruneEvents(db: Db, before: number, limit: number): Promise<number>;
   /**

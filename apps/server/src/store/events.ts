@@ -11,10 +11,17 @@ import {
 } from './event-ledger.js';
 import type { EventPartitions } from './event-partitions.js';
 import { micros, type Micros } from '../domain/money.js';
-import { billedKind, PRICE_MODELS } from '../domain/prices.js';
+import { PER_EVENT_PRICE_MODELS } from '../domain/prices.js';
 import { chargeEvents, earningsBook, pricesInForce, recordCharges, recordEarnings } from './charges.js';
 import { holdSpentAdvertiser, lockBudgetedAdvertisers, recordAdvertiserSpend } from './advertiser-budgets.js';
-import { capsOf, emptyBatchOutcome, type EventKind, type TrackedEvent, type BatchOutcome } from './rows.js';
+import {
+  capsOf,
+  emptyBatchOutcome,
+  settledAs,
+  type EventKind,
+  type TrackedEvent,
+  type BatchOutcome,
+} from './rows.js';
 import { transact, type StoreContext } from './context.js';
 import { appendAudit } from './audit.js';
 
@@ -196,33 +203,35 @@ async function lockSettledCampaigns(
   ids: readonly number[],
 ): Promise<Map<number, SettledCampaign>> {
   if (ids.length === 0) return new Map();
-  const rows = await ctx.db
-    .selectFrom('campaigns')
-    .select([
-      'id',
-      'advertiser_id',
-      'status',
-      'time_zone',
-      'cap_impressions_total',
-      'cap_clicks_total',
-      'cap_impressions_daily',
-      'cap_clicks_daily',
-      'budget_total_micros',
-      'budget_daily_micros',
-    ])
-    .where('id', 'in', ids)
-    .where((eb) =>
-      eb.or([
-        eb('cap_impressions_total', 'is not', null),
-        eb('cap_clicks_total', 'is not', null),
-        eb('cap_impressions_daily', 'is not', null),
-        eb('cap_clicks_daily', 'is not', null),
-        eb('price_model', 'in', PER_EVENT_MODELS),
-      ]),
-    )
-    .orderBy('id')
-    .$call((q) => ctx.traits.lockRows(q))
-    .execute();
+  const rows =
+    ctx.ledger.settlingCampaigns?.(ids) ??
+    (await ctx.db
+      .selectFrom('campaigns')
+      .select([
+        'id',
+        'advertiser_id',
+        'status',
+        'time_zone',
+        'cap_impressions_total',
+        'cap_clicks_total',
+        'cap_impressions_daily',
+        'cap_clicks_daily',
+        'budget_total_micros',
+        'budget_daily_micros',
+      ])
+      .where('id', 'in', ids)
+      .where((eb) =>
+        eb.or([
+          eb('cap_impressions_total', 'is not', null),
+          eb('cap_clicks_total', 'is not', null),
+          eb('cap_impressions_daily', 'is not', null),
+          eb('cap_clicks_daily', 'is not', null),
+          eb('price_model', 'in', PER_EVENT_PRICE_MODELS),
+        ]),
+      )
+      .orderBy('id')
+      .$call((q) => ctx.traits.lockRows(q))
+      .execute());
   return new Map(
     rows.map((row) => {
       const caps = capsOf(row);
@@ -258,11 +267,6 @@ function settlingCampaigns(ctx: StoreContext, events: readonly TrackedEvent[]): 
     ),
   ];
 }
-
-/** The price models that charge each billable event (`flat` charges the flight, not events). */
-const PER_EVENT_MODELS = PRICE_MODELS.filter(
-  (model) => billedKind({ model, amountMicros: 1 as Micros }) !== null,
-);
 
 /** The key of a campaign's counter: its whole flight ('total') or a local date. */
 const counterKey = (campaignId: number, day: string) => `${campaignId}:${day}`;
@@ -315,7 +319,7 @@ async function holdCaps(
     const { total: totalCap, daily: dailyCap } = capsOfKind(campaign.caps, event.kind);
     if ((totalCap !== null && total[units] >= totalCap) || (dailyCap !== null && today[units] >= dailyCap)) {
       effects.pastCap.push(index);
-      return { ...event, verdict: 'invalid', reason: REASONS.pastCap };
+      return settledAs(event, 'invalid', REASONS.pastCap, 0, 0);
     }
     total[units]++;
     today[units]++;

@@ -253,6 +253,41 @@ export interface TrackedEvent {
   earningsMicros?: number;
 }
 
+/**
+ * A copy of `event` as its batch settled it: its verdict, reason, cost and earnings. Every field is
+ * written out, in one order, rather than spread: a batch copies dozens of events, and spreading
+ * objects of several shapes sent V8 to its slow path for each copy (about a tenth of a tracking
+ * request's CPU with money on, `npm run bench:profile -- events`).
+ */
+export function settledAs(
+  event: TrackedEvent,
+  verdict: Verdict,
+  reason: string | null,
+  costMicros: number,
+  earningsMicros: number,
+): TrackedEvent {
+  return {
+    kind: event.kind,
+    campaignId: event.campaignId,
+    placement: event.placement,
+    country: event.country,
+    device: event.device,
+    partnerId: event.partnerId,
+    apiKeyId: event.apiKeyId,
+    occurredAt: event.occurredAt,
+    verdict,
+    reason,
+    idempotencyKey: event.idempotencyKey,
+    userAddress: event.userAddress,
+    eventAt: event.eventAt ?? null,
+    mayHitCap: event.mayHitCap,
+    priced: event.priced,
+    viewer: event.viewer === true,
+    costMicros,
+    earningsMicros,
+  };
+}
+
 // ---- records the store's modules take and give --------------------------------------------
 
 export interface Placement {
