@@ -1,10 +1,10 @@
 // bench/events/instructions.mjs: `npm run bench:events -- --instructions` counts the machine
 // instructions the store spends per batch of 35 tracking events, with money on and off, under
-// valgrind's callgrind. A count, unlike a throughput, comes out the same however busy the machine is
-// (within about 1%, from when the JIT compiles what), so it can judge a change of a few per cent on a
-// host too noisy for wrk. It runs `store-batches.mjs` with 100 and with 400 batches for each setting
-// and divides the difference by 300, which leaves out start-up and seeding. Four runs of a few
-// minutes each, two at a time. Needs valgrind (Debian's package).
+// valgrind's callgrind. A count, unlike a throughput, comes out nearly the same however busy the
+// machine is (within about 2%, from when the JIT compiles what), so it can judge a change of a few
+// per cent on a host too noisy for wrk. It runs `store-batches.mjs` with 100 and with 400 batches
+// for each setting and divides the difference by 300, which leaves out start-up and seeding. Four
+// runs of a few minutes each, two at a time. Needs valgrind (Debian's package).
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -28,7 +28,11 @@ async function instructions(money, batches) {
         process.execPath,
         SCRIPT,
       ],
-      { env: { ...process.env, MONEY: String(money), BATCHES: String(batches) }, maxBuffer: 1 << 26 },
+      // BENCH_MONEY as well, for a checkout whose bench/seed.mjs reads only that.
+      {
+        env: { ...process.env, MONEY: String(money), BENCH_MONEY: String(money), BATCHES: String(batches) },
+        maxBuffer: 1 << 26,
+      },
     );
     const refs = /I\s+refs:\s+([\d,]+)/.exec(stderr);
     if (!refs) throw new Error(`valgrind printed no instruction count:\n${stderr.slice(-2_000)}`);

@@ -64,7 +64,7 @@ async function profiled() {
   const profileDir = fs.mkdtempSync(path.join(dir, 'profile-'));
   const server = await bench.startPinned(
     [
-      ...(process.env.BENCH_NODE_FLAGS?.split(' ') ?? []),
+      ...(process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? []),
       '--cpu-prof',
       `--cpu-prof-dir=${profileDir}`,
       cli,

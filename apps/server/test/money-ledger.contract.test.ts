@@ -37,7 +37,7 @@ describe.each(ENGINES)('money in the event ledger on %s', (engine) => {
   async function moneyOf(campaignId: number) {
     const events = await store.db
       .selectFrom('events')
-      .select(['kind', 'verdict', 'cost_micros'])
+      .select(['kind', 'verdict', 'cost_micros', 'event_at'])
       .where('campaign_id', '=', campaignId)
       .orderBy('id')
       .execute();
@@ -471,5 +471,21 @@ describe.each(ENGINES)('money in the event ledger on %s', (engine) => {
     } finally {
       await other.close();
     }
+  });
+
+  it("keeps what a charged event and its replay carry besides money: the partner's time and the viewer", async () => {
+    // A CPM of 1 unit: each impression costs 1,000 micros.
+    const { id, event } = await pricedCampaign('carried', 'cpm', 1_000_000);
+    const shown = at - 60_000;
+    const carried = { viewer: true, eventAt: shown, idempotencyKey: 'carried-1' };
+    await store.insertEvents([event(carried), event(carried)]);
+    const rows = (await moneyOf(id)).events;
+    expect(rows.map((row) => [row.verdict, Number(row.event_at), Number(row.cost_micros)])).toEqual([
+      ['counted', shown, 1_000],
+      ['duplicate', shown, 0],
+    ]);
+    const viewers = await sql<{ viewers: string | number | null }>`
+      select sum(with_viewer) as viewers from event_rollups_live where campaign_id = ${id}`.execute(store.db);
+    expect(Number(viewers.rows[0]?.viewers)).toBe(2);
   });
 });

@@ -65,7 +65,10 @@ const ADD_TO_SPEND_COUNTER = `insert into campaign_counters (campaign_id, day, i
   on conflict (campaign_id, day) do update set spend_micros = campaign_counters.spend_micros + excluded.spend_micros`;
 
 interface Statements {
-  /** The four read statements give rows as arrays, in their columns' order (`raw`). */
+  /**
+   * The four read statements give rows as arrays, in their columns' order (`raw`): a change to a
+   * statement's columns is a change to its tuple here.
+   */
   latestPrice: BetterSqlite3.Statement<
     unknown[],
     [id: number, model: string | null, amountMicros: number | null, billed: number]

@@ -90,7 +90,9 @@ const warnOnStderr: ConnectionErrorHandler = (error) =>
 /**
  * better-sqlite3 compiles SQL on every `prepare()`, and Kysely prepares every query it runs; the
  * same few statements (a batch insert of n events, a key lookup) repeat all day, so a small LRU
- * cache reuses their compiled form. Safe because nothing here streams (`iterate`) a statement.
+ * cache reuses their compiled form. Safe because nothing here streams (`iterate`) a statement. A
+ * mode set on a statement (`raw`, `pluck`) stays with it for every user of the same text: only
+ * statements whose text is one module's own set one (`charge-rows-sqlite.ts`, `event-ledger-sqlite.ts`).
  */
 function cachingStatements(database: BetterSqlite3.Database, size = 256): BetterSqlite3.Database {
   const cache = new Map<string, BetterSqlite3.Statement>();

@@ -222,7 +222,10 @@ function foldRollupsSqlite(sqlite: BetterSqlite3.Database): number {
   return sqlite.prepare(EMPTY_DELTAS).run().changes;
 }
 
-/** A campaign of the batch if it may be capped or charged (the models are the code's own constants). */
+/**
+ * A campaign of the batch if it may be capped or charged (the models are the code's own constants).
+ * Its columns' order is `SettlingTuple`'s: a change to one is a change to both.
+ */
 const SETTLING = `select id, advertiser_id, status, time_zone, cap_impressions_total, cap_clicks_total,
     cap_impressions_daily, cap_clicks_daily, budget_total_micros, budget_daily_micros
   from campaigns where id = ? and (cap_impressions_total is not null or cap_clicks_total is not null

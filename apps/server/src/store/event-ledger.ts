@@ -68,7 +68,7 @@ export interface EventLedger {
   /** The money rows a batch charging its events reads and adds to, in its transaction `db`. */
   chargeRows(db: Db): ChargeRows;
   /**
-   * Of campaigns `ids`, those with a cap or a price per event, read inside the batch's
+   * Of campaigns `ids`, those with a cap or a price per event, in id order, read inside the batch's
    * transaction by the engine's own statement; null where the store's query reads and locks them
    * (PostgreSQL: `FOR UPDATE`). On SQLite a batch is the one writer, so nothing needs locking.
    */

@@ -78,7 +78,7 @@ export async function insertEvents(
     }
   }
   await transact(ctx, async (tx) => {
-    const settling = settlingCampaigns(tx, events);
+    const settling = settlingCampaignIds(tx, events);
     // Advertisers before campaigns, in every batch: the lock order that keeps batches from deadlocking.
     const advertisers = await lockBudgetedAdvertisers(tx, settling, events);
     const locked = await lockSettledCampaigns(tx, settling);
@@ -195,7 +195,7 @@ interface SettledCampaign {
  * however many batches and instances track the campaign at once, each sees the last unit under a
  * cap go to exactly one event, and each CPM run is priced from where the previous one ended.
  *
- * `ids` are `settlingCampaigns`: on SQLite every counted event's campaign, so that a price set a
+ * `ids` are `settlingCampaignIds`: on SQLite every counted event's campaign, so that a price set a
  * moment ago, which the index may not know yet, is charged all the same.
  */
 async function lockSettledCampaigns(
@@ -257,7 +257,7 @@ async function lockSettledCampaigns(
  * serving index marked (`mayHitCap`, `priced`); where a batch commits in a transaction anyway
  * (`commitsAlone` false: SQLite) those of every counted event (see `lockSettledCampaigns`).
  */
-function settlingCampaigns(ctx: StoreContext, events: readonly TrackedEvent[]): number[] {
+function settlingCampaignIds(ctx: StoreContext, events: readonly TrackedEvent[]): number[] {
   const everyCounted = !ctx.ledger.commitsAlone;
   return [
     ...new Set(

@@ -266,7 +266,8 @@ export function settledAs(
   costMicros: number,
   earningsMicros: number,
 ): TrackedEvent {
-  return {
+  // Required: a field added to TrackedEvent and not copied here fails to compile.
+  const copy: Required<TrackedEvent> = {
     kind: event.kind,
     campaignId: event.campaignId,
     placement: event.placement,
@@ -286,6 +287,7 @@ export function settledAs(
     costMicros,
     earningsMicros,
   };
+  return copy;
 }
 
 // ---- records the store's modules take and give --------------------------------------------
