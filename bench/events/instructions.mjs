@@ -1,7 +1,7 @@
 // bench/events/instructions.mjs: `npm run bench:events -- --instructions` counts the machine
 // instructions the store spends per batch of 35 tracking events, with money on and off, under
 // valgrind's callgrind. A count, unlike a throughput, comes out nearly the same however busy the
-// machine is (within about 2%, from when the JIT compiles what), so it can judge a change of a few
+// machine is (within about 6%, from when the JIT compiles what), so it can judge a change of a few
 // per cent on a host too noisy for wrk. It runs `store-batches.mjs` with 100 and with 400 batches
 // for each setting and divides the difference by 300, which leaves out start-up and seeding. Four
 // runs of a few minutes each, two at a time. Needs valgrind (Debian's package).
