@@ -1,7 +1,6 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { connect } from '../src/store/connect.js';
-import { Store } from '../src/store/store.js';
-import { createDatabase, ENGINES, type TestDatabase } from './helpers/engines.js';
+import { describe, expect, it } from 'vitest';
+import { ENGINES } from './helpers/engines.js';
+import { migratingStore } from './helpers/migrating-store.js';
 
 /**
  * Migration 023 on each engine: an advertiser stored before it (by a release that knew nothing of
@@ -9,22 +8,11 @@ import { createDatabase, ENGINES, type TestDatabase } from './helpers/engines.js
  * since may be let price its own.
  */
 describe.each(ENGINES)('migration 023 (advertiser pricing) on %s', (engine) => {
-  let database: TestDatabase | undefined;
-  const stores: Store[] = [];
-  const open = async (until?: string) => {
-    const store = new Store(connect(database!.url));
-    stores.push(store);
-    await store.migrate(until);
-    return store;
-  };
-  afterEach(async () => {
-    await Promise.all(stores.splice(0).map((store) => store.close()));
-    await database?.drop();
-  });
+  const stores = migratingStore();
 
   it('keeps the advertisers stored before it priced by the operator, and stores the choice after it', async () => {
-    database = await createDatabase(engine);
-    const before = await open('022-advertiser-budgets');
+    await stores.create(engine);
+    const before = await stores.open('022-advertiser-budgets');
     // The columns the release before 023 writes.
     const { id } = await before.db
       .insertInto('advertisers')
@@ -32,10 +20,7 @@ describe.each(ENGINES)('migration 023 (advertiser pricing) on %s', (engine) => {
       .returning('id')
       .executeTakeFirstOrThrow();
     expect((await before.pendingMigrations())[0]).toBe('023-advertiser-pricing');
-    await before.close();
-    stores.splice(0);
-
-    const store = await open();
+    const store = await stores.reopen();
     expect(await store.pendingMigrations()).toEqual([]);
     expect((await store.findAdvertiser(Number(id)))?.pricing).toBe('operator');
     const after = await store.createAdvertiser('After 023');

@@ -376,6 +376,32 @@ describe.each(ENGINES)('money in the event ledger on %s', (engine) => {
     expect((await moneyOf(id)).eventSpend).toBe(cpmCumulativeCost(micros(cpm), 7 * 435 + 10));
   });
 
+  it('counts every unit and micro at a price, whether or not the partner of each earns a share', async () => {
+    // F(n) = floor(1.5 n): impressions cost 1, 2, 1, 2, … so a unit counted twice or lost shows.
+    const { id, event, partnerId } = await pricedCampaign('mixed-shares', 'cpm', 1_500);
+    const unshared = await newPartnerKey(store, 'mixed-shares unshared', 'd-mixed-unshared');
+    await setShare(partnerId, 5_000, at - 86_400_000);
+    const batch = () => [
+      event(),
+      event({ ...unshared }),
+      event(),
+      event({ ...unshared }),
+      event({ ...unshared }),
+    ];
+    await store.insertEvents(batch());
+    await store.insertEvents(batch());
+    const expected = { billed: 10, spend: Math.floor(1.5 * 10) };
+    expect((await moneyOf(id)).prices).toEqual([expected]);
+    // The sharing partner's are the 1st, 3rd, 6th and 8th units: 1 + 1 + 2 + 2 micros, half earned.
+    const earned = await earningsOf(id, partnerId);
+    expect(earned.counters).toEqual([{ spend: 6, earnings: 3 }]);
+    expect((await earningsOf(id, unshared.partnerId)).counters).toEqual([]);
+    // The same after the appended rows are folded into the prices' and the earnings' rows.
+    await store.foldAppended();
+    expect((await moneyOf(id)).prices).toEqual([expected]);
+    expect((await earningsOf(id, partnerId)).counters).toEqual(earned.counters);
+  });
+
   it('keeps the spend through compaction into campaign_rollups and the campaigns list', async () => {
     const { id, event } = await pricedCampaign('compaction', 'cpc', 125_000);
     await store.insertEvents([event({ kind: 'click' }), event({ kind: 'click' }), event()]);

@@ -1,14 +1,18 @@
 // A batch's money rows on SQLite (`ChargeRows`, charge-rows.ts): prepared once per connection and run
-// row by row inside the batch's transaction. A statement costs SQLite no round trip, while Kysely
-// building and SQLite compiling a multi-row statement of a size not seen before cost more than the
-// rows themselves: the same reason `event-ledger-sqlite.ts` writes events this way.
+// inside the batch's transaction. A statement costs SQLite no round trip, while Kysely building and
+// SQLite compiling a multi-row statement of a size not seen before cost more than the rows
+// themselves: the same reason `event-ledger-sqlite.ts` writes events this way. Writes go row by row;
+// the earnings a batch reads come in one statement as one JSON text (its pairs passed as JSON too),
+// since better-sqlite3 builds every row it returns element by element through V8's slow path. (The
+// price in force comes with the batch's campaigns: `settlingCampaignsSqlite`.)
 //
 // What a batch charged is appended to `charge_deltas` rather than added to each price's row and
 // each partner's earnings row (migration 025: those rows are spread over every page of their
-// tables), and folded into them every second with the rollups (`foldChargesSqlite`). A price's
-// units billed and a partner's earnings so far are then the row plus what was appended since: the
-// connection keeps those sums in memory (`Unfolded`), good for as long as no other connection has
-// committed and the newest appended id is the one it appended last.
+// tables), one row per (price, partner, share) charged (migration 030), and folded into them every
+// second with the rollups (`foldChargesSqlite`). A price's units billed and a partner's earnings so
+// far are then the row plus what was appended since: the connection keeps those sums in memory
+// (`Unfolded`), good for as long as no other connection has committed and the newest appended id is
+// the one it appended last.
 import type BetterSqlite3 from 'better-sqlite3';
 import type { Micros } from '../domain/money.js';
 import type { ChargeRows, EarningsRow, ShareRow } from './charge-rows.js';
@@ -21,15 +25,22 @@ const SPEND_COUNTER = `select spend_micros from campaign_counters where campaign
 const SHARES = `select id, effective_from, basis_points from partner_revenue_shares
   where partner_id = ? and effective_from <= ? order by effective_from desc, id desc`;
 
-const EARNINGS = `select share_id, spend_micros, earnings_micros from partner_earnings
-  where price_id = ? and partner_id = ?`;
+/**
+ * The earnings rows of (price, partner) pairs, `?` a JSON array of `[price id, partner id]`, as one
+ * JSON array of `[price id, partner id, share id, spend, earnings]`.
+ */
+const EARNINGS = `select json_group_array(json_array(e.price_id, e.partner_id, e.share_id, e.spend_micros,
+    e.earnings_micros))
+  from json_each(?) as pair
+  join partner_earnings e on e.price_id = pair.value ->> 0 and e.partner_id = pair.value ->> 1`;
 
-/** What a batch charged at a price: its units and spend. */
-const APPEND_PRICE_CHARGE = `insert into charge_deltas (price_id, units, spend_micros) values (?, ?, ?)`;
-
-/** What a batch charged to a partner under a price and a share: the spend and its earnings. */
-const APPEND_EARNINGS = `insert into charge_deltas (price_id, partner_id, share_id, spend_micros, earnings_micros)
-  values (?, ?, ?, ?, ?)`;
+/**
+ * What a batch charged at a price to a partner under a share: the units, their spend and the
+ * partner's earnings; partner and share null for units that earned no partner anything (migration
+ * 030). A price's units and spend are the sums of all its rows.
+ */
+const APPEND_CHARGE = `insert into charge_deltas (price_id, partner_id, share_id, units, spend_micros,
+  earnings_micros) values (?, ?, ?, ?, ?, ?)`;
 
 const NEWEST_DELTA = `select max(id) as id from charge_deltas`;
 
@@ -37,7 +48,7 @@ const NEWEST_DELTA = `select max(id) as id from charge_deltas`;
 const DATA_VERSION = `pragma data_version`;
 
 const UNFOLDED_PRICES = `select price_id, sum(units) as units, sum(spend_micros) as spend from charge_deltas
-  where partner_id is null group by price_id`;
+  group by price_id`;
 
 const UNFOLDED_EARNINGS = `select price_id, partner_id, share_id, sum(spend_micros) as spend,
   sum(earnings_micros) as earnings from charge_deltas where partner_id is not null
@@ -66,8 +77,8 @@ const ADD_TO_SPEND_COUNTER = `insert into campaign_counters (campaign_id, day, i
 
 interface Statements {
   /**
-   * The four read statements give rows as arrays, in their columns' order (`raw`): a change to a
-   * statement's columns is a change to its tuple here.
+   * Three read statements give rows as arrays, in their columns' order (`raw`), and `earnings` one
+   * JSON text of such arrays: a change to a statement's columns is a change to its tuple here.
    */
   latestPrice: BetterSqlite3.Statement<
     unknown[],
@@ -75,13 +86,9 @@ interface Statements {
   >;
   spendCounter: BetterSqlite3.Statement<unknown[], [spendMicros: number]>;
   shares: BetterSqlite3.Statement<unknown[], [id: number, effectiveFrom: number, basisPoints: number]>;
-  earnings: BetterSqlite3.Statement<
-    unknown[],
-    [shareId: number, spendMicros: number, earningsMicros: number]
-  >;
-  appendPriceCharge: BetterSqlite3.Statement;
+  earnings: BetterSqlite3.Statement<[string], string>;
+  appendCharge: BetterSqlite3.Statement;
   addToSpendCounter: BetterSqlite3.Statement;
-  appendEarnings: BetterSqlite3.Statement;
   newestDelta: BetterSqlite3.Statement<unknown[], { id: number | null }>;
   dataVersion: BetterSqlite3.Statement<unknown[], { data_version: number }>;
   unfoldedPrices: BetterSqlite3.Statement<unknown[], { price_id: number; units: number; spend: number }>;
@@ -120,17 +127,17 @@ function statementsOf(sqlite: BetterSqlite3.Database): Statements {
     statements = {
       // Rows as arrays: better-sqlite3 builds a row object property by property, through V8's slow
       // path for each column, which with dozens of rows a batch cost money more than the reads
-      // themselves (instructions counted with valgrind, docs/benchmarks.md). These texts are this
-      // module's own, so no other user of the connection's statement cache gets the mode.
+      // themselves (instructions counted with valgrind, docs/benchmarks.md); `earnings`, read for
+      // many pairs at once, as one JSON text. These texts are this module's own, so no other user
+      // of the connection's statement cache gets the mode.
       latestPrice: sqlite
         .prepare<unknown[], [number, string | null, number | null, number]>(LATEST_PRICE)
         .raw(true),
       spendCounter: sqlite.prepare<unknown[], [number]>(SPEND_COUNTER).raw(true),
       shares: sqlite.prepare<unknown[], [number, number, number]>(SHARES).raw(true),
-      earnings: sqlite.prepare<unknown[], [number, number, number]>(EARNINGS).raw(true),
-      appendPriceCharge: sqlite.prepare(APPEND_PRICE_CHARGE),
+      earnings: sqlite.prepare<[string], string>(EARNINGS).pluck(true),
+      appendCharge: sqlite.prepare(APPEND_CHARGE),
       addToSpendCounter: sqlite.prepare(ADD_TO_SPEND_COUNTER),
-      appendEarnings: sqlite.prepare(APPEND_EARNINGS),
       newestDelta: sqlite.prepare<unknown[], { id: number | null }>(NEWEST_DELTA),
       dataVersion: sqlite.prepare<unknown[], { data_version: number }>(DATA_VERSION),
       unfoldedPrices: sqlite.prepare(UNFOLDED_PRICES),
@@ -160,6 +167,12 @@ function unfolded(sqlite: BetterSqlite3.Database, statements: Statements): Unfol
   }
   unfoldedOf.set(sqlite, fresh);
   return fresh;
+}
+
+/** Units billed at each price that batches appended since the last fold, by price id. */
+export function unfoldedUnits(sqlite: BetterSqlite3.Database): (priceId: number) => number {
+  const { prices } = unfolded(sqlite, statementsOf(sqlite));
+  return (priceId) => prices.get(priceId)?.units ?? 0;
 }
 
 /** Runs an append to `charge_deltas` and notes its id as the newest this connection knows of. */
@@ -225,40 +238,31 @@ export function sqliteChargeRows(sqlite: BetterSqlite3.Database): ChargeRows {
     },
 
     earningsCounters(pairs) {
+      if (pairs.length === 0) return Promise.resolve([]);
       const { earnings } = unfolded(sqlite, statements);
+      const folded = JSON.parse(
+        statements.earnings.get(JSON.stringify(pairs.map((pair) => [pair.priceId, pair.partnerId]))) ?? '[]',
+      ) as [priceId: number, partnerId: number, shareId: number, spend: number, earned: number][];
       const rows: EarningsRow[] = [];
-      for (const { priceId, partnerId } of pairs) {
-        const appended: UnfoldedShares = earnings.get(pairKey(priceId, partnerId)) ?? noShares();
-        const row = (shareId: number, spend: number, earned: number): EarningsRow => {
-          const since = appended.get(shareId);
-          return {
-            priceId,
-            partnerId,
-            shareId,
-            spendMicros: (spend + (since?.spend ?? 0)) as Micros,
-            earningsMicros: (earned + (since?.earnings ?? 0)) as Micros,
-          };
-        };
-        const folded = new Set<number>();
-        for (const [shareId, spend, earned] of statements.earnings.all(priceId, partnerId)) {
-          folded.add(Number(shareId));
-          rows.push(row(Number(shareId), Number(spend), Number(earned)));
-        }
-        for (const shareId of appended.keys()) if (!folded.has(shareId)) rows.push(row(shareId, 0, 0));
+      const row = (priceId: number, partnerId: number, shareId: number, spend: number, earned: number) => {
+        const since = earnings.get(pairKey(priceId, partnerId))?.get(shareId);
+        rows.push({
+          priceId,
+          partnerId,
+          shareId,
+          spendMicros: (spend + (since?.spend ?? 0)) as Micros,
+          earningsMicros: (earned + (since?.earnings ?? 0)) as Micros,
+        });
+      };
+      const seen = new Set<string>();
+      for (const [priceId, partnerId, shareId, spend, earned] of folded) {
+        seen.add(`${pairKey(priceId, partnerId)}:${shareId}`);
+        row(priceId, partnerId, shareId, spend, earned);
       }
+      for (const { priceId, partnerId } of pairs)
+        for (const shareId of earnings.get(pairKey(priceId, partnerId))?.keys() ?? [])
+          if (!seen.has(`${pairKey(priceId, partnerId)}:${shareId}`)) row(priceId, partnerId, shareId, 0, 0);
       return Promise.resolve(rows);
-    },
-
-    addToPrices(charges) {
-      const known = unfolded(sqlite, statements);
-      for (const charge of charges) {
-        append(known, statements.appendPriceCharge, charge.priceId, charge.units, charge.costMicros);
-        const sums = known.prices.get(charge.priceId) ?? { units: 0, spend: 0 };
-        sums.units += charge.units;
-        sums.spend += charge.costMicros;
-        known.prices.set(charge.priceId, sums);
-      }
-      return Promise.resolve();
     },
 
     addToSpendCounters(rows) {
@@ -266,25 +270,45 @@ export function sqliteChargeRows(sqlite: BetterSqlite3.Database): ChargeRows {
       return Promise.resolve();
     },
 
-    addToEarnings(rows) {
+    addCharges(prices, earnings) {
       const known = unfolded(sqlite, statements);
-      for (const row of rows) {
+      // One row for each (price, partner, share) charged, and one for the rest of a price's units
+      // (partners without a share): a price's units and spend are the sum of its rows.
+      const shared = new Map<number, { units: number; spend: number }>();
+      for (const row of earnings) {
         append(
           known,
-          statements.appendEarnings,
+          statements.appendCharge,
           row.priceId,
           row.partnerId,
           row.shareId,
+          row.units,
           row.spendMicros,
           row.earningsMicros,
         );
+        const sums = shared.get(row.priceId) ?? { units: 0, spend: 0 };
+        sums.units += row.units;
+        sums.spend += row.spendMicros;
+        shared.set(row.priceId, sums);
         const key = pairKey(row.priceId, row.partnerId);
         const shares: UnfoldedShares = known.earnings.get(key) ?? noShares();
-        const sums = shares.get(row.shareId) ?? { spend: 0, earnings: 0 };
-        sums.spend += row.spendMicros;
-        sums.earnings += row.earningsMicros;
-        shares.set(row.shareId, sums);
+        const unfoldedShare = shares.get(row.shareId) ?? { spend: 0, earnings: 0 };
+        unfoldedShare.spend += row.spendMicros;
+        unfoldedShare.earnings += row.earningsMicros;
+        shares.set(row.shareId, unfoldedShare);
         known.earnings.set(key, shares);
+      }
+      for (const charge of prices) {
+        const rest = {
+          units: charge.units - (shared.get(charge.priceId)?.units ?? 0),
+          spend: charge.costMicros - (shared.get(charge.priceId)?.spend ?? 0),
+        };
+        if (rest.units !== 0 || rest.spend !== 0)
+          append(known, statements.appendCharge, charge.priceId, null, null, rest.units, rest.spend, 0);
+        const sums = known.prices.get(charge.priceId) ?? { units: 0, spend: 0 };
+        sums.units += charge.units;
+        sums.spend += charge.costMicros;
+        known.prices.set(charge.priceId, sums);
       }
       return Promise.resolve();
     },

@@ -42,6 +42,11 @@ export interface EarningsRow {
   earningsMicros: Micros;
 }
 
+/** What a batch charged at a price to a partner under a share: its units, spend and earnings. */
+export interface EarningsCharge extends EarningsRow {
+  units: number;
+}
+
 /** A price in force and a partner whose events the batch charged at it. */
 export interface PricePartner {
   priceId: number;
@@ -69,12 +74,14 @@ export interface ChargeRows {
   revenueShares(partnerIds: readonly number[], until: number): Promise<ShareRow[]>;
   /** The earnings counters of these (price, partner) pairs that exist, every share of each. */
   earningsCounters(pairs: readonly PricePartner[]): Promise<EarningsRow[]>;
-  /** Adds the batch's units and cost to each price it charged at. */
-  addToPrices(charges: readonly PriceCharge[]): Promise<void>;
+  /**
+   * Adds what the batch charged: the units and cost at each price (`prices`), and the spend and
+   * earnings of each (price, partner, share) (`earnings`, counters created where they do not exist),
+   * whose units are among their price's.
+   */
+  addCharges(prices: readonly PriceCharge[], earnings: readonly EarningsCharge[]): Promise<void>;
   /** Adds spend to campaigns' counters, creating those that do not exist yet. */
   addToSpendCounters(rows: readonly SpendRow[]): Promise<void>;
-  /** Adds spend and earnings to (price, partner, share) counters, creating those that do not exist. */
-  addToEarnings(rows: readonly EarningsRow[]): Promise<void>;
 }
 
 /** The money rows through Kysely, a statement for each whatever the number of rows (PostgreSQL). */
@@ -154,21 +161,6 @@ export function sqlChargeRows(db: Db): ChargeRows {
       }));
     },
 
-    async addToPrices(charges) {
-      if (charges.length === 0) return;
-      // One statement for every price: a batch touches hundreds of campaigns, and a statement each
-      // was a round trip each.
-      const whenId = (value: (charge: PriceCharge) => number) =>
-        sql.join(
-          charges.map((charge) => sql`when ${charge.priceId} then cast(${value(charge)} as bigint)`),
-          sql` `,
-        );
-      await sql`update campaign_prices set
-          billed = billed + case id ${whenId((charge) => charge.units)} end,
-          spend_micros = spend_micros + case id ${whenId((charge) => charge.costMicros)} end
-        where id in (${sql.join(charges.map((charge) => charge.priceId))})`.execute(db);
-    },
-
     async addToSpendCounters(rows) {
       if (rows.length === 0) return;
       await db
@@ -190,12 +182,24 @@ export function sqlChargeRows(db: Db): ChargeRows {
         .execute();
     },
 
-    async addToEarnings(rows) {
-      if (rows.length === 0) return;
+    async addCharges(charges, earnings) {
+      if (charges.length === 0) return;
+      // One statement for every price: a batch touches hundreds of campaigns, and a statement each
+      // was a round trip each.
+      const whenId = (value: (charge: PriceCharge) => number) =>
+        sql.join(
+          charges.map((charge) => sql`when ${charge.priceId} then cast(${value(charge)} as bigint)`),
+          sql` `,
+        );
+      await sql`update campaign_prices set
+          billed = billed + case id ${whenId((charge) => charge.units)} end,
+          spend_micros = spend_micros + case id ${whenId((charge) => charge.costMicros)} end
+        where id in (${sql.join(charges.map((charge) => charge.priceId))})`.execute(db);
+      if (earnings.length === 0) return;
       await db
         .insertInto('partner_earnings')
         .values(
-          rows.map((row) => ({
+          earnings.map((row) => ({
             price_id: row.priceId,
             partner_id: row.partnerId,
             share_id: row.shareId,

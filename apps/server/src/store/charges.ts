@@ -9,7 +9,7 @@ import {
   spendAgainstAdvertiser,
   type AdvertiserSpend,
 } from './advertiser-budgets.js';
-import type { PricePartner, SpendRow } from './charge-rows.js';
+import type { PricePartner, PriceRow, SpendRow } from './charge-rows.js';
 import type { StoreContext } from './context.js';
 import { settledAs, type TrackedEvent } from './rows.js';
 
@@ -19,6 +19,8 @@ export interface ChargedCampaign {
   timeZone: string;
   budgetTotal: Micros | null;
   budgetDaily: Micros | null;
+  /** Its price in force, where the engine read it with the campaign (`SettlingRow.newest_price`). */
+  newestPrice?: PriceRow | null;
 }
 
 /**
@@ -53,7 +55,11 @@ export async function pricesInForce(
   if (campaigns.size === 0) return new Map();
   const rows = ctx.ledger.chargeRows(ctx.db);
   const prices = new Map<number, PriceInForce>();
-  for (const row of await rows.latestPrices([...campaigns.keys()])) {
+  const unread = [...campaigns]
+    .filter(([, campaign]) => campaign.newestPrice === undefined)
+    .map(([id]) => id);
+  const read = [...campaigns.values()].flatMap((campaign) => campaign.newestPrice ?? []);
+  for (const row of unread.length === 0 ? read : [...read, ...(await rows.latestPrices(unread))]) {
     const price = priceOf(row.model, row.amountMicros);
     const campaign = campaigns.get(row.campaignId);
     if (price === null || billedKind(price) === null || campaign === undefined) continue;
@@ -216,6 +222,7 @@ function earn(book: EarningsBook, priceId: number, event: TrackedEvent, cost: Mi
   const earned = revenueShareIncrement(share.basisPoints, counter.spend, cost);
   counter.spend = addMicros(counter.spend, cost);
   counter.earnings = addMicros(counter.earnings, earned);
+  counter.addedUnits = (counter.addedUnits ?? 0) + 1;
   counter.addedSpend = addMicros(counter.addedSpend ?? (0 as Micros), cost);
   counter.addedEarnings = addMicros(counter.addedEarnings ?? (0 as Micros), earned);
   return earned;
@@ -235,6 +242,8 @@ interface EarningsCounter {
   shareId: number;
   spend: Micros;
   earnings: Micros;
+  /** What the batch charged under it: units, their spend, the partner's earnings. */
+  addedUnits?: number;
   addedSpend?: Micros;
   addedEarnings?: Micros;
 }
@@ -288,20 +297,6 @@ export async function earningsBook(
   return book;
 }
 
-/** Adds the batch's spend and earnings to each (price, partner, share) it charged. */
-export async function recordEarnings(ctx: StoreContext, book: EarningsBook): Promise<void> {
-  const rows = [...book.counters.values()]
-    .filter((counter) => counter.addedSpend !== undefined)
-    .map((counter) => ({
-      priceId: counter.priceId,
-      partnerId: counter.partnerId,
-      shareId: counter.shareId,
-      spendMicros: counter.addedSpend ?? (0 as Micros),
-      earningsMicros: counter.addedEarnings ?? (0 as Micros),
-    }));
-  await ctx.ledger.chargeRows(ctx.db).addToEarnings(rows);
-}
-
 /** Whether spending `cost` more on counter `key` would pass `budget`. */
 function passes(charge: PriceInForce, key: string, budget: Micros | null, cost: Micros): boolean {
   return budget !== null && addMicros(charge.spent.get(key) ?? (0 as Micros), cost) > budget;
@@ -328,14 +323,16 @@ export interface BudgetsReached {
 }
 
 /**
- * Records what the batch charged: the units and spend of each price in force, and each campaign's
- * spend counters (its whole flight and each local day), which its budgets read. Returns the
- * campaigns whose budget is now spent: those the next billable event would take past it.
+ * Records what the batch charged: the units and spend of each price in force, the spend and
+ * earnings of each (price, partner, share) in `book`, and each campaign's spend counters (its whole
+ * flight and each local day), which its budgets read. Returns the campaigns whose budget is now
+ * spent: those the next billable event would take past it.
  */
 export async function recordCharges(
   ctx: StoreContext,
   stored: readonly TrackedEvent[],
   prices: ReadonlyMap<number, PriceInForce>,
+  book: EarningsBook,
 ): Promise<BudgetsReached> {
   const reached: BudgetsReached = { total: [], daily: [], advertisers: new Map() };
   const byCampaign = new Map<number, TrackedEvent[]>();
@@ -348,6 +345,7 @@ export async function recordCharges(
   await countCharges(
     ctx,
     [...prices.values()].filter((charge) => charge.charged > 0),
+    book,
     byCampaign,
   );
   for (const charge of prices.values()) {
@@ -382,18 +380,33 @@ export async function recordCharges(
 const PAST_BUDGET: readonly (string | null)[] = [REASONS.pastBudget, REASONS.pastAdvertiserBudget];
 
 /**
- * Adds the batch's charges to their prices' counts and, for campaigns with a budget, to their spend
- * counters (the whole flight and each local day).
+ * Adds the batch's charges to their prices' counts and their partners' earnings and, for campaigns
+ * with a budget, to their spend counters (the whole flight and each local day).
  */
 async function countCharges(
   ctx: StoreContext,
   charged: readonly PriceInForce[],
+  book: EarningsBook,
   byCampaign: ReadonlyMap<number, readonly TrackedEvent[]>,
 ): Promise<void> {
   if (charged.length === 0) return;
   const rows = ctx.ledger.chargeRows(ctx.db);
-  await rows.addToPrices(
+  await rows.addCharges(
     charged.map((charge) => ({ priceId: charge.id, units: charge.charged, costMicros: charge.cost })),
+    [...book.counters.values()].flatMap((counter) =>
+      counter.addedUnits === undefined
+        ? []
+        : [
+            {
+              priceId: counter.priceId,
+              partnerId: counter.partnerId,
+              shareId: counter.shareId,
+              units: counter.addedUnits,
+              spendMicros: counter.addedSpend ?? (0 as Micros),
+              earningsMicros: counter.addedEarnings ?? (0 as Micros),
+            },
+          ],
+    ),
   );
   const counters: SpendRow[] = [];
   for (const charge of charged.filter(hasBudget)) {

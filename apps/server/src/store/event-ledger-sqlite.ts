@@ -14,7 +14,7 @@ import {
   type SettledBatch,
   type SettlingRow,
 } from './event-ledger.js';
-import { foldChargesSqlite, sqliteChargeRows } from './charge-rows-sqlite.js';
+import { foldChargesSqlite, sqliteChargeRows, unfoldedUnits } from './charge-rows-sqlite.js';
 import { settledAs, type TrackedEvent } from './rows.js';
 
 const CLAIM = `insert into idempotency_keys (api_key_id, key, created_at, fingerprint) values (?, ?, ?, ?)
@@ -223,14 +223,19 @@ function foldRollupsSqlite(sqlite: BetterSqlite3.Database): number {
 }
 
 /**
- * A campaign of the batch if it may be capped or charged (the models are the code's own constants).
- * Its columns' order is `SettlingTuple`'s: a change to one is a change to both.
+ * The batch's campaigns that may be capped or charged (the models are the code's own constants),
+ * each with its newest price, as one JSON array of arrays (`SettlingTuple`: a change to the columns
+ * is a change to it). `?` is a JSON array of campaign ids.
  */
-const SETTLING = `select id, advertiser_id, status, time_zone, cap_impressions_total, cap_clicks_total,
-    cap_impressions_daily, cap_clicks_daily, budget_total_micros, budget_daily_micros
-  from campaigns where id = ? and (cap_impressions_total is not null or cap_clicks_total is not null
-    or cap_impressions_daily is not null or cap_clicks_daily is not null
-    or price_model in (${PER_EVENT_PRICE_MODELS.map((model) => `'${model}'`).join(', ')}))`;
+const SETTLING = `select json_group_array(json_array(c.id, c.advertiser_id, c.status, c.time_zone,
+    c.cap_impressions_total, c.cap_clicks_total, c.cap_impressions_daily, c.cap_clicks_daily,
+    c.budget_total_micros, c.budget_daily_micros, p.id, p.model, p.amount_micros, p.billed))
+  from json_each(?) as batch
+  join campaigns c on c.id = batch.value
+  left join campaign_prices p on p.id = (select max(id) from campaign_prices where campaign_id = c.id)
+  where c.cap_impressions_total is not null or c.cap_clicks_total is not null
+    or c.cap_impressions_daily is not null or c.cap_clicks_daily is not null
+    or c.price_model in (${PER_EVENT_PRICE_MODELS.map((model) => `'${model}'`).join(', ')})`;
 
 type SettlingTuple = [
   id: number,
@@ -243,44 +248,54 @@ type SettlingTuple = [
   capClicksDaily: number | null,
   budgetTotalMicros: number | null,
   budgetDailyMicros: number | null,
+  priceId: number | null,
+  priceModel: string | null,
+  priceAmountMicros: number | null,
+  /** Units billed at the price as folded into its row (`charge_deltas` adds what was appended since). */
+  priceBilled: number | null,
 ];
 
-const settlingStatements = new WeakMap<
-  BetterSqlite3.Database,
-  BetterSqlite3.Statement<unknown[], SettlingTuple>
->();
+const settlingStatements = new WeakMap<BetterSqlite3.Database, BetterSqlite3.Statement<[string], string>>();
 
 /**
- * The batch's campaigns that may be capped or charged, in id order, one primary-key read each. Rows
- * come as arrays (`raw`) and are made objects here: better-sqlite3 builds a row object column by
- * column through V8's slow path, and Kysely's query of thirty such rows a batch cost more than
- * reading them (instructions counted with valgrind, docs/benchmarks.md). The text is this module's
- * own, so no other user of the connection's statement cache gets the mode.
+ * The batch's campaigns that may be capped or charged, in id order, each with its price in force:
+ * one statement a batch whatever its number of campaigns, its rows one JSON text. A statement a
+ * campaign cost each its bind, step and reset, and better-sqlite3 builds a row's array element by
+ * element through V8's slow path, where `JSON.parse` builds all of them at once: the reads cost money
+ * more than any other part of the batch (instructions counted with valgrind, docs/benchmarks.md).
+ * The text is this module's own, so no other user of the connection's statement cache gets `pluck`.
  */
 function settlingCampaignsSqlite(sqlite: BetterSqlite3.Database, ids: readonly number[]): SettlingRow[] {
   let statement = settlingStatements.get(sqlite);
   if (statement === undefined) {
-    statement = sqlite.prepare<unknown[], SettlingTuple>(SETTLING).raw(true);
+    statement = sqlite.prepare<[string], string>(SETTLING).pluck(true);
     settlingStatements.set(sqlite, statement);
   }
-  const rows: SettlingRow[] = [];
-  for (const id of [...ids].sort((a, b) => a - b)) {
-    const row = statement.get(id);
-    if (row === undefined) continue;
-    rows.push({
-      id: row[0],
-      advertiser_id: row[1],
-      status: row[2],
-      time_zone: row[3],
-      cap_impressions_total: row[4],
-      cap_clicks_total: row[5],
-      cap_impressions_daily: row[6],
-      cap_clicks_daily: row[7],
-      budget_total_micros: row[8],
-      budget_daily_micros: row[9],
-    });
-  }
-  return rows;
+  const tuples = JSON.parse(statement.get(JSON.stringify(ids)) ?? '[]') as SettlingTuple[];
+  tuples.sort((a, b) => a[0] - b[0]);
+  const appended = unfoldedUnits(sqlite);
+  return tuples.map((row) => ({
+    id: row[0],
+    advertiser_id: row[1],
+    status: row[2],
+    time_zone: row[3],
+    cap_impressions_total: row[4],
+    cap_clicks_total: row[5],
+    cap_impressions_daily: row[6],
+    cap_clicks_daily: row[7],
+    budget_total_micros: row[8],
+    budget_daily_micros: row[9],
+    newest_price:
+      row[10] === null
+        ? null
+        : {
+            id: row[10],
+            campaignId: row[0],
+            model: row[11],
+            amountMicros: row[12],
+            billed: (row[13] ?? 0) + appended(row[10]),
+          },
+  }));
 }
 
 /**

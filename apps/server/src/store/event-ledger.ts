@@ -4,7 +4,7 @@
  * `event-ledger-postgres.ts`): each is the hot path of tracking, written for its engine.
  */
 import { IDEMPOTENCY_WINDOW_MS } from '../domain/verdicts.js';
-import type { ChargeRows } from './charge-rows.js';
+import type { ChargeRows, PriceRow } from './charge-rows.js';
 import type { EventPartitions } from './event-partitions.js';
 import type { TrackedEvent } from './rows.js';
 import type { Db } from './schema.js';
@@ -40,6 +40,11 @@ export interface SettlingRow {
   cap_clicks_daily: number | null;
   budget_total_micros: number | null;
   budget_daily_micros: number | null;
+  /**
+   * The campaign's price in force (its newest `campaign_prices` row, null if it never had one) where
+   * the engine reads it with the campaign (SQLite); absent where `ChargeRows.latestPrices` reads it.
+   */
+  newest_price?: PriceRow | null;
 }
 
 /** Gives each settled event its cost (store/charges.ts `chargeEvents`), in batch order. */
@@ -68,9 +73,10 @@ export interface EventLedger {
   /** The money rows a batch charging its events reads and adds to, in its transaction `db`. */
   chargeRows(db: Db): ChargeRows;
   /**
-   * Of campaigns `ids`, those with a cap or a price per event, in id order, read inside the batch's
-   * transaction by the engine's own statement; null where the store's query reads and locks them
-   * (PostgreSQL: `FOR UPDATE`). On SQLite a batch is the one writer, so nothing needs locking.
+   * Of campaigns `ids`, those with a cap or a price per event, in id order, each with its price in
+   * force, read inside the batch's transaction by the engine's own statement; null where the store's
+   * query reads and locks them (PostgreSQL: `FOR UPDATE`). On SQLite a batch is the one writer, so
+   * nothing needs locking.
    */
   readonly settlingCampaigns: ((ids: readonly number[]) => SettlingRow[]) | null;
   /** Deletes up to `limit` raw events older than `before` (retention); returns how many. */

@@ -8,11 +8,13 @@ import {
   pruneIdempotencyKeys as pruneOldIdempotencyKeys,
   type EventPartitioning,
   type SettledBatch,
+  type SettlingRow,
 } from './event-ledger.js';
 import type { EventPartitions } from './event-partitions.js';
+import type { PriceRow } from './charge-rows.js';
 import { micros, type Micros } from '../domain/money.js';
 import { PER_EVENT_PRICE_MODELS } from '../domain/prices.js';
-import { chargeEvents, earningsBook, pricesInForce, recordCharges, recordEarnings } from './charges.js';
+import { chargeEvents, earningsBook, pricesInForce, recordCharges } from './charges.js';
 import { holdSpentAdvertiser, lockBudgetedAdvertisers, recordAdvertiserSpend } from './advertiser-budgets.js';
 import {
   capsOf,
@@ -96,8 +98,7 @@ export async function insertEvents(
     );
     count(settled);
     await applyCaps(tx, settled.stored, capped, effects);
-    const spent = await recordCharges(tx, settled.stored, prices);
-    await recordEarnings(tx, book);
+    const spent = await recordCharges(tx, settled.stored, prices, book);
     await recordAdvertiserSpend(tx, advertisers);
     for (const [advertiserId, { at, next }] of spent.advertisers) {
       const advertiser = advertisers.get(advertiserId);
@@ -185,6 +186,8 @@ interface SettledCampaign {
   hasCaps: boolean;
   budgetTotal: Micros | null;
   budgetDaily: Micros | null;
+  /** Its price in force where the engine's settling read gives it (`SettlingRow.newest_price`). */
+  newestPrice?: PriceRow | null;
 }
 
 /**
@@ -203,7 +206,7 @@ async function lockSettledCampaigns(
   ids: readonly number[],
 ): Promise<Map<number, SettledCampaign>> {
   if (ids.length === 0) return new Map();
-  const rows =
+  const rows: readonly SettlingRow[] =
     ctx.ledger.settlingCampaigns?.(ids) ??
     (await ctx.db
       .selectFrom('campaigns')
@@ -246,6 +249,7 @@ async function lockSettledCampaigns(
           hasCaps: Object.values(caps).some((cap) => cap !== null),
           budgetTotal: row.budget_total_micros === null ? null : micros(row.budget_total_micros),
           budgetDaily: row.budget_daily_micros === null ? null : micros(row.budget_daily_micros),
+          newestPrice: row.newest_price,
         },
       ];
     }),

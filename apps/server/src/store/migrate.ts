@@ -29,6 +29,7 @@ import * as webhooks from './migrations/026-webhooks.js';
 import * as advertiserBlocks from './migrations/027-advertiser-blocks.js';
 import * as campaignSchedules from './migrations/028-campaign-schedules.js';
 import * as frequencyCaps from './migrations/029-frequency-caps.js';
+import * as chargeRowsMerged from './migrations/030-charge-rows-merged.js';
 
 /** Where Kysely's migrator records the migrations applied. */
 const MIGRATION_TABLE = DEFAULT_MIGRATION_TABLE;
@@ -66,6 +67,7 @@ function migrations(connection: Connection): Record<string, Migration> {
     '027-advertiser-blocks': { up: (db) => advertiserBlocks.up(db) },
     '028-campaign-schedules': { up: (db) => campaignSchedules.up(db) },
     '029-frequency-caps': { up: (db) => frequencyCaps.up(db, connection.engine) },
+    '030-charge-rows-merged': { up: (db) => chargeRowsMerged.up(db, connection.engine) },
   };
 }
 
