@@ -8,8 +8,8 @@ import { newPartnerKey, trackedEvent } from './helpers/tracked-event.js';
 
 /**
  * Migration 030 on SQLite: charges appended the way migration 025 wrote them (a row for the price,
- * another for the partner's earnings) are folded before `campaign_prices_live` starts summing every
- * row, so no unit or micro is counted twice or lost across the upgrade.
+ * another for the partner's earnings) are folded by it, and read right if appended after it, so no
+ * unit or micro is counted twice or lost across the upgrade.
  */
 describe('migration 030 (one charge row a price, partner and share) on sqlite', () => {
   const stores = migratingStore();
@@ -74,5 +74,16 @@ describe('migration 030 (one charge row a price, partner and share) on sqlite', 
       partnerSpend: 7,
       partnerEarnings: 3,
     });
+
+    // Rows of the old format appended after it (a server of the previous release still running
+    // while `placard migrate` applied it): two units, 1 + 2 micros, 1 of the partner's 2 earned.
+    await sql`insert into charge_deltas (price_id, partner_id, share_id, units, spend_micros, earnings_micros)
+      values (${priceId}, null, null, 2, 3, 0), (${priceId}, ${source.partnerId}, ${share.id}, 0, 2, 1)`.execute(
+      store.db,
+    );
+    const both = { billed: 8, spend: 12, partnerSpend: 9, partnerEarnings: 4 };
+    expect(await moneyOf(store, Number(priceId))).toEqual(both);
+    await store.foldAppended();
+    expect(await moneyOf(store, Number(priceId))).toEqual(both);
   });
 });

@@ -474,6 +474,29 @@ describe.each(ENGINES)('money in the event ledger on %s', (engine) => {
     }
   });
 
+  it("earns on from the right spend after a fold of this connection's that took in another connection's charges", async () => {
+    // Clicks of 1 micro at half for the partner: a click earns 1 after an odd spend, 0 after an
+    // even one, so a spend counted twice or left out shows in what the next click earns.
+    const { id, event, partnerId } = await pricedCampaign('fold-others', 'cpc', 1);
+    await setShare(partnerId, 5_000, at - 86_400_000);
+    const click = () => event({ kind: 'click' });
+    const other = await database.open();
+    try {
+      await store.insertEvents([click()]);
+      await other.insertEvents([click(), click()]);
+      await store.foldAppended();
+      await store.insertEvents([click()]);
+      await store.foldAppended();
+      await store.insertEvents([click()]);
+    } finally {
+      await other.close();
+    }
+    const earned = await earningsOf(id, partnerId);
+    // Spend 1 to 5 micros: earnings floor(spend / 2) each time, so 0, 1, 0, 1, 0.
+    expect(earned.earnings).toEqual([0, 1, 0, 1, 0]);
+    expect(earned.counters).toEqual([{ spend: 5, earnings: 2 }]);
+  });
+
   it("prices a CPM run from the rows that exist after a batch of its own was rolled back and another connection's took its ids", async () => {
     // F(n) = floor(1.25 n): units 1 to 5 cost 1, 1, 1, 2, 1.
     const { id, event } = await pricedCampaign('rolled-back', 'cpm', 1_250);

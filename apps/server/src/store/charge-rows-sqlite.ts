@@ -47,8 +47,13 @@ const NEWEST_DELTA = `select max(id) as id from charge_deltas`;
 /** Changes whenever another connection commits (SQLite's `data_version`); not for this one's own. */
 const DATA_VERSION = `pragma data_version`;
 
-const UNFOLDED_PRICES = `select price_id, sum(units) as units, sum(spend_micros) as spend from charge_deltas
-  group by price_id`;
+/**
+ * A price's units are the sum of its rows, its spend that of its rows with units: a partner's row
+ * appended before migration 030 has none, its spend being in its price's row already.
+ */
+const UNFOLDED_PRICES = `select price_id, sum(units) as units,
+    sum(case when partner_id is null or units > 0 then spend_micros else 0 end) as spend
+  from charge_deltas group by price_id`;
 
 const UNFOLDED_EARNINGS = `select price_id, partner_id, share_id, sum(spend_micros) as spend,
   sum(earnings_micros) as earnings from charge_deltas where partner_id is not null
@@ -108,13 +113,23 @@ const noShares = (): UnfoldedShares => new Map();
  * (a rolled-back batch of this one lowers it). Ids alone would not do: a rollback hands its ids out
  * again, so another connection's appends after it could end at the same newest id. Read again from
  * the table otherwise.
+ *
+ * `totals` holds, for the (price, partner) pairs read since, each share's spend and earnings in
+ * all (the `partner_earnings` row plus what was appended): a batch then reads no earnings row it
+ * has already read or written. A fold by this connection moves sums from the appended rows to the
+ * rows and leaves the totals as they are (`foldChargesSqlite`); anything else that makes the sums
+ * stale drops the totals with them.
  */
 interface Unfolded {
   newest: number | null;
   dataVersion: number;
   prices: Map<number, { units: number; spend: number }>;
   earnings: Map<string, UnfoldedShares>;
+  totals: Map<string, UnfoldedShares>;
 }
+
+/** Past this many (price, partner) pairs, a fold forgets the totals (read again as batches need them). */
+const MAX_TOTALS = 100_000;
 
 const pairKey = (priceId: number, partnerId: number): string => `${priceId}:${partnerId}`;
 
@@ -156,7 +171,7 @@ function unfolded(sqlite: BetterSqlite3.Database, statements: Statements): Unfol
   const dataVersion = Number(statements.dataVersion.get()?.data_version);
   const known = unfoldedOf.get(sqlite);
   if (known !== undefined && known.newest === newest && known.dataVersion === dataVersion) return known;
-  const fresh: Unfolded = { newest, dataVersion, prices: new Map(), earnings: new Map() };
+  const fresh: Unfolded = { newest, dataVersion, prices: new Map(), earnings: new Map(), totals: new Map() };
   for (const row of statements.unfoldedPrices.all())
     fresh.prices.set(Number(row.price_id), { units: Number(row.units), spend: Number(row.spend) });
   for (const row of statements.unfoldedEarnings.all()) {
@@ -175,6 +190,16 @@ export function unfoldedUnits(sqlite: BetterSqlite3.Database): (priceId: number)
   return (priceId) => prices.get(priceId)?.units ?? 0;
 }
 
+/** Adds a charge's spend and earnings to its pair's share in `sums`. */
+function addTo(sums: Map<string, UnfoldedShares>, key: string, charge: EarningsRow): void {
+  const shares: UnfoldedShares = sums.get(key) ?? noShares();
+  const share = shares.get(charge.shareId) ?? { spend: 0, earnings: 0 };
+  share.spend += charge.spendMicros;
+  share.earnings += charge.earningsMicros;
+  shares.set(charge.shareId, share);
+  sums.set(key, shares);
+}
+
 /** Runs an append to `charge_deltas` and notes its id as the newest this connection knows of. */
 function append(known: Unfolded, statement: BetterSqlite3.Statement, ...values: unknown[]): void {
   known.newest = Number(statement.run(...values).lastInsertRowid);
@@ -185,15 +210,24 @@ function append(known: Unfolded, statement: BetterSqlite3.Statement, ...values: 
  * empties it, inside the caller's transaction; returns how many appended rows it folded.
  */
 export function foldChargesSqlite(sqlite: BetterSqlite3.Database): number {
+  const known = unfolded(sqlite, statementsOf(sqlite));
   sqlite.prepare(FOLD_PRICES).run();
   sqlite.prepare(FOLD_EARNINGS).run();
-  return sqlite.prepare(EMPTY_CHARGE_DELTAS).run().changes;
+  const folded = sqlite.prepare(EMPTY_CHARGE_DELTAS).run().changes;
+  // Nothing appended any more, all of it in the rows: the totals stay what they were.
+  known.newest = null;
+  known.prices = new Map();
+  known.earnings = new Map();
+  if (known.totals.size > MAX_TOTALS) known.totals = new Map();
+  return folded;
 }
 
 /** The money rows of a batch on the SQLite connection `sqlite` (its transaction is the batch's). */
 export function sqliteChargeRows(sqlite: BetterSqlite3.Database): ChargeRows {
   const statements = statementsOf(sqlite);
   return {
+    // A batch gets its prices with its campaigns (`settlingCampaignsSqlite`); this answers callers
+    // that have only ids.
     latestPrices(campaignIds) {
       const { prices } = unfolded(sqlite, statements);
       return Promise.resolve(
@@ -238,30 +272,38 @@ export function sqliteChargeRows(sqlite: BetterSqlite3.Database): ChargeRows {
     },
 
     earningsCounters(pairs) {
-      if (pairs.length === 0) return Promise.resolve([]);
-      const { earnings } = unfolded(sqlite, statements);
-      const folded = JSON.parse(
-        statements.earnings.get(JSON.stringify(pairs.map((pair) => [pair.priceId, pair.partnerId]))) ?? '[]',
-      ) as [priceId: number, partnerId: number, shareId: number, spend: number, earned: number][];
-      const rows: EarningsRow[] = [];
-      const row = (priceId: number, partnerId: number, shareId: number, spend: number, earned: number) => {
-        const since = earnings.get(pairKey(priceId, partnerId))?.get(shareId);
-        rows.push({
-          priceId,
-          partnerId,
-          shareId,
-          spendMicros: (spend + (since?.spend ?? 0)) as Micros,
-          earningsMicros: (earned + (since?.earnings ?? 0)) as Micros,
-        });
-      };
-      const seen = new Set<string>();
-      for (const [priceId, partnerId, shareId, spend, earned] of folded) {
-        seen.add(`${pairKey(priceId, partnerId)}:${shareId}`);
-        row(priceId, partnerId, shareId, spend, earned);
+      const known = unfolded(sqlite, statements);
+      const unread = pairs.filter((pair) => !known.totals.has(pairKey(pair.priceId, pair.partnerId)));
+      if (unread.length > 0) {
+        for (const { priceId, partnerId } of unread) {
+          // What was appended since the last fold, then the rows folded before it.
+          const shares: UnfoldedShares = new Map();
+          for (const [shareId, sums] of known.earnings.get(pairKey(priceId, partnerId)) ?? [])
+            shares.set(shareId, { ...sums });
+          known.totals.set(pairKey(priceId, partnerId), shares);
+        }
+        const folded = JSON.parse(
+          statements.earnings.get(JSON.stringify(unread.map((pair) => [pair.priceId, pair.partnerId]))) ??
+            '[]',
+        ) as [priceId: number, partnerId: number, shareId: number, spend: number, earned: number][];
+        for (const [priceId, partnerId, shareId, spend, earned] of folded) {
+          const shares = known.totals.get(pairKey(priceId, partnerId)) as UnfoldedShares;
+          const sums = shares.get(shareId) ?? { spend: 0, earnings: 0 };
+          sums.spend += spend;
+          sums.earnings += earned;
+          shares.set(shareId, sums);
+        }
       }
+      const rows: EarningsRow[] = [];
       for (const { priceId, partnerId } of pairs)
-        for (const shareId of earnings.get(pairKey(priceId, partnerId))?.keys() ?? [])
-          if (!seen.has(`${pairKey(priceId, partnerId)}:${shareId}`)) row(priceId, partnerId, shareId, 0, 0);
+        for (const [shareId, sums] of known.totals.get(pairKey(priceId, partnerId)) ?? [])
+          rows.push({
+            priceId,
+            partnerId,
+            shareId,
+            spendMicros: sums.spend as Micros,
+            earningsMicros: sums.earnings as Micros,
+          });
       return Promise.resolve(rows);
     },
 
@@ -291,12 +333,8 @@ export function sqliteChargeRows(sqlite: BetterSqlite3.Database): ChargeRows {
         sums.spend += row.spendMicros;
         shared.set(row.priceId, sums);
         const key = pairKey(row.priceId, row.partnerId);
-        const shares: UnfoldedShares = known.earnings.get(key) ?? noShares();
-        const unfoldedShare = shares.get(row.shareId) ?? { spend: 0, earnings: 0 };
-        unfoldedShare.spend += row.spendMicros;
-        unfoldedShare.earnings += row.earningsMicros;
-        shares.set(row.shareId, unfoldedShare);
-        known.earnings.set(key, shares);
+        addTo(known.earnings, key, row);
+        if (known.totals.has(key)) addTo(known.totals, key, row);
       }
       for (const charge of prices) {
         const rest = {

@@ -273,7 +273,8 @@ function settlingCampaignsSqlite(sqlite: BetterSqlite3.Database, ids: readonly n
   }
   const tuples = JSON.parse(statement.get(JSON.stringify(ids)) ?? '[]') as SettlingTuple[];
   tuples.sort((a, b) => a[0] - b[0]);
-  const appended = unfoldedUnits(sqlite);
+  // What was appended since the last fold, read only for a batch with a priced campaign.
+  const appended = tuples.some((row) => row[10] !== null) ? unfoldedUnits(sqlite) : () => 0;
   return tuples.map((row) => ({
     id: row[0],
     advertiser_id: row[1],
