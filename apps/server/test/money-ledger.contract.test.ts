@@ -474,27 +474,76 @@ describe.each(ENGINES)('money in the event ledger on %s', (engine) => {
     }
   });
 
-  it("earns on from the right spend after a fold of this connection's that took in another connection's charges", async () => {
-    // Clicks of 1 micro at half for the partner: a click earns 1 after an odd spend, 0 after an
-    // even one, so a spend counted twice or left out shows in what the next click earns.
-    const { id, event, partnerId } = await pricedCampaign('fold-others', 'cpc', 1);
+  /**
+   * A campaign charging 1 micro a click, half of it its partner's: a click earns 1 after an odd
+   * spend, 0 after an even one, so a spend counted twice or left out shows in what the next click
+   * earns. Returns what `steps` made each click earn, and the partner's counters after.
+   */
+  async function clickEarnings(
+    name: string,
+    steps: (click: () => TrackedEvent, other: Store) => Promise<void>,
+  ) {
+    const { id, event, partnerId } = await pricedCampaign(name, 'cpc', 1);
     await setShare(partnerId, 5_000, at - 86_400_000);
-    const click = () => event({ kind: 'click' });
     const other = await database.open();
     try {
+      await steps(() => event({ kind: 'click' }), other);
+    } finally {
+      await other.close();
+    }
+    const { earnings, counters } = await earningsOf(id, partnerId);
+    return { earnings, counters };
+  }
+
+  /** Runs `work` in a transaction of `store` that then fails, so nothing of it stays. */
+  const rolledBack = (work: (tx: Store) => Promise<unknown>) =>
+    expect(
+      store.transaction(async (tx) => {
+        await work(tx);
+        throw new Error('rolled back on purpose');
+      }),
+    ).rejects.toThrow('rolled back on purpose');
+
+  it("earns on from the right spend after a fold of this connection's that took in another connection's charges", async () => {
+    const earned = await clickEarnings('fold-others', async (click, other) => {
       await store.insertEvents([click()]);
       await other.insertEvents([click(), click()]);
       await store.foldAppended();
       await store.insertEvents([click()]);
       await store.foldAppended();
       await store.insertEvents([click()]);
-    } finally {
-      await other.close();
-    }
-    const earned = await earningsOf(id, partnerId);
+    });
     // Spend 1 to 5 micros: earnings floor(spend / 2) each time, so 0, 1, 0, 1, 0.
-    expect(earned.earnings).toEqual([0, 1, 0, 1, 0]);
-    expect(earned.counters).toEqual([{ spend: 5, earnings: 2 }]);
+    expect(earned).toEqual({ earnings: [0, 1, 0, 1, 0], counters: [{ spend: 5, earnings: 2 }] });
+  });
+
+  it('earns on from the right spend after another connection charged, twice in a row', async () => {
+    const earned = await clickEarnings('others-then-twice', async (click, other) => {
+      await store.insertEvents([click()]);
+      await other.insertEvents([click(), click()]);
+      await store.insertEvents([click()]);
+      await store.insertEvents([click()]);
+    });
+    expect(earned).toEqual({ earnings: [0, 1, 0, 1, 0], counters: [{ spend: 5, earnings: 2 }] });
+  });
+
+  it("earns on from the right spend after a batch of this connection's was rolled back, with or without a fold in it", async () => {
+    const earned = await clickEarnings('rolled-back-folds', async (click) => {
+      await store.insertEvents([click()]);
+      await rolledBack((tx) => tx.insertEvents([click()]));
+      await store.foldAppended();
+      await store.insertEvents([click()]);
+      // Folded first, so the transaction below starts with nothing appended and ends with nothing
+      // appended either way: only the table's AUTOINCREMENT counter tells its fold was rolled back.
+      await store.foldAppended();
+      await rolledBack(async (tx) => {
+        await tx.insertEvents([click()]);
+        await tx.foldAppended();
+      });
+      await store.insertEvents([click()]);
+    });
+    // The rolled-back clicks left no trace: spend 1, 2, 3 earns 0, 1, 0.
+    expect(earned).toEqual({ earnings: [0, 1, 0], counters: [{ spend: 3, earnings: 1 }] });
   });
 
   it("prices a CPM run from the rows that exist after a batch of its own was rolled back and another connection's took its ids", async () => {

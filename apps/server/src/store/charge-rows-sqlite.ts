@@ -42,7 +42,13 @@ const EARNINGS = `select json_group_array(json_array(e.price_id, e.partner_id, e
 const APPEND_CHARGE = `insert into charge_deltas (price_id, partner_id, share_id, units, spend_micros,
   earnings_micros) values (?, ?, ?, ?, ?, ?)`;
 
-const NEWEST_DELTA = `select max(id) as id from charge_deltas`;
+/**
+ * The newest appended id, and the table's AUTOINCREMENT counter (`sqlite_sequence`), which a
+ * rollback restores with the rows: after a fold has emptied the table, only the counter tells a
+ * committed fold from a rolled-back transaction that appended and folded.
+ */
+const NEWEST_DELTA = `select max(id) as id,
+  (select seq from sqlite_sequence where name = 'charge_deltas') as seq from charge_deltas`;
 
 /** Changes whenever another connection commits (SQLite's `data_version`); not for this one's own. */
 const DATA_VERSION = `pragma data_version`;
@@ -94,7 +100,7 @@ interface Statements {
   earnings: BetterSqlite3.Statement<[string], string>;
   appendCharge: BetterSqlite3.Statement;
   addToSpendCounter: BetterSqlite3.Statement;
-  newestDelta: BetterSqlite3.Statement<unknown[], { id: number | null }>;
+  newestDelta: BetterSqlite3.Statement<unknown[], { id: number | null; seq: number | null }>;
   dataVersion: BetterSqlite3.Statement<unknown[], { data_version: number }>;
   unfoldedPrices: BetterSqlite3.Statement<unknown[], { price_id: number; units: number; spend: number }>;
   unfoldedEarnings: BetterSqlite3.Statement<
@@ -109,10 +115,11 @@ const noShares = (): UnfoldedShares => new Map();
 
 /**
  * The sums of `charge_deltas` as this connection last knew them: exact while no other connection
- * has committed since (`dataVersion`: its appends, its folds) and the table's newest id is `newest`
- * (a rolled-back batch of this one lowers it). Ids alone would not do: a rollback hands its ids out
- * again, so another connection's appends after it could end at the same newest id. Read again from
- * the table otherwise.
+ * has committed since (`dataVersion`: its appends, its folds) and the table's newest id and
+ * AUTOINCREMENT counter are `newest` and `seq` (a rolled-back transaction of this one lowers the
+ * counter, and the id too unless a fold of its own had emptied the table). Ids alone would not do:
+ * a rollback hands its ids out again, so another connection's appends after it could end at the
+ * same newest id. Read again from the table otherwise.
  *
  * `totals` holds, for the (price, partner) pairs read since, each share's spend and earnings in
  * all (the `partner_earnings` row plus what was appended): a batch then reads no earnings row it
@@ -122,6 +129,7 @@ const noShares = (): UnfoldedShares => new Map();
  */
 interface Unfolded {
   newest: number | null;
+  seq: number | null;
   dataVersion: number;
   prices: Map<number, { units: number; spend: number }>;
   earnings: Map<string, UnfoldedShares>;
@@ -153,7 +161,7 @@ function statementsOf(sqlite: BetterSqlite3.Database): Statements {
       earnings: sqlite.prepare<[string], string>(EARNINGS).pluck(true),
       appendCharge: sqlite.prepare(APPEND_CHARGE),
       addToSpendCounter: sqlite.prepare(ADD_TO_SPEND_COUNTER),
-      newestDelta: sqlite.prepare<unknown[], { id: number | null }>(NEWEST_DELTA),
+      newestDelta: sqlite.prepare<unknown[], { id: number | null; seq: number | null }>(NEWEST_DELTA),
       dataVersion: sqlite.prepare<unknown[], { data_version: number }>(DATA_VERSION),
       unfoldedPrices: sqlite.prepare(UNFOLDED_PRICES),
       unfoldedEarnings: sqlite.prepare(UNFOLDED_EARNINGS),
@@ -167,11 +175,26 @@ const unfoldedOf = new WeakMap<BetterSqlite3.Database, Unfolded>();
 
 /** This connection's sums of `charge_deltas`, read again if anything but its own appends changed it. */
 function unfolded(sqlite: BetterSqlite3.Database, statements: Statements): Unfolded {
-  const newest = statements.newestDelta.get()?.id ?? null;
+  const table = statements.newestDelta.get();
+  const newest = table?.id ?? null;
+  const seq = table?.seq ?? null;
   const dataVersion = Number(statements.dataVersion.get()?.data_version);
   const known = unfoldedOf.get(sqlite);
-  if (known !== undefined && known.newest === newest && known.dataVersion === dataVersion) return known;
-  const fresh: Unfolded = { newest, dataVersion, prices: new Map(), earnings: new Map(), totals: new Map() };
+  if (
+    known !== undefined &&
+    known.newest === newest &&
+    known.seq === seq &&
+    known.dataVersion === dataVersion
+  )
+    return known;
+  const fresh: Unfolded = {
+    newest,
+    seq,
+    dataVersion,
+    prices: new Map(),
+    earnings: new Map(),
+    totals: new Map(),
+  };
   for (const row of statements.unfoldedPrices.all())
     fresh.prices.set(Number(row.price_id), { units: Number(row.units), spend: Number(row.spend) });
   for (const row of statements.unfoldedEarnings.all()) {
@@ -203,6 +226,7 @@ function addTo(sums: Map<string, UnfoldedShares>, key: string, charge: EarningsR
 /** Runs an append to `charge_deltas` and notes its id as the newest this connection knows of. */
 function append(known: Unfolded, statement: BetterSqlite3.Statement, ...values: unknown[]): void {
   known.newest = Number(statement.run(...values).lastInsertRowid);
+  known.seq = known.newest;
 }
 
 /**
@@ -214,7 +238,8 @@ export function foldChargesSqlite(sqlite: BetterSqlite3.Database): number {
   sqlite.prepare(FOLD_PRICES).run();
   sqlite.prepare(FOLD_EARNINGS).run();
   const folded = sqlite.prepare(EMPTY_CHARGE_DELTAS).run().changes;
-  // Nothing appended any more, all of it in the rows: the totals stay what they were.
+  // Nothing appended any more, all of it in the rows: the totals stay what they were (and `seq`,
+  // which tells this fold committed from a transaction rolled back with it).
   known.newest = null;
   known.prices = new Map();
   known.earnings = new Map();
@@ -273,7 +298,14 @@ export function sqliteChargeRows(sqlite: BetterSqlite3.Database): ChargeRows {
 
     earningsCounters(pairs) {
       const known = unfolded(sqlite, statements);
-      const unread = pairs.filter((pair) => !known.totals.has(pairKey(pair.priceId, pair.partnerId)));
+      // Each pair once: a pair's rows read twice would be added to its totals twice.
+      const unread = [
+        ...new Map(
+          pairs
+            .filter((pair) => !known.totals.has(pairKey(pair.priceId, pair.partnerId)))
+            .map((pair) => [pairKey(pair.priceId, pair.partnerId), pair]),
+        ).values(),
+      ];
       if (unread.length > 0) {
         for (const { priceId, partnerId } of unread) {
           // What was appended since the last fold, then the rows folded before it.
