@@ -402,6 +402,34 @@ describe.each(ENGINES)('money in the event ledger on %s', (engine) => {
     expect((await earningsOf(id, partnerId)).counters).toEqual(earned.counters);
   });
 
+  it("earns under the share in force at each event when a new share starts within a batch's minute", async () => {
+    // F(n) = floor(1.5 n): units cost 1, 2, 1, 2, 1, 2, … All events of a batch are of one minute,
+    // one campaign, partner and placement: only the share tells the first three from the rest.
+    const { id, event, partnerId } = await pricedCampaign('share-mid-minute', 'cpm', 1_500);
+    await setShare(partnerId, 5_000, at - 86_400_000);
+    await setShare(partnerId, 2_500, at + 30_000);
+    const later = () => event({ occurredAt: at + 30_000 });
+    await store.insertEvents([event(), event(), event(), later(), later(), later()]);
+    // Units 1 to 3 (1 + 2 + 1) at 50%, units 4 to 6 (2 + 1 + 2) at 25%.
+    const counted = [
+      { spend: 4, earnings: 2 },
+      { spend: 5, earnings: 1 },
+    ];
+    expect((await earningsOf(id, partnerId)).counters).toEqual(counted);
+    expect((await moneyOf(id)).prices).toEqual([{ billed: 6, spend: 9 }]);
+    await store.foldAppended();
+    expect((await earningsOf(id, partnerId)).counters).toEqual(counted);
+    // The next batch earns on from the second share's spend: units 7 to 9 (1 + 2 + 1), 9 × 25%.
+    await store.insertEvents([later(), later(), later()]);
+    const after = await earningsOf(id, partnerId);
+    expect(after.counters).toEqual([
+      { spend: 4, earnings: 2 },
+      { spend: 9, earnings: 2 },
+    ]);
+    expect(after.rollupEarnings).toBe(after.eventEarnings);
+    expect((await moneyOf(id)).prices).toEqual([{ billed: 9, spend: 13 }]);
+  });
+
   it('keeps the spend through compaction into campaign_rollups and the campaigns list', async () => {
     const { id, event } = await pricedCampaign('compaction', 'cpc', 125_000);
     await store.insertEvents([event({ kind: 'click' }), event({ kind: 'click' }), event()]);

@@ -6,8 +6,8 @@ import { PeriodicJob } from './periodic.js';
 const FOLD_INTERVAL_MS = 1_000;
 
 /**
- * SQLite: sums what tracking batches appended (rollup rows in `event_rollup_deltas`, migration 024;
- * charges in `charge_deltas`, migration 025) into the tables they add to, every second in one short
+ * SQLite: sums what tracking batches appended (rollup rows in `event_rollup_deltas`, migration 024,
+ * with what they charged, migration 031) into the tables they add to, every second in one short
  * transaction, and once more when the instance stops, after its last batch, so a store left behind
  * by a clean stop has nothing to fold. Readers read both through the `_live` views, so a fold
  * changes no figure. PostgreSQL: nothing to fold, and the job does nothing.

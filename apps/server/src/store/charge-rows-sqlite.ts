@@ -6,11 +6,12 @@
 // since better-sqlite3 builds every row it returns element by element through V8's slow path. (The
 // price in force comes with the batch's campaigns: `settlingCampaignsSqlite`.)
 //
-// What a batch charged is appended to `charge_deltas` rather than added to each price's row and
-// each partner's earnings row (migration 025: those rows are spread over every page of their
-// tables), one row per (price, partner, share) charged (migration 030), and folded into them every
-// second with the rollups (`foldChargesSqlite`). A price's units billed and a partner's earnings so
-// far are then the row plus what was appended since: the connection keeps those sums in memory
+// What a batch charged is not added to each price's row and each partner's earnings row (migration
+// 025: those rows are spread over every page of their tables): the rollup rows the batch appends to
+// `event_rollup_deltas` carry it, each with the price its events were charged at and the share they
+// earned under (migration 031), and the fold adds them to those rows every second
+// (`foldChargesSqlite`) before it sums the rollups. A price's units billed and a partner's earnings
+// so far are then the row plus what was appended since: the connection keeps those sums in memory
 // (`Unfolded`), good for as long as no other connection has committed and the newest appended id is
 // the one it appended last.
 import type BetterSqlite3 from 'better-sqlite3';
@@ -35,34 +36,22 @@ const EARNINGS = `select json_group_array(json_array(e.price_id, e.partner_id, e
   join partner_earnings e on e.price_id = pair.value ->> 0 and e.partner_id = pair.value ->> 1`;
 
 /**
- * What a batch charged at a price to a partner under a share: the units, their spend and the
- * partner's earnings; partner and share null for units that earned no partner anything (migration
- * 030). A price's units and spend are the sums of all its rows.
- */
-const APPEND_CHARGE = `insert into charge_deltas (price_id, partner_id, share_id, units, spend_micros,
-  earnings_micros) values (?, ?, ?, ?, ?, ?)`;
-
-/**
  * The newest appended id, and the table's AUTOINCREMENT counter (`sqlite_sequence`), which a
  * rollback restores with the rows: after a fold has emptied the table, only the counter tells a
  * committed fold from a rolled-back transaction that appended and folded.
  */
 const NEWEST_DELTA = `select max(id) as id,
-  (select seq from sqlite_sequence where name = 'charge_deltas') as seq from charge_deltas`;
+  (select seq from sqlite_sequence where name = 'event_rollup_deltas') as seq from event_rollup_deltas`;
 
 /** Changes whenever another connection commits (SQLite's `data_version`); not for this one's own. */
 const DATA_VERSION = `pragma data_version`;
 
-/**
- * A price's units are the sum of its rows, its spend that of its rows with units: a partner's row
- * appended before migration 030 has none, its spend being in its price's row already.
- */
-const UNFOLDED_PRICES = `select price_id, sum(units) as units,
-    sum(case when partner_id is null or units > 0 then spend_micros else 0 end) as spend
-  from charge_deltas group by price_id`;
+/** A price's units are the events of its rollup rows (only charged events carry a price). */
+const UNFOLDED_PRICES = `select price_id, sum(count) as units, sum(spend_micros) as spend
+  from event_rollup_deltas where price_id is not null group by price_id`;
 
 const UNFOLDED_EARNINGS = `select price_id, partner_id, share_id, sum(spend_micros) as spend,
-  sum(earnings_micros) as earnings from charge_deltas where partner_id is not null
+  sum(earnings_micros) as earnings from event_rollup_deltas where share_id is not null
   group by price_id, partner_id, share_id`;
 
 /** The fold: prices first, then earnings, in key order (the upsert's WHERE lets SQLite parse it). */
@@ -72,15 +61,12 @@ const FOLD_PRICES = `update campaign_prices set billed = billed + unfolded.units
   where campaign_prices.id = unfolded.price_id`;
 
 const FOLD_EARNINGS = `insert into partner_earnings (price_id, partner_id, share_id, spend_micros, earnings_micros)
-  select price_id, partner_id, share_id, sum(spend_micros), sum(earnings_micros) from charge_deltas
-  where partner_id is not null
+  select price_id, partner_id, share_id, sum(spend_micros), sum(earnings_micros) from event_rollup_deltas
+  where share_id is not null
   group by price_id, partner_id, share_id order by price_id, partner_id, share_id
   on conflict (price_id, partner_id, share_id) do update set
     spend_micros = partner_earnings.spend_micros + excluded.spend_micros,
     earnings_micros = partner_earnings.earnings_micros + excluded.earnings_micros`;
-
-/** Without a WHERE, SQLite empties the table at once; AUTOINCREMENT keeps its ids going up. */
-const EMPTY_CHARGE_DELTAS = `delete from charge_deltas`;
 
 const ADD_TO_SPEND_COUNTER = `insert into campaign_counters (campaign_id, day, impressions, clicks, spend_micros)
   values (?, ?, 0, 0, ?)
@@ -98,7 +84,6 @@ interface Statements {
   spendCounter: BetterSqlite3.Statement<unknown[], [spendMicros: number]>;
   shares: BetterSqlite3.Statement<unknown[], [id: number, effectiveFrom: number, basisPoints: number]>;
   earnings: BetterSqlite3.Statement<[string], string>;
-  appendCharge: BetterSqlite3.Statement;
   addToSpendCounter: BetterSqlite3.Statement;
   newestDelta: BetterSqlite3.Statement<unknown[], { id: number | null; seq: number | null }>;
   dataVersion: BetterSqlite3.Statement<unknown[], { data_version: number }>;
@@ -114,7 +99,7 @@ type UnfoldedShares = Map<number, { spend: number; earnings: number }>;
 const noShares = (): UnfoldedShares => new Map();
 
 /**
- * The sums of `charge_deltas` as this connection last knew them: exact while no other connection
+ * The money in `event_rollup_deltas` as this connection last knew it: exact while no other connection
  * has committed since (`dataVersion`: its appends, its folds) and the table's newest id and
  * AUTOINCREMENT counter are `newest` and `seq` (a rolled-back transaction of this one lowers the
  * counter, and the id too unless a fold of its own had emptied the table). Ids alone would not do:
@@ -159,7 +144,6 @@ function statementsOf(sqlite: BetterSqlite3.Database): Statements {
       spendCounter: sqlite.prepare<unknown[], [number]>(SPEND_COUNTER).raw(true),
       shares: sqlite.prepare<unknown[], [number, number, number]>(SHARES).raw(true),
       earnings: sqlite.prepare<[string], string>(EARNINGS).pluck(true),
-      appendCharge: sqlite.prepare(APPEND_CHARGE),
       addToSpendCounter: sqlite.prepare(ADD_TO_SPEND_COUNTER),
       newestDelta: sqlite.prepare<unknown[], { id: number | null; seq: number | null }>(NEWEST_DELTA),
       dataVersion: sqlite.prepare<unknown[], { data_version: number }>(DATA_VERSION),
@@ -173,24 +157,26 @@ function statementsOf(sqlite: BetterSqlite3.Database): Statements {
 
 const unfoldedOf = new WeakMap<BetterSqlite3.Database, Unfolded>();
 
-/** This connection's sums of `charge_deltas`, read again if anything but its own appends changed it. */
-function unfolded(sqlite: BetterSqlite3.Database, statements: Statements): Unfolded {
+/** `known` if the table is still as it knew it: no other connection committed, nothing rolled back. */
+function current(known: Unfolded | undefined, statements: Statements): Unfolded | undefined {
+  if (known === undefined) return undefined;
   const table = statements.newestDelta.get();
-  const newest = table?.id ?? null;
-  const seq = table?.seq ?? null;
-  const dataVersion = Number(statements.dataVersion.get()?.data_version);
-  const known = unfoldedOf.get(sqlite);
-  if (
-    known !== undefined &&
-    known.newest === newest &&
-    known.seq === seq &&
-    known.dataVersion === dataVersion
-  )
-    return known;
+  return known.newest === (table?.id ?? null) &&
+    known.seq === (table?.seq ?? null) &&
+    known.dataVersion === Number(statements.dataVersion.get()?.data_version)
+    ? known
+    : undefined;
+}
+
+/** This connection's sums of `event_rollup_deltas`, read again if anything but its own appends changed it. */
+function unfolded(sqlite: BetterSqlite3.Database, statements: Statements): Unfolded {
+  const known = current(unfoldedOf.get(sqlite), statements);
+  if (known !== undefined) return known;
+  const table = statements.newestDelta.get();
   const fresh: Unfolded = {
-    newest,
-    seq,
-    dataVersion,
+    newest: table?.id ?? null,
+    seq: table?.seq ?? null,
+    dataVersion: Number(statements.dataVersion.get()?.data_version),
     prices: new Map(),
     earnings: new Map(),
     totals: new Map(),
@@ -214,37 +200,74 @@ export function unfoldedUnits(sqlite: BetterSqlite3.Database): (priceId: number)
 }
 
 /** Adds a charge's spend and earnings to its pair's share in `sums`. */
-function addTo(sums: Map<string, UnfoldedShares>, key: string, charge: EarningsRow): void {
+function addTo(
+  sums: Map<string, UnfoldedShares>,
+  key: string,
+  shareId: number,
+  spend: number,
+  earnings: number,
+): void {
   const shares: UnfoldedShares = sums.get(key) ?? noShares();
-  const share = shares.get(charge.shareId) ?? { spend: 0, earnings: 0 };
-  share.spend += charge.spendMicros;
-  share.earnings += charge.earningsMicros;
-  shares.set(charge.shareId, share);
+  const share = shares.get(shareId) ?? { spend: 0, earnings: 0 };
+  share.spend += spend;
+  share.earnings += earnings;
+  shares.set(shareId, share);
   sums.set(key, shares);
 }
 
-/** Runs an append to `charge_deltas` and notes its id as the newest this connection knows of. */
-function append(known: Unfolded, statement: BetterSqlite3.Statement, ...values: unknown[]): void {
-  known.newest = Number(statement.run(...values).lastInsertRowid);
-  known.seq = known.newest;
+/** A rollup row as a batch appends it, with what it charged. */
+export interface AppendedRollup {
+  priceId: number | null;
+  partnerId: number;
+  shareId: number | null;
+  count: number;
+  spend: number;
+  earnings: number;
 }
 
 /**
- * Sums what batches appended to `charge_deltas` into `campaign_prices` and `partner_earnings`, and
- * empties it, inside the caller's transaction; returns how many appended rows it folded.
+ * Keeps this connection's sums right through a batch's appends to `event_rollup_deltas`: call
+ * `appending` before its first append, and the function it returns after each with the row's id.
+ * Where the connection keeps no sums, or they are no longer the table's, it drops them (they are
+ * read again, with the batch's rows, when next needed) and the function does nothing.
  */
-export function foldChargesSqlite(sqlite: BetterSqlite3.Database): number {
+export function appendingRollups(
+  sqlite: BetterSqlite3.Database,
+): ((id: number, row: AppendedRollup) => void) | null {
+  const known = current(unfoldedOf.get(sqlite), statementsOf(sqlite));
+  if (known === undefined) {
+    unfoldedOf.delete(sqlite);
+    return null;
+  }
+  return (id, row) => {
+    known.newest = id;
+    known.seq = id;
+    if (row.priceId === null) return;
+    const sums = known.prices.get(row.priceId) ?? { units: 0, spend: 0 };
+    sums.units += row.count;
+    sums.spend += row.spend;
+    known.prices.set(row.priceId, sums);
+    if (row.shareId === null) return;
+    const key = pairKey(row.priceId, row.partnerId);
+    addTo(known.earnings, key, row.shareId, row.spend, row.earnings);
+    if (known.totals.has(key)) addTo(known.totals, key, row.shareId, row.spend, row.earnings);
+  };
+}
+
+/**
+ * Adds what batches charged in `event_rollup_deltas` to `campaign_prices` and `partner_earnings`,
+ * inside the caller's transaction, which empties the table next (`foldRollupsSqlite`).
+ */
+export function foldChargesSqlite(sqlite: BetterSqlite3.Database): void {
   const known = unfolded(sqlite, statementsOf(sqlite));
   sqlite.prepare(FOLD_PRICES).run();
   sqlite.prepare(FOLD_EARNINGS).run();
-  const folded = sqlite.prepare(EMPTY_CHARGE_DELTAS).run().changes;
-  // Nothing appended any more, all of it in the rows: the totals stay what they were (and `seq`,
-  // which tells this fold committed from a transaction rolled back with it).
+  // Nothing appended any more once the table is emptied, all of it in the rows: the totals stay
+  // what they were (and `seq`, which tells this fold committed from a transaction rolled back with it).
   known.newest = null;
   known.prices = new Map();
   known.earnings = new Map();
   if (known.totals.size > MAX_TOTALS) known.totals = new Map();
-  return folded;
 }
 
 /** The money rows of a batch on the SQLite connection `sqlite` (its transaction is the batch's). */
@@ -344,43 +367,8 @@ export function sqliteChargeRows(sqlite: BetterSqlite3.Database): ChargeRows {
       return Promise.resolve();
     },
 
-    addCharges(prices, earnings) {
-      const known = unfolded(sqlite, statements);
-      // One row for each (price, partner, share) charged, and one for the rest of a price's units
-      // (partners without a share): a price's units and spend are the sum of its rows.
-      const shared = new Map<number, { units: number; spend: number }>();
-      for (const row of earnings) {
-        append(
-          known,
-          statements.appendCharge,
-          row.priceId,
-          row.partnerId,
-          row.shareId,
-          row.units,
-          row.spendMicros,
-          row.earningsMicros,
-        );
-        const sums = shared.get(row.priceId) ?? { units: 0, spend: 0 };
-        sums.units += row.units;
-        sums.spend += row.spendMicros;
-        shared.set(row.priceId, sums);
-        const key = pairKey(row.priceId, row.partnerId);
-        addTo(known.earnings, key, row);
-        if (known.totals.has(key)) addTo(known.totals, key, row);
-      }
-      for (const charge of prices) {
-        const rest = {
-          units: charge.units - (shared.get(charge.priceId)?.units ?? 0),
-          spend: charge.costMicros - (shared.get(charge.priceId)?.spend ?? 0),
-        };
-        if (rest.units !== 0 || rest.spend !== 0)
-          append(known, statements.appendCharge, charge.priceId, null, null, rest.units, rest.spend, 0);
-        const sums = known.prices.get(charge.priceId) ?? { units: 0, spend: 0 };
-        sums.units += charge.units;
-        sums.spend += charge.costMicros;
-        known.prices.set(charge.priceId, sums);
-      }
-      return Promise.resolve();
-    },
+    // Nothing to write: the batch's rollup rows carry its charges, and `appendingRollups` added
+    // them to this connection's sums as they were appended.
+    addCharges: () => Promise.resolve(),
   };
 }

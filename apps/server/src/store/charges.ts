@@ -196,17 +196,35 @@ export function chargeEvents(
     charge.cost = addMicros(charge.cost, cost);
     add(charge, 'total', cost);
     if (day !== null) add(charge, day, cost);
-    return settledAs(event, event.verdict, event.reason, cost, earn(book, charge.id, event, cost));
+    const share = shareOf(book, event);
+    return settledAs(
+      event,
+      event.verdict,
+      event.reason,
+      cost,
+      share === undefined ? 0 : earn(book, charge.id, share, event, cost),
+      charge.id,
+      share?.id ?? null,
+    );
   });
 }
 
+/** The partner's revenue share in force at the event: the newest started by then, if any. */
+function shareOf(book: EarningsBook, event: TrackedEvent): ShareInForce | undefined {
+  return book.shares.get(event.partnerId)?.find((candidate) => candidate.from <= event.occurredAt);
+}
+
 /**
- * What a charged event earns its partner: the share in force at the event (the newest started by
- * then), with the no-loss rule over the spend of its (price, partner, share); 0 without a share.
+ * What a charged event earns its partner under `share`, the share in force at the event, with the
+ * no-loss rule over the spend of its (price, partner, share).
  */
-function earn(book: EarningsBook, priceId: number, event: TrackedEvent, cost: Micros): Micros {
-  const share = book.shares.get(event.partnerId)?.find((candidate) => candidate.from <= event.occurredAt);
-  if (share === undefined) return 0 as Micros;
+function earn(
+  book: EarningsBook,
+  priceId: number,
+  share: ShareInForce,
+  event: TrackedEvent,
+  cost: Micros,
+): Micros {
   const key = `${priceId}:${event.partnerId}:${share.id}`;
   let counter = book.counters.get(key);
   if (counter === undefined) {

@@ -14,7 +14,12 @@ import {
   type SettledBatch,
   type SettlingRow,
 } from './event-ledger.js';
-import { foldChargesSqlite, sqliteChargeRows, unfoldedUnits } from './charge-rows-sqlite.js';
+import {
+  appendingRollups,
+  foldChargesSqlite,
+  sqliteChargeRows,
+  unfoldedUnits,
+} from './charge-rows-sqlite.js';
 import { settledAs, type TrackedEvent } from './rows.js';
 
 const CLAIM = `insert into idempotency_keys (api_key_id, key, created_at, fingerprint) values (?, ?, ?, ?)
@@ -32,11 +37,13 @@ const INSERT_EVENT = `insert into events (kind, campaign_id, placement_id, count
 
 /**
  * A batch's rollup rows, appended (migration 024): a batch's rows are adjacent, where adding to
- * `event_rollups` itself rewrote a page of the minute's rows for nearly every event.
+ * `event_rollups` itself rewrote a page of the minute's rows for nearly every event. Each carries
+ * the price its events were charged at and the share they earned under (migration 031), which the
+ * fold adds to the money rows: a batch writes no row of its own for what it charged.
  */
 const APPEND_ROLLUP = `insert into event_rollup_deltas (minute, campaign_id, partner_id, placement_id, country,
-  device, kind, verdict, reason, count, spend_micros, earnings_micros, with_viewer)
-  values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+  device, kind, verdict, reason, count, spend_micros, earnings_micros, with_viewer, price_id, share_id)
+  values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 
 /**
  * The appended rows summed into `event_rollups` in key order, so each of its pages is written once
@@ -55,10 +62,10 @@ const FOLD_ROLLUPS = `insert into event_rollups (minute, campaign_id, partner_id
     earnings_micros = event_rollups.earnings_micros + excluded.earnings_micros,
     with_viewer = event_rollups.with_viewer + excluded.with_viewer`;
 
-/** Whether a fold has anything to do: a row in either table of appended rows. */
-const ANYTHING_APPENDED = `select 1 from event_rollup_deltas union all select 1 from charge_deltas limit 1`;
+/** Whether a fold has anything to do. */
+const ANYTHING_APPENDED = `select 1 from event_rollup_deltas limit 1`;
 
-/** Without a WHERE, SQLite empties the table at once instead of row by row. */
+/** Without a WHERE, SQLite empties the table at once instead of row by row; AUTOINCREMENT keeps its ids going up. */
 const EMPTY_DELTAS = `delete from event_rollup_deltas`;
 
 /** How far `campaign_rollups` sum the rollups already (migration 013). */
@@ -165,7 +172,8 @@ export function storeBatchSqlite(
       event.earningsMicros ?? 0,
     );
     const minute = minuteOf(event.occurredAt);
-    const dimensions = `${minute}\0${event.campaignId}\0${event.partnerId}\0${event.placement}\0${event.country ?? ''}\0${event.device ?? ''}\0${event.kind}\0${event.verdict}\0${event.reason ?? ''}`;
+    // The price and share too: the fold adds a row's count and sums to those of its price and share.
+    const dimensions = `${minute}\0${event.campaignId}\0${event.partnerId}\0${event.placement}\0${event.country ?? ''}\0${event.device ?? ''}\0${event.kind}\0${event.verdict}\0${event.reason ?? ''}\0${event.priceId ?? ''}\0${event.shareId ?? ''}`;
     const rollup = rollups.get(dimensions);
     const cost = micros(event.costMicros ?? 0);
     const earned = micros(event.earningsMicros ?? 0);
@@ -180,8 +188,11 @@ export function storeBatchSqlite(
   // Read once the batch holds the write lock (its first write is behind it), so no compaction can
   // move it before the batch commits.
   const compactedBefore = Number(compacted.get()?.value ?? 0);
+  const appended = appendingRollups(sqlite);
   for (const { event, minute, count, spend, earnings, viewers } of rollups.values()) {
-    appendRollup.run(
+    const priceId = event.priceId ?? null;
+    const shareId = event.shareId ?? null;
+    const { lastInsertRowid } = appendRollup.run(
       minute,
       event.campaignId,
       event.partnerId,
@@ -195,7 +206,17 @@ export function storeBatchSqlite(
       spend,
       earnings,
       viewers,
+      priceId,
+      shareId,
     );
+    appended?.(Number(lastInsertRowid), {
+      priceId,
+      partnerId: event.partnerId,
+      shareId,
+      count,
+      spend,
+      earnings,
+    });
     // A quarter hour already summed (a late commit, demo traffic from the past) is summed here too.
     if (minute < compactedBefore)
       addToCampaignRollup.run(
@@ -251,7 +272,7 @@ type SettlingTuple = [
   priceId: number | null,
   priceModel: string | null,
   priceAmountMicros: number | null,
-  /** Units billed at the price as folded into its row (`charge_deltas` adds what was appended since). */
+  /** Units billed at the price as folded into its row (`event_rollup_deltas` adds what was appended since). */
   priceBilled: number | null,
 ];
 
@@ -313,7 +334,11 @@ export function sqliteLedger(handle: BetterSqlite3.Database): EventLedger {
     pruneEvents,
     foldAppended: {
       pending: () => handle.prepare(ANYTHING_APPENDED).get() !== undefined,
-      fold: () => foldRollupsSqlite(handle) + foldChargesSqlite(handle),
+      // The charges before the rollups: they are read from the rows the rollups' fold deletes.
+      fold: () => {
+        foldChargesSqlite(handle);
+        return foldRollupsSqlite(handle);
+      },
     },
     partitions: null,
   };

@@ -251,10 +251,15 @@ export interface TrackedEvent {
   costMicros?: number;
   /** What the event earned its partner in micros, set with its cost (store/charges.ts), else 0. */
   earningsMicros?: number;
+  /** The `campaign_prices` row the event was charged at, set with its cost; null if not charged. */
+  priceId?: number | null;
+  /** The partner's revenue share it earned under, set with its earnings; null without one. */
+  shareId?: number | null;
 }
 
 /**
- * A copy of `event` as its batch settled it: its verdict, reason, cost and earnings. Every field is
+ * A copy of `event` as its batch settled it: its verdict, reason, cost and earnings, and the price
+ * and revenue share they come from (null where it was not charged). Every field is
  * written out, in one order, rather than spread: a batch copies dozens of events, and spreading
  * objects of several shapes sent V8 to its slow path for each copy (about a tenth of a tracking
  * request's CPU with money on, `npm run bench:profile -- events`).
@@ -265,6 +270,8 @@ export function settledAs(
   reason: string | null,
   costMicros: number,
   earningsMicros: number,
+  priceId: number | null = null,
+  shareId: number | null = null,
 ): TrackedEvent {
   // Required: a field added to TrackedEvent and not copied here fails to compile.
   const copy: Required<TrackedEvent> = {
@@ -286,6 +293,8 @@ export function settledAs(
     viewer: event.viewer === true,
     costMicros,
     earningsMicros,
+    priceId,
+    shareId,
   };
   return copy;
 }

@@ -13,8 +13,7 @@ export interface Database {
   partner_revenue_shares: PartnerRevenueShareTable;
   partner_earnings: PartnerEarningsTable;
   /** SQLite: what batches charged, appended, not yet folded into the two above (migration 025). */
-  charge_deltas: ChargeDeltaTable;
-  /** Views: the tables plus, on SQLite, what `charge_deltas` holds for them; what readers use. */
+  /** Views: the tables plus, on SQLite, what `event_rollup_deltas` charged since the last fold; what readers use. */
   campaign_prices_live: CampaignPriceTable;
   partner_earnings_live: PartnerEarningsTable;
   campaign_placements: CampaignPlacementTable;
@@ -24,7 +23,7 @@ export interface Database {
   idempotency_keys: IdempotencyKeyTable;
   event_rollups: EventRollupTable;
   /** SQLite: rollup rows appended by batches, not yet folded into `event_rollups` (migration 024). */
-  event_rollup_deltas: EventRollupTable;
+  event_rollup_deltas: EventRollupDeltaTable;
   /** A view: `event_rollups` and, on SQLite, `event_rollup_deltas`; what every reader sums. */
   event_rollups_live: EventRollupTable;
   campaign_rollups: CampaignRollupTable;
@@ -139,20 +138,6 @@ export interface PartnerRevenueShareTable {
   created_at: number;
 }
 
-/**
- * What one batch charged (migration 025): at a price (`partner_id` and `share_id` null: its units
- * and spend) or to a partner under a share (its spend and earnings).
- */
-export interface ChargeDeltaTable {
-  id: Generated<number>;
-  price_id: number;
-  partner_id: number | null;
-  share_id: number | null;
-  units: number;
-  spend_micros: number;
-  earnings_micros: number;
-}
-
 /** The spend and earnings of one partner under one price and one share: earnings' no-loss counter. */
 export interface PartnerEarningsTable {
   price_id: number;
@@ -249,6 +234,18 @@ export interface EventRollupTable {
   earnings_micros: Generated<number>;
   /** How many of the events named a viewer (D20, migration 029). */
   with_viewer: Generated<number>;
+}
+
+/**
+ * SQLite: a rollup row a batch appended (migration 024), with the price its events were charged at
+ * and the revenue share they earned their partner under (migration 031: null where none), which the
+ * fold adds to `campaign_prices` and `partner_earnings`.
+ */
+export interface EventRollupDeltaTable extends EventRollupTable {
+  /** Only goes up (AUTOINCREMENT), so a connection can tell the rows it knows from others. */
+  id: Generated<number>;
+  price_id: number | null;
+  share_id: number | null;
 }
 
 /**
