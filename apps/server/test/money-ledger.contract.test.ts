@@ -419,9 +419,12 @@ describe.each(ENGINES)('money in the event ledger on %s', (engine) => {
     expect((await moneyOf(id)).prices).toEqual([{ billed: 6, spend: 9 }]);
     await store.foldAppended();
     expect((await earningsOf(id, partnerId)).counters).toEqual(counted);
-    // The next batch earns on from the second share's spend: units 7 to 9 (1 + 2 + 1), 9 × 25%.
+    // The next batch earns on from the second share's spend (5, 1 earned): units 7 to 9 cost
+    // 1 + 2 + 1, and take it to 6, 8 and 9, at 25% 1, 2 and 2 earned in all: [0, 1, 0]. From a
+    // spend of 0 they would earn [0, 0, 1].
     await store.insertEvents([later(), later(), later()]);
     const after = await earningsOf(id, partnerId);
+    expect(after.earnings).toEqual([0, 1, 1, 0, 0, 1, 0, 1, 0]);
     expect(after.counters).toEqual([
       { spend: 4, earnings: 2 },
       { spend: 9, earnings: 2 },

@@ -19,8 +19,8 @@ export async function rollupsCompactedBefore(db: Db): Promise<number> {
 }
 
 /**
- * SQLite: sums what batches appended since the last fold (rollup rows, migration 024; charges,
- * migration 025) into their tables, in one transaction; returns how many appended rows it folded.
+ * SQLite: sums what batches appended since the last fold (rollup rows, migration 024, with what
+ * their events were charged, migration 031) into their tables, in one transaction; returns how many appended rows it folded.
  * PostgreSQL: 0, its batches add to those tables themselves. Readers see the same sums before and
  * after (the `_live` views).
  */

@@ -77,7 +77,9 @@ export interface ChargeRows {
   /**
    * Adds what the batch charged: the units and cost at each price (`prices`), and the spend and
    * earnings of each (price, partner, share) (`earnings`, counters created where they do not exist),
-   * whose units are among their price's.
+   * whose units are among their price's. SQLite writes nothing here: each event's price and share
+   * travel in the rollup rows its ledger appends (`event-ledger-sqlite.ts`), which the fold adds to
+   * those counters; a charge that did not travel there would be lost.
    */
   addCharges(prices: readonly PriceCharge[], earnings: readonly EarningsCharge[]): Promise<void>;
   /** Adds spend to campaigns' counters, creating those that do not exist yet. */

@@ -83,8 +83,8 @@ export interface EventLedger {
   pruneEvents(db: Db, before: number, limit: number): Promise<number>;
   /**
    * Sums what batches appended since the last fold into the tables it adds to, in the caller's
-   * transaction: rollup rows into `event_rollups` (migration 024), charges into `campaign_prices`
-   * and `partner_earnings` (migration 025); returns how many appended rows it folded. Null where
+   * transaction: rollup rows into `event_rollups` (migration 024), what they charged into
+   * `campaign_prices` and `partner_earnings` (migration 031); returns how many appended rows it folded. Null where
    * batches add to those tables themselves (PostgreSQL).
    */
   readonly foldAppended: {

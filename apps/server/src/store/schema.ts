@@ -12,7 +12,6 @@ export interface Database {
   campaign_prices: CampaignPriceTable;
   partner_revenue_shares: PartnerRevenueShareTable;
   partner_earnings: PartnerEarningsTable;
-  /** SQLite: what batches charged, appended, not yet folded into the two above (migration 025). */
   /** Views: the tables plus, on SQLite, what `event_rollup_deltas` charged since the last fold; what readers use. */
   campaign_prices_live: CampaignPriceTable;
   partner_earnings_live: PartnerEarningsTable;
