@@ -35,16 +35,21 @@ const EARNINGS = `select json_group_array(json_array(e.price_id, e.partner_id, e
   from json_each(?) as pair
   join partner_earnings e on e.price_id = pair.value ->> 0 and e.partner_id = pair.value ->> 1`;
 
-/**
- * The newest appended id, and the table's AUTOINCREMENT counter (`sqlite_sequence`), which a
- * rollback restores with the rows: after a fold has emptied the table, only the counter tells a
- * committed fold from a rolled-back transaction that appended and folded.
- */
-const NEWEST_DELTA = `select max(id) as id,
-  (select seq from sqlite_sequence where name = 'event_rollup_deltas') as seq from event_rollup_deltas`;
+/** How many folds the store has had (`meta`), counted by each fold in its transaction. */
+const FOLDS = 'rollup_deltas_folds';
 
-/** Changes whenever another connection commits (SQLite's `data_version`); not for this one's own. */
-const DATA_VERSION = `pragma data_version`;
+/**
+ * The newest appended id; the folds so far, which a rollback restores with the rows: after a fold
+ * has emptied the table, only they tell a committed fold from a rolled-back transaction that
+ * appended and folded; and SQLite's `data_version`, which changes whenever another connection
+ * commits (not for this one's own). One statement: a batch asks it up to three times.
+ */
+const NEWEST_DELTA = `select max(id) as id, (select value from meta where key = '${FOLDS}') as folds,
+  (select data_version from pragma_data_version) as data_version
+  from event_rollup_deltas`;
+
+const COUNT_FOLD = `insert into meta (key, value) values ('${FOLDS}', '1')
+  on conflict (key) do update set value = cast(meta.value as integer) + 1 returning value`;
 
 /** A price's units are the events of its rollup rows (only charged events carry a price). */
 const UNFOLDED_PRICES = `select price_id, sum(count) as units, sum(spend_micros) as spend
@@ -85,8 +90,10 @@ interface Statements {
   shares: BetterSqlite3.Statement<unknown[], [id: number, effectiveFrom: number, basisPoints: number]>;
   earnings: BetterSqlite3.Statement<[string], string>;
   addToSpendCounter: BetterSqlite3.Statement;
-  newestDelta: BetterSqlite3.Statement<unknown[], { id: number | null; seq: number | null }>;
-  dataVersion: BetterSqlite3.Statement<unknown[], { data_version: number }>;
+  newestDelta: BetterSqlite3.Statement<
+    unknown[],
+    { id: number | null; folds: string | null; data_version: number }
+  >;
   unfoldedPrices: BetterSqlite3.Statement<unknown[], { price_id: number; units: number; spend: number }>;
   unfoldedEarnings: BetterSqlite3.Statement<
     unknown[],
@@ -100,11 +107,11 @@ const noShares = (): UnfoldedShares => new Map();
 
 /**
  * The money in `event_rollup_deltas` as this connection last knew it: exact while no other connection
- * has committed since (`dataVersion`: its appends, its folds) and the table's newest id and
- * AUTOINCREMENT counter are `newest` and `seq` (a rolled-back transaction of this one lowers the
- * counter, and the id too unless a fold of its own had emptied the table). Ids alone would not do:
- * a rollback hands its ids out again, so another connection's appends after it could end at the
- * same newest id. Read again from the table otherwise.
+ * has committed since (`dataVersion`: its appends, its folds) and the table's newest id and the
+ * store's count of folds are `newest` and `folds` (a rolled-back transaction of this one lowers the
+ * id, or the count if it folded too, which empties the table as a committed fold does). The ids
+ * start again from 1 once a fold has emptied the table: a plain rowid, where AUTOINCREMENT cost
+ * every append a read and a write of `sqlite_sequence`. Read again from the table otherwise.
  *
  * `totals` holds, for the (price, partner) pairs read since, each share's spend and earnings in
  * all (the `partner_earnings` row plus what was appended): a batch then reads no earnings row it
@@ -114,7 +121,7 @@ const noShares = (): UnfoldedShares => new Map();
  */
 interface Unfolded {
   newest: number | null;
-  seq: number | null;
+  folds: string | null;
   dataVersion: number;
   prices: Map<number, { units: number; spend: number }>;
   earnings: Map<string, UnfoldedShares>;
@@ -145,8 +152,10 @@ function statementsOf(sqlite: BetterSqlite3.Database): Statements {
       shares: sqlite.prepare<unknown[], [number, number, number]>(SHARES).raw(true),
       earnings: sqlite.prepare<[string], string>(EARNINGS).pluck(true),
       addToSpendCounter: sqlite.prepare(ADD_TO_SPEND_COUNTER),
-      newestDelta: sqlite.prepare<unknown[], { id: number | null; seq: number | null }>(NEWEST_DELTA),
-      dataVersion: sqlite.prepare<unknown[], { data_version: number }>(DATA_VERSION),
+      newestDelta: sqlite.prepare<
+        unknown[],
+        { id: number | null; folds: string | null; data_version: number }
+      >(NEWEST_DELTA),
       unfoldedPrices: sqlite.prepare(UNFOLDED_PRICES),
       unfoldedEarnings: sqlite.prepare(UNFOLDED_EARNINGS),
     };
@@ -162,8 +171,8 @@ function current(known: Unfolded | undefined, statements: Statements): Unfolded 
   if (known === undefined) return undefined;
   const table = statements.newestDelta.get();
   return known.newest === (table?.id ?? null) &&
-    known.seq === (table?.seq ?? null) &&
-    known.dataVersion === Number(statements.dataVersion.get()?.data_version)
+    known.folds === (table?.folds ?? null) &&
+    known.dataVersion === Number(table?.data_version)
     ? known
     : undefined;
 }
@@ -175,8 +184,8 @@ function unfolded(sqlite: BetterSqlite3.Database, statements: Statements): Unfol
   const table = statements.newestDelta.get();
   const fresh: Unfolded = {
     newest: table?.id ?? null,
-    seq: table?.seq ?? null,
-    dataVersion: Number(statements.dataVersion.get()?.data_version),
+    folds: table?.folds ?? null,
+    dataVersion: Number(table?.data_version),
     prices: new Map(),
     earnings: new Map(),
     totals: new Map(),
@@ -241,7 +250,6 @@ export function appendingRollups(
   }
   return (id, row) => {
     known.newest = id;
-    known.seq = id;
     if (row.priceId === null) return;
     const sums = known.prices.get(row.priceId) ?? { units: 0, spend: 0 };
     sums.units += row.count;
@@ -262,8 +270,9 @@ export function foldChargesSqlite(sqlite: BetterSqlite3.Database): void {
   const known = unfolded(sqlite, statementsOf(sqlite));
   sqlite.prepare(FOLD_PRICES).run();
   sqlite.prepare(FOLD_EARNINGS).run();
+  known.folds = sqlite.prepare<[], { value: string }>(COUNT_FOLD).get()?.value ?? null;
   // Nothing appended any more once the table is emptied, all of it in the rows: the totals stay
-  // what they were (and `seq`, which tells this fold committed from a transaction rolled back with it).
+  // what they were.
   known.newest = null;
   known.prices = new Map();
   known.earnings = new Map();

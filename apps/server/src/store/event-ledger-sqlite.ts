@@ -65,7 +65,7 @@ const FOLD_ROLLUPS = `insert into event_rollups (minute, campaign_id, partner_id
 /** Whether a fold has anything to do. */
 const ANYTHING_APPENDED = `select 1 from event_rollup_deltas limit 1`;
 
-/** Without a WHERE, SQLite empties the table at once instead of row by row; AUTOINCREMENT keeps its ids going up. */
+/** Without a WHERE, SQLite empties the table at once instead of row by row. */
 const EMPTY_DELTAS = `delete from event_rollup_deltas`;
 
 /** How far `campaign_rollups` sum the rollups already (migration 013). */

@@ -241,7 +241,7 @@ export interface EventRollupTable {
  * fold adds to `campaign_prices` and `partner_earnings`.
  */
 export interface EventRollupDeltaTable extends EventRollupTable {
-  /** Only goes up (AUTOINCREMENT), so a connection can tell the rows it knows from others. */
+  /** The rowid: with the count of folds in `meta`, how a connection tells the rows it knows. */
   id: Generated<number>;
   price_id: number | null;
   share_id: number | null;

@@ -18,8 +18,9 @@ const COLUMNS = `minute, campaign_id, partner_id, placement_id, country, device,
  * batch's events of one key but of two prices or shares are two rows. A price's units billed since
  * the last fold are the count of its rows, its spend and its partners' spend and earnings their
  * sums; the fold adds them to `campaign_prices` and `partner_earnings` before it sums the rows into
- * `event_rollups`. It also gains an `id` that only goes up (AUTOINCREMENT), which the server uses to
- * tell whether the rows it knows the sums of are still the table's (`charge-rows-sqlite.ts`).
+ * `event_rollups`. It also gains an `id` (the rowid: AUTOINCREMENT would cost every append a read
+ * and a write of `sqlite_sequence`), which with a count of folds in `meta` tells the server whether
+ * the rows it knows the sums of are still the table's (`charge-rows-sqlite.ts`).
  *
  * `charge_deltas`' rows are folded first and the table dropped, the rollup rows copied into the new
  * table, and the views made again on it, in one transaction (Kysely runs SQLite's migrations outside
@@ -52,7 +53,7 @@ export async function up(db: AnyDb, engine: Engine): Promise<void> {
       await sql`drop view if exists ${sql.raw(view)}`.execute(tx);
     await sql`drop table charge_deltas`.execute(tx);
     await sql`create table rollup_deltas_charged (
-      id integer primary key autoincrement,
+      id integer primary key,
       minute bigint not null,
       campaign_id bigint not null,
       partner_id bigint not null,
