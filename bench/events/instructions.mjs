@@ -1,7 +1,8 @@
 // bench/events/instructions.mjs: `npm run bench:events -- --instructions` counts the machine
 // instructions the store spends per batch of 35 tracking events, with money on and off, under
 // valgrind's callgrind. A count, unlike a throughput, comes out nearly the same however busy the
-// machine is, so it can judge a change of a few per cent on a host too noisy for wrk. It runs
+// machine is, so it can judge a change of a few per cent on a host too noisy for wrk (nearly: run it
+// with nothing else on the machine, see bench/events/README.md). It runs
 // `store-batches.mjs` with 100 and with 400 batches for each setting and divides the difference by
 // 300, which leaves out start-up and seeding. It counts the main thread, where the batches run:
 // V8's background threads compile and collect garbage when their turn comes, which moved the count of
