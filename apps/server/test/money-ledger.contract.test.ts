@@ -565,7 +565,7 @@ describe.each(ENGINES)('money in the event ledger on %s', (engine) => {
       await store.foldAppended();
       await store.insertEvents([click()]);
       // Folded first, so the transaction below starts with nothing appended and ends with nothing
-      // appended either way: only the table's AUTOINCREMENT counter tells its fold was rolled back.
+      // appended either way: only the count of folds in `meta` tells its fold was rolled back.
       await store.foldAppended();
       await rolledBack(async (tx) => {
         await tx.insertEvents([click()]);

@@ -12,8 +12,8 @@
 // earned under (migration 031), and the fold adds them to those rows every second
 // (`foldChargesSqlite`) before it sums the rollups. A price's units billed and a partner's earnings
 // so far are then the row plus what was appended since: the connection keeps those sums in memory
-// (`Unfolded`), good for as long as no other connection has committed and the newest appended id is
-// the one it appended last.
+// (`Unfolded`), good for as long as no other connection has committed and the newest appended id and
+// the count of folds are those it knows (a rollback of its own lowers one or the other).
 import type BetterSqlite3 from 'better-sqlite3';
 import type { Micros } from '../domain/money.js';
 import type { ChargeRows, EarningsRow, ShareRow } from './charge-rows.js';
