@@ -47,7 +47,9 @@ request = function()
   else
     pair = pairs_list[math.random(#pairs_list)]
   end
-  headers["Idempotency-Key"] = random_keys and random_uuid() or (prefix .. counter)
+  -- The counter zero-padded: unpadded, "…-10" sorts before "…-9", and a batch's claims landed in
+  -- several places of the index instead of side by side, as a UUIDv7's do.
+  headers["Idempotency-Key"] = random_keys and random_uuid() or string.format("%s%012d", prefix, counter)
   local token = pair[3] and (',"token":"' .. pair[3] .. '"') or ""
   local body = '{"campaignId":' .. pair[1] .. ',"placement":"' .. pair[2] .. '","location":"US","device":"mobile"' .. token .. '}'
   return wrk.format("POST", "/api/v1/campaigns/" .. kind, headers, body)
