@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
-import { connect, loadSqliteDriver, openSqliteFile } from './connect.js';
+import { connect, loadSqliteDriver, openSqliteFile, SQLITE_PAGE_SIZE } from './connect.js';
 
 const mode = (file: string) => fs.statSync(file).mode & 0o777;
 
@@ -27,6 +27,31 @@ describe('openSqliteFile', () => {
     } finally {
       process.umask(previous);
     }
+  });
+
+  it('makes a new store of 2,048-byte pages that checkpoints at 4 MiB of log, and keeps an older store at 4,096', () => {
+    const pragma = (sqlite: ReturnType<typeof openSqliteFile>, name: string) =>
+      Number(sqlite.pragma(name, { simple: true }));
+    const fresh = openSqliteFile(path.join(parent, 'new.db'));
+    fresh.exec('create table t (x)');
+    expect([pragma(fresh, 'page_size'), pragma(fresh, 'wal_autocheckpoint')]).toEqual([
+      SQLITE_PAGE_SIZE,
+      2048,
+    ]);
+    fresh.close();
+    // A store made by an earlier release, at SQLite's default page size, in WAL mode as it left it.
+    const older = path.join(parent, 'older.db');
+    const Driver = loadSqliteDriver();
+    const made = new Driver(older);
+    made.pragma('page_size = 4096');
+    made.pragma('journal_mode = WAL');
+    made.exec('create table t (x); insert into t values (1)');
+    made.close();
+    const reopened = openSqliteFile(older);
+    reopened.exec('insert into t values (2)');
+    expect([pragma(reopened, 'page_size'), pragma(reopened, 'wal_autocheckpoint')]).toEqual([4096, 1024]);
+    expect(reopened.prepare('select count(*) as n from t').get()).toEqual({ n: 2 });
+    reopened.close();
   });
 
   it('leaves an existing file with the permissions its operator gave it', () => {
