@@ -1,8 +1,8 @@
 // bench/events/wal-pages.mjs: which tables and indexes a SQLite server's commits write, read from
 // its write-ahead log (used by commits.mjs). Every commit appends to the log each page it changed,
 // one frame per page; a frame names its page, and SQLite's `dbstat` table names the tree (table
-// or index) each page belongs to. The log is reused from its start after each checkpoint (every
-// 1,000 pages or so), so the frames of the current round, those carrying the salt in the log's
+// or index) each page belongs to. The log is reused from its start after each checkpoint (at 4 MiB
+// of log, `store/connect.ts`), so the frames of the current round, those carrying the salt in the log's
 // header, are the last few dozen commits of the load: a sample taken while the server runs.
 import fs from 'node:fs';
 import { createRequire } from 'node:module';

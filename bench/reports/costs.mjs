@@ -132,11 +132,19 @@ async function batchCost(engine, without, dir) {
 }
 
 async function compactionStall(engine, dir) {
+  // The newest seed version's store, when older ones are still kept.
+  const newest = (names) =>
+    names.sort((a, b) => Number(b.match(/v(\d+)/)[1]) - Number(a.match(/v(\d+)/)[1]))[0];
   const seed =
     engine === 'sqlite'
-      ? fs.readdirSync(path.join(ROOT, '.bench')).find((name) => /^reports-store-v\d+\.db$/.test(name))
-      : (await adminQuery(`select datname from pg_database where datname like 'placard_bench_reports_v%'`))[0]
-          ?.datname;
+      ? newest(
+          fs.readdirSync(path.join(ROOT, '.bench')).filter((name) => /^reports-store-v\d+\.db$/.test(name)),
+        )
+      : newest(
+          (
+            await adminQuery(`select datname from pg_database where datname like 'placard_bench_reports_v%'`)
+          ).map((row) => row.datname),
+        );
   if (seed === undefined) {
     console.log(`${engine.padEnd(10)} compaction: no kept store (run npm run bench:reports first)`);
     return;

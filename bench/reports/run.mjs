@@ -5,8 +5,8 @@
 // p95 <= 250 ms on SQLite and on PostgreSQL. Figures are milliseconds on this machine, not ratios to
 // the hello-world, whose latency is measured alongside for scale only.
 //
-// The seeded stores are kept between runs (.bench/reports-store-v<SEED_VERSION>.db and the
-// PostgreSQL database placard_bench_reports_v<SEED_VERSION>) and made only when missing; the
+// The seeded stores are kept between runs (.bench/reports-store-v<SQLITE_SEED_VERSION>.db and the
+// PostgreSQL database placard_bench_reports_v<POSTGRES_SEED_VERSION>) and made only when missing; the
 // store's own migrations are applied to them before every run, and timed.
 import fs from 'node:fs';
 import http from 'node:http';
@@ -34,10 +34,11 @@ import {
 import { benchCampaigns, DEVICES, LOCATIONS, mulberry32 } from '../seed.mjs';
 
 /**
- * Bump when the seeded data changes, so kept stores of the old data are not measured; 3: SQLite
- * stores are made with pages of 2,048 bytes.
+ * Bump when an engine's seeded store changes, so kept stores of the old data are not measured;
+ * SQLite's 3: its stores are made with pages of 2,048 bytes.
  */
-const SEED_VERSION = 3;
+const SQLITE_SEED_VERSION = 3;
+const POSTGRES_SEED_VERSION = 2;
 const ROLLUP_ROWS = 10_000_000;
 const CAMPAIGNS = 1_000;
 const ADVERTISERS = 100;
@@ -51,12 +52,15 @@ const TARGET_MS = 250;
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 200);
 const WARM_UP = 20;
 /** The engines measured: both unless BENCH_ENGINES names one (`sqlite` or `postgres`). */
-const ENGINES = (process.env.BENCH_ENGINES ?? 'sqlite,postgres').split(',');
+const ENGINES = (process.env.BENCH_ENGINES ?? 'sqlite,postgres').split(',').map((name) => name.trim());
+const unknownEngines = ENGINES.filter((name) => name !== 'sqlite' && name !== 'postgres');
+if (unknownEngines.length > 0 || ENGINES.length === 0)
+  throw new Error(`BENCH_ENGINES: ${unknownEngines.join(', ')} is not sqlite or postgres`);
 const BUDGET_MS = 60_000;
 
 const STORE_DIR = path.join(ROOT, '.bench');
-const SQLITE_FILE = path.join(STORE_DIR, `reports-store-v${SEED_VERSION}.db`);
-const PG_NAME = `placard_bench_reports_v${SEED_VERSION}`;
+const SQLITE_FILE = path.join(STORE_DIR, `reports-store-v${SQLITE_SEED_VERSION}.db`);
+const PG_NAME = `placard_bench_reports_v${POSTGRES_SEED_VERSION}`;
 
 /**
  * Campaign i's share of the rows falls as 1/sqrt(i + 1) (a few busy campaigns, a long quiet tail),

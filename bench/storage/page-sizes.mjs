@@ -1,10 +1,12 @@
 // bench/storage/page-sizes.mjs: what SQLite's page size costs reads. Builds a table shaped like
-// the rollups (2,000,000 rows of 200 a minute, keyed by minute first) at pages of 4,096, 2,048 and
-// 1,024 bytes, then times, in this process on core 0, a sum over the whole table by campaign (a
-// long report), a day of one campaign (a short one) and 100,000 lookups of one row by its key (a
-// batch's or a fold's), the three sizes in turn, median of BENCH_RUNS rounds (default 3). Tracking writes fewer bytes at smaller pages (`npm run bench:events --
-// --commits`); this is the other side. Run with `node scripts/setup.mjs && node
-// bench/storage/page-sizes.mjs`; the files are removed at the end.
+// the rollups (2,000,000 rows of 200 a minute, keyed by minute first, with the product's index by
+// campaign and minute) at pages of 4,096, 2,048 and 1,024 bytes, then times, in this process on
+// core 0, a sum over the whole table by campaign (a long report), a day of one campaign through
+// the index (a short one) and 100,000 lookups of rows that exist by their key (a fold's), the
+// three sizes in turn, median of BENCH_RUNS rounds (default 3). Tracking writes fewer bytes at
+// smaller pages (`npm run bench:events -- --commits`); this is the other side. Run with
+// `node scripts/setup.mjs && node bench/storage/page-sizes.mjs`; the files are removed at the end,
+// an interrupted run's too.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -17,6 +19,10 @@ const Database = loadSqliteDriver();
 execFileSync('taskset', ['-a', '-p', '-c', SERVER_CORE, String(process.pid)], { stdio: 'ignore' });
 const dir = tempDir('placard-bench-page-sizes-');
 process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
+for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => process.exit(1));
+if (!(RUNS >= 1)) throw new Error('BENCH_RUNS must be 1 or more');
+/** One row's key in this many is kept to look up: 100,000 rows that exist. */
+const LOOKED_UP_EVERY = ROWS / 100_000;
 
 /** Milliseconds per call of `run`, the median of `times` calls after one to warm the cache. */
 function timed(times, run) {
@@ -39,13 +45,15 @@ function build(pageSize) {
   db.exec(`create table rollups (minute integer, campaign_id integer, partner_id integer,
     placement_id text, country text, device text, kind text, verdict text, count integer,
     spend_micros integer, primary key (minute, campaign_id, partner_id, placement_id, country, device,
-    kind, verdict))`);
+    kind, verdict));
+    create index rollups_campaign on rollups (campaign_id, minute)`);
   const insert = db.prepare('insert or ignore into rollups values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
   let seed = 1;
   const random = (n) => Math.floor(((seed = (seed * 48271) % 2147483647) / 2147483647) * n);
+  const keys = [];
   db.transaction(() => {
     for (let i = 0; i < ROWS; i++) {
-      insert.run(
+      const key = [
         Math.floor(i / 200) * MINUTE,
         random(1000),
         random(5),
@@ -54,17 +62,17 @@ function build(pageSize) {
         ['mobile', 'desktop', ''][random(3)],
         'impression',
         'counted',
-        3,
-        1000,
-      );
+      ];
+      insert.run(...key, 3, 1000);
+      if (i % LOOKED_UP_EVERY === 0) keys.push(key);
     }
   })();
   db.pragma('wal_checkpoint(TRUNCATE)');
-  return { pageSize, db, megabytes: Math.round(fs.statSync(file).size / 1e5) / 10 };
+  return { pageSize, db, keys, megabytes: Math.round(fs.statSync(file).size / 1e5) / 10 };
 }
 
 /** The three reads' times on one table: ms for the two sums, µs for a lookup. */
-function measure({ db }) {
+function measure({ db, keys }) {
   const byCampaign = db.prepare(
     'select campaign_id, sum(count), sum(spend_micros) from rollups where minute between ? and ? group by campaign_id',
   );
@@ -78,9 +86,9 @@ function measure({ db }) {
     oneDayMs: timed(50, (i) => oneDay.get(i * 20 * MINUTE, i * 20 * MINUTE + 1440 * MINUTE, 7)),
     lookupUs:
       timed(3, () => {
-        for (let k = 0; k < 100_000; k++)
-          byKey.get((k % 10_000) * MINUTE, k % 1000, 1, 'slot-1', 'US', 'mobile', 'impression', 'counted');
-      }) / 100,
+        for (const key of keys) byKey.get(...key);
+      }) *
+      (1000 / keys.length),
   };
 }
 
