@@ -22,10 +22,13 @@ const DATA_DIR = tempDir('placard-connection-loss-');
 
 /** How much the load must see before it stops: enough faults, and enough events acknowledged through them. */
 const ENOUGH = { faults: 8, acknowledged: 200 };
-/** The load stops here whatever it has seen, so a server that stops acknowledging fails the test. */
-const LOAD_LIMIT_MS = 60_000;
+/**
+ * The load stops here whatever it has seen, so a server that stops acknowledging fails the test.
+ * An idle machine passes ENOUGH in about 10 s; this leaves room for one ten times as busy.
+ */
+const LOAD_LIMIT_MS = 180_000;
 /** The server's start window (100 s), the load's limit and the checks, on a slow machine. */
-const TEST_TIMEOUT_MS = 240_000;
+const TEST_TIMEOUT_MS = 330_000;
 
 /**
  * Eight clients send impressions one after another, retrying a refused one with the same key,
