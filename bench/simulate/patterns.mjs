@@ -88,9 +88,10 @@ export function newTally() {
     failed: {},
     /**
      * Requests answered `403 api key suspended` once the key was suspended (the policy of run.mjs
-     * suspends a key whose click-through rate is far off): what the server must do, not a failure.
+     * suspends a key whose click-through rate is far off), fetches and events apart: what the
+     * server must do, not a failure. Only refused events were counted in `sent`.
      */
-    refusedSuspended: 0,
+    refusedSuspended: { fetches: 0, events: 0 },
   };
 }
 
@@ -104,7 +105,7 @@ function partnerApi(ctx) {
   const headers = { authorization: `Bearer ${ctx.apiKey}` };
   const cache = new Map();
   const fail = (what) => {
-    if (/ 403$/.test(what)) ctx.tally.refusedSuspended++;
+    if (/ 403$/.test(what)) ctx.tally.refusedSuspended[what.startsWith('fetch') ? 'fetches' : 'events']++;
     else ctx.tally.failed[what] = (ctx.tally.failed[what] ?? 0) + 1;
   };
 
@@ -250,8 +251,8 @@ function followsContract(ctx, { perSecond, ctr, user: drawUser = endUser, unbill
  */
 function throughSdk(ctx, { perSecond, ctr, apiKey = ctx.apiKey }) {
   const client = new PlacardClient({ apiKey, baseUrl: ctx.url, tokens: true });
-  const fail = (error) => {
-    if (error.status === 403) return void ctx.tally.refusedSuspended++;
+  const fail = (error, refused = 'events') => {
+    if (error.status === 403) return void ctx.tally.refusedSuspended[refused]++;
     const what = `sdk ${error.name}${error.status ? ` ${error.status}` : ''}`;
     ctx.tally.failed[what] = (ctx.tally.failed[what] ?? 0) + 1;
   };
@@ -268,7 +269,7 @@ function throughSdk(ctx, { perSecond, ctr, apiKey = ctx.apiKey }) {
         limit: 1,
       });
     } catch (error) {
-      return fail(error);
+      return fail(error, 'fetches');
     }
     if (!campaign) return;
     const display = client.display(campaign, placement, user);

@@ -375,7 +375,9 @@ function printTable(report) {
         (r.late > 0 ? `; ${n(r.late)} of them held by the outage and sent late with their occurredAt` : '') +
         (r.partners > 1 ? ` by ${r.partners} partners` : '') +
         (Object.keys(r.failed).length > 0 ? `; failed: ${JSON.stringify(r.failed)}` : '') +
-        (r.refusedSuspended > 0 ? `; ${n(r.refusedSuspended)} refused once its key was suspended` : ''),
+        (r.refusedSuspended.events + r.refusedSuspended.fetches > 0
+          ? `; refused once its key was suspended: ${n(r.refusedSuspended.events)} events, ${n(r.refusedSuspended.fetches)} fetches`
+          : ''),
     );
     console.log(
       `  billable      ${n(r.billable.impressions)} impressions, ${n(r.billable.clicks)} clicks${pct(r.billable.impressions + r.billable.clicks, sent)}`,
