@@ -359,6 +359,7 @@ function checks(result) {
 
 function printTable(report) {
   const n = (value) => value.toLocaleString('en-US');
+  const counted = (value, one, many = `${one}s`) => `${n(value)} ${value === 1 ? one : many}`;
   const pct = (part, whole) => (whole === 0 ? '' : ` (${((100 * part) / whole).toFixed(2)}%)`);
   console.log(
     `npm run simulate, ${report.startedAt.slice(0, 16)}Z: ${report.seconds} s of traffic from ${report.patterns.length} patterns at once, seed ${report.seed}; ` +
@@ -376,7 +377,7 @@ function printTable(report) {
         (r.partners > 1 ? ` by ${r.partners} partners` : '') +
         (Object.keys(r.failed).length > 0 ? `; failed: ${JSON.stringify(r.failed)}` : '') +
         (r.refusedSuspended.events + r.refusedSuspended.fetches > 0
-          ? `; refused once its key was suspended: ${n(r.refusedSuspended.events)} events, ${n(r.refusedSuspended.fetches)} fetches`
+          ? `; refused once its key was suspended: ${counted(r.refusedSuspended.events, 'event')}, ${counted(r.refusedSuspended.fetches, 'fetch', 'fetches')}`
           : ''),
     );
     console.log(
