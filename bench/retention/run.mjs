@@ -69,6 +69,12 @@ async function seed(dir) {
     key: `${next()}-${i}`,
     created_at: keyAt(i),
   }));
+  // The mark a pass 24 hours before left over the expired keys (store/idempotency-marks-sqlite.ts):
+  // they arrived first, so they hold the first rowids.
+  await store.db
+    .insertInto('idempotency_key_marks')
+    .values({ at: keyAt(EXPIRED - 1), last_rowid: EXPIRED })
+    .execute();
   const places = ['header_banner', 'sidebar_top', 'footer'];
   await insertAll(store, 'events', 2 * EXPIRED, (i) => ({
     kind: i % 21 === 0 ? 'click' : 'impression',

@@ -3,6 +3,7 @@ import { REASONS } from '../domain/verdicts.js';
 import {
   COMPACTED_BEFORE,
   idempotencyExpiry,
+  pruneIdempotencyKeys,
   QUARTER_HOUR,
   requestFingerprint,
   type Charge,
@@ -273,6 +274,7 @@ export const postgresLedger: EventLedger = {
   chargeRows: sqlChargeRows,
   settlingCampaigns: null,
   pruneEvents: pruneLegacyEvents,
+  pruneIdempotencyKeys,
   foldAppended: null,
   partitions: { create: createEventPartitions, read: readEventPartitions, drop: dropEventPartitions },
 };

@@ -20,11 +20,16 @@ import {
   sqliteChargeRows,
   unfoldedUnits,
 } from './charge-rows-sqlite.js';
+import { pruneIdempotencyKeysSqlite } from './idempotency-marks-sqlite.js';
 import { settledAs, type TrackedEvent } from './rows.js';
 
+/**
+ * A key past its window is taken over, and moves to the table's next rowid, where a new key would
+ * be: rowids follow arrival, which is how retention finds expired keys (`idempotency-marks-sqlite.ts`).
+ */
 const CLAIM = `insert into idempotency_keys (api_key_id, key, created_at, fingerprint) values (?, ?, ?, ?)
   on conflict (api_key_id, key) do update set created_at = excluded.created_at,
-    fingerprint = excluded.fingerprint
+    fingerprint = excluded.fingerprint, rowid = (select max(rowid) + 1 from idempotency_keys)
   where idempotency_keys.created_at <= ?
   returning 1`;
 
@@ -332,6 +337,8 @@ export function sqliteLedger(handle: BetterSqlite3.Database): EventLedger {
     settlingCampaigns: (ids) => settlingCampaignsSqlite(handle, ids),
     // One events table: retention deletes its rows in chunks.
     pruneEvents,
+    pruneIdempotencyKeys: (_db, now, limit) =>
+      Promise.resolve(pruneIdempotencyKeysSqlite(handle, now, limit)),
     foldAppended: {
       pending: () => handle.prepare(ANYTHING_APPENDED).get() !== undefined,
       // The charges before the rollups: they are read from the rows the rollups' fold deletes.

@@ -82,6 +82,12 @@ export interface EventLedger {
   /** Deletes up to `limit` raw events older than `before` (retention); returns how many. */
   pruneEvents(db: Db, before: number, limit: number): Promise<number>;
   /**
+   * Forgets up to `limit` idempotency keys past their 24 hours at `now` (retention); returns how
+   * many. PostgreSQL finds them through their `created_at` index, SQLite under the marks of its
+   * earlier passes (`idempotency-marks-sqlite.ts`).
+   */
+  pruneIdempotencyKeys(db: Db, now: number, limit: number): Promise<number>;
+  /**
    * Sums what batches appended since the last fold into the tables it adds to, in the caller's
    * transaction: rollup rows into `event_rollups` (migration 024), what they charged into
    * `campaign_prices` and `partner_earnings` (migration 031); returns how many appended rows it folded. Null where
@@ -165,10 +171,11 @@ export async function pruneEvents(db: Db, before: number, limit: number): Promis
 }
 
 /**
- * The statement that forgets up to `limit` of the oldest (API key, Idempotency-Key) pairs past the
- * 24-hour window, picked through the `created_at` index and deleted by primary key. Limited
- * because every retention pass finds ten minutes' worth of keys, and in one statement SQLite
- * would hold the server's only thread for seconds (`npm run bench:retention`).
+ * PostgreSQL's statement that forgets up to `limit` of the oldest (API key, Idempotency-Key) pairs
+ * past the 24-hour window, picked through the `created_at` index and deleted by primary key.
+ * Limited because every retention pass finds ten minutes' worth of keys, and one long statement
+ * would hold their locks and a connection for seconds (`npm run bench:retention`). SQLite has no
+ * such index any more (migration 032): `idempotency-marks-sqlite.ts`.
  */
 export function pruneIdempotencyKeysQuery(db: Db, now: number, limit: number) {
   // Kysely's expression builder is meant to be destructured: its functions do not use `this`.

@@ -5,7 +5,6 @@ import { REASONS } from '../domain/verdicts.js';
 import { localDate, startOfNextLocalDay } from '../domain/time-zones.js';
 import {
   UnmarkedPrice,
-  pruneIdempotencyKeys as pruneOldIdempotencyKeys,
   type EventPartitioning,
   type SettledBatch,
   type SettlingRow,
@@ -173,7 +172,7 @@ async function changePartitions(
 
 /** Forgets up to `limit` idempotency keys past their 24-hour window; returns how many. */
 export function pruneIdempotencyKeys(ctx: StoreContext, now: number, limit: number): Promise<number> {
-  return pruneOldIdempotencyKeys(ctx.db, now, limit);
+  return ctx.ledger.pruneIdempotencyKeys(ctx.db, now, limit);
 }
 
 /** A campaign with a cap or a price per event, as the batch that locked it found it. */

@@ -31,6 +31,7 @@ import * as campaignSchedules from './migrations/028-campaign-schedules.js';
 import * as frequencyCaps from './migrations/029-frequency-caps.js';
 import * as chargeRowsMerged from './migrations/030-charge-rows-merged.js';
 import * as chargesInRollupDeltas from './migrations/031-charges-in-rollup-deltas.js';
+import * as idempotencyKeyMarks from './migrations/032-idempotency-key-marks.js';
 
 /** Where Kysely's migrator records the migrations applied. */
 const MIGRATION_TABLE = DEFAULT_MIGRATION_TABLE;
@@ -70,6 +71,7 @@ function migrations(connection: Connection): Record<string, Migration> {
     '029-frequency-caps': { up: (db) => frequencyCaps.up(db, connection.engine) },
     '030-charge-rows-merged': { up: (db) => chargeRowsMerged.up(db, connection.engine) },
     '031-charges-in-rollup-deltas': { up: (db) => chargesInRollupDeltas.up(db, connection.engine) },
+    '032-idempotency-key-marks': { up: (db) => idempotencyKeyMarks.up(db, connection.engine) },
   };
 }
 

@@ -20,6 +20,8 @@ export interface Database {
   api_keys: ApiKeyTable;
   events: EventTable;
   idempotency_keys: IdempotencyKeyTable;
+  /** SQLite: where retention's passes found the table's largest rowid (migration 032). */
+  idempotency_key_marks: IdempotencyKeyMarkTable;
   event_rollups: EventRollupTable;
   /** SQLite: rollup rows appended by batches, not yet folded into `event_rollups` (migration 024). */
   event_rollup_deltas: EventRollupDeltaTable;
@@ -213,6 +215,12 @@ export interface IdempotencyKeyTable {
   created_at: number;
   /** The claiming request (`requestFingerprint`); null for keys claimed before it was kept. */
   fingerprint: string | null;
+}
+
+/** Every idempotency key with a rowid up to `last_rowid` was created at or before `at` (SQLite). */
+export interface IdempotencyKeyMarkTable {
+  at: number;
+  last_rowid: number;
 }
 
 /** Per-minute event counts by every report dimension; '' stands for an absent country or device. */
