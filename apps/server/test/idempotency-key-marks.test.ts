@@ -84,9 +84,12 @@ describe('idempotency keys forgotten under the marks of earlier passes, on sqlit
     // The pass's own mark; the one it used stays until a newer one is old enough.
     expect((await marks()).rows.map((row) => Number(row.at))).toEqual([T0 + MINUTE, pass]);
     expect(await keysOf(store)).toEqual([]);
+    // A day later the pass's mark is the one in use, and the older one is forgotten.
+    expect(await store.pruneIdempotencyKeys(pass + DAY, 2)).toBe(0);
+    expect((await marks()).rows.map((row) => Number(row.at))).toEqual([pass, pass + DAY]);
   });
 
-  it('marks the keys a store held before migration 032, so they are forgotten on time', async () => {
+  it('marks the keys a store held before migration 032, so each is forgotten once its mark is a day old', async () => {
     await stores.create('sqlite');
     const before = await stores.open('031-charges-in-rollup-deltas');
     // Six keys five minutes apart, in arrival order, and one that arrived last but happened first.

@@ -15,7 +15,7 @@ export interface RetentionPass {
  * Rows deleted per statement, so pruning never holds the store (and, on SQLite, the server's only
  * thread) for long. Idempotency keys are random, so each one deleted dirties a page of its own:
  * the chunk is small enough that a statement costs a few milliseconds on SQLite, where a chunk of
- * 5,000 keys cost about 0.2 s (`npm run bench:retention`, docs/benchmarks.md).
+ * 5,000 keys cost 0.13 to 0.2 s (`npm run bench:retention`, docs/benchmarks.md).
  */
 export const RETENTION_CHUNK = 250;
 

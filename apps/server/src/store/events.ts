@@ -170,9 +170,13 @@ async function changePartitions(
   return transact(ctx, (tx) => change(partitions, tx));
 }
 
-/** Forgets up to `limit` idempotency keys past their 24-hour window; returns how many. */
+/**
+ * Forgets up to `limit` idempotency keys past their 24-hour window; returns how many. In a
+ * transaction of its own: SQLite's ledger writes through the connection's handle, which must not
+ * run inside a batch's transaction, and its delete and the mark it may leave go together.
+ */
 export function pruneIdempotencyKeys(ctx: StoreContext, now: number, limit: number): Promise<number> {
-  return ctx.ledger.pruneIdempotencyKeys(ctx.db, now, limit);
+  return transact(ctx, (tx) => tx.ledger.pruneIdempotencyKeys(tx.db, now, limit));
 }
 
 /** A campaign with a cap or a price per event, as the batch that locked it found it. */

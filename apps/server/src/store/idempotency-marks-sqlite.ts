@@ -8,14 +8,17 @@
  * `event-ledger-sqlite.ts`). An event's time is never later than its arrival (`domain/event-time.ts`),
  * so every key with a rowid up to the table's largest at an instant was created at or before it.
  *
- * Each retention pass ends by recording such a mark, `idempotency_key_marks`: the pass's time and
- * the largest rowid. Keys under the newest mark at least 24 hours old are expired, and are
- * deleted in rowid order, 250 a statement: a range of the table, not a search. Every delete also
- * requires the key's own `created_at` to be past its window, so a key the marks misplace (one
- * stored while the pass ran, or taken over by a release before this one) stays until it expires.
- * A key is forgotten at the first pass at least 24 hours after the pass that followed its arrival:
- * ten minutes to twenty late at the default interval, which costs rows, never a wrong answer (the
- * claim treats a key past its window as free whether or not it is still there).
+ * Each retention pass ends by recording such a mark, `idempotency_key_marks`: the time the pass
+ * started and the table's largest rowid as it ends. Keys under the newest mark at least 24 hours
+ * old are expired but for those stored while that pass ran, and are deleted in rowid order, 250 a
+ * statement: a range of the table, not a search. Every delete also requires the key's own
+ * `created_at` to be past its window, so a key the marks misplace (one stored while the pass ran,
+ * or taken over by a release before this one) stays until it expires: the marks decide where a
+ * pass looks, never whether a key has expired. A key is forgotten at the first pass at least 24
+ * hours after the pass that followed its arrival: up to twenty minutes after its 24 hours at the
+ * default interval, later by as much as its event's `occurredAt` was before its arrival. That
+ * costs rows, never a wrong answer: the claim treats a key past its window as free whether or not
+ * it is still there.
  */
 import type BetterSqlite3 from 'better-sqlite3';
 import { IDEMPOTENCY_WINDOW_MS } from '../domain/verdicts.js';

@@ -217,7 +217,10 @@ export interface IdempotencyKeyTable {
   fingerprint: string | null;
 }
 
-/** Every idempotency key with a rowid up to `last_rowid` was created at or before `at` (SQLite). */
+/**
+ * SQLite: a retention pass started at `at`, and the largest rowid of `idempotency_keys` as it
+ * ended; the keys up to it were created by `at`, but for those stored while the pass ran.
+ */
 export interface IdempotencyKeyMarkTable {
   at: number;
   last_rowid: number;

@@ -13,7 +13,9 @@ const MARK_SLOT_MS = 10 * 60_000;
  * order under `idempotency_key_marks` instead (`idempotency-marks-sqlite.ts`): each row a time and
  * the largest rowid at that time, so every key up to that rowid was created at or before it.
  *
- * The keys already stored get marks of their own, so they are forgotten on time: walking the
+ * The keys already stored get marks of their own, so they are forgotten within a day of their 24
+ * hours at worst (one taken over in place by an earlier release holds back the keys after it until
+ * it expires itself), and nearly all of them on time: walking the
  * table in rowid order, the newest `created_at` so far is a time every key up to there was created
  * at or before; the last rowid of each ten minutes of those times is a mark. In one transaction
  * (Kysely runs SQLite's migrations outside one). The previous release would find expired keys by
