@@ -1,13 +1,14 @@
 // Shared benchmark machinery. Method (see docs/benchmarks.md): the server under test is pinned to
 // core 0 and the load generator (wrk) to core 1; a node:http hello-world is measured in the same run
 // and every figure is reported as a ratio to it, the median of several runs.
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { execFile, execFileSync, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
 import pg from 'pg';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { patchedBuild } from '../scripts/patched-build.mjs';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -109,11 +110,34 @@ export async function startPinned(args, env = {}) {
  * Runs wrk pinned to the load core with keep-alive connections and returns requests/s and latency.
  * Fails when any response was not 2xx, so a benchmark never reports the speed of errors.
  */
-export function wrk(url, { connections = 50, seconds = 10, script, scriptEnv = {} } = {}) {
+export function wrk(url, options = {}) {
+  const output = execFileSync('taskset', wrkArgs(url, options), { encoding: 'utf8', env: wrkEnv(options) });
+  return wrkFigures(output);
+}
+
+/**
+ * `wrk` without blocking this process meanwhile, for a benchmark that reads what the server prints
+ * while the load runs.
+ */
+export async function wrkInBackground(url, options = {}) {
+  const { stdout } = await promisify(execFile)('taskset', wrkArgs(url, options), {
+    encoding: 'utf8',
+    env: wrkEnv(options),
+  });
+  return wrkFigures(stdout);
+}
+
+function wrkArgs(url, { connections = 50, seconds = 10, script } = {}) {
   const args = ['-c', LOAD_CORE, 'wrk', '-t1', `-c${connections}`, `-d${seconds}s`, '--latency'];
   if (script) args.push('-s', script);
   args.push(url);
-  const output = execFileSync('taskset', args, { encoding: 'utf8', env: { ...process.env, ...scriptEnv } });
+  return args;
+}
+
+const wrkEnv = ({ scriptEnv = {} }) => ({ ...process.env, ...scriptEnv });
+
+/** wrk's figures from its output; throws when any response was not 2xx. */
+function wrkFigures(output) {
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(output)?.[1]);
   const requests = Number(/(\d+) requests in/.exec(output)?.[1]);
   const non2xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(output)?.[1] ?? 0);
