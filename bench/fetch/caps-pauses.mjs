@@ -1,8 +1,9 @@
 // What pauses a capped fetch meets: one server (half its campaigns capped, or none with
-// `--uncapped`) run as `run.mjs --caps` runs it (15 s at full load, then 10 s at the steady load),
-// with V8's `--trace-gc` and `loop-delay.cjs` preloaded. Prints, for the steady load's 10 s, the
-// full collections (mark-compact) and their pauses, the young ones' count and longest pause, the
-// event loop's longest delay in each second, and how the memory outside the heap moved.
+// `--uncapped`) run as `run.mjs --caps` runs it (15 s at full load, then the steady load for
+// BENCH_SECONDS), with V8's `--trace-gc` and `loop-delay.cjs` preloaded. Prints, for the steady
+// load, the full collections (mark-compact) and their pauses, the young ones' count and longest
+// pause, the event loop's longest delay in each second, and how `arrayBuffers` moved (a buffer
+// counts whole from when it is taken, written or not).
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -54,6 +55,10 @@ const url = await new Promise((resolve, reject) => {
     }
   });
   exited.then((code) => reject(new Error(`the server exited with ${code}`)));
+  setTimeout(() => reject(new Error('the server did not start within 120 s')), 120_000).unref();
+}).catch((error) => {
+  child.kill('SIGKILL');
+  throw error;
 });
 
 const viewers = { PLACARD_BENCH_KEY: key, PLACARD_BENCH_VIEWERS: '100000' };
@@ -62,7 +67,7 @@ try {
   await bench.wrkInBackground(url, { seconds: WARM_SECONDS, script: SCRIPT, scriptEnv: viewers });
   phase = 'steady';
   const steady = await bench.wrkInBackground(url, {
-    seconds: 10,
+    seconds: bench.SECONDS,
     script: SCRIPT,
     scriptEnv: { ...viewers, PLACARD_BENCH_PAUSE_MS: '5' },
   });
@@ -75,12 +80,12 @@ try {
     .filter((line) => line.startsWith('{"loopDelayMaxMs"'))
     .map((line) => JSON.parse(line));
   const fixed = (n) => n.toFixed(1);
-  console.log(`fetch pauses, ${capped ? 'half the campaigns capped' : 'no campaign capped'}, 100,000 viewers; the steady load's 10 s after ${WARM_SECONDS} s at full load
+  console.log(`fetch pauses, ${capped ? 'half the campaigns capped' : 'no campaign capped'}, 100,000 viewers; the steady load's ${bench.SECONDS} s after ${WARM_SECONDS} s at full load
   steady load              ${steady.rps.toFixed(0)} req/s, p99 ${steady.p99.toFixed(2)} ms
   full collections         ${full.length}${full.length > 0 ? `, pauses ${full.map(fixed).join(', ')} ms` : ''}
   young collections        ${young.length}, longest pause ${young.length > 0 ? fixed(Math.max(...young)) : '-'} ms
   loop's longest delay     ${seconds.map((s) => fixed(s.loopDelayMaxMs)).join(' ')} ms (each second)
-  outside the heap         ${seconds.length > 0 ? `${fixed(seconds[0].arrayBuffersMb)} to ${fixed(seconds.at(-1).arrayBuffersMb)} MB` : '-'}`);
+  arrayBuffers             ${seconds.length > 0 ? `${fixed(seconds[0].arrayBuffersMb)} to ${fixed(seconds.at(-1).arrayBuffersMb)} MiB (buffers count whole when taken, written or not)` : '-'}`);
 } finally {
   child.kill('SIGTERM');
   await exited;
