@@ -63,18 +63,21 @@ function processCpuSeconds(pid) {
 
 /**
  * Starts a process pinned to the server core that prints a JSON line with `url` once listening.
- * Resolves with { url, pid, stop, rssKb }.
+ * Resolves with { url, pid, stop, rssKb }. With `onLine`, its standard error is read too, and every
+ * line of both is handed to it (a benchmark reading V8's trace as the load runs).
  */
-export async function startPinned(args, env = {}) {
+export async function startPinned(args, env = {}, { onLine } = {}) {
   const child = spawn('taskset', ['-c', SERVER_CORE, process.execPath, ...args], {
     cwd: ROOT,
     env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
+    stdio: ['ignore', 'pipe', onLine ? 'pipe' : 'inherit'],
   });
   const exited = new Promise((resolve) => child.once('exit', resolve));
+  if (onLine) readline.createInterface({ input: child.stderr }).on('line', onLine);
   const url = await new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${args.join(' ')} did not start`)), 120_000);
     readline.createInterface({ input: child.stdout }).on('line', (line) => {
+      onLine?.(line);
       try {
         const parsed = JSON.parse(line);
         if (parsed.url) {

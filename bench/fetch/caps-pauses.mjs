@@ -4,10 +4,8 @@
 // load, the full collections (mark-compact) and their pauses, the young ones' count and longest
 // pause, the event loop's longest delay in each second, and how `arrayBuffers` moved (a buffer
 // counts whole from when it is taken, written or not).
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import readline from 'node:readline';
 import * as bench from '../lib.mjs';
 import { capHalfTheCampaigns, seedStore } from '../seed.mjs';
 
@@ -22,44 +20,15 @@ const databaseUrl = `sqlite:${path.join(dir, 'placard.db')}`;
 const key = await seedStore(databaseUrl, 1_000);
 if (capped) await capHalfTheCampaigns(databaseUrl);
 
-const child = spawn(
-  'taskset',
-  [
-    '-c',
-    bench.SERVER_CORE,
-    process.execPath,
-    '--trace-gc',
-    '-r',
-    path.join(bench.ROOT, 'bench/fetch/loop-delay.cjs'),
-    bench.CLI,
-    'serve',
-    '--json',
-  ],
-  { cwd: bench.ROOT, env: { ...process.env, ...bench.serverEnv(dir) }, stdio: ['ignore', 'pipe', 'pipe'] },
-);
-const exited = new Promise((resolve) => child.once('exit', resolve));
 /** What the server printed, each line with the phase it came in. */
 const lines = [];
 let phase = 'start';
-readline.createInterface({ input: child.stderr }).on('line', (line) => lines.push({ phase, line }));
-const url = await new Promise((resolve, reject) => {
-  readline.createInterface({ input: child.stdout }).on('line', (line) => {
-    lines.push({ phase, line });
-    if (line.startsWith('{')) {
-      try {
-        const parsed = JSON.parse(line);
-        if (parsed.url) resolve(parsed.url);
-      } catch {
-        // a log line
-      }
-    }
-  });
-  exited.then((code) => reject(new Error(`the server exited with ${code}`)));
-  setTimeout(() => reject(new Error('the server did not start within 120 s')), 120_000).unref();
-}).catch((error) => {
-  child.kill('SIGKILL');
-  throw error;
-});
+const server = await bench.startPinned(
+  ['--trace-gc', '-r', path.join(bench.ROOT, 'bench/fetch/loop-delay.cjs'), bench.CLI, 'serve', '--json'],
+  bench.serverEnv(dir),
+  { onLine: (line) => lines.push({ phase, line }) },
+);
+const url = server.url;
 
 const viewers = { PLACARD_BENCH_KEY: key, PLACARD_BENCH_VIEWERS: '100000' };
 try {
@@ -87,6 +56,5 @@ try {
   loop's longest delay     ${seconds.map((s) => fixed(s.loopDelayMaxMs)).join(' ')} ms (each second)
   arrayBuffers             ${seconds.length > 0 ? `${fixed(seconds[0].arrayBuffersMb)} to ${fixed(seconds.at(-1).arrayBuffersMb)} MiB (buffers count whole when taken, written or not)` : '-'}`);
 } finally {
-  child.kill('SIGTERM');
-  await exited;
+  await server.stop();
 }
